@@ -1,0 +1,102 @@
+# perfsweep build.  Plain GNU make; every folder's *.c except *_main.c goes
+# into one static library, each *_main.c becomes a program in bin/.
+#
+#   make                 build bin/perfsweep, bin/perfsweep-bind, the demo app
+#   make check           install missing packages, build with -Werror, run every test
+#   make demo            install, build, run the demo campaign and its report
+#   make bench           benchmarks (timings live here, never in tests)
+#   make fuzz            build the libFuzzer targets (clang)
+#   make SANITIZE=address,undefined check
+#   make DEVELOPER=1     -Werror and extra warnings
+
+CC      ?= cc
+PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -std=c11 -Wall -Wextra
+ifeq ($(DEVELOPER),1)
+WARN    += -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(CFLAGS)
+LIBS       = $(PKG_LIBS) -lslurm -lm -lpthread
+ifdef SANITIZE
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS    += -fsanitize=$(SANITIZE)
+endif
+
+B := build
+LIB_DIRS  := common designs placement collectors validator orchestrator tui
+LIB_SRCS  := $(filter-out %_main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
+LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
+MAIN_SRCS := $(wildcard $(addsuffix /*_main.c,$(LIB_DIRS)))
+PROGS     := $(patsubst %_main,bin/%,$(notdir $(basename $(MAIN_SRCS))))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_TESTS:= $(patsubst tests/unit/%.c,$(B)/tests/%.t,$(UNIT_SRCS))
+BENCH_SRCS:= $(wildcard tests/bench/*.c)
+BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+EXAMPLES  := bin/demo-app
+
+.PHONY: all deps check demo bench fuzz clean test-build
+all: $(PROGS) $(EXAMPLES)
+
+deps:
+	@scripts/install-deps.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libperfsweep.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+bin/%: $(B)/orchestrator/%_main.o $(B)/libperfsweep.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+bin/%: $(B)/placement/%_main.o $(B)/libperfsweep.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+bin/%: $(B)/tui/%_main.o $(B)/libperfsweep.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The demo application is a plain C program, built without our libraries.
+bin/demo-app: examples/demo-app.c
+	@mkdir -p bin
+	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
+$(B)/tests/%.t: tests/unit/%.c $(B)/libperfsweep.a tests/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libperfsweep.a $(LIBS)
+
+$(B)/bench/%: tests/bench/%.c $(B)/libperfsweep.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libperfsweep.a $(LIBS)
+
+test-build: all $(UNIT_TESTS)
+
+# make check: set-up, a -Werror build, then every TAP test through one prove.
+check: deps
+	$(MAKE) DEVELOPER=1 test-build
+	PERFSWEEP_ROOT=$(CURDIR) prove -e '' $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+bench: all $(BENCHES)
+	@for b in $(BENCHES) $(sort $(wildcard tests/bench/*.sh)); do echo "== $$b"; PERFSWEEP_ROOT=$(CURDIR) ./$$b || exit 1; done
+
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+fuzz:
+	@mkdir -p $(B)/fuzz
+	$(MAKE) B=$(B)/fuzzlib CC=clang SANITIZE=fuzzer-no-link,address,undefined $(B)/fuzzlib/libperfsweep.a
+	for f in $(FUZZ_SRCS); do clang $(WARN) -D_GNU_SOURCE -I. $(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -o $(B)/fuzz/$$(basename $$f .c) $$f $(B)/fuzzlib/libperfsweep.a $(LIBS) || exit 1; done
+
+clean:
+	rm -rf $(B) bin
+
+-include $(LIB_OBJS:.o=.d)

@@ -1,0 +1,151 @@
+/* The in-memory experiment: parameters, points, callpaths, metrics, values. */
+#include "collectors/experiment.h"
+#include "common/xalloc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void experiment_init(struct experiment *e)
+{
+	memset(e, 0, sizeof(*e));
+	strmap_init(&e->callpath_idx);
+	strmap_init(&e->metric_idx);
+	strmap_init(&e->series_idx);
+}
+
+void experiment_release(struct experiment *e)
+{
+	for (int i = 0; i < e->nparams; i++)
+		free(e->params[i]);
+	for (int i = 0; i < e->ncallpaths; i++)
+		free(e->callpaths[i]);
+	for (int i = 0; i < e->nmetrics; i++)
+		free(e->metrics[i]);
+	for (int s = 0; s < e->nseries; s++) {
+		for (int p = 0; p < e->npoints; p++)
+			free(e->series[s].at[p].v);
+		free(e->series[s].at);
+	}
+	free(e->params);
+	free(e->coords);
+	free(e->callpaths);
+	free(e->metrics);
+	free(e->series);
+	strmap_release(&e->callpath_idx);
+	strmap_release(&e->metric_idx);
+	strmap_release(&e->series_idx);
+	experiment_init(e);
+}
+
+int experiment_find_param(const struct experiment *e, const char *name)
+{
+	for (int i = 0; i < e->nparams; i++)
+		if (!strcmp(e->params[i], name))
+			return i;
+	return -1;
+}
+
+int experiment_param(struct experiment *e, const char *name)
+{
+	int i = experiment_find_param(e, name);
+	if (i >= 0)
+		return i;
+	if (e->npoints)
+		return -1;
+	XGROW(e->params, (size_t)e->nparams + 1, e->params_alloc);
+	e->params[e->nparams] = xstrdup(name);
+	return e->nparams++;
+}
+
+int experiment_find_point(const struct experiment *e, const double *coords)
+{
+	for (int p = 0; p < e->npoints; p++)
+		if (!memcmp(&e->coords[(size_t)p * e->nparams], coords, sizeof(double) * e->nparams))
+			return p;
+	return -1;
+}
+
+int experiment_point(struct experiment *e, const double *coords)
+{
+	int p = experiment_find_point(e, coords);
+	if (p >= 0)
+		return p;
+	size_t old_alloc = e->points_alloc;
+	XGROW(e->coords, ((size_t)e->npoints + 1) * e->nparams, e->points_alloc);
+	memcpy(&e->coords[(size_t)e->npoints * e->nparams], coords, sizeof(double) * e->nparams);
+	/* keep every series' per-point array as long as the points */
+	(void)old_alloc;
+	for (int s = 0; s < e->nseries; s++) {
+		e->series[s].at = xrealloc(e->series[s].at, sizeof(struct exp_values) * (e->npoints + 1));
+		memset(&e->series[s].at[e->npoints], 0, sizeof(struct exp_values));
+	}
+	return e->npoints++;
+}
+
+static int find_or_add_name(char ***names, int *n, size_t *alloc, struct strmap *idx, const char *name)
+{
+	int i = strmap_get(idx, name);
+	if (i >= 0)
+		return i;
+	XGROW(*names, (size_t)*n + 1, *alloc);
+	(*names)[*n] = xstrdup(name);
+	strmap_put(idx, name, *n);
+	return (*n)++;
+}
+
+int experiment_callpath(struct experiment *e, const char *name)
+{
+	return find_or_add_name(&e->callpaths, &e->ncallpaths, &e->callpaths_alloc, &e->callpath_idx, name);
+}
+
+int experiment_find_callpath(const struct experiment *e, const char *name)
+{
+	return strmap_get(&e->callpath_idx, name);
+}
+
+int experiment_metric(struct experiment *e, const char *name)
+{
+	return find_or_add_name(&e->metrics, &e->nmetrics, &e->metrics_alloc, &e->metric_idx, name);
+}
+
+int experiment_find_metric(const struct experiment *e, const char *name)
+{
+	return strmap_get(&e->metric_idx, name);
+}
+
+static void series_key(char *buf, size_t n, int callpath, int metric)
+{
+	snprintf(buf, n, "%d:%d", callpath, metric);
+}
+
+const struct exp_series *experiment_series(const struct experiment *e, int callpath, int metric)
+{
+	char key[32];
+	series_key(key, sizeof(key), callpath, metric);
+	int s = strmap_get(&e->series_idx, key);
+	return s < 0 ? NULL : &e->series[s];
+}
+
+void experiment_add(struct experiment *e, int callpath, int metric, int point, double v)
+{
+	char key[32];
+	series_key(key, sizeof(key), callpath, metric);
+	int s = strmap_get(&e->series_idx, key);
+	if (s < 0) {
+		XGROW(e->series, (size_t)e->nseries + 1, e->series_alloc);
+		s = e->nseries++;
+		e->series[s].callpath = callpath;
+		e->series[s].metric = metric;
+		e->series[s].at = xcalloc((size_t)(e->npoints ? e->npoints : 1), sizeof(struct exp_values));
+		strmap_put(&e->series_idx, key, s);
+	}
+	struct exp_values *ev = &e->series[s].at[point];
+	XGROW(ev->v, (size_t)ev->n + 1, ev->alloc);
+	ev->v[ev->n++] = v;
+}
+
+const struct exp_values *experiment_values(const struct experiment *e, int callpath, int metric, int point)
+{
+	const struct exp_series *s = experiment_series(e, callpath, metric);
+	return s ? &s->at[point] : NULL;
+}

@@ -1,0 +1,71 @@
+/*
+ * An experiment is the in-memory form of measured data, what Extra-P calls
+ * an Experiment: named parameters, measurement points (one coordinate per
+ * parameter), call paths, metrics, and per (callpath, metric, point) the
+ * values of the repetitions.  Every reader (campaign store, Extra-P text,
+ * JSON, JSON lines, Score-P profiles) produces one; the modeller and the
+ * validator consume one.
+ *
+ * Invariants: all parameters are added before the first point; indices are
+ * stable once returned; names are unique within their kind.
+ */
+#ifndef PS_EXPERIMENT_H
+#define PS_EXPERIMENT_H
+#include "common/strmap.h"
+#include <stddef.h>
+
+struct exp_values {
+	double *v;      /* one value per repetition, in insertion order */
+	int n;
+	size_t alloc;
+};
+
+/* All values of one callpath and metric: at[point] for every point. */
+struct exp_series {
+	int callpath, metric;
+	struct exp_values *at;  /* npoints entries (grown with the points) */
+};
+
+struct experiment {
+	int nparams;
+	char **params;
+	int npoints;
+	double *coords;         /* npoints x nparams, row-major */
+	int ncallpaths;
+	char **callpaths;       /* Extra-P notation: "main->foo->bar" */
+	int nmetrics;
+	char **metrics;
+	int nseries;
+	struct exp_series *series;
+	/* private */
+	size_t params_alloc, points_alloc, callpaths_alloc, metrics_alloc, series_alloc;
+	struct strmap callpath_idx, metric_idx, series_idx;
+};
+
+void experiment_init(struct experiment *e);
+void experiment_release(struct experiment *e);
+
+/* Find or add; return the index.  Parameters must precede points (-1 otherwise). */
+int experiment_param(struct experiment *e, const char *name);
+int experiment_find_param(const struct experiment *e, const char *name);
+int experiment_point(struct experiment *e, const double *coords);
+int experiment_find_point(const struct experiment *e, const double *coords);
+int experiment_callpath(struct experiment *e, const char *name);
+int experiment_find_callpath(const struct experiment *e, const char *name);
+int experiment_metric(struct experiment *e, const char *name);
+int experiment_find_metric(const struct experiment *e, const char *name);
+
+/* Append one repetition value. */
+void experiment_add(struct experiment *e, int callpath, int metric, int point, double v);
+/* The series of a callpath and metric, or NULL if it has no values. */
+const struct exp_series *experiment_series(const struct experiment *e, int callpath, int metric);
+/* Values at one point of a series, or NULL/zero-length if none. */
+const struct exp_values *experiment_values(const struct experiment *e, int callpath, int metric, int point);
+
+/* Coordinate of point p for parameter k. */
+static inline double experiment_coord(const struct experiment *e, int p, int k)
+{
+	return e->coords[(size_t)p * (size_t)e->nparams + (size_t)k];
+}
+
+#endif

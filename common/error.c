@@ -1,0 +1,35 @@
+/* Error reasons carried back to the CLI instead of printed. */
+#include "common/error.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int perr_set(struct perr *e, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int perr_prefix(struct perr *e, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	char old[sizeof(e->msg)];
+	memcpy(old, e->msg, sizeof(old));
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n + 2 < sizeof(e->msg)) {
+		size_t rest = sizeof(e->msg) - (size_t)n;
+		memcpy(e->msg + n, ": ", 2);
+		strncpy(e->msg + n + 2, old, rest - 2);
+		e->msg[sizeof(e->msg) - 1] = '\0';
+	}
+	return -1;
+}

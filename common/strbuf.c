@@ -1,0 +1,96 @@
+/* Growable NUL-terminated strings. */
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->alloc = 64;
+	sb->len = 0;
+	sb->buf = xmalloc(sb->alloc);
+	sb->buf[0] = '\0';
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	sb->buf[0] = '\0';
+}
+
+static void grow(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->alloc)
+		return;
+	while (sb->len + extra + 1 > sb->alloc)
+		sb->alloc *= 2;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+}
+
+void strbuf_add(struct strbuf *sb, const char *s, size_t n)
+{
+	grow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	grow(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *r = sb->buf;
+	strbuf_init(sb);
+	return r;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		strbuf_add(sb, tmp, n);
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}

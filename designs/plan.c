@@ -1,0 +1,70 @@
+/* Plans: the design points a campaign executes. */
+#include "designs/plan.h"
+#include "common/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_params(struct plan *pl, const struct design_spec *spec)
+{
+	pl->nparams = spec->nparams;
+	pl->params = xcalloc((size_t)spec->nparams, sizeof(*pl->params));
+	for (int k = 0; k < spec->nparams; k++) {
+		const struct plan_param *s = &spec->params[k];
+		struct plan_param *d = &pl->params[k];
+		d->name = xstrdup(s->name);
+		d->role = s->role ? xstrdup(s->role) : NULL;
+		d->nvalues = s->nvalues;
+		d->is_int = s->is_int;
+		d->values = xmalloc(sizeof(double) * (size_t)s->nvalues);
+		memcpy(d->values, s->values, sizeof(double) * (size_t)s->nvalues);
+	}
+}
+
+int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct perr *err)
+{
+	memset(pl, 0, sizeof(*pl));
+	long long n = 1;
+	for (int k = 0; k < spec->nparams; k++) {
+		n *= spec->params[k].nvalues;
+		if (n > 10000000)
+			return perr_set(err, "full factorial has more than 10000000 points");
+	}
+	copy_params(pl, spec);
+	pl->npoints = (int)n;
+	pl->points = xcalloc((size_t)n, sizeof(*pl->points));
+	int *idx = xcalloc((size_t)spec->nparams + 1, sizeof(int));
+	for (long long i = 0; i < n; i++) {
+		struct plan_point *pt = &pl->points[i];
+		pt->values = xmalloc(sizeof(double) * (size_t)(spec->nparams ? spec->nparams : 1));
+		for (int k = 0; k < spec->nparams; k++)
+			pt->values[k] = spec->params[k].values[idx[k]];
+		pt->repetitions = spec->repetitions;
+		pt->reason = xstrdup("full factorial");
+		pl->runs += spec->repetitions;
+		/* odometer, last parameter fastest */
+		for (int k = spec->nparams - 1; k >= 0; k--) {
+			if (++idx[k] < spec->params[k].nvalues)
+				break;
+			idx[k] = 0;
+		}
+	}
+	free(idx);
+	return 0;
+}
+
+void plan_release(struct plan *pl)
+{
+	for (int k = 0; k < pl->nparams; k++) {
+		free(pl->params[k].name);
+		free(pl->params[k].role);
+		free(pl->params[k].values);
+	}
+	for (int i = 0; i < pl->npoints; i++) {
+		free(pl->points[i].values);
+		free(pl->points[i].policy);
+		free(pl->points[i].reason);
+	}
+	free(pl->params);
+	free(pl->points);
+	memset(pl, 0, sizeof(*pl));
+}

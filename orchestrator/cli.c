@@ -1,0 +1,102 @@
+/* The command table and dispatch for `perfsweep`. */
+#include "orchestrator/cli.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PERFSWEEP_VERSION "0.1.0"
+
+static const struct cli_command commands[] = {
+	{ "help", cmd_help, "help [COMMAND]", "show help for perfsweep or one command", NULL },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct cli_command *cli_find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cli_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return code;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		fputs("error: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	const struct cli_command *c = cmd ? cli_find(cmd) : NULL;
+	if (c)
+		fprintf(stderr, "usage: perfsweep %s\n", c->usage);
+	else
+		fputs("usage: perfsweep <command> [options]  (see 'perfsweep help')\n", stderr);
+	return EXIT_USAGE;
+}
+
+static void print_overview(FILE *f)
+{
+	fputs("usage: perfsweep <command> [options]\n\ncommands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nexit codes:\n"
+	      "  0  success\n"
+	      "  1  runs failed (run), or an operation did not complete\n"
+	      "  2  usage or input error (bad option, config, dependency file or data)\n"
+	      "  3  validation found a blocking flag (validate)\n"
+	      "\n'perfsweep help COMMAND' shows one command; 'perfsweep --version' the version.\n", f);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_overview(stdout);
+		return EXIT_OK;
+	}
+	const struct cli_command *c = cli_find(argv[1]);
+	if (!c)
+		return cli_usage("help", "unknown command '%s'", argv[1]);
+	printf("usage: perfsweep %s\n\n%s\n", c->usage, c->summary);
+	if (c->help)
+		printf("\n%s\n", c->help);
+	return EXIT_OK;
+}
+
+int cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_overview(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("perfsweep %s\n", PERFSWEEP_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		return cmd_help(1, argv + 1);
+	const struct cli_command *c = cli_find(name);
+	if (!c)
+		return cli_usage(NULL, "unknown command '%s'", name);
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			char *hargv[] = { "help", (char *)name, NULL };
+			return cmd_help(2, hargv);
+		}
+	return c->fn(argc - 1, argv + 1);
+}
