@@ -1,0 +1,60 @@
+/*
+ * Campaign configuration, read with libconfig (schema: docs/config.md).
+ * config_load validates everything it knows and reports the first problem as
+ * "FILE:LINE: message" with what to write instead.  Sections owned by other
+ * modules (design, budget, placement, contention, cost_model, dependencies)
+ * are checked by them through the raw setting pointers kept here.
+ */
+#ifndef PS_CONFIG_H
+#define PS_CONFIG_H
+#include "common/error.h"
+#include "designs/plan.h"
+#include "orchestrator/backend.h"
+#include <libconfig.h>
+
+struct regex_pattern {
+	char *region, *metric;
+	char *pattern;              /* POSIX extended regex with one capture group */
+	char *stream;               /* "stdout" or "stderr" */
+};
+
+struct campaign_config {
+	char *path;                 /* the config file */
+	char *dir;                  /* its directory (relative paths resolve here) */
+	char *name;
+	/* app */
+	int app_argc;
+	char **app_argv;            /* templates with {param} placeholders */
+	char *app_workdir;          /* NULL: the run directory */
+	int app_nenv;
+	char **app_env;             /* "KEY=VALUE" templates */
+	double app_timeout;         /* seconds, 0 = none */
+	/* parameters, in file order */
+	int nparams;
+	struct plan_param *params;
+	int repetitions;
+	int max_attempts;
+	struct backend_config backend;
+	/* collectors */
+	int collect_wall;
+	int nregex;
+	struct regex_pattern *regex;
+	int collect_cubex;
+	int ncubex_metrics;
+	char **cubex_metrics;
+	/* paths, resolved against dir */
+	char *dependencies;         /* NULL when unset */
+	/* raw settings for the sections other modules validate (NULL when absent) */
+	config_t cfg;
+	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;
+	char *text;                 /* the file's text, stored with the campaign */
+};
+
+int config_load(struct campaign_config *c, const char *path, struct perr *err);
+void config_release(struct campaign_config *c);
+/* "FILE:LINE" of a setting, for error messages. */
+const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
+			 size_t n);
+int config_find_param(const struct campaign_config *c, const char *name);
+
+#endif
