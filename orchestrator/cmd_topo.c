@@ -6,43 +6,36 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/cli.h"
+#include "orchestrator/config.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include <getopt.h>
-#include <libconfig.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The `topology` setting of a campaign config (NULL when absent). */
+/* The `topology` setting of a campaign config (spec NULL when absent). */
 static int config_topology(const char *path, char **spec, char **dir, struct perr *err)
 {
-	config_t cfg;
-	config_init(&cfg);
+	struct campaign_config c;
 	*spec = *dir = NULL;
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			perr_set(err, "cannot read config '%s'", path);
-		else
-			perr_set(err, "%s:%d: %s", config_error_file(&cfg) ? config_error_file(&cfg) : path,
-				 config_error_line(&cfg), config_error_text(&cfg));
-		config_destroy(&cfg);
+	if (config_load(&c, path, err) < 0) {
+		config_release(&c);
 		return -1;
 	}
-	const config_setting_t *s = config_lookup(&cfg, "topology");
 	int r = 0;
-	if (s) {
-		const char *v = config_setting_get_string(s);
+	if (c.topology) {
+		const char *v = config_setting_get_string(c.topology);
+		char where[512];
 		if (!v)
-			r = perr_set(err, "%s:%d: 'topology' must be a string: a synthetic description "
-				     "such as \"pack:2 numa:1 core:18 pu:1\" or an .xml file", path,
-				     config_setting_source_line(s));
+			r = perr_set(err, "%s: 'topology' must be a string: a synthetic description "
+				     "such as \"pack:2 numa:1 core:18 pu:1\" or an .xml file",
+				     config_where(&c, c.topology, where, sizeof(where)));
 		else
 			*spec = xstrdup(v);
 	}
-	const char *slash = strrchr(path, '/');
-	*dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-	config_destroy(&cfg);
+	*dir = xstrdup(c.dir);
+	config_release(&c);
 	return r;
 }
 

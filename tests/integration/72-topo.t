@@ -9,6 +9,8 @@ n=0 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 is() { n=$((n + 1)); if [ "$1" = "$2" ]; then echo "ok $n - $3"; else echo "not ok $n - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; failed=$((failed + 1)); fi; }
 unset HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
+# a small valid campaign config with extra lines ($1)
+cfg() { printf 'name = "t";\napp = { command = [ "true" ]; };\nparameters = ( { name = "n"; values = [ 1, 2 ]; } );\n%s\n' "$1"; }
 
 "$PS" topo >"$T/host" 2>"$T/err"
 ok $? "topo on this machine exits 0"
@@ -41,12 +43,12 @@ is "$(grep '^rank' "$T/s4" | sed 's/.*cores \([^,]*\),.*/\1/' | tr '\n' ' ')" "0
 # an XML export, named by a config's topology setting relative to the config
 lstopo-no-graphics --input "pack:2 numa:2 core:3 pu:2" --of xml >"$T/m.xml" 2>/dev/null
 mkdir "$T/c" && mv "$T/m.xml" "$T/c/"
-printf 'name = "t";\ntopology = "m.xml";\n' >"$T/c/campaign.cfg"
+cfg 'topology = "m.xml";' >"$T/c/campaign.cfg"
 (cd / && "$PS" topo "$T/c/campaign.cfg") >"$T/x"
 ok $? "config with an XML topology"
 grep -q "^topology:   xml '$T/c/m.xml'" "$T/x"; ok $? "XML path resolved against the config's directory"
 grep -q '^package 1:  numa 2-3, cores 6-11, pus 12-23$' "$T/x"; ok $? "XML package line"
-printf 'name = "t";\ntopology = "%s";\n' "$TWO" >"$T/syn.cfg"
+cfg "topology = \"$TWO\";" >"$T/syn.cfg"
 "$PS" topo "$T/syn.cfg" | grep -q '^cores:      36$'; ok $? "config with a synthetic topology"
 "$PS" topo "$T/syn.cfg" --topology "pack:1 numa:1 core:4 pu:1" | grep -q '^cores:      4$'
 ok $? "--topology wins over the config"
@@ -73,10 +75,14 @@ err "missing core" 2 "error: the core set of rank 1 names core 36, which does no
 err "policy without ranks" 2 "error: --policy needs --ranks-per-node" -p spread
 err "explicit without map" 2 "error: the explicit policy needs --map FILE" -p explicit -r 2
 err "unknown option" 2 "error: unknown or incomplete option '--frobnicate'" --frobnicate
-printf 'topology = 3;\n' >"$T/bad.cfg"
-err "non-string topology" 2 "$T/bad.cfg:1: 'topology' must be a string" "$T/bad.cfg"
-printf 'topology = "x\n' >"$T/broken.cfg"
-err "broken config" 2 "$T/broken.cfg:1:" "$T/broken.cfg"
+cfg 'topology = 3;' >"$T/bad.cfg"
+err "non-string topology" 2 "$T/bad.cfg:4: 'topology' must be a string" "$T/bad.cfg"
+cfg 'topology = "x' >"$T/broken.cfg"
+err "broken config" 2 "error: $T/broken.cfg:" "$T/broken.cfg"
+grep -q "syntax error" "$T/err"; ok $? "broken config: a syntax error"
+cfg 'topology = "pack:2 numa:1 core:18 pu:1";
+topologie = 1;' >"$T/typo.cfg"
+err "config the campaign loader refuses" 2 "$T/typo.cfg:5:" "$T/typo.cfg"
 err "missing config" 2 "cannot read config '$T/nope.cfg'" "$T/nope.cfg"
 
 echo "1..$n"
