@@ -184,8 +184,14 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		sigaddset(&block, forwarded[i]);
 	/* no forwarding before the child's pid is known */
 	sigprocmask(SIG_BLOCK, &block, &prev);
+	/* a SLURM step signals every process of the step itself */
+	int forward = !getenv("SLURM_STEP_ID");
+	/* a signal to our process group (the local backend's killpg) must reach
+	   the app once, through us: give it a group of its own unless it runs in
+	   the terminal's foreground, where the terminal signals the group */
+	int own_group = !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
 	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
+		sigaction(forwarded[i], forward ? &sa : NULL, &old[i]);
 	pid_t parent = getpid();
 	double mono0 = now(CLOCK_MONOTONIC);
 	res->start = now(CLOCK_REALTIME);
@@ -194,6 +200,8 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		for (int i = 0; i < NFORWARDED; i++)
 			sigaction(forwarded[i], &old[i], NULL);
 		sigprocmask(SIG_SETMASK, &prev, NULL);
+		if (own_group)
+			setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(137);
@@ -205,8 +213,11 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	}
 	int fork_errno = errno;
 	close(pfd[1]);
-	if (pid > 0)
+	if (pid > 0) {
 		child_pid = pid;
+		if (own_group)
+			setpgid(pid, pid);   /* both sides: no race with a signal */
+	}
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	int r = 0;
 	if (pid < 0) {
@@ -243,8 +254,9 @@ restore:
 	close(pfd[0]);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	child_pid = 0;
-	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
+	if (forward)
+		for (int i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &old[i], NULL);
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	return r;
 }
