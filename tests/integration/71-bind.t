@@ -92,6 +92,28 @@ wait "$lp"
 is "$?" "42" "SIGTERM to perfsweep-bind is forwarded; the app's exit status comes back"
 is "$(field "$T/run/rank-0.json" exit_status)" "42" "and is recorded"
 
+# a signal to perfsweep-bind's process group (how the local backend stops a
+# run) reaches the application, whose exit status comes back (exactly-once
+# delivery is by design but not observable: pending signals coalesce)
+rm -f "$T/started" "$T/terms"
+PERFSWEEP_LOCAL_RANK=0 PERFSWEEP_RUN_DIR=$T/run setsid "$BIND" -r 1 -- \
+	sh -c 'trap "echo t >>\"\$1\"" TERM; touch "$0"; while [ ! -s "$1" ]; do sleep 0.05; done; sleep 0.5; exit $(wc -l <"$1")' \
+	"$T/started" "$T/terms" &
+lp=$!
+for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
+kill -TERM -- "-$lp"
+wait "$lp"
+is "$?" "1" "SIGTERM to the launcher's process group reaches the app; its status comes back"
+# inside a SLURM step, SLURM signals every process itself: no forwarding
+rm -f "$T/started" "$T/terms"
+SLURM_STEP_ID=0 PERFSWEEP_LOCAL_RANK=0 PERFSWEEP_RUN_DIR=$T/run "$BIND" -r 1 -- \
+	sh -c 'trap "" USR1; touch "$0"; sleep 0.3' "$T/started" &
+lp=$!
+for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
+kill -USR1 "$lp"
+wait "$lp"
+is "$?" "$((128 + 10))" "inside a SLURM step perfsweep-bind does not catch signals (SIGUSR1 ends it)"
+
 # --- errors: exit 2, one line, the application never runs
 err_case() { # name expected-message-part args...
 	local name=$1 want=$2; shift 2
