@@ -105,8 +105,6 @@ int main(int argc, char **argv)
 		map = getenv("PERFSWEEP_MAP");
 	if (!map && pol.kind == POLICY_EXPLICIT)
 		return fail_usage("the explicit policy needs --map FILE (or PERFSWEEP_MAP)");
-	if (map && policy_load_map(&pol, map, &err) < 0)
-		return fail(2, err.msg);
 	if (!run_dir || !*run_dir)
 		run_dir = ".";
 	if (access(run_dir, W_OK | X_OK) < 0) {
@@ -120,6 +118,8 @@ int main(int argc, char **argv)
 		policy_release(&pol);
 		return fail(2, err.msg);
 	}
+	/* from here on the rank is known: failures leave a record */
+	int map_failed = map && policy_load_map(&pol, map, &err) < 0;
 	int rpn = ranks_opt ? ranks_opt : rk.ranks_per_node;
 	if (!rpn && pol.kind == POLICY_EXPLICIT)
 		rpn = pol.nsets;
@@ -138,6 +138,8 @@ int main(int argc, char **argv)
 	int loaded = 0;
 	struct placement pl = { 0 };
 	hwloc_bitmap_t actual = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
+	if (map_failed)
+		goto failed;
 	if (!rpn) {
 		snprintf(err.msg, sizeof(err.msg), "ranks per node unknown: give --ranks-per-node or "
 			 "set PERFSWEEP_RANKS_PER_NODE");
