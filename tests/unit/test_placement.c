@@ -32,7 +32,9 @@ static char *placement_string(const struct placement *pl)
 		strbuf_addf(&sb, "%s%s", i ? " " : "", s);
 		free(s);
 	}
-	return strbuf_detach(&sb);
+	char *r = strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return r;
 }
 
 static void test_expected_file(void)
