@@ -89,7 +89,7 @@ int cmd_topo(int argc, char **argv)
 	struct policy pol;
 	policy_init(&pol);
 	const char *topo_opt = NULL, *map = NULL;
-	int have_policy = 0, ranks = 0, ret = EXIT_USAGE;
+	int have_policy = 0, have_cores = 0, ranks = 0, ret = EXIT_USAGE;
 	char *spec = NULL, *dir = NULL;
 	struct topology t = { 0 };
 	int loaded = 0;
@@ -123,6 +123,7 @@ int cmd_topo(int argc, char **argv)
 				ret = cli_usage("topo", "%s", err.msg);
 				goto out;
 			}
+			have_cores = 1;
 			break;
 		case 'm':
 			map = optarg;
@@ -143,6 +144,14 @@ int cmd_topo(int argc, char **argv)
 	}
 	if (!map && have_policy && pol.kind == POLICY_EXPLICIT) {
 		ret = cli_usage("topo", "the explicit policy needs --map FILE");
+		goto out;
+	}
+	if (have_cores && (map || pol.kind == POLICY_EXPLICIT)) {
+		ret = cli_usage("topo", "--cores-per-rank does not apply to an explicit map");
+		goto out;
+	}
+	if (have_cores && !have_policy) {
+		ret = cli_usage("topo", "--cores-per-rank needs --policy");
 		goto out;
 	}
 	if (have_policy && !ranks) {

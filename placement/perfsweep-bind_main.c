@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	struct perr err, werr;
 	struct policy pol;
 	policy_init(&pol);
-	int have_policy = 0, ranks_opt = 0, ch;
+	int have_policy = 0, ranks_opt = 0, have_cores = 0, ch;
 	const char *map = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
 	opterr = 0;
 	/* '+': stop at APP, whose own options are not ours */
@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 		case 'c':
 			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0)
 				return fail_usage(err.msg);
+			have_cores = 1;
 			break;
 		case 'm':
 			map = optarg;
@@ -101,6 +102,8 @@ int main(int argc, char **argv)
 			 policy_kind_name(pol.kind));
 		return fail_usage(err.msg);
 	}
+	if (have_cores && (map || pol.kind == POLICY_EXPLICIT))
+		return fail_usage("--cores-per-rank does not apply to an explicit map");
 	if (!map && pol.kind == POLICY_EXPLICIT)
 		map = getenv("PERFSWEEP_MAP");
 	if (!map && pol.kind == POLICY_EXPLICIT)

@@ -111,7 +111,7 @@ SLURM_STEP_ID=0 PERFSWEEP_LOCAL_RANK=0 PERFSWEEP_RUN_DIR=$T/run "$BIND" -r 1 -- 
 lp=$!
 for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
 kill -USR1 "$lp"
-wait "$lp"
+{ wait "$lp"; } 2>/dev/null
 is "$?" "$((128 + 10))" "inside a SLURM step perfsweep-bind does not catch signals (SIGUSR1 ends it)"
 
 # --- errors: exit 2, one line, the application never runs
@@ -143,6 +143,8 @@ err_case "map naming a missing core" "names core $CORES, which does not exist" \
 printf '0\nzero\n' >"$T/bad.map"
 err_case "unparsable map" "$T/bad.map:2: invalid core set 'zero'" \
 	env PERFSWEEP_LOCAL_RANK=0 "$BIND" --map "$T/bad.map" -- "${APP[@]}"
+err_case "cores per rank with a map" "--cores-per-rank does not apply to an explicit map" \
+	env PERFSWEEP_LOCAL_RANK=0 "$BIND" --map "$T/swap.map" --cores-per-rank 2 -- "${APP[@]}"
 err_case "unknown policy" "unknown placement policy 'packed'" \
 	env PERFSWEEP_LOCAL_RANK=0 "$BIND" --policy packed -r 1 -- "${APP[@]}"
 err_case "unwritable run dir" "cannot write to run directory '$T/none'" \
