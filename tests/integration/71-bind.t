@@ -2,15 +2,10 @@
 # perfsweep-bind on this machine: real bindings per local rank, checked
 # against the affinity the child itself sees, the rank-<r>.json records,
 # exit status forwarding, signals, and the error cases.
-ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIND=$ROOT/bin/perfsweep-bind
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-71-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-is() { n=$((n + 1)); if [ "$1" = "$2" ]; then echo "ok $n - $3"; else echo "not ok $n - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; failed=$((failed + 1)); fi; }
-# a string field of a rank record (our own JSON, one key per line)
-field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
+. "$(dirname "$0")/../lib/tap.sh"
+BIND=$BIN/perfsweep-bind
+# a field of a rank record
+field() { json "$1" "\$j->{$2}"; }
 # the PU list the child saw
 allowed() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1"; }
 clean_env() {
@@ -20,7 +15,7 @@ clean_env() {
 	      SLURM_TASKS_PER_NODE SLURM_NODEID SLURMD_NODENAME HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
 }
 clean_env
-CORES=$("$ROOT/bin/perfsweep" topo | sed -n 's/^cores: *//p')
+CORES=$("$PS" topo | sed -n 's/^cores: *//p')
 if [ ! -x "$BIND" ] || [ -z "$CORES" ] || [ "$CORES" -lt 2 ]; then
 	echo "1..0 # SKIP needs bin/perfsweep-bind and a machine with 2 cores (found '${CORES}')"
 	exit 0
@@ -166,5 +161,4 @@ is "$?" "127" "missing application: 127"
 grep -qF "cannot run '$T/no-such-app': No such file or directory" "$T/err.txt"; ok $? "missing application: message"
 is "$(field "$T/run/rank-0.json" exit_status)" "127" "missing application: recorded 127"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -1,13 +1,7 @@
 #!/bin/bash
 # perfsweep topo: this machine, synthetic descriptions, XML exports, a
 # config's `topology` setting, per-rank placements, and the errors.
-ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-PS=$ROOT/bin/perfsweep
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-72-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-is() { n=$((n + 1)); if [ "$1" = "$2" ]; then echo "ok $n - $3"; else echo "not ok $n - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/../lib/tap.sh"
 unset HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
 # a small valid campaign config with extra lines ($1)
 cfg() { printf 'name = "t";\napp = { command = [ "true" ]; };\nparameters = ( { name = "n"; values = [ 1, 2 ]; } );\n%s\n' "$1"; }
@@ -86,5 +80,4 @@ topologie = 1;' >"$T/typo.cfg"
 err "config the campaign loader refuses" 2 "$T/typo.cfg:5:" "$T/typo.cfg"
 err "missing config" 2 "cannot read config '$T/nope.cfg'" "$T/nope.cfg"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing
