@@ -188,8 +188,9 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	int forward = !getenv("SLURM_STEP_ID");
 	/* a signal to our process group (the local backend's killpg) must reach
 	   the app once, through us: give it a group of its own unless it runs in
-	   the terminal's foreground, where the terminal signals the group */
-	int own_group = !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
+	   the terminal's foreground, where the terminal signals the group, or in
+	   a SLURM step, whose proctrack plugin may signal the task's group */
+	int own_group = forward && !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
 	for (int i = 0; i < NFORWARDED; i++)
 		sigaction(forwarded[i], forward ? &sa : NULL, &old[i]);
 	pid_t parent = getpid();

@@ -52,7 +52,7 @@ struct bind_result {
  * SIGHUP, SIGUSR1 and SIGUSR2 sent to this process are forwarded to it, and
  * so are SIGINT and SIGQUIT when a process (not the terminal) sent them;
  * inside a SLURM step (SLURM_STEP_ID set) nothing is forwarded, as SLURM
- * signals every process of the step.  Unless it runs in a terminal's
+ * signals every process of the step.  Outside a SLURM step and a terminal's
  * foreground, the child gets a process group of its own, so a signal to
  * this process's group reaches it exactly once.  The child dies with this
  * process (SIGKILL).  The handlers are installed for the call only.
