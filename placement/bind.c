@@ -32,7 +32,7 @@ int bind_parse_tasks_per_node(const char *s, int node, int *tasks)
 {
 	/* "4(x2),3,2(x10)": counts, each optionally repeated */
 	const char *p = s;
-	int idx = 0;
+	long long idx = 0;
 	while (*p) {
 		char *end;
 		errno = 0;
@@ -51,7 +51,7 @@ int bind_parse_tasks_per_node(const char *s, int node, int *tasks)
 			*tasks = (int)n;
 			return 0;
 		}
-		idx += (int)rep;
+		idx += rep;
 		if (*p == ',')
 			p++;
 		else if (*p)
