@@ -34,6 +34,15 @@ is "$(grep '^rank' "$T/p5" | sed 's/.*pus //' | tr '\n' ' ')" "0-5 6-11 12-17 18
 is "$(grep '^rank' "$T/s4" | sed 's/.*cores \([^,]*\),.*/\1/' | tr '\n' ' ')" "0 18 1 19 " \
 	"spread: 4 ranks alternate packages"
 
+# --json: the same as one object
+"$PS" topo -t "$TWO" -p spread -r 5 -c all --json >"$T/j"
+ok $? "--json exits 0"
+is "$(json "$T/j" '$j->{cores} . " " . $j->{packages} . " " . $j->{kind}')" "36 2 synthetic" "--json summary"
+is "$(json "$T/j" '$j->{package_list}[1]{pus}')" "18-35" "--json package 1 PUs"
+is "$(json "$T/j" 'join " ", map { $_->{cpuset} } @{$j->{placement}{ranks}}')" "0-5 18-26 6-11 27-35 12-17" \
+	"--json placement: spread blocks of 5 ranks"
+is "$(json "$T/j" '$j->{placement}{cores_per_rank}')" "all" "--json cores per rank"
+
 # an XML export, named by a config's topology setting relative to the config
 lstopo-no-graphics --input "pack:2 numa:2 core:3 pu:2" --of xml >"$T/m.xml" 2>/dev/null
 mkdir "$T/c" && mv "$T/m.xml" "$T/c/"
