@@ -410,6 +410,57 @@ static void test_aggregate_and_errors(void)
 	pmnf_release(&m);
 }
 
+/* A shared context (with cache eviction) gives the same bits as fitting alone. */
+static void test_context(void)
+{
+	struct modeler *ctx = modeler_new();
+	char *names[] = { "x" };
+	int same = 0, total = 0;
+	for (int round = 0; round < 2; round++)
+		for (int set = 0; set < 12; set++) {
+			double coords[6], data[6];
+			struct exp_values vals[6];
+			for (int i = 0; i < 6; i++) {
+				coords[i] = (set + 1) * (i + 1);
+				data[i] = 3 + 0.5 * pow(coords[i], 1.5) * (1 + 0.01 * ((i * 7 + set) % 5 - 2));
+				vals[i] = (struct exp_values){ &data[i], 1, 0 };
+			}
+			struct model_input in = { 1, names, 6, coords, vals };
+			struct pmnf_model a, b;
+			struct perr err;
+			modeler_fit(&in, NULL, NULL, &a, &err);
+			modeler_fit_ctx(ctx, &in, NULL, NULL, &b, &err);
+			char *sa = pmnf_format(&a, 0), *sb = pmnf_format(&b, 0);
+			same += !strcmp(sa, sb) && a.smape == b.smape && a.rss == b.rss;
+			total++;
+			free(sa);
+			free(sb);
+			pmnf_release(&a);
+			pmnf_release(&b);
+		}
+	modeler_free(ctx);
+	is_int(same, total, "fits with a shared context (12 coordinate sets, cache evictions) are bit-identical");
+
+	/* quality figures of a given model against data */
+	double coords[] = { 1, 2, 3, 4 }, data[] = { 3, 5, 7, 10 };
+	struct exp_values vals[4];
+	for (int i = 0; i < 4; i++)
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	struct model_input in = { 1, names, 4, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	pmnf_init(&m, 1, names);
+	m.constant = 1;
+	struct pmnf_factor f = { 0, 1, 0 };
+	pmnf_add_term(&m, 2, 1, &f);
+	ok(modeler_quality(&m, &in, NULL, &err) == 0, "modeler_quality");
+	is_rel(m.rss, 1, 1e-15, "rss of 1 + 2x against (3,5,7,10)");
+	is_rel(m.re, 0.1 / 4, 1e-15, "relative error");
+	is_rel(m.smape, 2.0 / 19 / 4 * 100, 1e-13, "smape");
+	is_rel(m.ar2, 1 - (1 / 26.75) * 3 / 2, 1e-13, "adjusted R^2");
+	pmnf_release(&m);
+}
+
 int main(void)
 {
 	test_exact_single();
@@ -429,5 +480,6 @@ int main(void)
 	test_constrained();
 	test_determinism_and_format();
 	test_aggregate_and_errors();
+	test_context();
 	return done_testing();
 }
