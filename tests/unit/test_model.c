@@ -461,6 +461,118 @@ static void test_context(void)
 	pmnf_release(&m);
 }
 
+/*
+ * Extra-P's own multi-parameter regression cases (tests/test_multi_param_modeler.py):
+ * consecutive default exponent pairs in products and sums of 3 and 4 parameters.
+ */
+struct spec {
+	int np, nterms;
+	double c0, coef[3];
+	unsigned mask[3];       /* parameters of each term */
+	const struct hyp_exponent *e[4];
+};
+
+static double spec_eval(const struct spec *sp, const double *x)
+{
+	double v = sp->c0;
+	for (int k = 0; k < sp->nterms; k++) {
+		double t = sp->coef[k];
+		for (int l = 0; l < sp->np; l++)
+			if (sp->mask[k] & (1u << l))
+				t *= term(sp->e[l], x[l]);
+		v += t;
+	}
+	return v;
+}
+
+/*
+ * 1 when m has the terms of sp (in any order) with coefficients to rel
+ * 1e-5.  The constant is compared to 1e-5 relative or to 1e-14 of the
+ * largest value: at 4e14 the data themselves only resolve 0.06.
+ */
+static int spec_match(const struct spec *sp, const struct pmnf_model *m, double ymax)
+{
+	if (m->nterms != sp->nterms || fabs(m->constant - sp->c0) > fmax(1e-5 * fabs(sp->c0), 1e-14 * ymax))
+		return 0;
+	int used[3] = { 0, 0, 0 };
+	for (int k = 0; k < sp->nterms; k++) {
+		int found = 0;
+		for (int j = 0; j < m->nterms && !found; j++) {
+			const struct pmnf_term *t = &m->terms[j];
+			if (used[j] || fabs(t->coef - sp->coef[k]) > 1e-5 * fabs(sp->coef[k]))
+				continue;
+			int f = 0, same = 1;
+			for (int l = 0; l < sp->np && same; l++)
+				if (sp->mask[k] & (1u << l)) {
+					same = f < t->nfactors && factor_is(&t->factors[f], l, sp->e[l]);
+					f++;
+				}
+			if (same && f == t->nfactors)
+				found = used[j] = 1;
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+static int run_spec(const struct spec *sp, const double *vals, int nv)
+{
+	int n = 1;
+	for (int l = 0; l < sp->np; l++)
+		n *= nv;
+	double *coords = malloc(sizeof(double) * (size_t)n * (size_t)sp->np), *y = malloc(sizeof(double) * (size_t)n);
+	struct exp_values *v = malloc(sizeof(*v) * (size_t)n);
+	char *names[] = { "x", "y", "z", "w" };
+	double ymax = 0;
+	for (int i = 0; i < n; i++) {
+		int r = i;
+		for (int l = 0; l < sp->np; l++, r /= nv)
+			coords[i * sp->np + l] = vals[r % nv];
+		y[i] = spec_eval(sp, &coords[i * sp->np]);
+		ymax = fmax(ymax, fabs(y[i]));
+		v[i] = (struct exp_values){ &y[i], 1, 0 };
+	}
+	struct model_input in = { sp->np, names, n, coords, v };
+	struct pmnf_model m;
+	struct perr err;
+	int good = modeler_fit(&in, NULL, NULL, &m, &err) == 0 && spec_match(sp, &m, ymax);
+	if (!good) {
+		char *s = pmnf_format(&m, 0);
+		diag("got %s", s);
+		free(s);
+	}
+	pmnf_release(&m);
+	free(coords);
+	free(y);
+	free(v);
+	return good;
+}
+
+static void test_extrap_multi_suites(void)
+{
+	static const double g5[] = { 2, 4, 8, 16, 32 }, g4[] = { 2, 4, 8, 10, 12 };
+	const struct hyp_exponent *h;
+	int nh = hypothesis_defaults(&h);
+	int good[4] = { 0 }, total[4] = { 0 };
+	for (int i = 0; i + 2 < nh; i++) {
+		struct spec prod = { 3, 1, 200, { 10 }, { 7 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		struct spec plus = { 3, 3, 200, { 10, 20, 30 }, { 1, 2, 4 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		struct spec mulp = { 3, 2, 200, { 100, 2 }, { 1, 6 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		good[0] += run_spec(&prod, g5, 5), total[0]++;
+		good[1] += run_spec(&plus, g5, 5), total[1]++;
+		good[2] += run_spec(&mulp, g5, 5), total[2]++;
+	}
+	for (int i = 0; i + 3 < nh; i++) {
+		struct spec p4 = { 4, 1, 20000, { 10 }, { 15 }, { &h[i], &h[i + 1], &h[i + 2], &h[i + 3] } };
+		good[3] += run_spec(&p4, g4, 5), total[3]++;
+	}
+	is_int(good[0], total[0], "Extra-P's 3-parameter products recovered (%d)", total[0]);
+	is_int(good[1], total[1], "Extra-P's 3-parameter sums x + y + z recovered (%d)", total[1]);
+	is_int(good[2], total[2], "Extra-P's 3-parameter x + y*z recovered (%d)", total[2]);
+	is_int(good[3], total[3], "Extra-P's 4-parameter products on {2,4,8,10,12}^4 recovered (%d)", total[3]);
+}
+
 int main(void)
 {
 	test_exact_single();
@@ -481,5 +593,6 @@ int main(void)
 	test_determinism_and_format();
 	test_aggregate_and_errors();
 	test_context();
+	test_extrap_multi_suites();
 	return done_testing();
 }
