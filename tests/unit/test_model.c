@@ -573,6 +573,27 @@ static void test_extrap_multi_suites(void)
 	is_int(good[3], total[3], "Extra-P's 4-parameter products on {2,4,8,10,12}^4 recovered (%d)", total[3]);
 }
 
+/* A line longer than the factorisation cache holds (computed on the spot). */
+static void test_long_line(void)
+{
+	enum { N = 200 };
+	static double coords[N], data[N];
+	static struct exp_values vals[N];
+	char *names[] = { "p" };
+	for (int i = 0; i < N; i++) {
+		coords[i] = 1 + i;
+		data[i] = 5 + 2 * pow(coords[i], 1.5) * log2(coords[i]);
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	}
+	struct model_input in = { 1, names, N, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	ok(modeler_fit(&in, NULL, NULL, &m, &err) == 0, "fit a line of %d points", N);
+	ok(m.nterms == 1 && m.terms[0].factors[0].poly_exp == 1.5 && m.terms[0].factors[0].log_exp == 1 &&
+	   fabs(m.terms[0].coef - 2) < 1e-9 && fabs(m.constant - 5) < 1e-6, "200 points: 5 + 2 * p^(3/2) * log2(p) recovered");
+	pmnf_release(&m);
+}
+
 int main(void)
 {
 	test_exact_single();
@@ -594,5 +615,6 @@ int main(void)
 	test_aggregate_and_errors();
 	test_context();
 	test_extrap_multi_suites();
+	test_long_line();
 	return done_testing();
 }
