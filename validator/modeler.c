@@ -489,6 +489,32 @@ int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 	return ret;
 }
 
+struct line_key {
+	const struct agg *a;
+	int p;
+};
+
+/* Compare points i and j by their coordinates other than p. */
+static int key_cmp(const struct line_key *k, int i, int j)
+{
+	int m = k->a->m;
+	for (int q = 0; q < m; q++) {
+		if (q == k->p)
+			continue;
+		double x = k->a->x[(size_t)i * m + q], y = k->a->x[(size_t)j * m + q];
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* qsort_r order: by key, equal keys by index (so the sort is deterministic). */
+static int line_cmp(const void *l, const void *r, void *ctx)
+{
+	int i = *(const int *)l, j = *(const int *)r, c = key_cmp(ctx, i, j);
+	return c ? c : (i > j) - (i < j);
+}
+
 /*
  * The line of points along parameter p (the others fixed): the longest
  * such line, with lines of equal length averaged, as Extra-P does (only
@@ -499,20 +525,18 @@ int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 static int find_line(const struct agg *a, int p, double *lx, double *ly, int *group, int *size, int *cnt)
 {
 	int n = a->n, m = a->m, maxlen = 0, *ok = group + n;
-	for (int i = 0; i < n; i++) {
-		group[i] = i;
-		for (int j = 0; j < i; j++) {
-			if (group[j] != j)
-				continue;
-			int same = 1;
-			for (int k = 0; k < m && same; k++)
-				if (k != p && a->x[(size_t)i * m + k] != a->x[(size_t)j * m + k])
-					same = 0;
-			if (same) {
-				group[i] = j;
-				break;
-			}
-		}
+	/* group the points by their other coordinates: sort, then runs of equal keys */
+	struct line_key key = { a, p };
+	for (int i = 0; i < n; i++)
+		ok[i] = i;
+	qsort_r(ok, (size_t)n, sizeof(int), line_cmp, &key);
+	for (int r = 0; r < n; ) {
+		int e = r + 1;
+		while (e < n && key_cmp(&key, ok[r], ok[e]) == 0)
+			e++;
+		for (int j = r; j < e; j++)
+			group[ok[j]] = ok[r];  /* the lowest index of the line (ties sort by index) */
+		r = e;
 	}
 	memset(size, 0, (size_t)n * sizeof(*size));
 	memset(ok, 0, (size_t)n * sizeof(*ok));

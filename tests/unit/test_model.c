@@ -594,6 +594,40 @@ static void test_long_line(void)
 	pmnf_release(&m);
 }
 
+/* A sparse "cross" design: one line per parameter through (2, 2), as Extra-P models it. */
+static void test_cross_design(void)
+{
+	double coords[18], data[9];
+	struct exp_values vals[9];
+	char *names[] = { "x", "y" };
+	int n = 0;
+	for (int i = 0; i < 5; i++) {
+		coords[2 * n] = xs[i], coords[2 * n + 1] = 2, n++;
+		if (i > 0)
+			coords[2 * n] = 2, coords[2 * n + 1] = xs[i], n++;
+	}
+	for (int i = 0; i < n; i++) {
+		double x = coords[2 * i], y = coords[2 * i + 1];
+		data[i] = 100 + 10 * x + 20 * y * y;
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	}
+	struct model_input in = { 2, names, n, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	ok(modeler_fit(&in, NULL, NULL, &m, &err) == 0, "fit a cross design of %d points", n);
+	/* a cross cannot tell x + y from combinations with x*y: check the lines' exponents and the fit */
+	int right = m.nterms > 0;
+	for (int k = 0; k < m.nterms; k++)
+		for (int f = 0; f < m.terms[k].nfactors; f++) {
+			const struct pmnf_factor *fa = &m.terms[k].factors[f];
+			right &= fa->log_exp == 0 && fa->poly_exp == (fa->param == 0 ? 1 : 2);
+		}
+	char *s = pmnf_format(&m, 0);
+	ok(right && m.smape < 1e-9, "cross design: x^1 and y^2 terms reproduce the data (%s)", s);
+	free(s);
+	pmnf_release(&m);
+}
+
 int main(void)
 {
 	test_exact_single();
@@ -616,5 +650,6 @@ int main(void)
 	test_context();
 	test_extrap_multi_suites();
 	test_long_line();
+	test_cross_design();
 	return done_testing();
 }
