@@ -29,8 +29,11 @@ static const struct cli_command commands[] = {
 	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
 	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
 	  "with an existing FILE reads it as input." },
-	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
-	  "write a campaign's measurements in another format", NULL },
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	  "write a campaign's measurements in another format",
+	  "csv: one row per run, rank, region and metric.\n"
+	  "extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
+	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`." },
 	{ "topo", cmd_topo,
 	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
 	  "[--cores-per-rank N|all] | --map FILE] [--json]",
