@@ -585,6 +585,7 @@ int cubex_open(struct cubex *c, const char *path, struct perr *err)
 	c->path = xstrdup(path);
 	c->len = sb.len;
 	c->buf = (unsigned char *)strbuf_detach(&sb);
+	strbuf_release(&sb);    /* detach re-initialises sb */
 	if (open_buffer(c, err) < 0) {
 		cubex_release(c);
 		return -1;
