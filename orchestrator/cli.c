@@ -22,7 +22,7 @@ static const struct cli_command commands[] = {
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
 	{ "import", cmd_import,
 	  "import (--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR [--deps FILE]"
-	  " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet]",
+	  " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet] [--verbose]",
 	  "turn Score-P profiles or Extra-P files into a campaign store",
 	  "--cube DIR reads a folder of Score-P experiment directories named\n"
 	  "[prefix.]<param><value>[.<param><value>...][.r<rep>] (e.g. lulesh.p64.size30.r1), each\n"
@@ -32,7 +32,7 @@ static const struct cli_command commands[] = {
 	  "--metrics selects metrics (default: every metric with data).\n"
 	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
 	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
-	  "what did not match.  The campaign (backend 'import') works with model, validate, export." },
+	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
 };

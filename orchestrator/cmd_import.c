@@ -154,16 +154,18 @@ static int default_metrics(struct import_src *s, struct perr *err)
 	return 0;
 }
 
-static void print_match(const struct region_match *m, const struct deps *d)
+static void print_match(const struct region_match *m, const struct deps *d, int verbose)
 {
 	printf("dependencies: %d of %d regions matched a function of %s\n", m->nmatched_regions,
 	       m->nmatched_regions + m->nunmatched_regions, d->path ? d->path : "the dependency file");
 	for (int i = 0; i < m->nunmatched_regions; i++)
 		printf("  unmatched region: %s (%s)\n", m->unmatched_regions[i], m->unmatched_reasons[i]);
+	int show = verbose ? m->nunmatched_funcs : 8;
 	printf("  %d dependency functions are not in the profile", m->nunmatched_funcs);
-	for (int i = 0; i < m->nunmatched_funcs && i < 8; i++)
-		printf("%s%s", i ? ", " : ": ", m->unmatched_funcs[i]->name);
-	printf("%s\n", m->nunmatched_funcs > 8 ? ", ..." : "");
+	for (int i = 0; i < m->nunmatched_funcs && i < show; i++)
+		printf("%s%s", i ? ", " : ": ", m->unmatched_funcs[i]->demangled ? m->unmatched_funcs[i]->demangled
+										    : m->unmatched_funcs[i]->name);
+	printf("%s\n", m->nunmatched_funcs > show ? ", ... (--verbose lists all)" : "");
 }
 
 int cmd_import(int argc, char **argv)
@@ -180,11 +182,12 @@ int cmd_import(int argc, char **argv)
 		{ "aggregate", required_argument, NULL, 'a' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *src = NULL, *kind = NULL, *out = NULL, *deps_path = NULL, *params = NULL,
 		   *metrics = NULL, *aggr = "mean", *name = NULL;
-	int quiet = 0, c;
+	int quiet = 0, verbose = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -202,6 +205,7 @@ int cmd_import(int argc, char **argv)
 		case 'a': aggr = optarg; break;
 		case 'n': name = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
 		case '?':
 			if (optopt)
 				return cli_usage("import", "option '%s' needs a value", argv[optind - 1]);
@@ -398,7 +402,7 @@ int cmd_import(int argc, char **argv)
 			goto fail;
 		}
 		if (!quiet)
-			print_match(&m, &d);
+			print_match(&m, &d, verbose);
 		region_match_release(&m);
 	}
 	experiment_release(&loaded);
