@@ -43,6 +43,21 @@ like "$out" "already holds a campaign" "and says why"
 out=$("$PS" import --out "$T/x" 2>&1); is $? 2 "no source is a usage error"
 like "$out" "usage: perfsweep import" "with the usage line"
 
+# the same profile re-packed by GNU tar (pax, gnu with a long member name, v7) and gzip-compressed
+mkdir -p "$T/x" && (cd "$T/x" && tar xf "$L/lulesh.p27.size25.r1/profile.cubex" && touch "$(printf 'n%.0s' $(seq 1 150)).txt")
+i=0
+for f in pax gnu v7 gz; do
+	i=$((i + 1)); mkdir -p "$T/fmt/app.k$i"
+	case $f in
+	gz) (cd "$T/x" && tar --format=pax -cf - *) | gzip -c > "$T/fmt/app.k$i/profile.cubex" ;;
+	v7) (cd "$T/x" && tar --format=v7 -cf "$T/fmt/app.k$i/profile.cubex" anchor.xml [0-9]*) ;;
+	*) (cd "$T/x" && tar --format=$f -cf "$T/fmt/app.k$i/profile.cubex" *) ;;
+	esac
+done
+"$PS" import --cube "$T/fmt" --out "$T/fmtc" --quiet; is $? 0 "pax, gnu (long names), v7 and gzip-compressed archives import"
+"$PS" export "$T/fmtc" --format csv > "$T/fmt.csv"
+is "$(grep -c ',-1,"lulesh2.0->int main(int, char\*\*)->MPI_Init",time,0.10256326448628393$' "$T/fmt.csv")" 4 "all four give the same MPI_Init time"
+
 # Extra-P files
 "$PS" import --text "$ROOT/tests/data/extrap-text/two_parameter_1.txt" --out "$T/tx" --quiet; is $? 0 "import --text"
 "$PS" status "$T/tx" --json > "$T/tx.json"
