@@ -151,7 +151,8 @@ static int tar_index(struct cubex *c, struct perr *err)
 		if (all_zero(h, 512))
 			break;
 		int magic = !memcmp(h + 257, "ustar", 5);
-		if (!tar_checksum_ok(h) && !(magic && !first)) {
+		/* a bad checksum is tolerated with the ustar magic (CubeLib 4.8 wrote such files) */
+		if (!tar_checksum_ok(h) && !magic) {
 			free(longname);
 			if (first)
 				return perr_set(err, "%s: not a tar archive (bad header checksum)", c->path);

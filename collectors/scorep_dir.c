@@ -153,12 +153,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int nparams_sort;
-
-static int cmp_run(const void *a, const void *b)
+static int cmp_run(const void *a, const void *b, void *ctx)
 {
 	const struct scorep_run *x = a, *y = b;
-	for (int k = 0; k < nparams_sort; k++)
+	int nparams = *(const int *)ctx;
+	for (int k = 0; k < nparams; k++)
 		if (x->values[k] != y->values[k])
 			return x->values[k] < y->values[k] ? -1 : 1;
 	if (x->repetition != y->repetition)
@@ -296,8 +295,7 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 			run->repetition = parsed[i].repetition;
 		}
 	free(pick);
-	nparams_sort = npick;
-	qsort(s->runs, (size_t)s->nruns, sizeof(*s->runs), cmp_run);
+	qsort_r(s->runs, (size_t)s->nruns, sizeof(*s->runs), cmp_run, &npick);
 	/* number repetitions 1.. within each point, keeping the names' order */
 	for (int i = 0, rep = 0; i < s->nruns; i++) {
 		if (i == 0 || memcmp(s->runs[i].values, s->runs[i - 1].values, sizeof(double) * (size_t)npick))
