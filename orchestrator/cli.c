@@ -8,6 +8,11 @@
 
 static const struct cli_command commands[] = {
 	{ "help", cmd_help, "help [COMMAND]", "show help for perfsweep or one command", NULL },
+	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
+	  "analyse a dependency file: pruned parameters, multiplicative groups",
+	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+	  "--params a,b   analyse only these parameters; the others are held fixed\n"
+	  "--all          list every function, not the first few" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
