@@ -43,6 +43,9 @@ static int bad(struct pb *b, const config_setting_t *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = '?';       /* quoted config text stays on one line */
 	return perr_set(b->err, "%s: %s", config_where(b->c, s, where, sizeof(where)), msg);
 }
 

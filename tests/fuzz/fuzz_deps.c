@@ -2,7 +2,10 @@
  * libFuzzer target for the dependency readers (both forms: the content
  * decides) and the analysis.  Every input must either read cleanly or fail
  * with one error line; never crash, leak or hang.
- *   make fuzz && ./build/fuzz/fuzz_deps -max_total_time=60 tests/data/perf-taint-unit
+ *   make fuzz && LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
+ *     ./build/fuzz/fuzz_deps -max_total_time=60 CORPUS_DIR
+ * (seed CORPUS_DIR with the JSON files of tests/data/perf-taint-unit and configs/demo.deps;
+ * the suppression covers a leak inside libconfig 1.5 itself)
  */
 #include "designs/analysis.h"
 #include "designs/deps.h"
