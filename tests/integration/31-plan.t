@@ -146,4 +146,13 @@ is "$(json "$T/run.json" '$j->{totals}{runs}')" 11 "demo sparse plan: 9 line poi
 "$PS" status "$T/sp.campaign" --json > "$T/st.json"
 is "$(json "$T/st.json" '$j->{planned}')" 11 "run stored exactly the planned runs"
 is "$(json "$T/st.json" '$j->{done}')" 11 "and ran them"
+
+# ---- cost model from an earlier campaign's measurements
+sed -e 's/name = "sp";/name = "sp2";/' -e 's/"sparse"/"taint"/' "$T/run.cfg" > "$T/next.cfg"
+echo 'cost_model = { campaign = "sp.campaign"; };' >> "$T/next.cfg"
+"$PS" plan "$T/next.cfg" --json > "$T/next.json"; is $? 0 "cost model from an earlier campaign: plans"
+is "$(json "$T/next.json" '$j->{totals}{core_hours} > 0 && $j->{full_factorial}{core_hours} >= $j->{totals}{core_hours} * (1 - 1e-9) ? "priced" : "no"')" priced "the points and the factorial are priced from the old runs"
+sed -i 's/sp.campaign/none.campaign/' "$T/next.cfg"
+"$PS" plan "$T/next.cfg" > /dev/null 2> "$T/next.err"; is $? 2 "a missing cost campaign: exit 2"
+like "$(cat "$T/next.err")" "next.cfg:7: cannot use campaign 'none.campaign' as a cost model" "a missing cost campaign: FILE:LINE"
 done_testing
