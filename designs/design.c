@@ -218,6 +218,28 @@ static double pick_cost(struct builder *b, const double *v, const int *idx, cons
  * Choose `want` cheapest points whose off-baseline parameters are exactly
  * the subset mask of gp[0..g), skipping points already in the plan.
  */
+/* An already planned point whose off-baseline parameters are exactly mask of gp, or -1. */
+static int find_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
+{
+	for (int i = 0; i < b->nc; i++) {
+		const struct cand *c = &b->c[i];
+		if (c->rpn != rpn || c->contention)
+			continue;
+		int match = 1;
+		for (int k = 0; k < b->np && match; k++) {
+			int off = c->v[k] != b->s->params[k].values[b->base[k]];
+			int want = 0;
+			for (int j = 0; j < g; j++)
+				if (gp[j] == k)
+					want = mask >> j & 1;
+			match = off == want;
+		}
+		if (match)
+			return i;
+	}
+	return -1;
+}
+
 static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
 			const char *reason, int required)
 {
@@ -314,7 +336,15 @@ static int add_sparse(struct builder *b, const int *gp, int g, const char *gname
 					first = 0;
 				}
 			strbuf_addstr(&r, ": separates the product from the sum");
-			int rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1);
+			int have = find_support(b, gp, g, mask, rpn), rc = 0;
+			if (have >= 0) {        /* another group's point serves this subset too */
+				struct cand *c = &b->c[have];
+				c->required = 1;
+				strbuf_addstr(&c->reason, "; ");
+				strbuf_addstr(&c->reason, r.buf);
+			} else {
+				rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1);
+			}
 			strbuf_release(&r);
 			if (rc < 0)
 				return -1;
