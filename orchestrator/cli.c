@@ -20,8 +20,30 @@ static const struct cli_command commands[] = {
 	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
 	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
-	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
-	  "write a campaign's measurements in another format", NULL },
+	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
+	  "fit performance models (Extra-P's PMNF method) to every callpath",
+	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
+	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
+	  "select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+	  "taint-constrained model of each region's dependencies next to the black-box one.\n"
+	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
+	  "with an existing FILE reads it as input." },
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	  "write a campaign's measurements in another format",
+	  "csv: one row per run, rank, region and metric.\n"
+	  "extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
+	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`." },
+	{ "topo", cmd_topo,
+	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
+	  "[--cores-per-rank N|all] | --map FILE] [--json]",
+	  "show the machine topology placements use, and where ranks would go",
+	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
+	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
+	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
+	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
+	  "one core set per line), also print each local rank's cores and PUs.\n"
+	  "--json prints the same as one JSON object.  See docs/placement.md." },
 	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
 	  "analyse a dependency file: pruned parameters, multiplicative groups",
 	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
