@@ -12,6 +12,7 @@
 #include "orchestrator/template.h"
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,15 @@ static double saved(double part, double whole)
 	return whole > 0 ? 100.0 * (1 - part / whole) : 0;
 }
 
+/* One decimal, but never "100.0%" for a saving that is not total. */
+static void print_pct(double v)
+{
+	if (v > 99.95 && v < 100)
+		printf("%.2f%%", floor(v * 100) / 100);
+	else
+		printf("%.1f%%", v);
+}
+
 static void print_table(const struct campaign_config *c, const struct plan *pl, int explain)
 {
 	int placed = 0;
@@ -127,10 +137,16 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 	print_cost(pl, pl->core_hours);
 	printf("\nfull factorial: %lld points, %lld runs, ", pl->full_points, pl->full_runs);
 	print_cost(pl, pl->full_core_hours);
-	printf("\nsaved:          %.1f%% of points, %.1f%% of runs", saved(pl->npoints, (double)pl->full_points),
-	       saved((double)pl->runs, (double)pl->full_runs));
-	if (pl->cost_known && pl->full_core_hours > 0)
-		printf(", %.1f%% of core-hours", saved(pl->core_hours, pl->full_core_hours));
+	printf("\nsaved:          ");
+	print_pct(saved(pl->npoints, (double)pl->full_points));
+	printf(" of points, ");
+	print_pct(saved((double)pl->runs, (double)pl->full_runs));
+	printf(" of runs");
+	if (pl->cost_known && pl->full_core_hours > 0) {
+		printf(", ");
+		print_pct(saved(pl->core_hours, pl->full_core_hours));
+		printf(" of core-hours");
+	}
 	printf("\n");
 	printf("multiplicative groups:%s\n", pl->ngroups ? "" : " none");
 	for (int g = 0; g < pl->ngroups; g++) {
@@ -147,7 +163,7 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 	for (int i = 0; i < pl->npruned; i++)
 		printf("  %s%s%s\n", pl->pruned[i], explain ? ": " : "", explain ? pl->pruned_why[i] : "");
 	for (int i = 0; i < pl->nnotes; i++)
-		printf("note: %s\n", pl->notes[i]);
+		printf("%s%s\n", strncmp(pl->notes[i], "warning:", 8) ? "note: " : "", pl->notes[i]);
 }
 
 int cmd_plan(int argc, char **argv)

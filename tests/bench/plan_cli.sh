@@ -31,3 +31,11 @@ for s in sparse taint; do
 	pts=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$j->{totals}{points} points, factorial $j->{full_factorial}{points}"' < "$T/out.json")
 	perl -e "printf \"perfsweep plan --json, $s, 6 params x 10 values: $pts; %.1f ms per call\n\", ($end - $start) / 5 * 1000"
 done
+# worst case: all six parameters in one product term (one 6-parameter group)
+sed -i -e 's|^dependencies = .*|dependencies = "'"$T"'/all.deps";|' -e 's/strategy = "[a-z]*"/strategy = "sparse"/' "$T/six.cfg"
+printf 'parameters = ["a", "b", "c", "d", "e", "p"];\nfunctions = ( { name = "main"; deps = ( ["a", "b", "c", "d", "e", "p"] ); } );\n' > "$T/all.deps"
+start=$(date +%s.%N)
+for i in 1 2 3 4 5; do "$ROOT/bin/perfsweep" plan "$T/six.cfg" --json > "$T/out.json"; done
+end=$(date +%s.%N)
+pts=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$j->{totals}{points} points, factorial $j->{full_factorial}{points}"' < "$T/out.json")
+perl -e "printf \"perfsweep plan --json, sparse, one 6-parameter group: $pts; %.1f ms per call\n\", ($end - $start) / 5 * 1000"
