@@ -669,8 +669,9 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	if (s->deps) {
 		char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
 		int nsel = 0;
+		/* full only prunes: parameters the file does not know are simply swept */
 		for (int k = 0; k < s->nparams; k++)
-			if (b->modelled[k])
+			if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
 				sel[nsel++] = names[k];
 		int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
 		free(sel);

@@ -201,6 +201,11 @@ static void test_unit_designs(void)
 		s.nparams = 2;
 		ok(plan_design(&pl, &s, &err) < 0, "a varied parameter missing from the file is refused");
 		contains(err.msg, "parameter 'q' is not in dependency file", "and named");
+		s.strategy = DESIGN_FULL;
+		ok(plan_design(&pl, &s, &err) == 0, "full sweeps a parameter the file does not know");
+		is_int(pl.npoints, 25, "full: 5 x 5 points");
+		plan_release(&pl);
+		s.strategy = DESIGN_SPARSE;
 		s.deps = NULL;
 		ok(plan_design(&pl, &s, &err) < 0, "sparse without a dependency file is refused");
 		contains(err.msg, "strategy 'sparse' needs a dependency file", "and says so");
