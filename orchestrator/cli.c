@@ -57,6 +57,11 @@ static const struct cli_command commands[] = {
 	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
 	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
 	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
+	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
+	  "analyse a dependency file: pruned parameters, multiplicative groups",
+	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+	  "--params a,b   analyse only these parameters; the others are held fixed\n"
+	  "--all          list every function, not the first few" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
