@@ -56,13 +56,22 @@ static void point_name(struct strbuf *sb, const struct experiment *e, int p)
 		strbuf_addf(sb, "%s%s=%g", k ? "," : "", e->params[k], experiment_coord(e, p, k));
 }
 
+/* 1 when the dependency file names the parameter (by name, as the modeller maps them). */
+static int deps_names_param(const struct deps *d, const char *name)
+{
+	for (int i = 0; d && i < d->nparams; i++)
+		if (!strcmp(d->params[i], name))
+			return 1;
+	return 0;
+}
+
 /* Experiment parameter indices a dependency function allows (mask). */
 static void allowed_params(const struct experiment *e, const struct deps *d,
 			   const struct dep_function *f, int *allowed, int *known)
 {
 	for (int k = 0; k < e->nparams; k++) {
 		allowed[k] = 0;
-		known[k] = d && deps_find_param(d, e->params[k]) >= 0;
+		known[k] = deps_names_param(d, e->params[k]);
 	}
 	if (!f)
 		return;
