@@ -61,8 +61,9 @@ struct model_constraint {
 /*
  * Fit the best PMNF model to in.  constraint NULL fits a black-box model.
  * out is initialised by the call (release it with pmnf_release()), also
- * on error.  Returns 0, or -1 with err set (no points, non-finite values,
- * a parameter with a coordinate <= 0, a GSL failure).
+ * on error.  Returns 0, or -1 with err set (no parameters, no points with
+ * values, non-finite values or coordinates).  Candidates that GSL cannot
+ * fit (rank-deficient, non-finite terms) are skipped, never an error.
  * opt NULL means the defaults.
  */
 int modeler_fit(const struct model_input *in, const struct model_options *opt,
