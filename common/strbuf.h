@@ -6,6 +6,14 @@
 #define PS_STRBUF_H
 #include <stddef.h>
 
+/*
+ * libconfig 1.5 exports its own strbuf_release() and strbuf_append(); a
+ * program that defines a global strbuf_release interposes on libconfig's
+ * and corrupts its scanner (invalid free while parsing any string).  Our
+ * symbols therefore carry a ps_ prefix; the API names stay the same.
+ */
+#define strbuf_release ps_strbuf_release
+
 struct strbuf {
 	char *buf;
 	size_t len, alloc;
