@@ -8,6 +8,32 @@
 
 static const struct cli_command commands[] = {
 	{ "help", cmd_help, "help [COMMAND]", "show help for perfsweep or one command", NULL },
+	{ "validate", cmd_validate,
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M]",
+	  "check measurements for noise, false dependencies, contention and regime changes",
+	  "INPUT is a campaign directory or an Extra-P text file (--format campaign|text\n"
+	  "overrides the detection).  Per region (call path) and metric it checks:\n"
+	  "  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+	  "                    with more than half its points noisy is unreliable: reported,\n"
+	  "                    not modelled\n"
+	  "  false-dependency  the black-box model uses a parameter that the region's\n"
+	  "                    dependencies (--deps) exclude; says whether the cause is\n"
+	  "                    contention or noise\n"
+	  "  contention        measurements grow with ranks_per_node, or with a parameter\n"
+	  "                    the dependencies exclude, by at least --min-growth (0.05) and\n"
+	  "                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+	  "  segmented         a line of >= 9 points is better fitted by two models\n"
+	  "  volume            measured / expected (`expect` in the dependency file) drifts\n"
+	  "\n"
+	  "Output: one line per flag and the verdict; --json prints the stable contract\n"
+	  "{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
+	  "regions: [...]}; --html FILE writes a self-contained report with plots\n"
+	  "(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
+	  "metric (default: time when present, else all).\n"
+	  "\n"
+	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
+	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
+	  "See docs/validation.md." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
