@@ -6,6 +6,7 @@
  */
 #include "tests/tap.h"
 #include "tests/unit/validate_gen.h"
+#include "designs/expr.h"
 #include "validator/falsedep.h"
 #include "validator/validate.h"
 
@@ -379,8 +380,78 @@ static void test_false_dependency(void)
 	gsl_rng_free(rng);
 }
 
+static double truth_volume(const double *x, void *ctx)
+{
+	double extra = *(double *)ctx;
+	return 1e-6 * pow(x[0], 3 + extra) * x[1];
+}
+
+static int expect_eval(void *ctx, const struct dep_function *f, const struct experiment *e,
+		       int point, double *value, struct perr *err)
+{
+	int *calls = ctx;
+	struct expr *x = expr_parse(f->expect, e->nparams, e->params, err);
+	if (!x)
+		return -1;
+	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
+	expr_free(x);
+	++*calls;
+	return 0;
+}
+
+/* measured / expected: constant when the expectation is right, drifting when a term is off. */
+static void test_volume(void)
+{
+	static const double sizes[] = { 10, 20, 30, 40, 50 };
+	static const double iters[] = { 1, 2, 4, 8, 16 };
+	const double *vals[] = { sizes, iters };
+	int nvals[] = { 5, 5 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	const char *dp[] = { "size", "iters" };
+	for (int wrong = 0; wrong < 2; wrong++) {
+		double extra = wrong ? 0.5 : 0;
+		gsl_rng_set(rng, 500 + wrong);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, "iters");
+		gen_grid(&e, "main->solve", 5, 0.02, truth_volume, &extra, vals, nvals, rng);
+		struct deps d;
+		gen_deps_init(&d, 2, dp);
+		int both[] = { 0, 1 };
+		gen_deps_func(&d, "solve", 2, both, "size^3 * iters");
+		const struct dep_function *funcs[] = { &d.funcs[0] };
+		int calls = 0;
+		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs, .expect = expect_eval,
+					     .expect_ctx = &calls };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "volume %s: validates (%s)",
+		       wrong ? "wrong" : "right", err.msg);
+		is_int(calls, 25, "volume: expected volume evaluated at every point");
+		ok(v.regions[0].volume_tested, "volume: tested");
+		const struct vflag *f = find_flag(&v, VFLAG_VOLUME, -1);
+		if (!wrong) {
+			ok(f == NULL, "volume right: no flag");
+			if (f)
+				dump_flags(&v);
+		} else {
+			ok(f && f->param == 0, "volume wrong: flagged on size");
+			if (f) {
+				is_rel(f->growth, pow(5, 0.5) - 1, 0.1, "volume wrong: drift over size ~ (50/10)^0.5 - 1");
+				ok(!f->blocking, "volume: warning unless strict");
+			}
+		}
+		validation_release(&v);
+		gen_deps_release(&d);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
 int main(void)
 {
+	test_volume();
 	test_noise();
 	test_contention();
 	test_segments_exact();
