@@ -18,8 +18,30 @@ static int usable(const struct experiment *e, const double *expected, int p)
 	return 1;
 }
 
+/* Least-squares RSS of y on the first ncols columns of x; *coef (if asked) the coefficients. */
+static int lsq_rss(const gsl_matrix *x, size_t ncols, const gsl_vector *y, gsl_vector **coef,
+		   double *rss, struct perr *err)
+{
+	gsl_matrix_const_view xv = gsl_matrix_const_submatrix(x, 0, 0, x->size1, ncols);
+	gsl_vector *c = gsl_vector_alloc(ncols);
+	gsl_matrix *cov = gsl_matrix_alloc(ncols, ncols);
+	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(x->size1, ncols);
+	int st = gsl_multifit_linear(&xv.matrix, y, c, cov, rss, w);
+	gsl_multifit_linear_free(w);
+	gsl_matrix_free(cov);
+	if (st) {
+		gsl_vector_free(c);
+		return perr_set(err, "least squares failed: %s", gsl_strerror(st));
+	}
+	if (coef)
+		*coef = c;
+	else
+		gsl_vector_free(c);
+	return 0;
+}
+
 int volume_test(const struct experiment *e, const struct exp_series *s, const double *expected,
-		struct volume_result *r, struct perr *err)
+		const int *consider, struct volume_result *r, struct perr *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->param = -1;
@@ -27,11 +49,12 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 	if (!s)
 		return 0;
 	gsl_set_error_handler_off();
-	/* parameters that vary over the usable points */
-	int *vary = xcalloc((size_t)(e->nparams ? e->nparams : 1), sizeof(int));
-	double *lo = xmalloc(sizeof(double) * (size_t)(e->nparams ? e->nparams : 1));
-	double *hi = xmalloc(sizeof(double) * (size_t)(e->nparams ? e->nparams : 1));
-	int nvary = 0, nobs = 0, first = 1;
+	size_t np = (size_t)(e->nparams ? e->nparams : 1);
+	int *vary = xcalloc(np, sizeof(int));
+	int *col_of = xmalloc(sizeof(int) * np);
+	double *lo = xmalloc(sizeof(double) * np);
+	double *hi = xmalloc(sizeof(double) * np);
+	int nobs = 0, first = 1;
 	for (int p = 0; p < e->npoints; p++) {
 		if (!usable(e, expected, p))
 			continue;
@@ -60,15 +83,21 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 		}
 		first = 0;
 	}
-	int *col_of = xmalloc(sizeof(int) * (size_t)(e->nparams ? e->nparams : 1));
+	/* columns: intercept, nuisance parameters, considered parameters */
+	int nnuis = 0, ncons = 0;
 	for (int k = 0; k < e->nparams; k++) {
 		vary[k] = !first && hi[k] > lo[k];
-		col_of[k] = vary[k] ? 1 + nvary++ : -1;
+		col_of[k] = -1;
+		if (vary[k] && consider && !consider[k])
+			col_of[k] = 1 + nnuis++;
 	}
+	for (int k = 0; k < e->nparams; k++)
+		if (vary[k] && (!consider || consider[k]))
+			col_of[k] = 1 + nnuis + ncons++;
 	r->nobs = nobs;
 	int rc = 0;
-	size_t ncols = 1 + (size_t)nvary;
-	if (nvary == 0 || nobs <= (int)ncols)
+	size_t ncols = 1 + (size_t)(nnuis + ncons);
+	if (ncons == 0 || nobs <= (int)ncols)
 		goto done;
 	gsl_matrix *x = gsl_matrix_alloc((size_t)nobs, ncols);
 	gsl_vector *y = gsl_vector_alloc((size_t)nobs);
@@ -83,36 +112,30 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 			gsl_vector_set(y, i, log(v->v[j] / expected[p]));
 			gsl_matrix_set(x, i, 0, 1.0);
 			for (int k = 0; k < e->nparams; k++)
-				if (vary[k])
+				if (col_of[k] >= 0)
 					gsl_matrix_set(x, i, (size_t)col_of[k], log(experiment_coord(e, p, k)));
 			i++;
 		}
 	}
-	gsl_vector *c = gsl_vector_alloc(ncols);
-	gsl_matrix *cov = gsl_matrix_alloc(ncols, ncols);
-	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc((size_t)nobs, ncols);
-	double rss_full;
-	int st = gsl_multifit_linear(x, y, c, cov, &rss_full, w);
-	if (st) {
-		rc = perr_set(err, "least squares failed: %s", gsl_strerror(st));
+	gsl_vector *c = NULL;
+	double rss_full, rss_base;
+	if (lsq_rss(x, ncols, y, &c, &rss_full, err) < 0 ||
+	    lsq_rss(x, 1 + (size_t)nnuis, y, NULL, &rss_base, err) < 0) {
+		rc = -1;
 	} else {
-		double mean = 0, tss = 0;
-		for (size_t j = 0; j < (size_t)nobs; j++)
-			mean += gsl_vector_get(y, j);
-		mean /= nobs;
-		for (size_t j = 0; j < (size_t)nobs; j++)
-			tss += (gsl_vector_get(y, j) - mean) * (gsl_vector_get(y, j) - mean);
-		r->df1 = nvary;
+		if (rss_full > rss_base)
+			rss_full = rss_base;    /* rounding: the larger basis never fits worse */
+		r->df1 = ncons;
 		r->df2 = nobs - (int)ncols;
 		if (rss_full > 0) {
-			r->f = ((tss - rss_full) / r->df1) / (rss_full / r->df2);
+			r->f = ((rss_base - rss_full) / r->df1) / (rss_full / r->df2);
 			r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
 		} else {
-			r->f = tss > 0 ? INFINITY : 0;
-			r->p_value = tss > 0 ? 0 : 1;
+			r->f = rss_base > 0 ? INFINITY : 0;
+			r->p_value = rss_base > 0 ? 0 : 1;
 		}
 		for (int k = 0; k < e->nparams; k++) {
-			if (!vary[k])
+			if (!vary[k] || (consider && !consider[k]))
 				continue;
 			double g = pow(hi[k] / lo[k], gsl_vector_get(c, (size_t)col_of[k])) - 1;
 			if (r->param < 0 || fabs(g) > fabs(r->growth)) {
@@ -122,9 +145,8 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 		}
 		rc = 1;
 	}
-	gsl_multifit_linear_free(w);
-	gsl_matrix_free(cov);
-	gsl_vector_free(c);
+	if (c)
+		gsl_vector_free(c);
 	gsl_matrix_free(x);
 	gsl_vector_free(y);
 done:

@@ -6,7 +6,7 @@
  *
  * Over all repetition values, log(measured / expected) is regressed on
  * log(x) of every parameter that varies (GSL least squares); an F-test of
- * all slopes against zero gives the significance, and a parameter's drift
+ * the slopes against zero gives the significance, and a parameter's drift
  * is (xmax/xmin)^slope - 1, the relative change of the ratio over its range.
  */
 #ifndef PS_VOLUME_H
@@ -25,10 +25,14 @@ struct volume_result {
 
 /*
  * expected holds one expected value per experiment point (NaN or <= 0 to
- * skip a point).  Returns 1 when tested, 0 with too little data, -1 with
- * err set when GSL fails.
+ * skip a point).  consider[k] says whether a drift along parameter k is a
+ * volume question (program parameters); other varying parameters (ranks
+ * per node) stay in the regression as nuisance terms, and the F-test is
+ * the partial test of the considered slopes.  consider NULL considers all.
+ * Returns 1 when tested, 0 with too little data, -1 with err set when GSL
+ * fails.
  */
 int volume_test(const struct experiment *e, const struct exp_series *s, const double *expected,
-		struct volume_result *r, struct perr *err);
+		const int *consider, struct volume_result *r, struct perr *err);
 
 #endif
