@@ -7,12 +7,18 @@
 #include <stddef.h>
 
 /*
- * libconfig 1.5 exports its own strbuf_release() and strbuf_append(); a
- * program that defines a global strbuf_release interposes on libconfig's
- * and corrupts its scanner (invalid free while parsing any string).  Our
- * symbols therefore carry a ps_ prefix; the API names stay the same.
+ * libconfig exports strbuf_release/strbuf_append of its own; our functions
+ * get prefixed link names so that neither interposes the other.
  */
+#define strbuf_init ps_strbuf_init
 #define strbuf_release ps_strbuf_release
+#define strbuf_reset ps_strbuf_reset
+#define strbuf_add ps_strbuf_add
+#define strbuf_addstr ps_strbuf_addstr
+#define strbuf_addch ps_strbuf_addch
+#define strbuf_addf ps_strbuf_addf
+#define strbuf_detach ps_strbuf_detach
+#define strbuf_read_file ps_strbuf_read_file
 
 struct strbuf {
 	char *buf;
@@ -26,7 +32,8 @@ void strbuf_add(struct strbuf *sb, const char *s, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hand the buffer to the caller, who frees it; sb is re-initialised. */
+/* Hand the buffer to the caller, who frees it.  sb is left empty: it needs
+   no strbuf_release, and strbuf_init before any further use. */
 char *strbuf_detach(struct strbuf *sb);
 /* Read a whole file; returns -1 with errno set on failure. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
