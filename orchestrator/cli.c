@@ -20,6 +20,15 @@ static const struct cli_command commands[] = {
 	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
 	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
+	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
+	  "fit performance models (Extra-P's PMNF method) to every callpath",
+	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
+	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
+	  "select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+	  "taint-constrained model of each region's dependencies next to the black-box one.\n"
+	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
+	  "with an existing FILE reads it as input." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
 	{ "validate", cmd_validate,

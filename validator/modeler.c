@@ -139,12 +139,165 @@ struct sp_fit {
 	double cv_smape;        /* LOO SMAPE of the chosen candidate (full SMAPE for the constant) */
 };
 
-/* Extra-P's single-parameter modeller on n points (x[i], y[i]). */
-static void fit_single(struct ws *w, const double *x, const double *y, int n,
-		       const struct model_options *opt, struct sp_fit *out)
+/*
+ * The factorisations of every single-parameter hypothesis on one set of
+ * coordinates: they depend on the x values only, so callpaths measured on
+ * the same points share them.  For hypothesis h and left-out point i < n
+ * (i == n: all points), qr/tau hold GSL's QR of the design matrix [1, t].
+ */
+struct sp_entry {
+	int n, log_ok;
+	double *x;              /* the key: n coordinates */
+	int nh;
+	unsigned char *valid;   /* nh x (n + 1): the system has full rank */
+	unsigned char *usable;  /* nh: terms finite and allowed */
+	double *t;              /* nh x n term values */
+	double *qr;             /* nh x (n + 1) x (n x 2) */
+	double *tau;            /* nh x (n + 1) x 2 */
+};
+
+#define CACHE_ENTRIES 8
+
+struct modeler {
+	struct sp_entry e[CACHE_ENTRIES];
+	int used, next;
+};
+
+struct modeler *modeler_new(void)
+{
+	return xcalloc(1, sizeof(struct modeler));
+}
+
+static void sp_entry_release(struct sp_entry *en)
+{
+	free(en->x);
+	free(en->valid);
+	free(en->usable);
+	free(en->t);
+	free(en->qr);
+	free(en->tau);
+	memset(en, 0, sizeof(*en));
+}
+
+void modeler_free(struct modeler *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->used; i++)
+		sp_entry_release(&m->e[i]);
+	free(m);
+}
+
+/* QR-factorise the n x 2 system [1, t] in place; -1 when rank-deficient. */
+static int qr2(double *X, int n, double *tau)
+{
+	double norm[2] = { 0, 0 };
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < 2; j++)
+			norm[j] += X[i * 2 + j] * X[i * 2 + j];
+	for (int j = 0; j < 2; j++) {
+		norm[j] = sqrt(norm[j]);
+		if (!isfinite(norm[j]) || norm[j] == 0)
+			return -1;
+	}
+	gsl_matrix_view A = gsl_matrix_view_array(X, (size_t)n, 2);
+	gsl_vector_view tv = gsl_vector_view_array(tau, 2);
+	if (n < 2 || gsl_linalg_QR_decomp(&A.matrix, &tv.vector) != GSL_SUCCESS)
+		return -1;
+	for (int j = 0; j < 2; j++)
+		if (!(fabs(X[j * 2 + j]) > RANK_TOL * norm[j]))
+			return -1;
+	return 0;
+}
+
+static void sp_entry_build(struct sp_entry *en, const double *x, int n, int log_ok)
 {
 	const struct hyp_exponent *hyps;
 	int nh = hypothesis_defaults(&hyps);
+	size_t blk = (size_t)(n + 1);
+	en->n = n;
+	en->log_ok = log_ok;
+	en->x = xmalloc((size_t)n * sizeof(double));
+	memcpy(en->x, x, (size_t)n * sizeof(double));
+	en->nh = nh;
+	en->valid = xcalloc((size_t)nh * blk, 1);
+	en->usable = xcalloc((size_t)nh, 1);
+	en->t = xmalloc((size_t)nh * (size_t)n * sizeof(double));
+	en->qr = xmalloc((size_t)nh * blk * (size_t)n * 2 * sizeof(double));
+	en->tau = xmalloc((size_t)nh * blk * 2 * sizeof(double));
+	for (int h = 0; h < nh; h++) {
+		double *t = &en->t[(size_t)h * n];
+		int bad = hyps[h].log && !log_ok;
+		for (int i = 0; i < n && !bad; i++) {
+			t[i] = hyp_term(&hyps[h], x[i]);
+			bad |= !isfinite(t[i]);
+		}
+		if (bad)
+			continue;
+		en->usable[h] = 1;
+		for (int out = 0; out <= n; out++) {
+			double *X = &en->qr[((size_t)h * blk + (size_t)out) * (size_t)n * 2];
+			int r = 0;
+			for (int i = 0; i < n; i++) {
+				if (i == out)
+					continue;
+				X[r * 2] = 1;
+				X[r * 2 + 1] = t[i];
+				r++;
+			}
+			en->valid[(size_t)h * blk + (size_t)out] =
+				qr2(X, r, &en->tau[((size_t)h * blk + (size_t)out) * 2]) == 0;
+		}
+	}
+}
+
+/* The cached factorisations for x, built on first use. */
+static struct sp_entry *sp_entry_get(struct modeler *m, const double *x, int n, int log_ok)
+{
+	for (int i = 0; i < m->used; i++) {
+		struct sp_entry *en = &m->e[i];
+		if (en->n == n && en->log_ok == log_ok && !memcmp(en->x, x, (size_t)n * sizeof(double)))
+			return en;
+	}
+	struct sp_entry *en;
+	if (m->used < CACHE_ENTRIES) {
+		en = &m->e[m->used++];
+	} else {
+		en = &m->e[m->next];
+		m->next = (m->next + 1) % CACHE_ENTRIES;
+		sp_entry_release(en);
+	}
+	sp_entry_build(en, x, n, log_ok);
+	return en;
+}
+
+/*
+ * Solve the cached system (h, out) for right-hand side w->y (r rows) into
+ * w->c: Q^T y, then the 2 x 2 triangle R (GSL's QR_lssolve without the
+ * residual, which is not needed here).
+ */
+static int sp_solve(struct ws *w, const struct sp_entry *en, int h, int out, int r)
+{
+	size_t blk = (size_t)(en->n + 1);
+	if (!en->valid[(size_t)h * blk + (size_t)out])
+		return -1;
+	gsl_matrix_const_view A = gsl_matrix_const_view_array(
+		&en->qr[((size_t)h * blk + (size_t)out) * (size_t)en->n * 2], (size_t)r, 2);
+	gsl_vector_const_view tau = gsl_vector_const_view_array(&en->tau[((size_t)h * blk + (size_t)out) * 2], 2);
+	gsl_vector_view b = gsl_vector_view_array(w->y, (size_t)r);
+	gsl_matrix_const_view R = gsl_matrix_const_submatrix(&A.matrix, 0, 0, 2, 2);
+	gsl_vector_const_view qtb = gsl_vector_const_subvector(&b.vector, 0, 2);
+	gsl_vector_view x = gsl_vector_view_array(w->c, 2);
+	if (gsl_linalg_QR_QTvec(&A.matrix, &tau.vector, &b.vector) != GSL_SUCCESS ||
+	    gsl_linalg_R_solve(&R.matrix, &qtb.vector, &x.vector) != GSL_SUCCESS)
+		return -1;
+	return isfinite(w->c[0]) && isfinite(w->c[1]) ? 0 : -1;
+}
+
+/* Extra-P's single-parameter modeller on n points (x[i], y[i]). */
+static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const double *y, int n,
+		       const struct model_options *opt, struct sp_fit *out)
+{
 	double mean = 0, cost = 0, smape = 0;
 	for (int i = 0; i < n; i++)
 		mean += y[i] / n;
@@ -163,33 +316,25 @@ static void fit_single(struct ws *w, const double *x, const double *y, int n,
 	for (int i = 0; i < n; i++)
 		if (x[i] < 1)
 			log_ok = 0;
-	double *t = w->t;
-	for (int h = 0; h < nh; h++) {
-		if (hyps[h].log && !log_ok)
+	const struct sp_entry *en = sp_entry_get(ctx, x, n, log_ok);
+	for (int h = 0; h < en->nh; h++) {
+		if (!en->usable[h])
 			continue;
-		int bad = 0;
-		for (int i = 0; i < n; i++) {
-			t[i] = hyp_term(&hyps[h], x[i]);
-			bad |= !isfinite(t[i]);
-		}
-		if (bad)
-			continue;
+		const double *t = &en->t[(size_t)h * n];
 		/* leave-one-out cross-validation */
 		double rss = 0, sm = 0;
-		for (int out_i = 0; out_i < n && !bad; out_i++) {
+		int bad = 0;
+		for (int oi = 0; oi < n; oi++) {
 			int r = 0;
 			double minimum = INFINITY;
 			for (int i = 0; i < n; i++) {
-				if (i == out_i)
+				if (i == oi)
 					continue;
-				w->X[r * 2] = 1;
-				w->X[r * 2 + 1] = t[i];
-				w->y[r] = y[i];
+				w->y[r++] = y[i];
 				if (y[i] < minimum)
 					minimum = y[i];
-				r++;
 			}
-			if (lsq(w, r, 2) < 0) {
+			if (sp_solve(w, en, h, oi, r) < 0) {
 				bad = 1;
 				break;
 			}
@@ -198,20 +343,16 @@ static void fit_single(struct ws *w, const double *x, const double *y, int n,
 			if (minimum == 0 ? fabs(c0) < opt->min_contribution
 					 : fabs(c0 / minimum) < opt->min_contribution)
 				c0 = 0;
-			double f = c0 + c1 * t[out_i], d = f - y[out_i];
+			double f = c0 + c1 * t[oi], d = f - y[oi];
 			rss += d * d;
-			sm += smape_term(f, y[out_i]);
+			sm += smape_term(f, y[oi]);
 		}
 		if (bad || !isfinite(rss))
 			continue;
 		sm = sm / n * 100;
 		/* coefficients from all points */
-		for (int i = 0; i < n; i++) {
-			w->X[i * 2] = 1;
-			w->X[i * 2 + 1] = t[i];
-			w->y[i] = y[i];
-		}
-		if (lsq(w, n, 2) < 0)
+		memcpy(w->y, y, (size_t)n * sizeof(double));
+		if (sp_solve(w, en, h, n, n) < 0)
 			continue;
 		double c0 = w->c[0], c1 = w->c[1];
 		if (c1 == 0)
@@ -387,6 +528,7 @@ struct surv {
 	int param;
 	int hyp;
 	double c0, c1;
+	double *tv;             /* the term (coefficient 1) at every aggregated point */
 };
 
 static void add_term(struct pmnf_model *mod, const struct surv *s, int ns, unsigned mask, double coef)
@@ -404,12 +546,11 @@ static void add_term(struct pmnf_model *mod, const struct surv *s, int ns, unsig
 /* Value of the product of the surviving terms in mask at point i (coefficient 1). */
 static double mask_value(const struct agg *a, int i, const struct surv *s, int ns, unsigned mask)
 {
-	const struct hyp_exponent *hyps;
-	hypothesis_defaults(&hyps);
+	(void)a;
 	double v = 1;
 	for (int b = 0; b < ns; b++)
 		if (mask & (1u << b))
-			v *= hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
+			v *= s[b].tv[i];
 	return v;
 }
 
@@ -516,7 +657,7 @@ static void set_constant(struct pmnf_model *out, const struct agg *a)
 #define MAX_CONSTRAINT_TERMS 64
 #define MAX_STRUCTS 32
 
-static int fit_multi(struct ws *w, const struct agg *a, const struct model_input *in,
+static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, const struct model_input *in,
 		     const struct model_options *opt, const uint64_t *cm, int ncm, int constrained,
 		     struct pmnf_model *out)
 {
@@ -539,19 +680,27 @@ static int fit_multi(struct ws *w, const struct agg *a, const struct model_input
 			memcpy(lx, a->x, (size_t)a->n * sizeof(double));
 			memcpy(ly, a->y, (size_t)a->n * sizeof(double));
 		}
-		fit_single(w, lx, ly, nl, opt, &sp);
+		fit_single(w, ctx, lx, ly, nl, opt, &sp);
 		if (a->m == 1) {
 			/* one parameter: the single-parameter model is the result */
 			out->constant = sp.c0;
 			if (sp.hyp >= 0) {
-				struct surv one = { p, sp.hyp, sp.c0, sp.c1 };
+				struct surv one = { p, sp.hyp, sp.c0, sp.c1, NULL };
 				add_term(out, &one, 1, 1, sp.c1);
 			}
 			out->cv_smape = sp.hyp >= 0 ? sp.cv_smape : NAN;
 			goto done;
 		}
 		if (sp.hyp >= 0)
-			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1 };
+			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL };
+	}
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	double *tvs = xmalloc((size_t)(ns > 0 ? ns : 1) * (size_t)a->n * sizeof(double));
+	for (int b = 0; b < ns; b++) {
+		s[b].tv = &tvs[(size_t)b * a->n];
+		for (int i = 0; i < a->n; i++)
+			s[b].tv[i] = hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
 	}
 	if (ns == 0) {
 		set_constant(out, a);
@@ -620,6 +769,7 @@ static int fit_multi(struct ws *w, const struct agg *a, const struct model_input
 				add_term(out, s, ns, cand[best].mask[t], best_coef[1 + t]);
 		}
 	}
+	free(tvs);
 done:
 	free(lx);
 	free(ly);
@@ -633,11 +783,19 @@ int modeler_fit(const struct model_input *in, const struct model_options *opt,
 		const struct model_constraint *constraint, struct pmnf_model *out,
 		struct perr *err)
 {
+	return modeler_fit_ctx(NULL, in, opt, constraint, out, err);
+}
+
+int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+		    const struct model_constraint *constraint, struct pmnf_model *out,
+		    struct perr *err)
+{
 	struct model_options def;
 	struct agg a;
 	struct ws w;
 	uint64_t cm[MAX_CONSTRAINT_TERMS];
 	int ncm = 0;
+	struct modeler *own = NULL;
 
 	gsl_set_error_handler_off();
 	pmnf_init(out, in->nparams, in->params);
@@ -653,16 +811,19 @@ int modeler_fit(const struct model_input *in, const struct model_options *opt,
 		agg_release(&a);
 		return -1;
 	}
+	if (!ctx)
+		ctx = own = modeler_new();
 	if (constraint)
 		ncm = constraint_masks(in, constraint, cm, MAX_CONSTRAINT_TERMS);
 	ws_init(&w, a.n);
 	if (constraint && ncm == 0)
 		set_constant(out, &a);
 	else
-		fit_multi(&w, &a, in, opt, cm, ncm, constraint != NULL, out);
+		fit_multi(&w, ctx, &a, in, opt, cm, ncm, constraint != NULL, out);
 	quality(out, &a);
 	ws_release(&w);
 	agg_release(&a);
+	modeler_free(own);
 	return 0;
 }
 
@@ -670,6 +831,14 @@ int modeler_fit_series(const struct experiment *e, int callpath, int metric,
 		       const struct model_options *opt,
 		       const struct model_constraint *constraint,
 		       struct pmnf_model *out, struct perr *err)
+{
+	return modeler_fit_series_ctx(NULL, e, callpath, metric, opt, constraint, out, err);
+}
+
+int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int callpath, int metric,
+			   const struct model_options *opt,
+			   const struct model_constraint *constraint,
+			   struct pmnf_model *out, struct perr *err)
 {
 	const struct exp_series *s = experiment_series(e, callpath, metric);
 	if (!s) {
@@ -682,5 +851,5 @@ int modeler_fit_series(const struct experiment *e, int callpath, int metric,
 		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
 		.coords = e->coords, .values = s->at,
 	};
-	return modeler_fit(&in, opt, constraint, out, err);
+	return modeler_fit_ctx(ctx, &in, opt, constraint, out, err);
 }

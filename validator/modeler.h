@@ -77,6 +77,25 @@ int modeler_fit_series(const struct experiment *e, int callpath, int metric,
 		       struct pmnf_model *out, struct perr *err);
 
 /*
+ * An optional context for fitting many callpaths: it caches the
+ * factorisations of the single-parameter hypotheses per set of
+ * coordinates (they do not depend on the measured values).  Results are
+ * bit-identical with or without it.  Not thread-safe: use one per thread.
+ */
+struct modeler;
+struct modeler *modeler_new(void);
+void modeler_free(struct modeler *ctx);
+/* modeler_fit() and modeler_fit_series() with a context (NULL: none). */
+int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in,
+		    const struct model_options *opt,
+		    const struct model_constraint *constraint, struct pmnf_model *out,
+		    struct perr *err);
+int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int callpath,
+			   int metric, const struct model_options *opt,
+			   const struct model_constraint *constraint,
+			   struct pmnf_model *out, struct perr *err);
+
+/*
  * Fill m's quality figures (npoints, rss, ar2, smape, re) against in's
  * aggregated values, keeping its terms.  Parameters must match by position.
  */
