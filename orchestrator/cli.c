@@ -57,6 +57,11 @@ static const struct cli_command commands[] = {
 	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
 	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
 	  "See docs/validation.md." },
+	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
+	  "analyse a dependency file: pruned parameters, multiplicative groups",
+	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+	  "--params a,b   analyse only these parameters; the others are held fixed\n"
+	  "--all          list every function, not the first few" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -43,5 +43,6 @@ int cmd_status(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
 
 #endif
