@@ -32,10 +32,12 @@ static const struct cli_command commands[] = {
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
 	{ "validate", cmd_validate,
-	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M]",
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]",
 	  "check measurements for noise, false dependencies, contention and regime changes",
-	  "INPUT is a campaign directory or an Extra-P text file (--format campaign|text\n"
-	  "overrides the detection).  Per region (call path) and metric it checks:\n"
+	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
+	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
+	  "(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+	  "Per region (call path) and metric it checks:\n"
 	  "  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
 	  "                    with more than half its points noisy is unreliable: reported,\n"
 	  "                    not modelled\n"

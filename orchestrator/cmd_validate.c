@@ -101,6 +101,8 @@ int cmd_validate(int argc, char **argv)
 	const struct dep_function **funcs = NULL;
 	struct validation v;
 	memset(&v, 0, sizeof(v));
+	struct region_match match;
+	memset(&match, 0, sizeof(match));
 	struct input_source src;
 	input_source_init(&src);
 
@@ -119,7 +121,7 @@ int cmd_validate(int argc, char **argv)
 		}
 		have_deps = 1;
 		funcs = xcalloc((size_t)e.ncallpaths, sizeof(*funcs));
-		if (input_match_regions(&e, &d, funcs, &err) < 0) {
+		if (input_match_regions(&e, &d, funcs, &match, &err) < 0) {
 			cli_error(EXIT_USAGE, "%s", err.msg);
 			goto out;
 		}
@@ -139,6 +141,14 @@ int cmd_validate(int argc, char **argv)
 		json_decref(j);
 	} else {
 		report_text(stdout, &v);
+		if (have_deps && match.nunmatched_regions) {
+			printf("note: %d region%s without dependency information (not checked for false "
+			       "dependencies):", match.nunmatched_regions,
+			       match.nunmatched_regions == 1 ? "" : "s");
+			for (int i = 0; i < match.nunmatched_regions; i++)
+				printf("%s %s", i ? "," : "", match.unmatched_regions[i]);
+			putchar('\n');
+		}
 	}
 	if (html) {
 		struct report_context rc_ctx;
@@ -159,8 +169,10 @@ int cmd_validate(int argc, char **argv)
 out:
 	validation_release(&v);
 	free(funcs);
-	if (have_deps)
+	if (have_deps) {
+		region_match_release(&match);
 		deps_release(&d);
+	}
 	input_source_release(&src);
 	experiment_release(&e);
 	return rc;

@@ -8,6 +8,7 @@
 #define PS_INPUT_H
 #include "collectors/experiment.h"
 #include "common/error.h"
+#include "collectors/region_match.h"
 #include "designs/deps.h"
 
 struct input_source {
@@ -22,19 +23,22 @@ void input_source_release(struct input_source *s);
 
 /*
  * Load path into e (initialised, empty).  format NULL detects it: a
- * directory is a campaign; a file is Extra-P text.  Formats: "campaign",
- * "text".  metric NULL loads every metric.  Returns 0, or -1 with err set
+ * directory with campaign.db is a campaign, another directory a folder of
+ * Score-P experiment directories (lulesh.p64.size30.r1/profile.cubex); a
+ * file ending in .json or .jsonl is Extra-P JSON or JSON lines, any other
+ * Extra-P text.  Formats: "campaign", "scorep", "text", "json", "jsonl".
+ * metric NULL loads every metric.  Returns 0, or -1 with err set
  * ("FILE:LINE: message" for a bad file).
  */
 int input_load(struct input_source *s, const char *path, const char *format, const char *metric,
 	       struct experiment *e, struct perr *err);
 
 /*
- * funcs[c] = the dependency function of call path c, or NULL.  A call
- * path's region is its last element; it matches the function of the same
- * name (the collectors' region matching refines this for signatures).
+ * funcs[c] = the dependency function of call path c, or NULL, by the
+ * collectors' region matching (m keeps the unmatched lists; release it
+ * with region_match_release).
  */
 int input_match_regions(const struct experiment *e, const struct deps *d,
-			const struct dep_function **funcs, struct perr *err);
+			const struct dep_function **funcs, struct region_match *m, struct perr *err);
 
 #endif

@@ -202,11 +202,17 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		if (t && g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
 			char *m = model_string(&g->model);
 			struct vflag *f = add_flag(v, ri, VFLAG_CONTENTION, k, g->growth, g->p_value, 1);
-			f->detail = xasprintf("%+.0f%% from %s=%g to %g (95%% CI %+.0f%%..%+.0f%%) although its "
-					      "volume does not depend on %s; model in %s: %s",
-					      100 * g->growth, e->params[k], g->xmin, g->xmax,
-					      100 * g->growth_lo, 100 * g->growth_hi, e->params[k],
-					      e->params[k], m);
+			struct strbuf sb;
+			strbuf_init(&sb);
+			strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
+				    "model in %s: %s; linear slope %+.0f%% (95%% CI %+.0f%%..%+.0f%%, p=%.2g)",
+				    100 * g->growth, e->params[k], g->xmin, g->xmax, e->params[k], e->params[k],
+				    m, 100 * g->growth_lin, 100 * g->growth_lo, 100 * g->growth_hi, g->slope_p);
+			if (!isnan(g->anova_p))
+				strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
+			else
+				strbuf_addstr(&sb, ", no repetitions for ANOVA");
+			f->detail = strbuf_detach(&sb);
 			free(m);
 		}
 	}
