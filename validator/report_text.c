@@ -60,10 +60,15 @@ void report_text(FILE *f, const struct validation *v)
 				cs->program_p);
 		fputc('\n', f);
 	}
-	int nflagged = 0;
-	for (int i = 0; i < v->nregions; i++)
+	int nflagged = 0, nunreliable = 0;
+	for (int i = 0; i < v->nregions; i++) {
 		nflagged += v->regions[i].nflags > 0;
-	fprintf(f, "verdict: %s (%d regions checked, %d flagged, %d flags, %d blocking)\n",
+		nunreliable += v->regions[i].noise.unreliable;
+	}
+	fprintf(f, "verdict: %s (%d regions checked, %d flagged, %d flags, %d blocking",
 		validation_publishable(v) ? "publishable" : "blocked", v->nregions, nflagged, v->nflags,
 		v->nblocking);
+	if (nunreliable)
+		fprintf(f, "; %d unreliable region%s not modelled", nunreliable, nunreliable == 1 ? "" : "s");
+	fputs(")\n", f);
 }
