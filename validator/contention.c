@@ -135,7 +135,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 		}
 	}
 	int rc = 0;
-	if (longest < 3)
+	if (longest < 2)
 		goto done;
 
 	/* pass 1: per-line means of x and z, overall range */
@@ -256,9 +256,17 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 			scale += levels[l];
 	scale /= nuse;
 	pmnf_release(&g->model);
-	if (fit_model_in_x(e, s, lines, use, levels, nlines, scale, opt, &g->model, err) < 0) {
-		rc = -1;
-		goto done;
+	if (longest >= 3) {
+		if (fit_model_in_x(e, s, lines, use, levels, nlines, scale, opt, &g->model, err) < 0) {
+			rc = -1;
+			goto done;
+		}
+	} else {
+		/* two values of X: the model in X is the straight line through the pooled slope */
+		pmnf_init(&g->model, 1, pname);
+		struct pmnf_factor fx = { .param = 0, .poly_exp = 1, .log_exp = 0 };
+		g->model.constant = scale * (1 - b * xbar);
+		pmnf_add_term(&g->model, scale * b, 1, &fx);
 	}
 	double c[1] = { g->xmin }, d[1] = { g->xmax };
 	double f0 = pmnf_eval(&g->model, c), f1 = pmnf_eval(&g->model, d);

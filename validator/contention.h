@@ -40,8 +40,9 @@ struct growth_test {
 
 /*
  * Run the test for series s along parameter param.  Returns 1 when tested,
- * 0 when there is too little data (no line with 3 distinct X values, or no
- * residual degrees of freedom), -1 with err set when the modeller fails.
+ * 0 when there is too little data (no line with 2 distinct X values, or no
+ * residual degrees of freedom; with only two values the model in X is the
+ * straight line of the pooled slope), -1 with err set when the modeller fails.
  * g is initialised in every case; release it with growth_test_release.
  */
 int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,

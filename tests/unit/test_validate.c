@@ -91,6 +91,41 @@ static void test_contention(void)
 	gsl_rng_free(rng);
 }
 
+/* Two levels only (1 and 2 ranks per node, as on a 2-core machine). */
+static void test_contention_two_levels(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double rpns[] = { 1, 2 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 3, 2 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int slow = 0; slow < 2; slow++) {
+		gsl_rng_set(rng, 900 + slow);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		struct cont_truth ct = { slow ? 0.3 : 0.0, 1, 2 };
+		gen_grid(&e, "main->stream", 5, 0.02, truth_contention, &ct, vals, nvals, rng);
+		struct validate_input in = { .e = &e };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "two levels, slowdown %d: validates (%s)", slow, err.msg);
+		const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
+		if (slow) {
+			ok(f != NULL, "two levels: +30%% flagged");
+			if (f)
+				is_rel(f->growth, 0.3, 0.2, "two levels: growth within 20%%");
+		} else {
+			ok(f == NULL, "two levels: no slowdown, no flag");
+			ok(v.regions[0].growth_tested[1], "two levels: tested all the same");
+		}
+		validation_release(&v);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
 struct regime_truth {
 	int change;         /* index of the first point of the second regime */
 	const double *xs;
@@ -454,6 +489,7 @@ int main(void)
 	test_volume();
 	test_noise();
 	test_contention();
+	test_contention_two_levels();
 	test_segments_exact();
 	test_segments();
 	test_false_dependency();
