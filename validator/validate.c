@@ -267,7 +267,7 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		for (int p = 0; p < e->npoints && !bad; p++)
 			if (in->expect(in->expect_ctx, r->func, e, p, &expected[p], err) < 0)
 				bad = 1;
-		int t = bad ? -1 : volume_test(e, s, expected, known, &r->volume, err);
+		int t = bad ? -1 : volume_test(e, s, expected, allowed, &r->volume, err);
 		free(expected);
 		if (t < 0) {
 			perr_prefix(err, "expected volume of '%s'", r->func->name);
