@@ -3,7 +3,7 @@
 # JSON contract, the HTML report, dependency files, and bad input.
 set -u
 ROOT=${PERFSWEEP_ROOT:-$(pwd)}
-PS="$ROOT/bin/perfsweep"
+PS="${PERFSWEEP_BIN:-$ROOT/bin}/perfsweep"
 DATA="$ROOT/tests/data/extrap-text"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-61.XXXXXX")
 trap 'rm -rf "$T"' EXIT

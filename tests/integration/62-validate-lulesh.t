@@ -5,7 +5,7 @@
 # each listing says whether the cause is contention or noise.
 set -u
 ROOT=${PERFSWEEP_ROOT:-$(pwd)}
-PS="$ROOT/bin/perfsweep"
+PS="${PERFSWEEP_BIN:-$ROOT/bin}/perfsweep"
 L="$ROOT/tests/data/lulesh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-62.XXXXXX")
 trap 'rm -rf "$T"' EXIT
