@@ -1,23 +1,30 @@
-/* Finding the lines of points along one parameter. */
+/* Finding the lines of points along one parameter: sort by the other coordinates, then group. */
 #include "validator/vline.h"
 #include "common/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort has no context argument: sort (key, point) pairs instead. */
-struct keyed {
-	double x;
-	int point;
+struct line_ctx {
+	const struct experiment *e;
+	int param;
 };
 
-static int cmp_keyed(const void *a, const void *b)
+/* Order points by their other coordinates, then by the line's coordinate, then by index. */
+static int cmp_points(const void *a, const void *b, void *arg)
 {
-	const struct keyed *ka = a, *kb = b;
-	if (ka->x < kb->x)
-		return -1;
-	if (ka->x > kb->x)
-		return 1;
-	return ka->point - kb->point;
+	const struct line_ctx *c = arg;
+	int p = *(const int *)a, q = *(const int *)b;
+	for (int k = 0; k < c->e->nparams; k++) {
+		if (k == c->param)
+			continue;
+		double x = experiment_coord(c->e, p, k), y = experiment_coord(c->e, q, k);
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	double x = experiment_coord(c->e, p, c->param), y = experiment_coord(c->e, q, c->param);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (p > q) - (p < q);
 }
 
 /* 1 when points p and q agree on every parameter but param. */
@@ -29,52 +36,51 @@ static int same_line(const struct experiment *e, int param, int p, int q)
 	return 1;
 }
 
+static int min_point(const struct vline *l)
+{
+	int m = l->points[0];
+	for (int i = 1; i < l->npoints; i++)
+		if (l->points[i] < m)
+			m = l->points[i];
+	return m;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	int x = min_point(a), y = min_point(b);
+	return (x > y) - (x < y);
+}
+
 int vlines_find(const struct experiment *e, int param, struct vline **lines)
 {
 	*lines = NULL;
 	if (param < 0 || param >= e->nparams || e->npoints < 2)
 		return 0;
-	int *line_of = xmalloc(sizeof(int) * (size_t)e->npoints);
-	int nlines = 0;
-	int *first = xmalloc(sizeof(int) * (size_t)e->npoints);
-	for (int p = 0; p < e->npoints; p++) {
-		line_of[p] = -1;
-		for (int l = 0; l < nlines; l++)
-			if (same_line(e, param, first[l], p)) {
-				line_of[p] = l;
-				break;
-			}
-		if (line_of[p] < 0) {
-			first[nlines] = p;
-			line_of[p] = nlines++;
-		}
-	}
+	int *order = xmalloc(sizeof(int) * (size_t)e->npoints);
+	for (int p = 0; p < e->npoints; p++)
+		order[p] = p;
+	struct line_ctx ctx = { e, param };
+	qsort_r(order, (size_t)e->npoints, sizeof(int), cmp_points, &ctx);
 	struct vline *out = NULL;
 	size_t alloc = 0;
 	int n = 0;
-	struct keyed *buf = xmalloc(sizeof(*buf) * (size_t)e->npoints);
-	for (int l = 0; l < nlines; l++) {
-		int m = 0;
-		for (int p = 0; p < e->npoints; p++)
-			if (line_of[p] == l) {
-				buf[m].x = experiment_coord(e, p, param);
-				buf[m].point = p;
-				m++;
-			}
-		if (m < 2)
-			continue;
-		qsort(buf, (size_t)m, sizeof(*buf), cmp_keyed);
-		XGROW(out, (size_t)n + 1, alloc);
-		out[n].param = param;
-		out[n].npoints = m;
-		out[n].points = xmalloc(sizeof(int) * (size_t)m);
-		for (int i = 0; i < m; i++)
-			out[n].points[i] = buf[i].point;
-		n++;
+	for (int i = 0; i < e->npoints;) {
+		int j = i + 1;
+		while (j < e->npoints && same_line(e, param, order[i], order[j]))
+			j++;
+		if (j - i >= 2) {
+			XGROW(out, (size_t)n + 1, alloc);
+			out[n].param = param;
+			out[n].npoints = j - i;
+			out[n].points = xmalloc(sizeof(int) * (size_t)(j - i));
+			memcpy(out[n].points, &order[i], sizeof(int) * (size_t)(j - i));
+			n++;
+		}
+		i = j;
 	}
-	free(buf);
-	free(first);
-	free(line_of);
+	free(order);
+	if (n > 1)
+		qsort(out, (size_t)n, sizeof(*out), cmp_lines);
 	*lines = out;
 	return n;
 }

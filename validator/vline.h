@@ -5,7 +5,7 @@
  *
  * Invariants: a line's points are distinct and sorted by ascending
  * coordinate of its parameter; only lines with at least two points are
- * returned; lines are ordered by their first point's index, so the result
+ * returned; lines are ordered by their smallest point index, so the result
  * is a pure function of the experiment.
  */
 #ifndef PS_VLINE_H

@@ -9,6 +9,7 @@
 #include "designs/expr.h"
 #include "validator/falsedep.h"
 #include "validator/validate.h"
+#include "validator/vline.h"
 
 struct cont_truth {
 	double g, rmin, rmax;
@@ -484,8 +485,39 @@ static void test_volume(void)
 	gsl_rng_free(rng);
 }
 
+/* Lines along a parameter: other coordinates fixed, sorted by the varying one. */
+static void test_lines(void)
+{
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "a");
+	experiment_param(&e, "b");
+	/* inserted out of order; (3,20) missing; (9,30) alone on its b-line */
+	static const double pts[][2] = { { 2, 10 }, { 1, 10 }, { 3, 10 }, { 1, 20 }, { 2, 20 }, { 9, 30 } };
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
+		experiment_point(&e, pts[i]);
+	struct vline *l;
+	int n = vlines_find(&e, 0, &l);
+	is_int(n, 2, "lines along a: two lines with 2+ points");
+	if (n == 2) {
+		is_int(l[0].npoints, 3, "first line (b=10) has 3 points");
+		is_int(l[0].points[0] * 100 + l[0].points[1] * 10 + l[0].points[2], 102, "sorted by a: points 1, 0, 2");
+		is_int(l[1].npoints, 2, "second line (b=20) has 2 points");
+	}
+	vlines_free(l, n);
+	n = vlines_find(&e, 1, &l);
+	is_int(n, 2, "lines along b: a=1 and a=2");
+	if (n == 2)
+		ok(l[0].points[0] == 0 && l[0].points[1] == 4 && l[1].points[0] == 1 && l[1].points[1] == 3,
+		   "lines along b ordered by their smallest point");
+	vlines_free(l, n);
+	is_int(vlines_find(&e, 2, &l), 0, "no such parameter: no lines");
+	experiment_release(&e);
+}
+
 int main(void)
 {
+	test_lines();
 	test_volume();
 	test_noise();
 	test_contention();
