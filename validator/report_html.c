@@ -8,6 +8,7 @@
  */
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "collectors/region_match.h"
 #include "validator/report.h"
 #include "validator/vline.h"
 #include <errno.h>
@@ -258,10 +259,10 @@ static int plot_region(const struct validation *v, const struct vregion *r, cons
 	}
 	struct strbuf hdr;
 	strbuf_init(&hdr);
-	strbuf_addstr(&hdr, "set terminal svg size 760,420 noenhanced font 'sans,11' background '#ffffff'\nset output ");
+	strbuf_addstr(&hdr, "set terminal svg size 900,500 noenhanced font 'sans,11' background '#ffffff'\nset output ");
 	gp_quote(&hdr, out);
 	strbuf_addstr(&hdr, "\nset title ");
-	char *t = xasprintf("%s [%s]", e->callpaths[r->callpath], e->metrics[r->metric]);
+	char *t = xasprintf("%s [%s]", region_callpath_leaf(e->callpaths[r->callpath]), e->metrics[r->metric]);
 	gp_quote(&hdr, t);
 	free(t);
 	strbuf_addstr(&hdr, "\nset xlabel ");
@@ -278,7 +279,7 @@ static int plot_region(const struct validation *v, const struct vregion *r, cons
 	strbuf_release(&xl);
 	strbuf_addstr(&hdr, "\nset ylabel ");
 	gp_quote(&hdr, e->metrics[r->metric]);
-	strbuf_addstr(&hdr, "\nset key top left Left reverse box opaque\nset grid\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n");
+	strbuf_addstr(&hdr, "\nset key below left Left reverse font ',9'\nset grid\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n");
 	fputs(hdr.buf, f);
 	fputs(plot.buf, f);
 	strbuf_release(&hdr);
