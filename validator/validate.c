@@ -65,13 +65,17 @@ static int deps_names_param(const struct deps *d, const char *name)
 	return 0;
 }
 
-/* Experiment parameter indices a dependency function allows (mask). */
+/*
+ * Experiment parameter indices a dependency function allows (mask), and
+ * those the dependency file speaks about: its parameters, and ranks per
+ * node, which no function's volume depends on.
+ */
 static void allowed_params(const struct experiment *e, const struct deps *d,
-			   const struct dep_function *f, int *allowed, int *known)
+			   const struct dep_function *f, int rpn, int *allowed, int *known)
 {
 	for (int k = 0; k < e->nparams; k++) {
 		allowed[k] = 0;
-		known[k] = deps_names_param(d, e->params[k]);
+		known[k] = deps_names_param(d, e->params[k]) || (d && k == rpn);
 	}
 	if (!f)
 		return;
@@ -86,6 +90,32 @@ static void allowed_params(const struct experiment *e, const struct deps *d,
 static char *model_string(const struct pmnf_model *m)
 {
 	return pmnf_format(m, 4);
+}
+
+/*
+ * How much model m depends on parameter k: the largest relative change of
+ * m at a measured point when k moves there from its smallest measured value.
+ */
+static double model_effect(const struct pmnf_model *m, const struct experiment *e,
+			   const struct exp_series *s, int k)
+{
+	double xmin = INFINITY, worst = 0;
+	for (int p = 0; p < e->npoints; p++)
+		if (s->at[p].n && experiment_coord(e, p, k) < xmin)
+			xmin = experiment_coord(e, p, k);
+	double *c = xmalloc(sizeof(double) * (size_t)(e->nparams ? e->nparams : 1));
+	for (int p = 0; p < e->npoints; p++) {
+		if (!s->at[p].n)
+			continue;
+		memcpy(c, &e->coords[(size_t)p * (size_t)e->nparams], sizeof(double) * (size_t)e->nparams);
+		double at = pmnf_eval(m, c);
+		c[k] = xmin;
+		double base = pmnf_eval(m, c);
+		if (base != 0 && isfinite(at) && isfinite(base))
+			worst = fmax(worst, fabs(at - base) / fabs(base));
+	}
+	free(c);
+	return worst;
 }
 
 static void check_noise(struct validation *v, int ri)
@@ -180,7 +210,7 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 	pmnf_release(&r->black_box);
 	if (modeler_fit_series(e, r->callpath, r->metric, &v->opt.model, NULL, &r->black_box, err) < 0)
 		goto out;
-	allowed_params(e, in->deps, r->func, allowed, known);
+	allowed_params(e, in->deps, r->func, v->rpn_param, allowed, known);
 	if (r->func) {
 		struct model_constraint c = { .deps = in->deps, .func = r->func };
 		pmnf_release(&r->constrained);
@@ -222,6 +252,9 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		for (int k = 0; k < np; k++) {
 			if (allowed[k] || !known[k] || !pmnf_uses_param(&r->black_box, k))
 				continue;
+			double effect = model_effect(&r->black_box, e, s, k);
+			if (!(effect >= v->opt.min_growth))
+				continue;       /* a negligible term: the constrained model drops it */
 			struct falsedep_result fd;
 			if (falsedep_measure(e, s, &r->black_box, &r->constrained, k, &fd, err) < 0)
 				goto out;
@@ -230,24 +263,30 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 				if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_CONTENTION &&
 				    v->flags[i].param == k)
 					contention = 1;
-			double growth = r->growth_tested[k] ? r->growth[k].growth : NAN;
+			const struct growth_test *g = &r->growth[k];
+			double growth = r->growth_tested[k] ? g->growth : NAN;
+			int speedup = !contention && r->growth_tested[k] && g->p_value < v->opt.alpha &&
+				      g->growth <= -v->opt.min_growth;
 			struct vflag *f = add_flag(v, ri, VFLAG_FALSE_DEPENDENCY, k, growth, fd.p_value,
 						   v->opt.strict);
-			f->cause = contention ? "contention" : "noise";
+			f->cause = contention ? "contention" : speedup ? "speedup" : "noise";
 			char *mb = model_string(&r->black_box), *mc = model_string(&r->constrained);
 			struct strbuf sb;
 			strbuf_init(&sb);
-			strbuf_addf(&sb, "black-box %s uses %s, excluded by the dependencies; constrained %s; "
-				    "%s terms remove %.0f%% of the constrained residual (adj. R^2 %.3f vs %.3f); ",
-				    mb, e->params[k], mc, e->params[k], 100 * fd.bought, r->black_box.ar2,
-				    r->constrained.ar2);
+			strbuf_addf(&sb, "black-box %s uses %s (changes up to %.0f%% over its range), excluded by "
+				    "the dependencies; constrained %s; %s terms remove %.0f%% of the constrained "
+				    "residual (adj. R^2 %.3f vs %.3f); ", mb, e->params[k], 100 * effect, mc,
+				    e->params[k], 100 * fd.bought, r->black_box.ar2, r->constrained.ar2);
 			if (contention)
 				strbuf_addf(&sb, "cause: contention (%+.0f%% over %s, p=%.2g)",
-					    100 * growth, e->params[k], r->growth[k].p_value);
+					    100 * growth, e->params[k], g->p_value);
+			else if (speedup)
+				strbuf_addf(&sb, "cause: speedup (%+.0f%% over %s, p=%.2g: faster, not contention)",
+					    100 * growth, e->params[k], g->p_value);
 			else if (r->growth_tested[k])
-				strbuf_addf(&sb, "cause: noise (growth %+.0f%% over %s, p=%.2g: not significant "
-					    "or below %.0f%%)", 100 * growth, e->params[k],
-					    r->growth[k].p_value, 100 * v->opt.min_growth);
+				strbuf_addf(&sb, "cause: noise (measured change %+.0f%% over %s, p=%.2g: not "
+					    "significant at %g or below %.0f%%)", 100 * growth, e->params[k],
+					    g->p_value, v->opt.alpha, 100 * v->opt.min_growth);
 			else
 				strbuf_addf(&sb, "cause: noise (too few values of %s to test growth)",
 					    e->params[k]);

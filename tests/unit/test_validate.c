@@ -83,6 +83,12 @@ static void test_contention(void)
 			ok(!validation_publishable(&v), "contention g=%.2f noise=%.3f: verdict blocked", g, noise);
 			ok(find_flag(&v, VFLAG_NOISE, -1) == NULL, "contention g=%.2f noise=%.3f: no noise flag",
 			   g, noise);
+			if (pmnf_uses_param(&v.regions[0].black_box, 1)) {
+				const struct vflag *fd = find_flag(&v, VFLAG_FALSE_DEPENDENCY, 1);
+				ok(fd && fd->cause && !strcmp(fd->cause, "contention"),
+				   "contention g=%.2f noise=%.3f: black-box use of ranks_per_node is a false "
+				   "dependency caused by contention", g, noise);
+			}
 			is_int(v.study.param, 1, "study summarises ranks_per_node");
 			is_int(v.study.nincreasing, 1, "study counts the increasing region");
 			validation_release(&v);
@@ -363,7 +369,13 @@ static double truth_pdep(const double *x, void *ctx)
 	return 1e-3 * x[0] * x[0] * (1 + g * log2(x[1]) / 5);
 }
 
-/* Black-box models using a parameter the dependencies exclude: contention or noise. */
+/*
+ * Black-box models using a parameter the dependencies exclude: contention
+ * when the growth is significant, noise when the same growth cannot be told
+ * from noise (here: a significance level no test can meet), speedup when
+ * the region gets faster, nothing when the term changes the model by less
+ * than the relevance threshold.
+ */
 static void test_false_dependency(void)
 {
 	static const double sizes[] = { 10, 20, 30, 40, 50 };
@@ -372,14 +384,23 @@ static void test_false_dependency(void)
 	int nvals[] = { 5, 5 };
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	const char *dp[] = { "size", "p" };
-	for (int strong = 0; strong < 2; strong++) {
-		double g = strong ? 0.4 : 0.02;
-		gsl_rng_set(rng, 77 + strong);
+	static const struct {
+		double g, alpha;
+		const char *cause;      /* NULL: not flagged */
+	} cases[] = {
+		{ 0.4, 0.01, "contention" },
+		{ 0.4, 1e-300, "noise" },
+		{ -0.3, 0.01, "speedup" },
+		{ 0.02, 0.01, NULL },
+	};
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		double g = cases[ci].g;
+		gsl_rng_set(rng, 77 + ci);
 		struct experiment e;
 		experiment_init(&e);
 		experiment_param(&e, "size");
 		experiment_param(&e, "p");
-		gen_grid(&e, "main->calc", 3, strong ? 0.01 : 0.0005, truth_pdep, &g, vals, nvals, rng);
+		gen_grid(&e, "main->calc", 3, 0.005, truth_pdep, &g, vals, nvals, rng);
 		struct deps d;
 		gen_deps_init(&d, 2, dp);
 		int only_size[] = { 0 };
@@ -390,24 +411,32 @@ static void test_false_dependency(void)
 			struct validate_options opt;
 			validate_options_init(&opt);
 			opt.strict = strict;
+			opt.alpha = cases[ci].alpha;
 			struct validation v;
 			struct perr err = { "" };
 			is_int(validate_run(&v, &in, &opt, &err), 0, "false-dep g=%.2f: validates", g);
 			ok(v.regions[0].has_constrained, "false-dep g=%.2f: constrained model", g);
 			ok(!pmnf_uses_param(&v.regions[0].constrained, 1),
 			   "false-dep g=%.2f: constrained model does not use p", g);
+			ok(pmnf_uses_param(&v.regions[0].black_box, 1), "false-dep g=%.2f: black-box uses p", g);
 			const struct vflag *f = find_flag(&v, VFLAG_FALSE_DEPENDENCY, 1);
-			ok(f != NULL, "false-dep g=%.2f: flagged on p", g);
-			if (!f) {
-				dump_flags(&v);
+			if (!cases[ci].cause) {
+				ok(f == NULL, "false-dep g=%.2f: a negligible p term is not flagged", g);
 			} else {
-				is_str(f->cause, strong ? "contention" : "noise", "false-dep g=%.2f: cause", g);
-				is_int(f->blocking, strict, "false-dep g=%.2f strict=%d: blocking only when strict",
-				       g, strict);
-				contains(f->detail, "constrained", "false-dep g=%.2f: detail names both models", g);
+				ok(f != NULL, "false-dep g=%.2f alpha=%g: flagged on p", g, cases[ci].alpha);
+				if (f) {
+					is_str(f->cause, cases[ci].cause, "false-dep g=%.2f alpha=%g: cause", g,
+					       cases[ci].alpha);
+					is_int(f->blocking, strict, "false-dep g=%.2f strict=%d: blocking only "
+					       "when strict", g, strict);
+					contains(f->detail, "constrained", "false-dep g=%.2f: detail names both models", g);
+				}
 			}
-			ok((find_flag(&v, VFLAG_CONTENTION, 1) != NULL) == strong,
-			   "false-dep g=%.2f: contention flag %s", g, strong ? "raised" : "absent");
+			if (!f && cases[ci].cause)
+				dump_flags(&v);
+			int want_contention = cases[ci].cause && !strcmp(cases[ci].cause, "contention");
+			ok((find_flag(&v, VFLAG_CONTENTION, 1) != NULL) == want_contention,
+			   "false-dep g=%.2f: contention flag %s", g, want_contention ? "raised" : "absent");
 			validation_release(&v);
 		}
 		gen_deps_release(&d);
