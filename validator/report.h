@@ -8,7 +8,7 @@
  *    "flags": [{"callpath", "metric", "kind", "parameter", "growth", "p_value", "detail"}],
  *    "regions": [{"callpath", "metric", "points", "modelled", "unreliable",
  *                 "max_cov", "noisy_points", "model", "constrained",
- *                 "dependencies", "flags", "blocking"}]}
+ *                 "dependencies", "excluded_parameters", "flags", "blocking"}]}
  * kind is one of noise, false-dependency, contention, segmented, volume;
  * parameter, growth and p_value are null where they do not apply.
  */

@@ -41,6 +41,16 @@ static json_t *region_json(const struct validation *v, const struct vregion *r)
 	} else {
 		json_object_set_new(o, "dependencies", json_null());
 	}
+	json_t *ex = json_array();
+	for (int i = 0; i < r->nexcluded; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "parameter", json_string(e->params[r->excluded[i].param]));
+		json_object_set_new(x, "effect", number_or_null(r->excluded[i].effect));
+		json_object_set_new(x, "cause", json_string(r->excluded[i].cause));
+		json_object_set_new(x, "flagged", json_boolean(r->excluded[i].flagged));
+		json_array_append_new(ex, x);
+	}
+	json_object_set_new(o, "excluded_parameters", ex);
 	json_t *kinds = json_array();
 	for (int i = 0; i < v->nflags; i++)
 		if (&v->regions[v->flags[i].region] == r)

@@ -49,6 +49,17 @@ void report_text(FILE *f, const struct validation *v)
 		key_figure(f, v, fl);
 		fprintf(f, "\n         %s\n", fl->detail);
 	}
+	/* excluded parameters too small to flag: listed, so that every one is reported */
+	for (int i = 0; i < v->nregions; i++) {
+		const struct vregion *r = &v->regions[i];
+		for (int k = 0; k < r->nexcluded; k++)
+			if (!r->excluded[k].flagged)
+				fprintf(f, "info     %s [%s] black-box uses %s (excluded by the dependencies), "
+					"changing it by %.1f%% at most: noise, below %.0f%%; not flagged\n",
+					e->callpaths[r->callpath], e->metrics[r->metric],
+					e->params[r->excluded[k].param], 100 * r->excluded[k].effect,
+					100 * v->opt.min_growth);
+	}
 	const struct contention_summary *cs = &v->study;
 	if (cs->param >= 0 && cs->ntested) {
 		fprintf(f, "contention study: %d of %d regions grow significantly with %s", cs->nincreasing,

@@ -253,8 +253,14 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 			if (allowed[k] || !known[k] || !pmnf_uses_param(&r->black_box, k))
 				continue;
 			double effect = model_effect(&r->black_box, e, s, k);
+			XGROW(r->excluded, (size_t)r->nexcluded + 1, r->excluded_alloc);
+			struct vexcluded *x = &r->excluded[r->nexcluded++];
+			x->param = k;
+			x->effect = effect;
+			x->cause = "noise";
+			x->flagged = 0;
 			if (!(effect >= v->opt.min_growth))
-				continue;       /* a negligible term: the constrained model drops it */
+				continue;       /* a negligible term: listed, not flagged */
 			struct falsedep_result fd;
 			if (falsedep_measure(e, s, &r->black_box, &r->constrained, k, &fd, err) < 0)
 				goto out;
@@ -270,6 +276,8 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 			struct vflag *f = add_flag(v, ri, VFLAG_FALSE_DEPENDENCY, k, growth, fd.p_value,
 						   v->opt.strict);
 			f->cause = contention ? "contention" : speedup ? "speedup" : "noise";
+			x->cause = f->cause;
+			x->flagged = 1;
 			char *mb = model_string(&r->black_box), *mc = model_string(&r->constrained);
 			struct strbuf sb;
 			strbuf_init(&sb);
@@ -435,6 +443,7 @@ void validation_release(struct validation *v)
 		free(r->growth_tested);
 		free(r->segment);
 		free(r->segment_tested);
+		free(r->excluded);
 	}
 	for (int i = 0; i < v->nflags; i++)
 		free(v->flags[i].detail);

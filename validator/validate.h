@@ -58,6 +58,18 @@ struct vflag {
 	char *detail;           /* one line, for people */
 };
 
+/*
+ * A parameter the black-box model uses although the region's dependencies
+ * exclude it.  Only those whose effect reaches min_growth are flagged;
+ * smaller terms are listed (cause "noise") so that every one is reported.
+ */
+struct vexcluded {
+	int param;
+	double effect;          /* largest relative change of the black-box model along it */
+	const char *cause;      /* "contention", "speedup" or "noise" */
+	int flagged;
+};
+
 struct vregion {
 	int callpath, metric;
 	const struct dep_function *func;        /* matched dependencies, NULL if none */
@@ -76,6 +88,10 @@ struct vregion {
 	int *segment_tested;
 	int volume_tested;
 	struct volume_result volume;
+	/* every parameter the black-box model uses that the dependencies exclude */
+	int nexcluded;
+	struct vexcluded *excluded;
+	size_t excluded_alloc;  /* private */
 };
 
 struct validate_options {
