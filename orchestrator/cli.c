@@ -29,6 +29,19 @@ static const struct cli_command commands[] = {
 	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
 	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
 	  "with an existing FILE reads it as input." },
+	{ "import", cmd_import,
+	  "import (--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR [--deps FILE]"
+	  " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet] [--verbose]",
+	  "turn Score-P profiles or Extra-P files into a campaign store",
+	  "--cube DIR reads a folder of Score-P experiment directories named\n"
+	  "[prefix.]<param><value>[.<param><value>...][.r<rep>] (e.g. lulesh.p64.size30.r1), each\n"
+	  "holding a profile.cubex.  Parameters whose value never changes are dropped unless\n"
+	  "--params names them (and their order).  Per call path and metric the value of a run is\n"
+	  "the exclusive value aggregated over ranks (--aggregate, default mean, as Extra-P);\n"
+	  "--metrics selects metrics (default: every metric with data).\n"
+	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
+	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
+	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
 	{ "topo", cmd_topo,
