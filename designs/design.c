@@ -420,7 +420,7 @@ static int full_factorial(struct builder *b, struct plan *pl)
 		struct perr e2;
 		struct expr *e = expr_parse(text, b->np, names, &e2);
 		double sum = 0;
-		if (!e || expr_grid_sum(e, nv, vals, 2e7, &sum, &e2) < 0) {
+		if (!e || expr_grid_sum(e, nv, vals, 2e7, &sum, NULL, &e2) < 0) {
 			add_note(pl, xasprintf("full factorial cost unknown: %s", e2.msg));
 			total = -1;
 			rc = 1;
