@@ -55,7 +55,8 @@ static const struct cli_command commands[] = {
 	  "one core set per line), also print each local rank's cores and PUs.\n"
 	  "--json prints the same as one JSON object.  See docs/placement.md." },
 	{ "validate", cmd_validate,
-	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]",
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
+	  " [--cov T] [--alpha A] [--min-growth G]",
 	  "check measurements for noise, false dependencies, contention and regime changes",
 	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
