@@ -224,7 +224,7 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		int excluded = (r->func && known[k] && !allowed[k]) || k == v->rpn_param;
 		if (!excluded)
 			continue;
-		int t = growth_test_run(e, s, k, &v->opt.model, &r->growth[k], err);
+		int t = growth_test_run(e, s, k, k == v->rpn_param, &v->opt.model, &r->growth[k], err);
 		if (t < 0)
 			goto out;
 		r->growth_tested[k] = t;
