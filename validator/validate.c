@@ -373,6 +373,14 @@ static void summarise_study(struct validation *v, int metric)
 	}
 }
 
+static int cmp_regions(const void *a, const void *b, void *arg)
+{
+	const struct experiment *e = arg;
+	const struct vregion *x = a, *y = b;
+	int c = strcmp(e->callpaths[x->callpath], e->callpaths[y->callpath]);
+	return c ? c : strcmp(e->metrics[x->metric], e->metrics[y->metric]);
+}
+
 int validate_run(struct validation *v, const struct validate_input *in,
 		 const struct validate_options *opt, struct perr *err)
 {
@@ -416,6 +424,9 @@ int validate_run(struct validation *v, const struct validate_input *in,
 			r->segment = xcalloc((size_t)(np ? np : 1), sizeof(*r->segment));
 			r->segment_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
 		}
+	/* by call path and metric name, so every input form of the same data reports alike */
+	if (v->nregions > 1)
+		qsort_r(v->regions, (size_t)v->nregions, sizeof(*v->regions), cmp_regions, (void *)e);
 	for (int i = 0; i < v->nregions; i++)
 		if (check_region(v, in, i, err) < 0) {
 			perr_prefix(err, "'%s'", e->callpaths[v->regions[i].callpath]);
