@@ -57,6 +57,35 @@ static const struct cli_command commands[] = {
 	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
 	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
 	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
+	{ "validate", cmd_validate,
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
+	  " [--cov T] [--alpha A] [--min-growth G]",
+	  "check measurements for noise, false dependencies, contention and regime changes",
+	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
+	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
+	  "(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+	  "Per region (call path) and metric it checks:\n"
+	  "  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+	  "                    with more than half its points noisy is unreliable: reported,\n"
+	  "                    not modelled\n"
+	  "  false-dependency  the black-box model uses a parameter that the region's\n"
+	  "                    dependencies (--deps) exclude, changing it by --min-growth\n"
+	  "                    or more; the cause is contention, speedup or noise\n"
+	  "  contention        measurements grow with ranks_per_node, or with a parameter\n"
+	  "                    the dependencies exclude, by at least --min-growth (0.05) and\n"
+	  "                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+	  "  segmented         a line of >= 9 points is better fitted by two models\n"
+	  "  volume            measured / expected (`expect` in the dependency file) drifts\n"
+	  "\n"
+	  "Output: one line per flag and the verdict; --json prints the stable contract\n"
+	  "{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
+	  "regions: [...]}; --html FILE writes a self-contained report with plots\n"
+	  "(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
+	  "metric (default: time when present, else all).\n"
+	  "\n"
+	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
+	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
+	  "See docs/validation.md." },
 	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
 	  "analyse a dependency file: pruned parameters, multiplicative groups",
 	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
