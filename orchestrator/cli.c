@@ -8,6 +8,16 @@
 
 static const struct cli_command commands[] = {
 	{ "help", cmd_help, "help [COMMAND]", "show help for perfsweep or one command", NULL },
+	{ "top", cmd_top, "top [CAMPAIGN_DIR ...] [-d SECONDS] [--once]",
+	  "monitor campaigns: progress, budget, runs, flags; cancel and retry",
+	  "Shows each campaign's progress against its plan and budget, its runs (sort,\n"
+	  "filter with a regex or param=value), a run's argv, binding, history and output,\n"
+	  "and noise flags.  Keys: ? help, / filter, < > sort, Enter details, Space mark,\n"
+	  "c cancel, r retry, v validate, Tab next campaign, q quit.\n\n"
+	  "  -d SECONDS  refresh interval (default 1)\n"
+	  "  --once      print one plain-text snapshot of the screen and exit\n"
+	  "              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
+	  "NO_COLOR set and not empty turns colours off.  See docs/top.md." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
