@@ -1,8 +1,7 @@
 /* Cancel and retry from the monitor, through the store's transitions. */
 #include "tui/actions.h"
+#include "orchestrator/backend.h"
 #include "orchestrator/store.h"
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -12,19 +11,6 @@ static double now_seconds(void)
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* Stop an in-flight local run: its backend id is the pid of a process group leader. */
-static int kill_local(const char *backend_id, struct perr *err)
-{
-	char *end;
-	long pid = backend_id ? strtol(backend_id, &end, 10) : 0;
-	if (!backend_id || end == backend_id || *end || pid <= 1)
-		return perr_set(err, "run has no process id to stop ('%s')",
-				backend_id ? backend_id : "");
-	if (kill((pid_t)-pid, SIGTERM) < 0 && errno != ESRCH)
-		return perr_set(err, "cannot stop process group %ld: %s", pid, strerror(errno));
-	return 0;
 }
 
 int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncancelled,
@@ -51,7 +37,7 @@ int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncance
 				(*ncancelled)++;
 			if (!ret && inflight) {
 				if (!backend || !strcmp(backend, "local"))
-					ret = kill_local(r.backend_id, err);
+					backend_local_cancel_id(r.backend_id);
 				else
 					ret = perr_set(err, "run %lld marked cancelled, but stopping "
 						       "'%s' jobs is not available here; use "

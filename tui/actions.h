@@ -12,7 +12,8 @@
 /*
  * Cancel runs: pending ones are marked cancelled; in-flight ones are marked
  * cancelled first (so the run engine does not retry them) and then stopped
- * through their backend (local: SIGTERM to the run's process group).
+ * through their backend (local: backend_local_cancel_id kills the run's
+ * process group, checked by its start time so a reused pid is left alone).
  * Finished runs are skipped.  *ncancelled receives how many were cancelled.
  */
 int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncancelled,

@@ -151,28 +151,43 @@ static void load_binding(struct top_lines *l, const char *run_dir)
 	}
 }
 
-/* The command line recorded for the run, or NULL. */
+/* The command line the run engine recorded (runs/<id>/argv.json), or NULL.
+   Arguments with blanks or quotes are shown single-quoted, as a shell would need. */
 static char *load_argv(const char *run_dir)
 {
-	static const char *const names[] = { "argv", "cmdline", "command" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char *path = xasprintf("%s/%s", run_dir, names[i]);
-		struct strbuf sb;
-		strbuf_init(&sb);
-		int rc = strbuf_read_file(&sb, path);
-		free(path);
-		if (rc == 0 && sb.len) {
-			/* NUL- or newline-separated arguments become one line */
-			for (size_t k = 0; k < sb.len; k++)
-				if (sb.buf[k] == '\0' || sb.buf[k] == '\n')
-					sb.buf[k] = ' ';
-			while (sb.len && sb.buf[sb.len - 1] == ' ')
-				sb.buf[--sb.len] = '\0';
-			return strbuf_detach(&sb);
-		}
-		strbuf_release(&sb);
+	char *path = xasprintf("%s/argv.json", run_dir);
+	json_error_t jerr;
+	json_t *a = json_load_file(path, 0, &jerr);
+	free(path);
+	if (!a)
+		return NULL;
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return NULL;
 	}
-	return NULL;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) {
+		const char *arg = json_is_string(x) ? json_string_value(x) : "?";
+		if (i)
+			strbuf_addch(&sb, ' ');
+		if (!*arg || strpbrk(arg, " \t'\"\\$")) {
+			strbuf_addch(&sb, '\'');
+			for (const char *p = arg; *p; p++) {
+				if (*p == '\'')
+					strbuf_addstr(&sb, "'\\''");
+				else
+					strbuf_addch(&sb, *p);
+			}
+			strbuf_addch(&sb, '\'');
+		} else {
+			strbuf_addstr(&sb, arg);
+		}
+	}
+	json_decref(a);
+	return strbuf_detach(&sb);
 }
 
 int top_details_load(struct top_details *d, struct top_model *m, long long id, int maxlines,

@@ -20,7 +20,7 @@ struct top_lines {
 struct top_details {
 	long long id;
 	struct run run;
-	char *argv;             /* the command line, or NULL when not recorded */
+	char *argv;             /* the command line (runs/<id>/argv.json), or NULL */
 	struct top_lines bind;  /* "rank 0: ..." per rank */
 	int nev;
 	struct run_event *ev;

@@ -65,7 +65,9 @@ void top_format_duration(double sec, char *buf, size_t n)
 		return;
 	}
 	long long s = (long long)(sec + 0.5);
-	if (s < 60)
+	if (sec < 9.95)
+		snprintf(buf, n, "%.1fs", sec);
+	else if (s < 60)
 		snprintf(buf, n, "%llds", s);
 	else if (s < 3600)
 		snprintf(buf, n, "%lld:%02lld", s / 60, s % 60);
@@ -124,7 +126,17 @@ void top_model_cell(const struct top_model *m, const struct top_row *row, enum t
 	case TOP_COL_PLACEMENT: placement_text(r, buf, n); break;
 	case TOP_COL_REP: snprintf(buf, n, "%d", r->repetition); break;
 	case TOP_COL_STATE: snprintf(buf, n, "%s", run_state_name(r->state)); break;
-	case TOP_COL_JOB: snprintf(buf, n, "%s", r->backend_id ? r->backend_id : "-"); break;
+	case TOP_COL_JOB: {
+		/* a local run's id is "PGID:STARTTIME": the process group is what a user knows */
+		const char *b = r->backend_id;
+		size_t len = b ? strspn(b, "0123456789") : 0;
+		if (b && len && b[len] == ':' && b[len + 1] && strspn(b + len + 1, "0123456789") ==
+		    strlen(b + len + 1))
+			snprintf(buf, n, "%.*s", (int)len, b);
+		else
+			snprintf(buf, n, "%s", b ? b : "-");
+		break;
+	}
 	case TOP_COL_ATTEMPTS: snprintf(buf, n, "%d", r->attempts); break;
 	case TOP_COL_ELAPSED: top_format_duration(top_run_elapsed(r, m->now), buf, n); break;
 	case TOP_COL_EXIT:
@@ -279,6 +291,10 @@ static int cond_match(const struct top_model *m, const struct run *r, const stru
 		const char *s = f == F_STATE ? run_state_name(r->state)
 			      : f == F_JOB ? r->backend_id : r->policy;
 		int eq = s && !strcmp(s, c->str);
+		if (f == F_JOB && s && !eq) {
+			size_t len = strlen(c->str);
+			eq = !strncmp(s, c->str, len) && s[len] == ':';
+		}
 		if (!s && (!strcmp(c->str, "-") || !*c->str))
 			eq = 1;
 		return c->op == OP_EQ ? eq : !eq;

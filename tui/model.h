@@ -167,7 +167,7 @@ double top_model_eta(const struct top_model *m);
  * gets at least one cell when there is room.  cells[] receives nparts counts.
  */
 void top_bar_split(const double *parts, int nparts, double total, int width, int *cells);
-/* "1:02:03", "12:03", "45s"; "-" when negative. */
+/* "1:02:03", "12:03", "45s", "2.5s"; "-" when negative. */
 void top_format_duration(double sec, char *buf, size_t n);
 
 #endif

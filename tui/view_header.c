@@ -5,13 +5,17 @@
 
 static int bar_width(int w)
 {
-	int bw = w >= 110 ? 50 : w - 52;
+	int bw = w >= 110 ? 50 : w - 56;
 	return bw < 10 ? 10 : bw;
 }
 
 static void fmt_ch(double v, char *buf, size_t n)
 {
-	if (v < 10)
+	if (v == 0)
+		snprintf(buf, n, "0");
+	else if (v < 0.01)
+		snprintf(buf, n, "%.4f", v);
+	else if (v < 10)
 		snprintf(buf, n, "%.2f", v);
 	else if (v < 1000)
 		snprintf(buf, n, "%.1f", v);
@@ -109,7 +113,7 @@ void view_header_draw(struct screen *s, const struct top_app *a, int y)
 		if (b.budget >= 0)
 			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s budget", sp, cm, bu);
 		else
-			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s planned, no budget",
+			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s plan, no budget",
 					   sp, cm, pl);
 		if (b.over > 0) {
 			fmt_ch(b.over, bu, sizeof(bu));

@@ -33,7 +33,7 @@ static void column_widths(const struct top_model *m, int w, int *cw)
 	for (size_t i = 0; i < m->nrows; i++) {
 		const char *b = m->rows[i].run.backend_id;
 		if (b) {
-			int l = (int)strlen(b);
+			int l = (int)strcspn(b, ":");
 			if (l > job)
 				job = l;
 		}
