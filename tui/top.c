@@ -44,10 +44,8 @@ static int app_open(struct top_app *a, char *const *dirs, int n, double now, str
 	a->flags = xcalloc((size_t)n, sizeof(*a->flags));
 	a->flags_at = xcalloc((size_t)n, sizeof(*a->flags_at));
 	for (int i = 0; i < n; i++) {
-		if (top_model_open(&a->models[i], dirs[i], now, err) < 0) {
-			perr_prefix(err, "%s", dirs[i]);
+		if (top_model_open(&a->models[i], dirs[i], now, err) < 0)
 			return -1;
-		}
 		a->nmodels++;
 	}
 	return 0;
@@ -85,10 +83,8 @@ static int details_lines(void)
 static int app_refresh(struct top_app *a, double now, struct perr *err)
 {
 	for (int i = 0; i < a->nmodels; i++) {
-		if (top_model_refresh(&a->models[i], now, err) < 0)
-			return perr_prefix(err, "%s", a->models[i].dir);
-		if (app_flags(a, i, now, 0, err) < 0)
-			return perr_prefix(err, "%s", a->models[i].dir);
+		if (top_model_refresh(&a->models[i], now, err) < 0 || app_flags(a, i, now, 0, err) < 0)
+			return -1;
 	}
 	if (a->mode == TOP_MODE_DETAILS && a->details.id)
 		if (top_details_load(&a->details, top_app_model(a), a->details.id, details_lines(), err) < 0)
@@ -471,7 +467,7 @@ int top_snapshot(char *const *dirs, int ndirs, int width, int height, FILE *out,
 	int ret = 0;
 	for (int i = 0; i < a.nmodels && !ret; i++) {
 		if (app_flags(&a, i, now, 1, err) < 0) {
-			ret = perr_prefix(err, "%s", a.models[i].dir);
+			ret = -1;
 			break;
 		}
 		a.cur = i;
