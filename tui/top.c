@@ -174,7 +174,7 @@ static void k_mark(struct top_ctx *c, int key)
 		top_model_move(m, 1, c->height);
 	} else if (key == 'a') {
 		top_model_mark_view(m, 1);
-		app_message(c->a, 0, "marked %lld runs", m->nmarked);
+		app_message(c->a, 0, "marked %lld run%s", m->nmarked, m->nmarked == 1 ? "" : "s");
 	} else {
 		top_model_mark_view(m, 0);
 		app_message(c->a, 0, "no run marked");
@@ -380,6 +380,8 @@ static void prompt_key(struct top_ctx *c, int key)
 	} else if (key == TK_BACKSPACE || key == TK_DELETE) {
 		if (a->input.len)
 			a->input.buf[--a->input.len] = '\0';
+	} else if (key == 21) {    /* Ctrl-U: clear the line */
+		strbuf_reset(&a->input);
 	} else if (key >= 32 && key < 127) {
 		strbuf_addch(&a->input, (char)key);
 	}

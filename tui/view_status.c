@@ -9,7 +9,7 @@ void view_status_draw(struct screen *s, const struct top_app *a, int y)
 	char buf[512];
 	screen_fill(s, y, 0, s->w, ' ', 0);
 	if (a->prompt == TOP_PROMPT_FILTER) {
-		int x = screen_put(s, y, 0, "filter (regex or param=value, Esc cancels): ", SA_BOLD);
+		int x = screen_put(s, y, 0, "filter (regex or param=value; ^U clears, Esc cancels): ", SA_BOLD);
 		x += screen_put(s, y, x, a->input.buf, 0);
 		screen_fill(s, y, x, 1, ' ', SA_REVERSE);
 		return;
