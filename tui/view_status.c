@@ -30,8 +30,7 @@ void view_status_draw(struct screen *s, const struct top_app *a, int y)
 	if (m->filter.text && n > 0 && (size_t)n < sizeof(buf))
 		snprintf(buf + n, sizeof(buf) - (size_t)n, " filter '%s'", m->filter.text);
 	int x = screen_put(s, y, 0, buf, SA_BOLD);
-	static const char keys[] = "  ?:help /:filter <>:sort Enter:details Spc:mark c:cancel "
-				   "r:retry v:validate q:quit";
+	static const char keys[] = "  ?:help /:filter <>:sort Enter:details c:cancel q:quit";
 	const char *k = a->mode == TOP_MODE_TABLE ? keys : "  Esc:back q:quit";
 	if (a->nmodels > 1 && a->mode == TOP_MODE_TABLE)
 		x += screen_put(s, y, x, "  Tab:campaign", SA_DIM);

@@ -47,6 +47,15 @@ wait_for() {
 	done
 	return 1
 }
+# wait_row SESSION ID STATE [SECONDS]: poll until the row of run ID shows STATE
+wait_row() {
+	local i n=$(( ${4:-10} * 5 ))
+	for ((i = 0; i < n; i++)); do
+		screen "$1" | awk -v id="$2" -v st="$3" '$1 == id && $0 ~ st { f = 1 } END { exit !f }' && return 0
+		sleep 0.2
+	done
+	return 1
+}
 done_count() { screen "$1" | sed -n 's/.* \([0-9]*\)\/8 done.*/\1/p' | head -1; }
 keys() { $TM send-keys -t "$@"; sleep 0.4; }
 start_top() {   # start_top SESSION [ENV...] -- ARGS
@@ -101,8 +110,7 @@ wait_for main "sorted by ID ascending"; ok $? "< goes back to ID"
 
 # cancel the first long run once it runs
 keys main g
-wait_for main "5 n=20 s=60                    1r          1 running" 20
-ok $? "the first long run is running"
+wait_row main 5 running 20; ok $? "the first long run is running" || screen main | sed 's/^/# /'
 pid=$(screen main | awk '$1 == 5 && /running/ { print $(NF-3) }')
 ok $([ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; echo $?) "its process group $pid is alive"
 keys main c
@@ -111,7 +119,7 @@ keys main n
 wait_for main "nothing done"; ok $? "anything but y cancels nothing"
 keys main c y
 wait_for main "1 run cancelled"; ok $? "c y cancels the run"
-wait_for main "cancelled" 5; ok $? "the table shows it cancelled"
+wait_row main 5 cancelled 5; ok $? "the table shows it cancelled"
 for ((i = 0; i < 25; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.2; done
 ok $(! kill -0 "$pid" 2> /dev/null; echo $?) "its process is gone"
 "$PS" status "$CAMP" --json > "$T/st.json"
