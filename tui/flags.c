@@ -30,10 +30,7 @@ static int cmp_cov(const void *a, const void *b)
 int top_flags_compute(struct store *st, double cov, int min_reps, struct top_flags *f,
 		      struct perr *err)
 {
-	struct store_counts c;
 	struct experiment e;
-	if (store_counts(st, &c, err) < 0)
-		return -1;
 	experiment_init(&e);
 	if (store_load_experiment(st, NULL, &e, err) < 0) {
 		experiment_release(&e);
@@ -41,7 +38,6 @@ int top_flags_compute(struct store *st, double cov, int min_reps, struct top_fla
 	}
 	memset(f, 0, sizeof(*f));
 	f->computed = 1;
-	f->done = c.done;
 	/* worst coefficient of variation per point, over all series */
 	double *worst = xcalloc((size_t)e.npoints + 1, sizeof(double));
 	int *series_of = xcalloc((size_t)e.npoints + 1, sizeof(int));

@@ -23,14 +23,14 @@ struct top_flag_point {
 
 struct top_flags {
 	int computed;           /* 0 until the first computation */
-	long long done;         /* done runs when computed */
+	long long done;         /* done runs when computed (kept by the caller) */
 	int npoints;            /* points with enough repetitions */
 	int nnoisy;             /* of those, points above the threshold */
 	int nlines;
 	struct top_flag_point lines[TOP_FLAGS_MAX_LINES];   /* worst first */
 };
 
-/* Compute the flags from every done run's measurements. */
+/* Compute the flags from every done run's measurements (f->done is left 0). */
 int top_flags_compute(struct store *st, double cov, int min_reps, struct top_flags *f,
 		      struct perr *err);
 /* One line: "3 of 12 points above CoV 0.1 (worst 0.31 at ...)" or why none. */

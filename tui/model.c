@@ -413,42 +413,95 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	return m->sort_desc && m->sort_col == TOP_COL_ID ? -c : c;
 }
 
-static void view_rebuild(struct top_model *m)
+/* Put the cursor back on the run it was on, on the same screen line when possible. */
+static void keep_cursor(struct top_model *m, long long keep, long long line)
 {
-	long long keep = -1;
-	if (m->cursor < m->nview)
-		keep = m->rows[m->view[m->cursor]].run.id;
-	m->view = xrealloc(m->view, sizeof(*m->view) * (m->nrows ? m->nrows : 1));
-	size_t n = 0;
-	for (size_t i = 0; i < m->nrows; i++)
-		if (m->rows[i].match)
-			m->view[n++] = i;
-	m->nview = n;
-	if (m->sort_col == TOP_COL_ID) {
-		if (m->sort_desc)
-			for (size_t i = 0; i < n / 2; i++) {
-				size_t t = m->view[i];
-				m->view[i] = m->view[n - 1 - i];
-				m->view[n - 1 - i] = t;
-			}
-	} else {
-		qsort_r(m->view, n, sizeof(*m->view), row_cmp, m);
-	}
 	size_t pos = 0;
 	if (keep >= 0)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < m->nview; i++)
 			if (m->rows[m->view[i]].run.id == keep) {
 				pos = i;
 				break;
 			}
 	if (m->cursor != pos) {
-		/* keep the cursor's run on the same screen line when possible */
-		long long line = (long long)m->cursor - (long long)m->scroll;
 		m->cursor = pos;
 		m->scroll = line >= 0 && (size_t)line <= pos ? pos - (size_t)line : pos;
 	}
-	if (n == 0)
+	if (m->nview == 0)
 		m->cursor = m->scroll = 0;
+}
+
+static void clear_dirty(struct top_model *m)
+{
+	for (size_t i = 0; i < m->ndirty; i++)
+		m->rows[m->dirty[i]].dirty = 0;
+	m->ndirty = 0;
+}
+
+static void view_alloc(struct top_model *m)
+{
+	size_t n = m->nrows ? m->nrows : 1;
+	m->view = xrealloc(m->view, sizeof(*m->view) * n);
+	m->view_tmp = xrealloc(m->view_tmp, sizeof(*m->view_tmp) * n);
+}
+
+/* Filter and sort every row: after a new filter or sort, or many changes. */
+static void view_rebuild(struct top_model *m)
+{
+	long long keep = m->cursor < m->nview ? m->rows[m->view[m->cursor]].run.id : -1;
+	long long line = (long long)m->cursor - (long long)m->scroll;
+	view_alloc(m);
+	size_t n = 0;
+	for (size_t i = 0; i < m->nrows; i++)
+		if (m->rows[i].match)
+			m->view[n++] = i;
+	m->nview = n;
+	if (m->sort_col != TOP_COL_ID || m->sort_desc)
+		qsort_r(m->view, n, sizeof(*m->view), row_cmp, m);
+	clear_dirty(m);
+	keep_cursor(m, keep, line);
+}
+
+/*
+ * Update the view for the dirty rows only: drop them from the sorted view,
+ * sort the ones that still match, and merge them back in.  O(rows) with a
+ * small constant instead of a full sort.
+ */
+static void view_update(struct top_model *m)
+{
+	long long keep = m->cursor < m->nview ? m->rows[m->view[m->cursor]].run.id : -1;
+	long long line = (long long)m->cursor - (long long)m->scroll;
+	view_alloc(m);
+	size_t w = 0;
+	for (size_t i = 0; i < m->nview; i++)
+		if (!m->rows[m->view[i]].dirty)
+			m->view[w++] = m->view[i];
+	size_t k = 0;
+	size_t *add = m->view_tmp;   /* borrowed until the merge */
+	for (size_t i = 0; i < m->ndirty; i++)
+		if (m->rows[m->dirty[i]].match)
+			add[k++] = m->dirty[i];
+	qsort_r(add, k, sizeof(*add), row_cmp, m);
+	/* merge from the back into view, which has room for w + k */
+	size_t i = w, j = k, o = w + k;
+	while (j > 0) {
+		if (i > 0 && row_cmp(&m->view[i - 1], &add[j - 1], m) > 0)
+			m->view[--o] = m->view[--i];
+		else
+			m->view[--o] = add[--j];
+	}
+	m->nview = w + k;
+	clear_dirty(m);
+	keep_cursor(m, keep, line);
+}
+
+static void mark_dirty(struct top_model *m, size_t i)
+{
+	if (m->rows[i].dirty)
+		return;
+	m->rows[i].dirty = 1;
+	XGROW(m->dirty, m->ndirty + 1, m->dirty_alloc);
+	m->dirty[m->ndirty++] = i;
 }
 
 static void rematch_all(struct top_model *m)
@@ -519,10 +572,95 @@ struct top_row *top_model_find(const struct top_model *m, long long id)
 	return find_row(m, id);
 }
 
+static double run_duration(const struct run *r)
+{
+	if (r->wall > 0)
+		return r->wall;
+	if (r->ended_at > 0 && r->started_at > 0 && r->ended_at >= r->started_at)
+		return r->ended_at - r->started_at;
+	return -1;
+}
+
+static int job_text_len(const char *b)
+{
+	if (!b)
+		return 1;
+	size_t len = strspn(b, "0123456789");
+	if (len && b[len] == ':' && b[len + 1] && strspn(b + len + 1, "0123456789") == strlen(b + len + 1))
+		return (int)len;
+	return (int)strlen(b);
+}
+
+/* One pass over every run: the aggregates the header and the ETA need. */
+static void stats_update(struct top_model *m)
+{
+	struct top_stats *s = &m->stats;
+	int np = 0;
+	for (size_t i = 0; i < m->nrows; i++)
+		if (m->rows[i].run.point + 1 > np)
+			np = m->rows[i].run.point + 1;
+	free(s->point_sum);
+	free(s->point_n);
+	size_t *running = s->running;
+	memset(s->n, 0, sizeof(s->n));
+	memset(s->core_hours, 0, sizeof(s->core_hours));
+	s->spent = s->first = s->last = s->sum = s->queued_work = 0;
+	s->nsum = 0;
+	s->npoints = np;
+	s->point_sum = xcalloc((size_t)np + 1, sizeof(*s->point_sum));
+	s->point_n = xcalloc((size_t)np + 1, sizeof(*s->point_n));
+	long long *queued = xcalloc((size_t)np + 1, sizeof(*queued));
+	s->running = xrealloc(running, sizeof(*s->running) * (m->nrows ? m->nrows : 1));
+	s->nrunning = 0;
+	s->job_width = 3;
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct run *r = &m->rows[i].run;
+		int st = (unsigned)r->state < RUN_NSTATES ? (int)r->state : RUN_PENDING;
+		s->n[st]++;
+		s->core_hours[st] += r->core_hours;
+		if (r->wall > 0)
+			s->spent += r->wall * (r->ranks > 1 ? r->ranks : 1);
+		double t = r->submitted_at > 0 ? r->submitted_at : r->started_at;
+		if (t > 0 && (s->first == 0 || t < s->first))
+			s->first = t;
+		if (r->ended_at > s->last)
+			s->last = r->ended_at;
+		if (r->started_at > s->last)
+			s->last = r->started_at;
+		if (st == RUN_DONE) {
+			double d = run_duration(r);
+			if (d >= 0 && r->point >= 0) {
+				s->point_sum[r->point] += d;
+				s->point_n[r->point]++;
+				s->sum += d;
+				s->nsum++;
+			}
+		} else if ((st == RUN_PENDING || st == RUN_SUBMITTED) && r->point >= 0) {
+			queued[r->point]++;
+		} else if (st == RUN_RUNNING) {
+			s->running[s->nrunning++] = i;
+		}
+		if (r->backend_id) {
+			int w = job_text_len(r->backend_id);
+			if (w > s->job_width)
+				s->job_width = w;
+		}
+	}
+	s->spent /= 3600;
+	if (s->nsum)
+		for (int p = 0; p < np; p++)
+			if (queued[p])
+				s->queued_work += (double)queued[p] *
+						  (s->point_n[p] ? s->point_sum[p] / (double)s->point_n[p]
+								 : s->sum / (double)s->nsum);
+	free(queued);
+}
+
 /* Take over the runs (moved, not copied); returns how many changed. */
-static long long merge_runs(struct top_model *m, struct run *runs, int n)
+static long long merge_runs(struct top_model *m, struct run *runs, int n, int *moved)
 {
 	int sorted = 1;
+	*moved = 0;
 	for (int i = 0; i < n; i++) {
 		struct run *r = &runs[i];
 		if (r->seq > m->last_seq)
@@ -540,10 +678,11 @@ static long long merge_runs(struct top_model *m, struct run *runs, int n)
 			row->run = *r;
 		}
 		row->match = (unsigned char)row_match(m, row);
+		mark_dirty(m, (size_t)(row - m->rows));
 		memset(r, 0, sizeof(*r));
 	}
 	if (!sorted) {
-		/* ids arrived out of order: rare; restore the order by id */
+		/* ids arrived out of order: rare; restore the order by id (indices move) */
 		for (size_t i = 1; i < m->nrows; i++) {
 			struct top_row t = m->rows[i];
 			size_t j = i;
@@ -553,6 +692,7 @@ static long long merge_runs(struct top_model *m, struct run *runs, int n)
 			}
 			m->rows[j] = t;
 		}
+		*moved = 1;
 	}
 	return n;
 }
@@ -560,19 +700,25 @@ static long long merge_runs(struct top_model *m, struct run *runs, int n)
 long long top_model_refresh(struct top_model *m, double now, struct perr *err)
 {
 	struct run *runs = NULL;
-	int n = 0;
+	int n = 0, moved;
 	m->now = now;
 	if (store_load_runs(m->st, m->last_seq, &runs, &n, err) < 0)
 		return -1;
-	long long changed = merge_runs(m, runs, n);
+	long long changed = merge_runs(m, runs, n, &moved);
 	runs_free(runs, n);
-	if (store_counts(m->st, &m->counts, err) < 0)
-		return -1;
 	m->changed = changed;
-	if (changed || m->sort_col == TOP_COL_ELAPSED || filter_uses_clock(&m->filter)) {
-		if (filter_uses_clock(&m->filter))
-			rematch_all(m);
+	if (changed)
+		stats_update(m);
+	if (m->sort_col == TOP_COL_ELAPSED)
+		for (size_t i = 0; i < m->stats.nrunning; i++)
+			mark_dirty(m, m->stats.running[i]);
+	if (filter_uses_clock(&m->filter)) {
+		rematch_all(m);
 		view_rebuild(m);
+	} else if (moved || m->ndirty > m->nrows / 8) {
+		view_rebuild(m);
+	} else if (m->ndirty) {
+		view_update(m);
 	}
 	return changed;
 }
@@ -618,6 +764,11 @@ void top_model_release(struct top_model *m)
 		run_release(&m->rows[i].run);
 	free(m->rows);
 	free(m->view);
+	free(m->view_tmp);
+	free(m->dirty);
+	free(m->stats.point_sum);
+	free(m->stats.point_n);
+	free(m->stats.running);
 	for (int k = 0; k < m->nparams; k++)
 		free(m->params[k]);
 	free(m->params);
@@ -716,18 +867,14 @@ size_t top_model_selection(const struct top_model *m, long long **ids)
 
 void top_model_progress(const struct top_model *m, struct top_progress *p)
 {
+	const long long *n = m->stats.n;
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < m->nrows; i++) {
-		switch (m->rows[i].run.state) {
-		case RUN_PENDING: p->pending++; break;
-		case RUN_SUBMITTED: p->submitted++; break;
-		case RUN_RUNNING: p->running++; break;
-		case RUN_DONE: p->done++; break;
-		case RUN_FAILED: p->failed++; break;
-		case RUN_CANCELLED: p->cancelled++; break;
-		default: break;
-		}
-	}
+	p->pending = n[RUN_PENDING];
+	p->submitted = n[RUN_SUBMITTED];
+	p->running = n[RUN_RUNNING];
+	p->done = n[RUN_DONE];
+	p->failed = n[RUN_FAILED];
+	p->cancelled = n[RUN_CANCELLED];
 	p->planned = (long long)m->nrows;
 	p->inflight = p->submitted + p->running;
 	p->fraction = p->planned ? (double)(p->done + p->failed + p->cancelled) / (double)p->planned
@@ -736,20 +883,14 @@ void top_model_progress(const struct top_model *m, struct top_progress *p)
 
 void top_model_budget(const struct top_model *m, struct top_budget *b)
 {
+	const double *ch = m->stats.core_hours;
 	memset(b, 0, sizeof(*b));
-	for (size_t i = 0; i < m->nrows; i++) {
-		const struct run *r = &m->rows[i].run;
-		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING)
-			b->committed += r->core_hours;
-		else if (r->state == RUN_PENDING)
-			b->pending += r->core_hours;
-		b->planned += r->core_hours;
-	}
-	b->spent = m->counts.core_hours_spent;
-	if (m->counts.core_hours_planned > 0)
-		b->planned = m->counts.core_hours_planned;
+	b->committed = ch[RUN_SUBMITTED] + ch[RUN_RUNNING];
+	b->pending = ch[RUN_PENDING];
+	for (int s = 0; s < RUN_NSTATES; s++)
+		b->planned += ch[s];
+	b->spent = m->stats.spent;
 	b->budget = m->budget;
-	b->over = 0;
 	if (b->budget >= 0) {
 		double need = b->spent + b->committed + b->pending - b->budget;
 		if (need > 0)
@@ -759,85 +900,32 @@ void top_model_budget(const struct top_model *m, struct top_budget *b)
 
 double top_model_elapsed(const struct top_model *m)
 {
-	double first = 0, last = 0;
-	int inflight = 0;
-	for (size_t i = 0; i < m->nrows; i++) {
-		const struct run *r = &m->rows[i].run;
-		double t = r->submitted_at > 0 ? r->submitted_at : r->started_at;
-		if (t > 0 && (first == 0 || t < first))
-			first = t;
-		if (r->ended_at > last)
-			last = r->ended_at;
-		if (r->started_at > last)
-			last = r->started_at;
-		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING)
-			inflight = 1;
-	}
-	if (first == 0)
+	const struct top_stats *s = &m->stats;
+	if (s->first == 0)
 		return 0;
-	double end = inflight ? (m->now > last ? m->now : last) : last;
-	return end > first ? end - first : 0;
-}
-
-static double run_duration(const struct run *r)
-{
-	if (r->wall > 0)
-		return r->wall;
-	if (r->ended_at > 0 && r->started_at > 0 && r->ended_at >= r->started_at)
-		return r->ended_at - r->started_at;
-	return -1;
+	int inflight = s->n[RUN_SUBMITTED] + s->n[RUN_RUNNING] > 0;
+	double end = inflight && m->now > s->last ? m->now : s->last;
+	return end > s->first ? end - s->first : 0;
 }
 
 double top_model_eta(const struct top_model *m)
 {
-	int npoints = 0;
-	for (size_t i = 0; i < m->nrows; i++)
-		if (m->rows[i].run.point + 1 > npoints)
-			npoints = m->rows[i].run.point + 1;
-	double *sum = xcalloc((size_t)npoints + 1, sizeof(double));
-	long long *cnt = xcalloc((size_t)npoints + 1, sizeof(long long));
-	double gsum = 0;
-	long long gcnt = 0, remaining = 0, inflight = 0;
-	for (size_t i = 0; i < m->nrows; i++) {
-		const struct run *r = &m->rows[i].run;
-		if (r->state == RUN_DONE) {
-			double d = run_duration(r);
-			if (d >= 0 && r->point >= 0) {
-				sum[r->point] += d;
-				cnt[r->point]++;
-				gsum += d;
-				gcnt++;
-			}
-		} else if (r->state == RUN_PENDING || r->state == RUN_SUBMITTED ||
-			   r->state == RUN_RUNNING) {
-			remaining++;
-			if (r->state != RUN_PENDING)
-				inflight++;
-		}
+	const struct top_stats *s = &m->stats;
+	long long inflight = s->n[RUN_SUBMITTED] + s->n[RUN_RUNNING];
+	if (s->n[RUN_PENDING] + inflight == 0)
+		return 0;
+	if (!s->nsum || !inflight)
+		return -1;
+	double work = s->queued_work;
+	for (size_t i = 0; i < s->nrunning; i++) {
+		const struct run *r = &m->rows[s->running[i]].run;
+		double est = r->point >= 0 && r->point < s->npoints && s->point_n[r->point]
+				     ? s->point_sum[r->point] / (double)s->point_n[r->point]
+				     : s->sum / (double)s->nsum;
+		double e = top_run_elapsed(r, m->now);
+		work += e > 0 ? (est > e ? est - e : 0) : est;
 	}
-	double eta = -1;
-	if (remaining == 0) {
-		eta = 0;
-	} else if (gcnt > 0 && inflight > 0) {
-		double work = 0;
-		for (size_t i = 0; i < m->nrows; i++) {
-			const struct run *r = &m->rows[i].run;
-			if (r->state != RUN_PENDING && r->state != RUN_SUBMITTED &&
-			    r->state != RUN_RUNNING)
-				continue;
-			double est = r->point >= 0 && cnt[r->point] ? sum[r->point] / (double)cnt[r->point]
-								   : gsum / (double)gcnt;
-			if (r->state == RUN_RUNNING) {
-				double e = top_run_elapsed(r, m->now);
-				est = e > 0 && est > e ? est - e : (e > 0 ? 0 : est);
-			}
-			work += est;
-		}
-		eta = work / (double)inflight;
-	}
-	free(sum);
-	free(cnt);
-	return eta;
+	return work / (double)inflight;
 }
 
 void top_bar_split(const double *parts, int nparts, double total, int width, int *cells)

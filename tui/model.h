@@ -40,6 +40,28 @@ struct top_row {
 	struct run run;
 	unsigned char match;    /* passes the current filter */
 	unsigned char marked;   /* selected with space */
+	unsigned char dirty;    /* changed since the view was last updated */
+};
+
+/*
+ * Aggregates over all runs, recomputed in one pass when a refresh brings
+ * changes (never per draw): what the header shows, and the per-point mean
+ * run times the ETA needs.
+ */
+struct top_stats {
+	long long n[RUN_NSTATES];
+	double core_hours[RUN_NSTATES];     /* planned cost of the runs in each state */
+	double spent;           /* measured wall x ranks, as store_counts computes it */
+	double first, last;     /* first submission, last start or end (Unix s), 0 if none */
+	int npoints;
+	double *point_sum;      /* per point: summed durations of done runs */
+	long long *point_n;
+	double sum;             /* over all points */
+	long long nsum;
+	double queued_work;     /* estimated seconds of the pending and submitted runs */
+	size_t *running;        /* row indices of the running runs */
+	size_t nrunning;
+	int job_width;          /* widest job id as shown */
 };
 
 /* One condition of a `param=value` filter. */
@@ -81,9 +103,11 @@ struct top_model {
 	struct top_row *rows;
 	size_t nrows, rows_alloc;
 	long long last_seq;
-	struct store_counts counts;
-	size_t *view;
+	struct top_stats stats;
+	size_t *view, *view_tmp;
 	size_t nview;
+	size_t *dirty;          /* rows changed by the last refresh */
+	size_t ndirty, dirty_alloc;
 	int sort_col, sort_desc;
 	struct top_filter filter;
 	size_t cursor, scroll;  /* view positions */

@@ -29,15 +29,7 @@ static int digits(long long v)
 static void column_widths(const struct top_model *m, int w, int *cw)
 {
 	long long maxid = m->nrows ? m->rows[m->nrows - 1].run.id : 1;
-	int job = 3;
-	for (size_t i = 0; i < m->nrows; i++) {
-		const char *b = m->rows[i].run.backend_id;
-		if (b) {
-			int l = (int)strcspn(b, ":");
-			if (l > job)
-				job = l;
-		}
-	}
+	int job = m->stats.job_width;
 	cw[TOP_COL_ID] = digits(maxid) > 2 ? digits(maxid) : 2;
 	cw[TOP_COL_PLACEMENT] = 9;
 	cw[TOP_COL_REP] = 3;
