@@ -187,7 +187,9 @@ static char *load_argv(const char *run_dir)
 		}
 	}
 	json_decref(a);
-	return strbuf_detach(&sb);
+	char *line = strbuf_detach(&sb);
+	strbuf_release(&sb);    /* detach re-initialises it */
+	return line;
 }
 
 int top_details_load(struct top_details *d, struct top_model *m, long long id, int maxlines,

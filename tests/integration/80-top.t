@@ -156,7 +156,7 @@ $TM resize-window -t main -x 80 -y 24 2> /dev/null || $TM resize-pane -t main -x
 
 # q restores the terminal
 keys main q
-wait_for main "EXITED rc=0"; ok $? "q quits with status 0"
+wait_for main "EXITED rc=0"; ok $? "q quits with status 0" || screen main | sed "s/^/# /"
 is "$($TM display -p -t main '#{alternate_on}')" 0 "the terminal left the alternate screen"
 
 # colours, NO_COLOR, and Ctrl-C
