@@ -20,8 +20,50 @@ static const struct cli_command commands[] = {
 	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
 	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
+	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
+	  "fit performance models (Extra-P's PMNF method) to every callpath",
+	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
+	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
+	  "select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+	  "taint-constrained model of each region's dependencies next to the black-box one.\n"
+	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
+	  "with an existing FILE reads it as input." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
+	{ "validate", cmd_validate,
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]",
+	  "check measurements for noise, false dependencies, contention and regime changes",
+	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
+	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
+	  "(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+	  "Per region (call path) and metric it checks:\n"
+	  "  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+	  "                    with more than half its points noisy is unreliable: reported,\n"
+	  "                    not modelled\n"
+	  "  false-dependency  the black-box model uses a parameter that the region's\n"
+	  "                    dependencies (--deps) exclude, changing it by --min-growth\n"
+	  "                    or more; the cause is contention, speedup or noise\n"
+	  "  contention        measurements grow with ranks_per_node, or with a parameter\n"
+	  "                    the dependencies exclude, by at least --min-growth (0.05) and\n"
+	  "                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+	  "  segmented         a line of >= 9 points is better fitted by two models\n"
+	  "  volume            measured / expected (`expect` in the dependency file) drifts\n"
+	  "\n"
+	  "Output: one line per flag and the verdict; --json prints the stable contract\n"
+	  "{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
+	  "regions: [...]}; --html FILE writes a self-contained report with plots\n"
+	  "(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
+	  "metric (default: time when present, else all).\n"
+	  "\n"
+	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
+	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
+	  "See docs/validation.md." },
+	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
+	  "analyse a dependency file: pruned parameters, multiplicative groups",
+	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+	  "--params a,b   analyse only these parameters; the others are held fixed\n"
+	  "--all          list every function, not the first few" },
 	{ "top", cmd_top, "top [CAMPAIGN_DIR ...] [-d SECONDS] [--once]",
 	  "monitor campaigns: progress, budget, runs, flags; cancel and retry",
 	  "Shows each campaign's progress against its plan and budget, its runs (sort,\n"

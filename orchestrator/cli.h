@@ -41,6 +41,9 @@ int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 
 #endif

@@ -1,8 +1,9 @@
 # TAP helpers for the integration scripts (sourced).  Each script gets a
 # scratch directory $T (and HOME), removed at exit.
 ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-PS=$ROOT/bin/perfsweep
-DEMO=$ROOT/bin/demo-app
+BIN=${PERFSWEEP_BIN:-$ROOT/bin}
+PS=$BIN/perfsweep
+DEMO=$BIN/demo-app
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-it-XXXXXX")
 export HOME=$T
 _n=0
