@@ -34,6 +34,8 @@ struct top_app {
 	size_t nconfirm;
 	struct top_details details;
 	char validate_title[256];
+	struct top_lines validate;      /* the validator's text report */
+	int pane_scroll;                /* first line shown in the validate and help panes */
 	int quit;
 	double interval;                /* seconds between refreshes */
 	int color;

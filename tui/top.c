@@ -60,6 +60,7 @@ static void app_release(struct top_app *a)
 	free(a->flags_at);
 	free(a->confirm_ids);
 	top_details_release(&a->details);
+	top_lines_release(&a->validate);
 	strbuf_release(&a->input);
 	memset(a, 0, sizeof(*a));
 }
@@ -127,6 +128,18 @@ static void k_move(struct top_ctx *c, int key)
 {
 	struct top_model *m = top_app_model(c->a);
 	long long d;
+	if (c->a->mode == TOP_MODE_VALIDATE || c->a->mode == TOP_MODE_HELP) {
+		/* panes scroll their text */
+		int step = key == TK_PGUP || key == TK_PGDN ? c->height : 1;
+		int up = key == TK_UP || key == 'k' || key == TK_PGUP || key == TK_HOME || key == 'g';
+		if (key == TK_HOME || key == 'g')
+			c->a->pane_scroll = 0;
+		else
+			c->a->pane_scroll += up ? -step : step;
+		if (c->a->pane_scroll < 0)
+			c->a->pane_scroll = 0;
+		return;
+	}
 	switch (key) {
 	case TK_UP: case 'k': d = -1; break;
 	case TK_DOWN: case 'j': d = 1; break;
@@ -251,14 +264,15 @@ static void k_validate(struct top_ctx *c, int key)
 {
 	(void)key;
 	struct perr err;
-	if (app_flags(c->a, c->a->cur, c->now, 1, &err) < 0) {
-		app_message(c->a, 1, "validate: %s", err.msg);
+	struct top_app *a = c->a;
+	if (app_flags(a, a->cur, c->now, 1, &err) < 0 ||
+	    top_validate(top_app_model(a)->dir, &a->validate, a->validate_title,
+			 sizeof(a->validate_title), &err) < 0) {
+		app_message(a, 1, "validate: %s", err.msg);
 		return;
 	}
-	snprintf(c->a->validate_title, sizeof(c->a->validate_title),
-		 "validate: noise from measurements (CoV > %.2g over >= %d repetitions)",
-		 TOP_FLAGS_COV, TOP_FLAGS_MIN_REPS);
-	c->a->mode = TOP_MODE_VALIDATE;
+	a->pane_scroll = 0;
+	a->mode = TOP_MODE_VALIDATE;
 }
 
 static void k_campaign(struct top_ctx *c, int key)
@@ -274,6 +288,7 @@ static void k_campaign(struct top_ctx *c, int key)
 static void k_help(struct top_ctx *c, int key)
 {
 	(void)key;
+	c->a->pane_scroll = 0;
 	c->a->mode = TOP_MODE_HELP;
 }
 
@@ -283,6 +298,7 @@ static void k_back(struct top_ctx *c, int key)
 	if (c->a->mode != TOP_MODE_TABLE) {
 		c->a->mode = TOP_MODE_TABLE;
 		top_details_release(&c->a->details);
+		top_lines_release(&c->a->validate);
 	} else if (key == TK_ESC && m->filter.text) {
 		struct perr err;
 		top_model_set_filter(m, NULL, &err);
@@ -317,7 +333,7 @@ static const struct key_binding bindings[] = {
 	{ { ' ', 'a', 'u', 0 }, k_mark, "Space a u     mark a run, mark all shown, unmark all" },
 	{ { 'c', TK_F9, 0, 0 }, k_cancel, "c F9          cancel the marked runs (or this one), asks first" },
 	{ { 'r', 0, 0, 0 }, k_retry, "r             retry failed runs (marked, this one, or all shown)" },
-	{ { 'v', 0, 0, 0 }, k_validate, "v             validate: noise flags from the measurements" },
+	{ { 'v', 0, 0, 0 }, k_validate, "v             validate: run the validator (as perfsweep validate DIR)" },
 	{ { TK_TAB, ']', TK_BTAB, '[' }, k_campaign, "Tab ] [       next/previous campaign" },
 	{ { '?', 'h', TK_F1, 0 }, k_help, "? h F1        this help" },
 	{ { 'q', TK_F10, 0, 0 }, k_quit, "q F10         quit (in a pane: back)" },

@@ -134,17 +134,28 @@ void view_flags_line(struct screen *s, const struct top_app *a, int y)
 void view_flags_pane(struct screen *s, const struct top_app *a, int y, int height)
 {
 	const struct top_flags *f = &a->flags[a->cur];
-	char buf[512];
-	int row = y;
+	int row = y, end = y + height;
 	screen_fill(s, row, 0, s->w, ' ', SA_REVERSE);
-	screen_put(s, row++, 0, a->validate_title[0] ? a->validate_title : "validate", SA_REVERSE | SA_BOLD);
+	screen_put(s, row++, 0, a->validate_title[0] ? a->validate_title : "validate",
+		   SA_REVERSE | SA_BOLD);
+	/* the live flags, then the validator's report, scrolled as one text */
+	int line = 0, skip = a->pane_scroll;
+	char buf[512];
+#define PANE_LINE(attr, ...) do { if (line++ >= skip && row < end) \
+		screen_printf(s, row++, 0, (attr), __VA_ARGS__); } while (0)
 	top_flags_summary(f, buf, sizeof(buf));
-	screen_put(s, row++, 0, buf, f->nnoisy ? SA_BOLD | SA_COLOR(SC_YELLOW) : 0);
-	if (f->nlines && row < y + height)
-		screen_put(s, row++, 0, "  CoV   reps  point: region metric", SA_BOLD);
-	for (int i = 0; i < f->nlines && row < y + height; i++)
-		screen_printf(s, row++, 0, 0, "  %5.3f %4d  %s", f->lines[i].cov, f->lines[i].reps,
-			      f->lines[i].where);
-	if (f->nnoisy > f->nlines && row < y + height)
-		screen_printf(s, row++, 0, SA_DIM, "  ... %d more", f->nnoisy - f->nlines);
+	PANE_LINE(SA_BOLD, "live flags: %s", buf);
+	for (int i = 0; i < f->ngrowth; i++)
+		PANE_LINE(SA_COLOR(SC_RED), "  contention: %s grows %+.0f%% from %g to %g ranks per node "
+			  "(p = %.2g)", f->growth[i].region, 100 * f->growth[i].growth, f->growth[i].xmin,
+			  f->growth[i].xmax, f->growth[i].p_value);
+	for (int i = 0; i < f->nlines && i < 5; i++)
+		PANE_LINE(SA_COLOR(SC_YELLOW), "  noise: CoV %.3f over %d reps at %s", f->lines[i].cov,
+			  f->lines[i].reps, f->lines[i].where);
+	if (f->nnoisy > 5)
+		PANE_LINE(SA_DIM, "  ... %d more noisy points", f->nnoisy - 5);
+	PANE_LINE(SA_BOLD, "%s", "validator report:");
+	for (int i = 0; i < a->validate.n; i++)
+		PANE_LINE(0, "%s", a->validate.v[i]);
+#undef PANE_LINE
 }

@@ -31,7 +31,9 @@ void view_status_draw(struct screen *s, const struct top_app *a, int y)
 		snprintf(buf + n, sizeof(buf) - (size_t)n, " filter '%s'", m->filter.text);
 	int x = screen_put(s, y, 0, buf, SA_BOLD);
 	static const char keys[] = "  ?:help /:filter <>:sort Enter:details c:cancel q:quit";
-	const char *k = a->mode == TOP_MODE_TABLE ? keys : "  Esc:back q:quit";
+	const char *k = a->mode == TOP_MODE_TABLE ? keys
+		      : a->mode == TOP_MODE_DETAILS ? "  Up/Down:other run Esc:back"
+						    : "  Up/Down/PgUp/PgDn:scroll Esc:back";
 	if (a->nmodels > 1 && a->mode == TOP_MODE_TABLE)
 		x += screen_put(s, y, x, "  Tab:campaign", SA_DIM);
 	screen_put(s, y, x, k, SA_DIM);
@@ -42,7 +44,11 @@ void view_help_draw(struct screen *s, const struct top_app *a, int y, int height
 	int row = y;
 	screen_fill(s, row, 0, s->w, ' ', SA_REVERSE);
 	screen_put(s, row++, 0, "keys (Esc: back)", SA_REVERSE | SA_BOLD);
-	for (int i = 0; a->help && a->help[i] && row < y + height; i++)
+	int nhelp = 0;
+	while (a->help && a->help[nhelp])
+		nhelp++;
+	int first = a->pane_scroll < nhelp ? a->pane_scroll : (nhelp ? nhelp - 1 : 0);
+	for (int i = first; i < nhelp && row < y + height; i++)
 		screen_put(s, row++, 1, a->help[i], 0);
 }
 

@@ -141,8 +141,9 @@ wait_for main "$npend $runs cancelled"; ok $? "all marked runs are cancelled"
 keys main Escape '?'
 wait_for main "keys (Esc: back)"; ok $? "? shows the key help"
 keys main Escape v
-wait_for main "validate: noise from measurements"; ok $? "v shows the validation summary"
-like "$(screen main)" "points above CoV" "with the noise count"
+wait_for main "validate: publishable" 20 || wait_for main "validate: blocked"; ok $? "v runs the validator and shows its verdict"
+like "$(screen main)" "live flags: " "with the live flags"
+like "$(screen main)" "validator report:" "and the validator report"
 keys main Escape
 
 # resize

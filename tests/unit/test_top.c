@@ -328,6 +328,71 @@ static void test_flags_and_actions(void)
 	free(dir2);
 }
 
+/* One parameter a, and ranks per node 1, 2, 4, 8 at each value: time grows with it. */
+static void test_contention(void)
+{
+	char *dir = xasprintf("%s/rpn", tap_tmpdir());
+	double av[2] = { 1, 2 };
+	struct plan pl = { 0 };
+	pl.nparams = 1;
+	pl.params = xcalloc(1, sizeof(*pl.params));
+	pl.params[0].name = xstrdup("a");
+	pl.params[0].nvalues = 2;
+	pl.params[0].values = xmalloc(sizeof(av));
+	memcpy(pl.params[0].values, av, sizeof(av));
+	pl.params[0].is_int = 1;
+	pl.npoints = 8;
+	pl.points = xcalloc(8, sizeof(*pl.points));
+	for (int i = 0; i < 8; i++) {
+		pl.points[i].values = xmalloc(sizeof(double));
+		pl.points[i].values[0] = av[i / 4];
+		pl.points[i].nodes = 1;
+		pl.points[i].ranks_per_node = 1 << (i % 4);
+		pl.points[i].repetitions = 3;
+		pl.runs += 3;
+	}
+	struct store *st;
+	must(store_create(&st, dir, "rpn", "local", "name = \"rpn\";", &pl, &err), "create");
+	plan_release(&pl);
+	struct top_model m;
+	must(top_model_open(&m, dir, T0, &err), "open");
+	for (size_t i = 0; i < m.nrows; i++) {
+		const struct run *r = &m.rows[i].run;
+		struct measurement_list ml;
+		measurement_list_init(&ml);
+		/* +10% per rank per node, a little noise between repetitions */
+		double v = 10 * r->values[0] * (1 + 0.1 * r->ranks_per_node) * (1 + 0.002 * r->repetition);
+		measurement_list_add(&ml, 0, "main", "time", v);
+		must(store_mark_submitted(st, r->id, "1:1", T0, &err), "s");
+		must(store_mark_done(st, r->id, T0 + 1, 0, 1, &ml, NULL, &err), "d");
+		measurement_list_release(&ml);
+	}
+	top_model_release(&m);
+	struct top_flags f;
+	char buf[512];
+	ok(top_flags_compute(st, TOP_FLAGS_COV, TOP_FLAGS_MIN_REPS, &f, &err) == 0, "flags with ranks per node");
+	ok(f.rpn_varies, "ranks per node varies");
+	is_int(f.ngrowth, 1, "one region grows with ranks per node");
+	contains(f.growth[0].region, "main time", "the region");
+	is_rel(f.growth[0].growth, 1.8 / 1.1 - 1, 0.05, "by about +64%% from 1 to 8 ranks per node");
+	top_flags_summary(&f, buf, sizeof(buf));
+	contains(buf, "main time grows +6", "the summary says so");
+	is_int(f.nnoisy, 0, "and the repetitions are not noisy");
+	store_close(st);
+
+	struct top_lines lines = { 0 };
+	char title[256];
+	ok(top_validate(dir, &lines, title, sizeof(title), &err) == 0, "the validator runs on the campaign");
+	contains(title, "validate: blocked", "contention blocks publishing");
+	contains(title, "no dependency file", "no dependency file is named");
+	int seen = 0;
+	for (int i = 0; i < lines.n; i++)
+		seen |= strstr(lines.v[i], "contention") != NULL;
+	ok(seen, "the report has a contention line");
+	top_lines_release(&lines);
+	free(dir);
+}
+
 static void test_arithmetic(void)
 {
 	int c[4];
@@ -363,6 +428,7 @@ int main(void)
 	test_arithmetic();
 	test_eta();
 	test_flags_and_actions();
+	test_contention();
 	test_big();
 	return done_testing();
 }
