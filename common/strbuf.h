@@ -6,6 +6,20 @@
 #define PS_STRBUF_H
 #include <stddef.h>
 
+/*
+ * libconfig exports strbuf_release/strbuf_append of its own; our functions
+ * get prefixed link names so that neither interposes the other.
+ */
+#define strbuf_init ps_strbuf_init
+#define strbuf_release ps_strbuf_release
+#define strbuf_reset ps_strbuf_reset
+#define strbuf_add ps_strbuf_add
+#define strbuf_addstr ps_strbuf_addstr
+#define strbuf_addch ps_strbuf_addch
+#define strbuf_addf ps_strbuf_addf
+#define strbuf_detach ps_strbuf_detach
+#define strbuf_read_file ps_strbuf_read_file
+
 struct strbuf {
 	char *buf;
 	size_t len, alloc;

@@ -1,1 +1,187 @@
-int main(void) { return 0; }
+/*
+ * demo-app: a small program with kernels of known cost, for trying
+ * perfsweep end to end.  Each kernel is timed and printed on stdout as
+ * "<kernel>: <seconds> s".
+ *
+ *   setup   constant time
+ *   dense   O(n^3 * i)       dense matrix multiply, n x n
+ *   stream  O(n * i)         triad over 3 arrays of n*4096 doubles (leaves the caches)
+ *   sort    O(n log n * i)   qsort of n*512 doubles
+ *
+ * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
+ *   -k  comma-separated kernels to run (default: all)
+ *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
+ *   --fail-once FILE  exit 3 if FILE does not exist, after creating it (tests: retries)
+ *   --echo  print every argument on its own line as "arg: <value>" (tests: no shell)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile double sink;
+
+static void setup(void)
+{
+	double s = 0;
+	for (int i = 0; i < 200000; i++)
+		s += sqrt((double)i);
+	sink += s;
+}
+
+static void dense(long n, long iters)
+{
+	double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n),
+	       *c = calloc((size_t)(n * n), sizeof(double));
+	for (long i = 0; i < n * n; i++) {
+		a[i] = (double)(i % 7) * 0.5;
+		b[i] = (double)(i % 5) * 0.25;
+	}
+	for (long it = 0; it < iters; it++)
+		for (long i = 0; i < n; i++)
+			for (long k = 0; k < n; k++) {
+				double aik = a[i * n + k];
+				for (long j = 0; j < n; j++)
+					c[i * n + j] += aik * b[k * n + j];
+			}
+	sink += c[n * n / 2];
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void stream(long n, long iters)
+{
+	long len = n * 4096;
+	double *x = malloc(sizeof(double) * len), *y = malloc(sizeof(double) * len),
+	       *z = malloc(sizeof(double) * len);
+	for (long i = 0; i < len; i++) {
+		x[i] = 1.0;
+		y[i] = 2.0;
+	}
+	for (long it = 0; it < iters; it++)
+		for (long i = 0; i < len; i++)
+			z[i] = x[i] + 3.0 * y[i];
+	sink += z[len / 2];
+	free(x);
+	free(y);
+	free(z);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void sort(long n, long iters)
+{
+	long len = n * 512;
+	double *v = malloc(sizeof(double) * len);
+	unsigned s = 12345;
+	for (long it = 0; it < iters; it++) {
+		for (long i = 0; i < len; i++) {
+			s = s * 1103515245u + 12345u;
+			v[i] = (double)(s >> 8);
+		}
+		qsort(v, (size_t)len, sizeof(double), cmp);
+	}
+	sink += v[len / 2];
+	free(v);
+}
+
+static int wanted(const char *list, const char *k)
+{
+	if (!list)
+		return 1;
+	size_t n = strlen(k);
+	for (const char *p = list; (p = strstr(p, k)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = 0, iters = 1;
+	double nap = 0;
+	const char *kernels = NULL, *fail_once = NULL;
+	int echo = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--echo")) {
+			echo = 1;
+		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
+			fail_once = argv[++i];
+		} else if (argv[i][0] == '-' && strchr("niks", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
+			char o = argv[i][1];
+			const char *v = argv[++i];
+			char *end;
+			if (o == 'k') {
+				kernels = v;
+				continue;
+			}
+			double x = strtod(v, &end);
+			if (*end || x < 0) {
+				fprintf(stderr, "demo-app: bad value '%s' for -%c\n", v, o);
+				return 2;
+			}
+			if (o == 'n')
+				n = (long)x;
+			else if (o == 'i')
+				iters = (long)x;
+			else
+				nap = x;
+		} else if (!echo) {
+			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo]\n");
+			return 2;
+		}
+	}
+	if (echo)
+		for (int i = 1; i < argc; i++)
+			printf("arg: %s\n", argv[i]);
+	if (fail_once && access(fail_once, F_OK)) {
+		FILE *f = fopen(fail_once, "w");
+		if (f)
+			fclose(f);
+		fprintf(stderr, "demo-app: failing once on purpose\n");
+		return 3;
+	}
+	if (nap > 0) {
+		struct timespec ts = { (time_t)nap, (long)((nap - (time_t)nap) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	if (n <= 0)
+		return echo ? 0 : (fprintf(stderr, "demo-app: -n SIZE is required\n"), 2);
+	double t0 = now(), t;
+	if (wanted(kernels, "setup")) {
+		t = now();
+		setup();
+		printf("setup: %.9f s\n", now() - t);
+	}
+	if (wanted(kernels, "dense")) {
+		t = now();
+		dense(n, iters);
+		printf("dense: %.9f s\n", now() - t);
+	}
+	if (wanted(kernels, "stream")) {
+		t = now();
+		stream(n, iters);
+		printf("stream: %.9f s\n", now() - t);
+	}
+	if (wanted(kernels, "sort")) {
+		t = now();
+		sort(n, iters);
+		printf("sort: %.9f s\n", now() - t);
+	}
+	printf("total: %.9f s\n", now() - t0);
+	return 0;
+}

@@ -39,6 +39,8 @@ struct run_result {
 	int retry_free;             /* not the program's fault (node failure, preemption):
 	                               retried without using up an attempt */
 	char reason[256];           /* why it failed, "" if it did not */
+	int running;                /* not finished: only reports that the run has started
+	                               (optional; then started_at is set) */
 };
 
 struct backend_config {
@@ -83,5 +85,8 @@ struct backend {
 
 int backend_local_new(struct backend **b, int jobs, struct perr *err);
 int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
+/* Kill what is left of a local run from its backend id ("PGID:STARTTIME"),
+   if that process group still exists.  Returns 1 if something was killed. */
+int backend_local_cancel_id(const char *backend_id);
 
 #endif

@@ -8,6 +8,20 @@
 
 static const struct cli_command commands[] = {
 	{ "help", cmd_help, "help [COMMAND]", "show help for perfsweep or one command", NULL },
+	{ "plan", cmd_plan, "plan CONFIG [--json] [--explain]",
+	  "print the runs a campaign would execute, without running anything", NULL },
+	{ "run", cmd_run, "run CONFIG [--dir DIR] [--jobs N] [--quiet]",
+	  "execute (or resume) every planned run that has not completed",
+	  "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
+	  "then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
+	  "a reboot) resume from the store: run the same command again.\n"
+	  "--jobs N runs at most N runs at once on the local backend (default: online CPUs).\n"
+	  "Exit status 0 when every run is done, 1 when some failed for good." },
+	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
+	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
+	  "campaign, backend, measurements, collection_errors and the runs with problems." },
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
+	  "write a campaign's measurements in another format", NULL },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -7,16 +7,12 @@
  */
 #ifndef PS_CONFIG_H
 #define PS_CONFIG_H
+#include "collectors/regex_collect.h"
 #include "common/error.h"
 #include "designs/plan.h"
 #include "orchestrator/backend.h"
 #include <libconfig.h>
 
-struct regex_pattern {
-	char *region, *metric;
-	char *pattern;              /* POSIX extended regex with one capture group */
-	char *stream;               /* "stdout" or "stderr" */
-};
 
 struct campaign_config {
 	char *path;                 /* the config file */

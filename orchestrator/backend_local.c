@@ -1,0 +1,364 @@
+/*
+ * The local backend: runs on this machine with fork/exec, never a shell.
+ * Each run is one process group (all its ranks), so a timeout or a cancel
+ * kills everything it started.  The backend id is "PGID:STARTTIME" (the
+ * leader's start time from /proc) so that a later orchestrator can tell a
+ * leftover process from an unrelated one that reused the pid.
+ */
+#include "orchestrator/backend.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct local_run {
+	long long id;
+	pid_t pgid;
+	pid_t *pids;
+	int npids, alive;
+	int status;                 /* first non-zero exit status, else 0 */
+	double t0;                  /* monotonic start */
+	double started_at;          /* Unix start */
+	double deadline;            /* monotonic, 0 = none */
+	int timed_out;
+	double timeout;
+	char *reason;
+};
+
+struct local {
+	int jobs;
+	struct local_run *runs;
+	int n;
+	size_t alloc;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double wallclock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Start time of a process (clock ticks since boot), or 0 if it is gone. */
+static unsigned long long proc_starttime(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the command name may hold spaces: fields restart after the last ')' */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	char state = 0;
+	unsigned long long start = 0;
+	/* after ')': state(3) ... starttime is field 22 */
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &state, &start) != 2)
+		return 0;
+	return state == 'Z' ? 0 : start;
+}
+
+static int local_capacity(struct backend *b)
+{
+	struct local *l = b->priv;
+	return l->jobs - l->n;
+}
+
+static int local_inflight(struct backend *b)
+{
+	return ((struct local *)b->priv)->n;
+}
+
+/* In the child: redirect output, set the environment, exec.  Never returns. */
+static void child_exec(const struct run_spec *rs, int rank, int errfd)
+{
+	char *out = rank ? xasprintf("%s/rank-%d.stdout", rs->run_dir, rank)
+			 : xasprintf("%s/stdout", rs->run_dir);
+	char *errp = rank ? xasprintf("%s/rank-%d.stderr", rs->run_dir, rank)
+			  : xasprintf("%s/stderr", rs->run_dir);
+	int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fi = open("/dev/null", O_RDONLY);
+	if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+		goto fail;
+	close(fo);
+	close(fe);
+	close(fi);
+	if (chdir(rs->workdir ? rs->workdir : rs->run_dir))
+		goto fail;
+	for (char *const *e = rs->env; e && *e; e++)
+		putenv(xstrdup(*e));
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%d", rank);
+	setenv("PERFSWEEP_LOCAL_RANK", buf, 1);
+	setenv("PERFSWEEP_RANK", buf, 1);
+	snprintf(buf, sizeof(buf), "%d", rs->ranks);
+	setenv("PERFSWEEP_NRANKS", buf, 1);
+	snprintf(buf, sizeof(buf), "%d", rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
+	setenv("PERFSWEEP_RANKS_PER_NODE", buf, 1);
+	setenv("PERFSWEEP_RUN_DIR", rs->run_dir, 1);
+	signal(SIGPIPE, SIG_DFL);
+	if (rs->policy) {
+		/* perfsweep-bind --policy P --ranks-per-node R -- argv... */
+		int n = 0;
+		while (rs->argv[n])
+			n++;
+		char **av = xcalloc((size_t)n + 7, sizeof(char *));
+		int k = 0;
+		av[k++] = (char *)rs->bind_path;
+		av[k++] = "--policy";
+		av[k++] = (char *)rs->policy;
+		av[k++] = "--ranks-per-node";
+		av[k++] = xasprintf("%d", rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
+		av[k++] = "--";
+		for (int i = 0; i < n; i++)
+			av[k++] = rs->argv[i];
+		execv(rs->bind_path, av);
+	} else {
+		execvp(rs->argv[0], rs->argv);
+	}
+fail:;
+	int e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void kill_run(struct local_run *r, int sig)
+{
+	if (r->pgid > 0)
+		killpg(r->pgid, sig);
+}
+
+static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
+		       struct perr *err)
+{
+	struct local *l = b->priv;
+	XGROW(l->runs, (size_t)l->n + 1, l->alloc);
+	struct local_run *r = &l->runs[l->n];
+	memset(r, 0, sizeof(*r));
+	r->id = rs->id;
+	r->npids = rs->ranks > 0 ? rs->ranks : 1;
+	r->pids = xcalloc((size_t)r->npids, sizeof(pid_t));
+	r->t0 = mono();
+	r->started_at = wallclock();
+	r->timeout = rs->timeout;
+	r->deadline = rs->timeout > 0 ? r->t0 + rs->timeout : 0;
+	for (int i = 0; i < r->npids; i++) {
+		/* a close-on-exec pipe tells the parent whether exec worked */
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC)) {
+			kill_run(r, SIGKILL);
+			return perr_set(err, "pipe: %s", strerror(errno));
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(pfd[0]);
+			close(pfd[1]);
+			kill_run(r, SIGKILL);
+			/* reap what was started */
+			for (int j = 0; j < i; j++)
+				waitpid(r->pids[j], NULL, 0);
+			free(r->pids);
+			return 1;   /* transient: try again later */
+		}
+		if (pid == 0) {
+			close(pfd[0]);
+			setpgid(0, i == 0 ? 0 : r->pgid);
+			child_exec(rs, i, pfd[1]);
+		}
+		if (i == 0)
+			r->pgid = pid;
+		setpgid(pid, r->pgid);   /* both sides set it: no race */
+		r->pids[i] = pid;
+		r->alive++;
+		close(pfd[1]);
+		int e = 0;
+		ssize_t got = read(pfd[0], &e, sizeof(e));
+		close(pfd[0]);
+		if (got == (ssize_t)sizeof(e)) {
+			kill_run(r, SIGKILL);
+			for (int j = 0; j <= i; j++)
+				waitpid(r->pids[j], NULL, 0);
+			free(r->pids);
+			const char *what = rs->policy ? rs->bind_path : rs->argv[0];
+			return perr_set(err, "cannot execute '%s': %s", what, strerror(e));
+		}
+	}
+	*backend_id = xasprintf("%d:%llu", (int)r->pgid, proc_starttime(r->pgid));
+	l->n++;
+	return 0;
+}
+
+static void finish(struct local_run *r, struct run_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->id = r->id;
+	res->started_at = r->started_at;
+	res->wall = mono() - r->t0;
+	res->ended_at = r->started_at + res->wall;
+	res->exit_status = r->status;
+	if (r->timed_out) {
+		res->failed = 1;
+		res->exit_status = 128 + SIGKILL;
+		snprintf(res->reason, sizeof(res->reason), "timed out after %g s", r->timeout);
+	} else if (r->status) {
+		res->failed = 1;
+		if (r->status > 128)
+			snprintf(res->reason, sizeof(res->reason), "killed by signal %d (%s)",
+				 r->status - 128, strsignal(r->status - 128));
+		else
+			snprintf(res->reason, sizeof(res->reason), "exit status %d", r->status);
+	}
+	free(r->pids);
+}
+
+static int local_wait(struct backend *b, double timeout, struct run_result *res, int max,
+		      struct perr *err)
+{
+	(void)err;
+	struct local *l = b->priv;
+	double end = mono() + timeout;
+	int got = 0;
+	for (;;) {
+		for (int i = 0; i < l->n && got < max;) {
+			struct local_run *r = &l->runs[i];
+			for (int k = 0; k < r->npids; k++) {
+				int st;
+				if (r->pids[k] <= 0 || waitpid(r->pids[k], &st, WNOHANG) != r->pids[k])
+					continue;
+				r->pids[k] = -1;
+				r->alive--;
+				int code = WIFEXITED(st) ? WEXITSTATUS(st)
+					 : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+				if (code && !r->status)
+					r->status = code;
+			}
+			if (r->alive > 0 && r->deadline > 0 && mono() > r->deadline && !r->timed_out) {
+				r->timed_out = 1;
+				kill_run(r, SIGKILL);
+			}
+			if (r->alive == 0) {
+				/* the group may hold grandchildren the ranks left behind */
+				kill_run(r, SIGKILL);
+				finish(r, &res[got++]);
+				l->runs[i] = l->runs[--l->n];
+				continue;
+			}
+			i++;
+		}
+		if (got || mono() >= end || l->n == 0)
+			return got;
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Parse "PGID:STARTTIME"; returns the pgid if that process is still the same one. */
+static pid_t live_group(const char *backend_id)
+{
+	int pgid;
+	unsigned long long start;
+	if (!backend_id || sscanf(backend_id, "%d:%llu", &pgid, &start) != 2 || pgid <= 1)
+		return 0;
+	unsigned long long now_start = proc_starttime(pgid);
+	return (now_start && now_start == start) ? pgid : 0;
+}
+
+static int local_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+{
+	(void)err;
+	struct local *l = b ? b->priv : NULL;
+	for (int i = 0; l && i < l->n; i++)
+		if (l->runs[i].id == id) {
+			kill_run(&l->runs[i], SIGKILL);
+			return 0;
+		}
+	pid_t pg = live_group(backend_id);
+	if (pg > 0)
+		killpg(pg, SIGKILL);
+	return 0;
+}
+
+/*
+ * A local run cannot be waited for by a new process: kill what is left of
+ * it and have the runner execute it again.
+ */
+static int local_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		       struct perr *err)
+{
+	(void)b;
+	(void)rs;
+	(void)err;
+	pid_t pg = live_group(backend_id);
+	if (pg > 0)
+		killpg(pg, SIGKILL);
+	return 0;
+}
+
+static void local_free(struct backend *b)
+{
+	struct local *l = b->priv;
+	for (int i = 0; i < l->n; i++) {
+		kill_run(&l->runs[i], SIGKILL);
+		for (int k = 0; k < l->runs[i].npids; k++)
+			if (l->runs[i].pids[k] > 0)
+				waitpid(l->runs[i].pids[k], NULL, 0);
+		free(l->runs[i].pids);
+	}
+	free(l->runs);
+	free(l);
+	free(b);
+}
+
+static const struct backend_ops local_ops = {
+	.name = "local",
+	.capacity = local_capacity,
+	.start = local_start,
+	.wait = local_wait,
+	.cancel = local_cancel,
+	.adopt = local_adopt,
+	.inflight = local_inflight,
+	.free = local_free,
+};
+
+int backend_local_new(struct backend **out, int jobs, struct perr *err)
+{
+	if (jobs < 1)
+		return perr_set(err, "--jobs must be at least 1, not %d", jobs);
+	struct backend *b = xcalloc(1, sizeof(*b));
+	struct local *l = xcalloc(1, sizeof(*l));
+	l->jobs = jobs;
+	b->ops = &local_ops;
+	b->priv = l;
+	*out = b;
+	return 0;
+}
+
+int backend_local_cancel_id(const char *backend_id)
+{
+	pid_t pg = live_group(backend_id);
+	if (pg <= 0)
+		return 0;
+	killpg(pg, SIGKILL);
+	return 1;
+}

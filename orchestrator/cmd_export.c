@@ -1,0 +1,93 @@
+/* perfsweep export DIR --format extrap-text|csv|jsonl [--out FILE]. */
+#include "collectors/experiment.h"
+#include "orchestrator/cli.h"
+#include "orchestrator/store.h"
+#include "orchestrator/template.h"
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CSV: one row per run, rank, region and metric. */
+static int export_csv(struct store *st, FILE *f, struct perr *err)
+{
+	struct run *runs;
+	int n;
+	if (store_load_runs(st, 0, &runs, &n, err))
+		return -1;
+	fputs("run,repetition", f);
+	for (int k = 0; k < store_nparams(st); k++)
+		fprintf(f, ",%s", store_param_name(st, k));
+	fputs(",nodes,ranks_per_node,rank,region,metric,value\n", f);
+	for (int i = 0; i < n; i++) {
+		const struct run *r = &runs[i];
+		if (r->state != RUN_DONE)
+			continue;
+		struct measurement_list ml;
+		measurement_list_init(&ml);
+		if (store_load_measurements(st, r->id, &ml, err)) {
+			runs_free(runs, n);
+			return -1;
+		}
+		for (int j = 0; j < ml.n; j++) {
+			fprintf(f, "%lld,%d", r->id, r->repetition);
+			for (int k = 0; k < store_nparams(st); k++) {
+				char v[64];
+				template_format_value(v, sizeof(v), r->values[k], 0);
+				fprintf(f, ",%s", v);
+			}
+			/* quote region names: call paths may hold commas */
+			fprintf(f, ",%d,%d,%d,\"", r->nodes, r->ranks_per_node, ml.m[j].rank);
+			for (const char *p = ml.m[j].region; *p; p++)
+				fputs(*p == '"' ? "\"\"" : (char[]){ *p, 0 }, f);
+			fprintf(f, "\",%s,%.17g\n", ml.m[j].metric, ml.m[j].value);
+		}
+		measurement_list_release(&ml);
+	}
+	runs_free(runs, n);
+	return 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = NULL, *out = NULL;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'o': out = optarg; break;
+		case '?':
+			if (optopt)
+				return cli_usage("export", "option '%s' needs a value", argv[optind - 1]);
+			/* fallthrough */
+		default: return cli_usage("export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage("export", optind >= argc ? "missing DIR" : "too many arguments");
+	if (!format)
+		return cli_usage("export", "missing --format");
+	if (strcmp(format, "csv"))
+		return cli_usage("export", "unknown format '%s'; use extrap-text, csv or jsonl", format);
+	struct store *st;
+	struct perr err;
+	if (store_open(&st, argv[optind], STORE_READONLY, &err))
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	FILE *f = out ? fopen(out, "w") : stdout;
+	if (!f) {
+		store_close(st);
+		return cli_error(EXIT_USAGE, "cannot write '%s': %s", out, strerror(errno));
+	}
+	int rc = export_csv(st, f, &err);
+	if (out && fclose(f) && !rc)
+		rc = perr_set(&err, "cannot write '%s': %s", out, strerror(errno));
+	store_close(st);
+	return rc ? cli_error(EXIT_USAGE, "%s", err.msg) : EXIT_OK;
+}

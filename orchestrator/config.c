@@ -1,0 +1,581 @@
+/*
+ * Campaign configuration: libconfig parsing and validation.  Every problem
+ * is reported once as "FILE:LINE: what is wrong; what to write instead".
+ * The schema is documented in docs/config.md.
+ */
+#include "orchestrator/config.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Placeholders every command may use besides the parameters. */
+static const char *builtin_placeholders[] = {
+	"rep", "run", "run_dir", "nodes", "ranks_per_node", "ranks", NULL,
+};
+
+const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
+			 size_t n)
+{
+	const char *file = s ? config_setting_source_file(s) : NULL;
+	snprintf(buf, n, "%s:%u", file ? file : c->path, s ? config_setting_source_line(s) : 0);
+	return buf;
+}
+
+static int bad(const struct campaign_config *c, struct perr *err, const config_setting_t *s,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int bad(const struct campaign_config *c, struct perr *err, const config_setting_t *s,
+	       const char *fmt, ...)
+{
+	char where[PATH_MAX + 32], msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return perr_set(err, "%s: %s", config_where(c, s, where, sizeof(where)), msg);
+}
+
+static int check_keys(const struct campaign_config *c, const config_setting_t *group,
+		      const char *const *allowed, const char *what, struct perr *err)
+{
+	int n = config_setting_length(group);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
+		const char *name = config_setting_name(s);
+		int ok = 0;
+		for (const char *const *a = allowed; *a; a++)
+			if (name && !strcmp(name, *a))
+				ok = 1;
+		if (!ok) {
+			struct strbuf sb;
+			strbuf_init(&sb);
+			for (const char *const *a = allowed; *a; a++)
+				strbuf_addf(&sb, "%s%s", a == allowed ? "" : ", ", *a);
+			bad(c, err, s, "unknown key '%s' in %s; expected one of: %s", name ? name : "?",
+			    what, sb.buf);
+			strbuf_release(&sb);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *type_name(int t)
+{
+	switch (t) {
+	case CONFIG_TYPE_GROUP: return "a group { ... }";
+	case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a number";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "true or false";
+	case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
+	case CONFIG_TYPE_LIST: return "a list ( ... )";
+	}
+	return "a setting";
+}
+
+static int get_string(const struct campaign_config *c, const config_setting_t *parent,
+		      const char *key, char **out, int required, struct perr *err)
+{
+	const config_setting_t *s = config_setting_get_member(parent, key);
+	if (!s) {
+		if (required)
+			return bad(c, err, parent, "missing '%s'; write %s = \"...\";", key, key);
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return bad(c, err, s, "'%s' must be a string, not %s; write %s = \"...\";", key,
+			   type_name(config_setting_type(s)), key);
+	const char *v = config_setting_get_string(s);
+	if (!*v)
+		return bad(c, err, s, "'%s' is empty", key);
+	free(*out);
+	*out = xstrdup(v);
+	return 0;
+}
+
+static int is_number(const config_setting_t *s)
+{
+	int t = config_setting_type(s);
+	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+static double number(const config_setting_t *s)
+{
+	return config_setting_type(s) == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+							   : (double)config_setting_get_int64(s);
+}
+
+static int get_number(const struct campaign_config *c, const config_setting_t *parent,
+		      const char *key, double *out, struct perr *err)
+{
+	const config_setting_t *s = config_setting_get_member(parent, key);
+	if (!s)
+		return 0;
+	if (!is_number(s))
+		return bad(c, err, s, "'%s' must be a number, not %s", key, type_name(config_setting_type(s)));
+	*out = number(s);
+	return 0;
+}
+
+static int get_int(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		   int *out, struct perr *err)
+{
+	const config_setting_t *s = config_setting_get_member(parent, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return bad(c, err, s, "'%s' must be an integer, not %s; write %s = 3;", key,
+			   type_name(t), key);
+	long long v = config_setting_get_int64(s);
+	if (v < INT_MIN || v > INT_MAX)
+		return bad(c, err, s, "'%s' is out of range", key);
+	*out = (int)v;
+	return 0;
+}
+
+static int get_bool(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		    int *out, struct perr *err)
+{
+	const config_setting_t *s = config_setting_get_member(parent, key);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return bad(c, err, s, "'%s' must be true or false", key);
+	*out = config_setting_get_bool(s);
+	return 0;
+}
+
+/* A list or array of strings; *n and *out receive copies. */
+static int get_strings(const struct campaign_config *c, const config_setting_t *s, const char *key,
+		       char ***out, int *n, struct perr *err)
+{
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+		return bad(c, err, s, "'%s' must be a list of strings, e.g. %s = [\"a\", \"b\"];", key, key);
+	int len = config_setting_length(s);
+	*out = xcalloc((size_t)len + 1, sizeof(char *));
+	*n = 0;
+	for (int i = 0; i < len; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return bad(c, err, e, "element %d of '%s' must be a string, not %s", i + 1, key,
+				   type_name(config_setting_type(e)));
+		(*out)[(*n)++] = xstrdup(config_setting_get_string(e));
+	}
+	return 0;
+}
+
+int config_find_param(const struct campaign_config *c, const char *name)
+{
+	for (int k = 0; k < c->nparams; k++)
+		if (!strcmp(c->params[k].name, name))
+			return k;
+	return -1;
+}
+
+static int valid_name(const char *s)
+{
+	if (!*s || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+static int parse_params(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *ps = config_lookup(&c->cfg, "parameters");
+	if (!ps)
+		return bad(c, err, config_root_setting(&c->cfg),
+			   "missing 'parameters'; write parameters = ( { name = \"n\"; values = [1, 2, 4]; } );");
+	if (config_setting_type(ps) != CONFIG_TYPE_LIST)
+		return bad(c, err, ps, "'parameters' must be a list of groups: parameters = ( { name = \"n\"; values = [1, 2]; } );");
+	int n = config_setting_length(ps);
+	if (n == 0)
+		return bad(c, err, ps, "'parameters' is empty; name at least one parameter");
+	c->params = xcalloc((size_t)n, sizeof(*c->params));
+	static const char *const keys[] = { "name", "values", "role", NULL };
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
+		if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+			return bad(c, err, g, "parameter %d must be a group { name = ...; values = [...]; }", i + 1);
+		if (check_keys(c, g, keys, "a parameter", err))
+			return -1;
+		struct plan_param *p = &c->params[c->nparams];
+		if (get_string(c, g, "name", &p->name, 1, err))
+			return -1;
+		c->nparams++;
+		if (!valid_name(p->name))
+			return bad(c, err, config_setting_get_member(g, "name"),
+				   "parameter name '%s' must be a letter or '_' followed by letters, digits or '_'",
+				   p->name);
+		for (const char **b = builtin_placeholders; *b; b++)
+			if (!strcmp(*b, p->name))
+				return bad(c, err, config_setting_get_member(g, "name"),
+					   "parameter name '%s' is reserved for a built-in placeholder; rename it", p->name);
+		for (int k = 0; k < c->nparams - 1; k++)
+			if (!strcmp(c->params[k].name, p->name))
+				return bad(c, err, config_setting_get_member(g, "name"),
+					   "duplicate parameter '%s'; each parameter is named once", p->name);
+		if (get_string(c, g, "role", &p->role, 0, err))
+			return -1;
+		if (p->role && strcmp(p->role, "ranks"))
+			return bad(c, err, config_setting_get_member(g, "role"),
+				   "unknown role '%s'; the only role is \"ranks\" (the number of processes)", p->role);
+		const config_setting_t *v = config_setting_get_member(g, "values");
+		if (!v)
+			return bad(c, err, g, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
+		int t = config_setting_type(v);
+		if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+			return bad(c, err, v, "values of '%s' must be a list of numbers, e.g. values = [1, 2, 4];", p->name);
+		int nv = config_setting_length(v);
+		if (nv == 0)
+			return bad(c, err, v, "empty value list for parameter '%s'; give at least one value", p->name);
+		p->values = xcalloc((size_t)nv, sizeof(double));
+		p->is_int = 1;
+		for (int j = 0; j < nv; j++) {
+			const config_setting_t *e = config_setting_get_elem(v, (unsigned)j);
+			if (!is_number(e))
+				return bad(c, err, e, "value %d of '%s' must be a number, not %s", j + 1,
+					   p->name, type_name(config_setting_type(e)));
+			double x = number(e);
+			if (!isfinite(x))
+				return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
+			for (int q = 0; q < p->nvalues; q++)
+				if (p->values[q] == x)
+					return bad(c, err, e, "value %g of '%s' is listed twice", x, p->name);
+			if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
+				p->is_int = 0;
+			p->values[p->nvalues++] = x;
+		}
+		if (p->role && (!p->is_int || p->values[0] < 1))
+			for (int j = 0; j < p->nvalues; j++)
+				if (p->values[j] < 1 || p->values[j] != floor(p->values[j]))
+					return bad(c, err, v, "rank counts of '%s' must be positive integers", p->name);
+	}
+	int nranks = 0;
+	for (int k = 0; k < c->nparams; k++)
+		nranks += c->params[k].role != NULL;
+	if (nranks > 1)
+		return bad(c, err, ps, "more than one parameter has role = \"ranks\"; only one may");
+	return 0;
+}
+
+/* Check every {name} in a template names a parameter or a built-in. */
+static int check_template(struct campaign_config *c, const config_setting_t *s, const char *t,
+			  struct perr *err)
+{
+	for (const char *p = t; *p; p++) {
+		if (p[0] == '{' && p[1] == '{') {
+			p++;
+			continue;
+		}
+		if (*p != '{')
+			continue;
+		const char *end = strchr(p, '}');
+		if (!end)
+			return bad(c, err, s, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
+		char name[128];
+		size_t len = (size_t)(end - p - 1);
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, p + 1, len);
+		name[len] = '\0';
+		int known = config_find_param(c, name) >= 0;
+		for (const char **b = builtin_placeholders; *b; b++)
+			known |= !strcmp(*b, name);
+		if (!known)
+			return bad(c, err, s, "placeholder {%s} names no parameter; define it under parameters or use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}", name);
+		p = end;
+	}
+	return 0;
+}
+
+static int parse_app(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *app = config_lookup(&c->cfg, "app");
+	if (!app)
+		return bad(c, err, config_root_setting(&c->cfg),
+			   "missing 'app'; write app = { command = [\"./prog\", \"-n\", \"{n}\"]; };");
+	if (config_setting_type(app) != CONFIG_TYPE_GROUP)
+		return bad(c, err, app, "'app' must be a group: app = { command = [\"./prog\", \"{n}\"]; };");
+	static const char *const keys[] = { "command", "workdir", "env", "timeout", NULL };
+	if (check_keys(c, app, keys, "app", err))
+		return -1;
+	const config_setting_t *cmd = config_setting_get_member(app, "command");
+	if (!cmd)
+		return bad(c, err, app, "missing app.command; write command = [\"./prog\", \"-n\", \"{n}\"];");
+	if (config_setting_type(cmd) == CONFIG_TYPE_STRING)
+		return bad(c, err, cmd, "app.command must be an argument list, not one string (no shell is used); write command = [\"./prog\", \"-n\", \"{n}\"];");
+	if (get_strings(c, cmd, "command", &c->app_argv, &c->app_argc, err))
+		return -1;
+	if (c->app_argc == 0)
+		return bad(c, err, cmd, "app.command is empty; name the program to run");
+	for (int i = 0; i < c->app_argc; i++)
+		if (check_template(c, cmd, c->app_argv[i], err))
+			return -1;
+	if (get_string(c, app, "workdir", &c->app_workdir, 0, err))
+		return -1;
+	const config_setting_t *env = config_setting_get_member(app, "env");
+	if (env) {
+		if (get_strings(c, env, "env", &c->app_env, &c->app_nenv, err))
+			return -1;
+		for (int i = 0; i < c->app_nenv; i++) {
+			const char *eq = strchr(c->app_env[i], '=');
+			if (!eq || eq == c->app_env[i])
+				return bad(c, err, env, "env entry \"%s\" must be KEY=VALUE", c->app_env[i]);
+			if (check_template(c, env, c->app_env[i], err))
+				return -1;
+		}
+	}
+	if (get_number(c, app, "timeout", &c->app_timeout, err))
+		return -1;
+	if (c->app_timeout < 0)
+		return bad(c, err, config_setting_get_member(app, "timeout"),
+			   "app.timeout must be a positive number of seconds (0 for none)");
+	return 0;
+}
+
+static int parse_backend(struct campaign_config *c, struct perr *err)
+{
+	struct backend_config *b = &c->backend;
+	const config_setting_t *s = config_lookup(&c->cfg, "backend");
+	if (!s) {
+		b->type = xstrdup("local");
+		return 0;
+	}
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		b->type = xstrdup(config_setting_get_string(s));
+	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
+						    "max_inflight", "extra", NULL };
+		if (check_keys(c, s, keys, "backend", err) ||
+		    get_string(c, s, "type", &b->type, 1, err) ||
+		    get_string(c, s, "partition", &b->partition, 0, err) ||
+		    get_string(c, s, "account", &b->account, 0, err) ||
+		    get_string(c, s, "qos", &b->qos, 0, err) ||
+		    get_int(c, s, "time_limit", &b->time_limit, err) ||
+		    get_int(c, s, "max_inflight", &b->max_inflight, err))
+			return -1;
+		if (b->time_limit < 0)
+			return bad(c, err, config_setting_get_member(s, "time_limit"),
+				   "backend.time_limit must be a positive number of minutes");
+		if (b->max_inflight < 0)
+			return bad(c, err, config_setting_get_member(s, "max_inflight"),
+				   "backend.max_inflight must be positive");
+		const config_setting_t *x = config_setting_get_member(s, "extra");
+		if (x && get_strings(c, x, "extra", &b->extra, &b->nextra, err))
+			return -1;
+	} else {
+		return bad(c, err, s, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
+	}
+	if (strcmp(b->type, "local") && strcmp(b->type, "slurm"))
+		return bad(c, err, s, "unknown backend '%s'; write backend = \"local\"; or backend = { type = \"slurm\"; ... };",
+			   b->type);
+	return 0;
+}
+
+static int parse_collect(struct campaign_config *c, struct perr *err)
+{
+	c->collect_wall = 1;
+	const config_setting_t *s = config_lookup(&c->cfg, "collect");
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return bad(c, err, s, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
+	static const char *const keys[] = { "wall", "regex", "cubex", NULL };
+	if (check_keys(c, s, keys, "collect", err) || get_bool(c, s, "wall", &c->collect_wall, err))
+		return -1;
+	const config_setting_t *rx = config_setting_get_member(s, "regex");
+	if (rx) {
+		if (config_setting_type(rx) != CONFIG_TYPE_LIST)
+			return bad(c, err, rx, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
+		int n = config_setting_length(rx);
+		c->regex = xcalloc((size_t)n + 1, sizeof(*c->regex));
+		static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "aggregate", NULL };
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
+			if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+				return bad(c, err, g, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
+			struct regex_pattern *p = &c->regex[c->nregex++];
+			if (check_keys(c, g, rkeys, "a regex pattern", err) ||
+			    get_string(c, g, "region", &p->region, 1, err) ||
+			    get_string(c, g, "metric", &p->metric, 0, err) ||
+			    get_string(c, g, "pattern", &p->pattern, 1, err) ||
+			    get_string(c, g, "stream", &p->stream, 0, err) ||
+			    get_string(c, g, "aggregate", &p->aggregate, 0, err))
+				return -1;
+			if (p->aggregate && !regex_aggregate_valid(p->aggregate))
+				return bad(c, err, config_setting_get_member(g, "aggregate"),
+					   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
+			if (!p->metric)
+				p->metric = xstrdup("time");
+			if (!p->stream)
+				p->stream = xstrdup("stdout");
+			if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
+				return bad(c, err, config_setting_get_member(g, "stream"),
+					   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
+			regex_t re;
+			int rc = regcomp(&re, p->pattern, REG_EXTENDED);
+			if (rc) {
+				char msg[256];
+				regerror(rc, &re, msg, sizeof(msg));
+				return bad(c, err, config_setting_get_member(g, "pattern"),
+					   "invalid regular expression: %s", msg);
+			}
+			size_t groups = re.re_nsub;
+			regfree(&re);
+			if (groups < 1)
+				return bad(c, err, config_setting_get_member(g, "pattern"),
+					   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
+		}
+	}
+	const config_setting_t *cx = config_setting_get_member(s, "cubex");
+	if (cx) {
+		if (config_setting_type(cx) == CONFIG_TYPE_BOOL) {
+			c->collect_cubex = config_setting_get_bool(cx);
+		} else if (config_setting_type(cx) == CONFIG_TYPE_GROUP) {
+			static const char *const ckeys[] = { "metrics", NULL };
+			if (check_keys(c, cx, ckeys, "collect.cubex", err))
+				return -1;
+			c->collect_cubex = 1;
+			const config_setting_t *m = config_setting_get_member(cx, "metrics");
+			if (m && get_strings(c, m, "metrics", &c->cubex_metrics, &c->ncubex_metrics, err))
+				return -1;
+		} else {
+			return bad(c, err, cx, "collect.cubex must be true or a group { metrics = [\"time\", \"visits\"]; }");
+		}
+		if (c->collect_cubex && !c->ncubex_metrics) {
+			c->cubex_metrics = xcalloc(3, sizeof(char *));
+			c->cubex_metrics[0] = xstrdup("time");
+			c->cubex_metrics[1] = xstrdup("visits");
+			c->ncubex_metrics = 2;
+		}
+	}
+	return 0;
+}
+
+static char *resolve_path(const struct campaign_config *c, const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	return xasprintf("%s/%s", c->dir, p);
+}
+
+int config_load(struct campaign_config *c, const char *path, struct perr *err)
+{
+	memset(c, 0, sizeof(*c));
+	config_init(&c->cfg);
+	c->path = xstrdup(path);
+	char *tmp = xstrdup(path);
+	c->dir = xstrdup(dirname(tmp));
+	free(tmp);
+
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (strbuf_read_file(&sb, path)) {
+		strbuf_release(&sb);
+		return perr_set(err, "cannot read config '%s': %s", path, strerror(errno));
+	}
+	c->text = strbuf_detach(&sb);
+	strbuf_release(&sb);
+
+	/* relative @include paths resolve beside the config */
+	config_set_include_dir(&c->cfg, c->dir);
+	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE)
+		return perr_set(err, "%s:%d: %s", path, config_error_line(&c->cfg),
+				config_error_text(&c->cfg));
+
+	const config_setting_t *root = config_root_setting(&c->cfg);
+	static const char *const keys[] = { "name", "app", "parameters", "repetitions", "max_attempts",
+					    "backend", "collect", "dependencies", "budget", "design",
+					    "placement", "contention", "cost_model", "topology", NULL };
+	if (check_keys(c, root, keys, "the campaign", err))
+		return -1;
+	if (get_string(c, root, "name", &c->name, 1, err))
+		return -1;
+	if (strchr(c->name, '/'))
+		return bad(c, err, config_setting_get_member(root, "name"), "name must not contain '/'");
+	if (parse_params(c, err) || parse_app(c, err))
+		return -1;
+	c->repetitions = 5;
+	c->max_attempts = 2;
+	if (get_int(c, root, "repetitions", &c->repetitions, err) ||
+	    get_int(c, root, "max_attempts", &c->max_attempts, err))
+		return -1;
+	if (c->repetitions < 1)
+		return bad(c, err, config_setting_get_member(root, "repetitions"),
+			   "repetitions must be at least 1, not %d", c->repetitions);
+	if (c->max_attempts < 1)
+		return bad(c, err, config_setting_get_member(root, "max_attempts"),
+			   "max_attempts must be at least 1, not %d", c->max_attempts);
+	if (parse_backend(c, err) || parse_collect(c, err))
+		return -1;
+	char *deps = NULL;
+	if (get_string(c, root, "dependencies", &deps, 0, err))
+		return -1;
+	if (deps) {
+		c->dependencies = resolve_path(c, deps);
+		free(deps);
+	}
+	c->design = config_setting_get_member(root, "design");
+	c->budget = config_setting_get_member(root, "budget");
+	c->placement = config_setting_get_member(root, "placement");
+	c->contention = config_setting_get_member(root, "contention");
+	c->cost_model = config_setting_get_member(root, "cost_model");
+	c->topology = config_setting_get_member(root, "topology");
+	return 0;
+}
+
+static void free_strings(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void config_release(struct campaign_config *c)
+{
+	free(c->path);
+	free(c->dir);
+	free(c->name);
+	free_strings(c->app_argv, c->app_argc);
+	free(c->app_workdir);
+	free_strings(c->app_env, c->app_nenv);
+	for (int k = 0; k < c->nparams; k++) {
+		free(c->params[k].name);
+		free(c->params[k].role);
+		free(c->params[k].values);
+	}
+	free(c->params);
+	free(c->backend.type);
+	free(c->backend.partition);
+	free(c->backend.account);
+	free(c->backend.qos);
+	free_strings(c->backend.extra, c->backend.nextra);
+	for (int i = 0; i < c->nregex; i++) {
+		free(c->regex[i].region);
+		free(c->regex[i].metric);
+		free(c->regex[i].pattern);
+		free(c->regex[i].stream);
+		free(c->regex[i].aggregate);
+	}
+	free(c->regex);
+	free_strings(c->cubex_metrics, c->ncubex_metrics);
+	free(c->dependencies);
+	free(c->text);
+	config_destroy(&c->cfg);
+	memset(c, 0, sizeof(*c));
+}
