@@ -50,6 +50,7 @@ struct sjob {
 	uint32_t job;
 	int missing;          /* full job lists in a row that did not show it */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
+	int running;          /* its start was reported */
 };
 
 /* Options from backend.extra, applied to every job description. */
@@ -383,35 +384,47 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 	return strbuf_detach(&sc);
 }
 
+/* Add "KEY=VALUE" to env, replacing an earlier entry of the same key. */
+static void env_set(char ***env, size_t *cnt, size_t *alloc, struct strmap *keys, char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+	char *key = xstrndup(kv, klen);
+	int at = strmap_get(keys, key);
+	if (at >= 0) {
+		free((*env)[at]);
+		(*env)[at] = kv;
+	} else {
+		XGROW(*env, *cnt + 2, *alloc);
+		strmap_put(keys, key, (int)*cnt);
+		(*env)[(*cnt)++] = kv;
+		(*env)[*cnt] = NULL;
+	}
+	free(key);
+}
+
 /* The job's environment: ours (like sbatch --export=ALL) minus SLURM_* but
-   SLURM_CONF, the run's additions overriding, and PERFSWEEP_RUN_*. */
+   SLURM_CONF, then the run's additions, then PERFSWEEP_RUN_DIR/_ID/CAMPAIGN. */
 static char **job_env(const struct run_spec *rs, uint32_t *n)
 {
 	size_t cnt = 0, alloc = 0;
 	char **env = NULL;
+	struct strmap keys;
+	strmap_init(&keys);
 	for (char **e = environ; e && *e; e++) {
 		if (!strncmp(*e, "SLURM_", 6) && strncmp(*e, "SLURM_CONF=", 11))
 			continue;
-		if (!strncmp(*e, "PERFSWEEP_RUN_", 14))
+		if (!strchr(*e, '='))
 			continue;
-		size_t klen = strcspn(*e, "=");
-		int overridden = 0;
-		for (char *const *a = rs->env; a && *a && !overridden; a++)
-			overridden = !strncmp(*a, *e, klen) && (*a)[klen] == '=';
-		if (overridden)
-			continue;
-		XGROW(env, cnt + 1, alloc);
-		env[cnt++] = xstrdup(*e);
+		env_set(&env, &cnt, &alloc, &keys, xstrdup(*e));
 	}
-	for (char *const *a = rs->env; a && *a; a++) {
-		XGROW(env, cnt + 1, alloc);
-		env[cnt++] = xstrdup(*a);
-	}
-	XGROW(env, cnt + 4, alloc);
-	env[cnt++] = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
-	env[cnt++] = xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id);
-	env[cnt++] = xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : "");
-	env[cnt] = NULL;
+	for (char *const *a = rs->env; a && *a; a++)
+		if (strchr(*a, '='))
+			env_set(&env, &cnt, &alloc, &keys, xstrdup(*a));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id));
+	env_set(&env, &cnt, &alloc, &keys,
+		xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : ""));
+	strmap_release(&keys);
 	*n = (uint32_t)cnt;
 	return env;
 }
@@ -551,6 +564,15 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			if (sb->jobs[i].job != j->job_id)
 				continue;
 			sb->jobs[i].missing = 0;
+			if (!job_finished(j->job_state) && !sb->jobs[i].running &&
+			    (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
+				struct run_result r = { .id = sb->jobs[i].run, .running = 1,
+							.exit_status = -1,
+							.started_at = (double)j->start_time };
+				sb->jobs[i].running = 1;
+				push_ready(sb, &r);
+				changed = 1;
+			}
 			if (job_finished(j->job_state)) {
 				struct run_result r;
 				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, &r);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 static const char *campaign_dir;
+static double seen_running[64];   /* start time reported for a run, by id */
 
 static double now(void)
 {
@@ -77,6 +78,11 @@ static int wait_run(struct backend *b, long long id, struct run_result *out, dou
 		}
 		int found = -1;
 		for (int i = 0; i < n; i++) {
+			if (res[i].running) {
+				if (res[i].id >= 0 && res[i].id < 64)
+					seen_running[res[i].id] = res[i].started_at;
+				continue;
+			}
 			if (res[i].id == id && found < 0)
 				found = i;
 			else if (nkept < 32)
@@ -324,6 +330,8 @@ int main(void)
 	free(id);
 	id = NULL;
 	ok(!wait_run(b3, 11, &r, 60) && !r.failed, "run 11 finishes once");
+	ok(seen_running[11] > 0 && seen_running[11] == r.started_at,
+	   "run 11's start was reported before its end (%.0f, %.0f)", seen_running[11], r.started_at);
 	free(id11);
 	b3->ops->free(b3);
 
