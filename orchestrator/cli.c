@@ -20,6 +20,12 @@ static const struct cli_command commands[] = {
 	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
 	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
+	{ "cancel", cmd_cancel, "cancel DIR [--run ID]",
+	  "cancel a campaign's pending and in-flight runs, or one run",
+	  "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
+	  "libslurm) or, on the local backend, their process groups.  A running\n"
+	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
+	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
 };

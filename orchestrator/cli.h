@@ -41,5 +41,6 @@ int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
 
 #endif
