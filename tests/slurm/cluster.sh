@@ -145,8 +145,8 @@ KillWait=2
 Waittime=0
 NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + 4))] CPUs=36 Boards=1 Sockets=2 CoresPerSocket=18 ThreadsPerCore=1 State=UNKNOWN
 NodeName=r[1-2] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((base + 5))-$((base + 6))] $real State=UNKNOWN
-PartitionName=emu Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE
-PartitionName=real Nodes=r[1-2] MaxTime=INFINITE State=UP OverSubscribe=EXCLUSIVE
+PartitionName=emu Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
+PartitionName=real Nodes=r[1-2] MaxTime=INFINITE State=UP
 EOF
 }
 
