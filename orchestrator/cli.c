@@ -28,6 +28,16 @@ static const struct cli_command commands[] = {
 	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
 	  "write a campaign's measurements in another format", NULL },
+	{ "topo", cmd_topo,
+	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
+	  "[--cores-per-rank N|all] | --map FILE]",
+	  "show the machine topology placements use, and where ranks would go",
+	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
+	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
+	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
+	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
+	  "one core set per line), also print each local rank's cores and PUs.\n"
+	  "See docs/placement.md." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

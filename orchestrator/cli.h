@@ -42,5 +42,6 @@ int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 
 #endif
