@@ -35,6 +35,7 @@ slurm_test_init() {
 	fi
 	work=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-slurm-XXXXXX")
 	cdir=$work/cluster
+	export TMPDIR=$work   # scratch of the C tests goes away with $work
 	trap 'slurm_test_cleanup' EXIT
 	if ! "$root/tests/slurm/cluster.sh" start "$cdir" >"$work/start.log" 2>&1; then
 		t 1 "cluster starts"

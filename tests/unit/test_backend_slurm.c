@@ -9,6 +9,7 @@
 #include "orchestrator/slurm_compat.h"
 #include "tests/tap.h"
 #include <errno.h>
+#include <jansson.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -346,6 +347,55 @@ int main(void)
 		contains(r.reason, "timed out after 1 s", "reason says timed out");
 	} else {
 		ok(0, "run 12 finished");
+	}
+
+	/* 8b. Binding through perfsweep-bind on the partition with the real topology. */
+	const char *bind = tap_src("bin/perfsweep-bind");
+	if (bind[0] == '/' && !access(bind, X_OK)) {
+		struct backend *br = new_backend("real", 0);
+		char *a15[] = { "/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status", NULL };
+		struct run_spec rs15 = spec(15, a15, 4, 2);
+		rs15.policy = "compact";
+		rs15.bind_path = bind;
+		is_int(br->ops->start(br, &rs15, &id, &err), 0, "start 4 bound ranks on r1-r2");
+		free(id);
+		id = NULL;
+		if (!wait_run(br, 15, &r, 60))
+			is_int(r.failed, 0, "bound run succeeded (%s)", r.reason);
+		char seen[2][2][64] = { { "", "" }, { "", "" } };
+		int recs = 0;
+		for (int rk = 0; rk < 4; rk++) {
+			char path[1024], fn[64];
+			snprintf(path, sizeof(path), "%s/rank-%d.json", rs15.run_dir, rk);
+			json_error_t je;
+			json_t *o = json_load_file(path, 0, &je);
+			const char *node = json_string_value(json_object_get(o, "node"));
+			const char *cpuset = json_string_value(json_object_get(o, "cpuset"));
+			int local = (int)json_integer_value(json_object_get(o, "local_rank"));
+			if (!o || !node || !cpuset || (strcmp(node, "r1") && strcmp(node, "r2")) ||
+			    local < 0 || local > 1) {
+				diag("%s: %s", path, o ? "unexpected record" : je.text);
+				json_decref(o);
+				continue;
+			}
+			recs++;
+			snprintf(seen[node[1] - '1'][local], sizeof(seen[0][0]), "%s", cpuset);
+			snprintf(fn, sizeof(fn), rk ? "rank-%d.stdout" : "stdout", rk);
+			char want[128];
+			snprintf(want, sizeof(want), "Cpus_allowed_list:\t%s\n", cpuset);
+			is_str(slurp(rs15.run_dir, fn), want, "rank %d runs bound to the recorded cpuset %s", rk, cpuset);
+			json_decref(o);
+		}
+		is_int(recs, 4, "a binding record from each rank on r1/r2");
+		ok(seen[0][0][0] && seen[0][1][0] && strcmp(seen[0][0], seen[0][1]) &&
+		   !strcmp(seen[0][0], seen[1][0]) && !strcmp(seen[0][1], seen[1][1]),
+		   "local ranks 0 and 1 bound to different cores, the same on both nodes (%s %s | %s %s)",
+		   seen[0][0], seen[0][1], seen[1][0], seen[1][1]);
+		contains(slurp(rs15.run_dir, "job.sh"), "perfsweep-bind' --policy 'compact' --ranks-per-node 2 --",
+			 "job script launches ranks through perfsweep-bind");
+		br->ops->free(br);
+	} else {
+		ok(1, "# SKIP bin/perfsweep-bind not built");
 	}
 
 	/* 9. Controller outage: nothing fails, the run completes after the restart. */
