@@ -21,22 +21,25 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(CFLAGS)
 LIBS       = $(PKG_LIBS) -lslurm -lm -lpthread
+# Sanitized builds keep their objects and programs apart from normal ones.
 ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=$(SANITIZE)
+B   ?= build-san
+BIN ?= build-san/bin
 endif
-
-B := build
+B   ?= build
+BIN ?= bin
 LIB_DIRS  := common designs placement collectors validator orchestrator tui
 LIB_SRCS  := $(filter-out %_main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 MAIN_SRCS := $(wildcard $(addsuffix /*_main.c,$(LIB_DIRS)))
-PROGS     := $(patsubst %_main,bin/%,$(notdir $(basename $(MAIN_SRCS))))
+PROGS     := $(patsubst %_main,$(BIN)/%,$(notdir $(basename $(MAIN_SRCS))))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_TESTS:= $(patsubst tests/unit/%.c,$(B)/tests/%.t,$(UNIT_SRCS))
 BENCH_SRCS:= $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
-EXAMPLES  := bin/demo-app
+EXAMPLES  := $(BIN)/demo-app
 
 .PHONY: all deps check demo bench fuzz clean test-build
 all: $(PROGS) $(EXAMPLES)
@@ -52,19 +55,19 @@ $(B)/libperfsweep.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-bin/%: $(B)/orchestrator/%_main.o $(B)/libperfsweep.a
-	@mkdir -p bin
+$(BIN)/%: $(B)/orchestrator/%_main.o $(B)/libperfsweep.a
+	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-bin/%: $(B)/placement/%_main.o $(B)/libperfsweep.a
-	@mkdir -p bin
+$(BIN)/%: $(B)/placement/%_main.o $(B)/libperfsweep.a
+	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-bin/%: $(B)/tui/%_main.o $(B)/libperfsweep.a
-	@mkdir -p bin
+$(BIN)/%: $(B)/tui/%_main.o $(B)/libperfsweep.a
+	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # The demo application is a plain C program, built without our libraries.
-bin/demo-app: examples/demo-app.c
-	@mkdir -p bin
+$(BIN)/demo-app: examples/demo-app.c
+	@mkdir -p $(BIN)
 	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 $(B)/tests/%.t: tests/unit/%.c $(B)/libperfsweep.a tests/tap.h
@@ -80,14 +83,14 @@ test-build: all $(UNIT_TESTS)
 # make check: set-up, a -Werror build, then every TAP test through one prove.
 check: deps
 	$(MAKE) DEVELOPER=1 test-build
-	PERFSWEEP_ROOT=$(CURDIR) prove -e '' $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
+	PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) prove -e '' $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
 
 demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
 bench: all $(BENCHES)
-	@for b in $(BENCHES) $(sort $(wildcard tests/bench/*.sh)); do echo "== $$b"; PERFSWEEP_ROOT=$(CURDIR) ./$$b || exit 1; done
+	@for b in $(BENCHES) $(sort $(wildcard tests/bench/*.sh)); do echo "== $$b"; PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) ./$$b || exit 1; done
 
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 fuzz:
@@ -97,6 +100,6 @@ fuzz:
 	  -o $(B)/fuzz/$$(basename $$f .c) $$f $(B)/fuzzlib/libperfsweep.a $(LIBS) || exit 1; done
 
 clean:
-	rm -rf $(B) bin
+	rm -rf build build-san build-clang bin
 
 -include $(LIB_OBJS:.o=.d)

@@ -26,10 +26,10 @@ int perr_prefix(struct perr *e, const char *fmt, ...)
 	int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
 	if (n >= 0 && (size_t)n + 2 < sizeof(e->msg)) {
-		size_t rest = sizeof(e->msg) - (size_t)n;
+		size_t room = sizeof(e->msg) - (size_t)n - 3, len = strlen(old);
 		memcpy(e->msg + n, ": ", 2);
-		strncpy(e->msg + n + 2, old, rest - 2);
-		e->msg[sizeof(e->msg) - 1] = '\0';
+		memcpy(e->msg + n + 2, old, len < room ? len : room);
+		e->msg[n + 2 + (len < room ? len : room)] = '\0';
 	}
 	return -1;
 }

@@ -73,7 +73,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 char *strbuf_detach(struct strbuf *sb)
 {
 	char *r = sb->buf;
-	strbuf_init(sb);
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
 	return r;
 }
 

@@ -32,7 +32,8 @@ void strbuf_add(struct strbuf *sb, const char *s, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hand the buffer to the caller, who frees it; sb is re-initialised. */
+/* Hand the buffer to the caller, who frees it.  sb is left empty: it needs
+   no strbuf_release, and strbuf_init before any further use. */
 char *strbuf_detach(struct strbuf *sb);
 /* Read a whole file; returns -1 with errno set on failure. */
 int strbuf_read_file(struct strbuf *sb, const char *path);

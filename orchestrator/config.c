@@ -494,9 +494,12 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
-	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE)
-		return perr_set(err, "%s:%d: %s", path, config_error_line(&c->cfg),
-				config_error_text(&c->cfg));
+	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE) {
+		const char *msg = config_error_text(&c->cfg);
+		const char *hint = strstr(msg, "mismatched element type")
+			? "; an array [ ... ] holds one type: write 7.0 for a real, or use a list ( 7, 2.5 )" : "";
+		return perr_set(err, "%s:%d: %s%s", path, config_error_line(&c->cfg), msg, hint);
+	}
 
 	const config_setting_t *root = config_root_setting(&c->cfg);
 	static const char *const keys[] = { "name", "app", "parameters", "repetitions", "max_attempts",

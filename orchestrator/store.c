@@ -416,6 +416,34 @@ done:
 	return ret;
 }
 
+static void remove_db(const char *dir)
+{
+	static const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+	for (int i = 0; i < 4; i++) {
+		char *p = xasprintf("%s/campaign.db%s", dir, suffix[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+/* True when campaign.db has no table with anything in it: never committed. */
+static int store_is_empty(const char *dir)
+{
+	char *path = xasprintf("%s/campaign.db", dir);
+	sqlite3 *db = NULL;
+	int empty = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		sqlite3_stmt *s = NULL;
+		if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &s, NULL) == SQLITE_OK &&
+		    sqlite3_step(s) == SQLITE_ROW)
+			empty = sqlite3_column_int(s, 0) == 0;
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	free(path);
+	return empty;
+}
+
 int store_create(struct store **out, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err)
 {
@@ -431,6 +459,14 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	int exists = !access(dbpath, F_OK);
 	free(dbpath);
 	struct store *st;
+	/* a store whose creating transaction never committed (killed right at
+	   the start) holds nothing: create it afresh */
+	if (exists && !store_open(&st, dir, 0, NULL)) {
+		store_close(st);
+	} else if (exists && store_is_empty(dir)) {
+		remove_db(dir);
+		exists = 0;
+	}
 	char *fp = plan_fingerprint(pl);
 	if (exists) {
 		if (store_open(&st, dir, 0, err)) {
@@ -485,14 +521,7 @@ fail:
 	free(fp);
 	store_close(st);
 	/* a store that never got its plan is not a campaign: leave nothing behind */
-	dbpath = xasprintf("%s/campaign.db", dir);
-	unlink(dbpath);
-	char *wal = xasprintf("%s-wal", dbpath), *shm = xasprintf("%s-shm", dbpath);
-	unlink(wal);
-	unlink(shm);
-	free(wal);
-	free(shm);
-	free(dbpath);
+	remove_db(dir);
 	return -1;
 }
 

@@ -1,0 +1,2 @@
+build-san/common/error.o: common/error.c common/error.h
+common/error.h:

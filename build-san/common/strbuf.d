@@ -1,0 +1,4 @@
+build-san/common/strbuf.o: common/strbuf.c common/strbuf.h \
+ common/xalloc.h
+common/strbuf.h:
+common/xalloc.h:

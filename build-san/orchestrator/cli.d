@@ -1,0 +1,2 @@
+build-san/orchestrator/cli.o: orchestrator/cli.c orchestrator/cli.h
+orchestrator/cli.h:

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# kill -9 of `perfsweep run` at several moments, then resume: every run is
+# done exactly once and nothing recorded is lost or counted twice.
+. "$(dirname "$0")/../lib/tap.sh"
+
+cat > "$T/c.cfg" <<CFG
+name = "res";
+app = { command = [ "$DEMO", "-s", "0.4", "-n", "{n}", "-k", "setup" ]; };
+parameters = ( { name = "n"; values = [ 1, 2, 3, 4, 5, 6, 7, 8 ]; } );
+repetitions = 3;
+collect = { regex = ( { region = "setup"; pattern = "setup: ([0-9.eE+-]+) s"; } ); };
+CFG
+for delay in 0.05 0.4 0.9 1.3; do
+	"$PS" run "$T/c.cfg" --jobs 2 --quiet > /dev/null 2>&1 &
+	pid=$!
+	sleep $delay
+	kill -9 $pid 2> /dev/null
+	wait $pid 2> /dev/null
+done
+"$PS" status "$T/res.campaign" --json > "$T/mid.json"
+mid=$(json "$T/mid.json" '$j->{done}')
+ok $([ "$mid" -lt 24 ]; echo $?) "the kills interrupted the campaign ($mid of 24 done)"
+"$PS" run "$T/c.cfg" --jobs 2 --quiet > "$T/out" 2>&1; is $? 0 "the resumed campaign completes"
+"$PS" status "$T/res.campaign" --json > "$T/st.json"
+is "$(json "$T/st.json" '$j->{done}')" 24 "every planned run is done"
+is "$(json "$T/st.json" '$j->{measurements}')" 48 "exactly two measurements per run: none lost, none twice"
+"$PS" export "$T/res.campaign" --format csv > "$T/m.csv"
+dups=$(cut -d, -f1,8,9 "$T/m.csv" | sort | uniq -d | wc -l)
+is "$dups" 0 "no run has a region recorded twice"
+ok $(! pgrep -f "$DEMO -s 0.4" > /dev/null; echo $?) "no orphaned run process is left behind"
+done_testing

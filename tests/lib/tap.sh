@@ -1,0 +1,38 @@
+# TAP helpers for the integration scripts (sourced).  Each script gets a
+# scratch directory $T (and HOME), removed at exit.
+ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=${PERFSWEEP_BIN:-$ROOT/bin}
+PS=$BIN/perfsweep
+DEMO=$BIN/demo-app
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-it-XXXXXX")
+export HOME=$T
+_n=0
+_failed=0
+trap 'rm -rf "$T"' EXIT
+
+ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
+	local rc=$1; shift
+	_n=$((_n + 1))
+	if [ "$rc" -eq 0 ]; then echo "ok $_n - $*"; else echo "not ok $_n - $*"; _failed=$((_failed + 1)); fi
+	return "$rc"
+}
+
+is() {   # is GOT WANT DESCRIPTION
+	local got=$1 want=$2; shift 2
+	if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; echo "#   got: '$got'"; echo "#   expected: '$want'"; fi
+}
+
+like() { # like TEXT SUBSTRING DESCRIPTION
+	local text=$1 sub=$2; shift 2
+	case "$text" in *"$sub"*) ok 0 "$@" ;; *) ok 1 "$@"; echo "#   '$text'"; echo "#   does not contain '$sub'" ;; esac
+}
+
+# json FILE-OR-- PERL-EXPR: evaluate an expression over decoded JSON ($j)
+json() {
+	perl -MJSON::PP -e 'local $/; my $t = <STDIN>; my $j = JSON::PP->new->decode($t); print eval($ARGV[0]) // "", "\n"; die $@ if $@' "$2" < "$1"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+}

@@ -1,0 +1,92 @@
+/* Campaign config: valid files load; each kind of mistake gets FILE:LINE and a hint. */
+#include "orchestrator/config.h"
+#include "tests/tap.h"
+
+static const char *write_cfg(const char *name, const char *text)
+{
+	static char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tap_tmpdir(), name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+#define GOOD_APP "app = { command = [\"./prog\", \"-n\", \"{n}\"]; };\n"
+#define GOOD_PARAMS "parameters = ( { name = \"n\"; values = [1, 2, 4]; } );\n"
+
+/* Load text; expect failure whose message contains want (and "FILE:LINE"). */
+static void expect_error(const char *label, const char *text, const char *line, const char *want)
+{
+	struct campaign_config c;
+	struct perr err = { "" };
+	const char *path = write_cfg("bad.cfg", text);
+	int rc = config_load(&c, path, &err);
+	config_release(&c);
+	ok(rc == -1, "%s: rejected", label);
+	char where[600];
+	snprintf(where, sizeof(where), "%s:%s: ", path, line);
+	contains(err.msg, where, "%s: error names file and line %s", label, line);
+	contains(err.msg, want, "%s: error says what is wrong", label);
+}
+
+int main(void)
+{
+	struct campaign_config c;
+	struct perr err = { "" };
+	const char *path = write_cfg("good.cfg",
+		"name = \"t\";\n" GOOD_APP
+		"parameters = ( { name = \"n\"; values = [1, 2, 4]; },\n"
+		"  { name = \"p\"; values = [8, 27]; role = \"ranks\"; },\n"
+		"  { name = \"x\"; values = (0.5, 1, 2.25); } );\n"
+		"repetitions = 4;\n"
+		"collect = { regex = ( { region = \"k\"; pattern = \"k: ([0-9.]+)\"; } ); };\n"
+		"budget = { core_hours = 10.0; };\n"
+		"dependencies = \"deps.json\";\n");
+	int rc = config_load(&c, path, &err);
+	is_int(rc, 0, "a valid config loads");
+	if (rc)
+		diag("%s", err.msg);
+	is_int(c.nparams, 3, "three parameters");
+	is_int(c.repetitions, 4, "repetitions");
+	is_int(c.max_attempts, 2, "max_attempts defaults to 2");
+	is_str(c.backend.type, "local", "backend defaults to local");
+	is_str(c.params[1].role, "ranks", "role kept");
+	ok(c.params[0].is_int && !c.params[2].is_int, "integer and real parameters told apart");
+	is_rel(c.params[2].values[2], 2.25, 0, "a real value in a list");
+	is_str(c.regex[0].metric, "time", "regex metric defaults to time");
+	ok(c.budget != NULL, "budget section is carried for the designs module");
+	contains(c.dependencies, "/deps.json", "dependencies path resolved beside the config");
+	config_release(&c);
+
+	expect_error("unknown key", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "repetiions = 3;\n", "4",
+		     "unknown key 'repetiions'");
+	expect_error("wrong type", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "repetitions = \"3\";\n", "4",
+		     "must be an integer");
+	expect_error("empty values", "name = \"t\";\n" GOOD_APP
+		     "parameters = ( { name = \"n\"; values = []; } );\n", "3", "empty value list");
+	expect_error("duplicate parameter", "name = \"t\";\n" GOOD_APP
+		     "parameters = ( { name = \"n\"; values = [1]; },\n{ name = \"n\"; values = [2]; } );\n",
+		     "4", "duplicate parameter 'n'");
+	expect_error("undefined placeholder", "name = \"t\";\n"
+		     "app = { command = [\"./prog\", \"{m}\"]; };\n" GOOD_PARAMS, "2",
+		     "placeholder {m} names no parameter");
+	expect_error("non-positive repetitions", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "repetitions = 0;\n",
+		     "4", "repetitions must be at least 1");
+	expect_error("syntax error", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "repetitions = = 3;\n", "4", "syntax error");
+	expect_error("command as one string", "name = \"t\";\napp = { command = \"./prog {n}\"; };\n" GOOD_PARAMS,
+		     "2", "argument list");
+	expect_error("regex without group", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+		     "collect = { regex = ( { region = \"k\"; pattern = \"k: [0-9]+\"; } ); };\n", "4",
+		     "capture group");
+	expect_error("unknown backend", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "backend = \"pbs\";\n", "4",
+		     "unknown backend 'pbs'");
+	expect_error("non-numeric value", "name = \"t\";\n" GOOD_APP
+		     "parameters = ( { name = \"n\"; values = (1, \"two\"); } );\n", "3", "must be a number");
+
+	err.msg[0] = '\0';
+	ok(config_load(&c, "/nonexistent/x.cfg", &err) == -1, "a missing file is an error");
+	contains(err.msg, "/nonexistent/x.cfg", "the error names the file");
+	config_release(&c);
+	return done_testing();
+}

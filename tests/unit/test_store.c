@@ -1,0 +1,112 @@
+/* Campaign store: plan, transitions, measurements, concurrent readers, resume. */
+#include "orchestrator/store.h"
+#include "tests/tap.h"
+
+static void make_plan(struct plan *pl, int reps)
+{
+	static double n[] = { 10, 20, 30 }, p[] = { 2, 4 };
+	static struct plan_param params[] = { { "n", NULL, 3, n, 1 }, { "p", "ranks", 2, p, 1 } };
+	struct design_spec spec = { 2, params, reps };
+	struct perr err;
+	plan_full_factorial(pl, &spec, &err);
+}
+
+int main(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/c1", tap_tmpdir());
+	struct plan pl;
+	make_plan(&pl, 2);
+	struct store *st, *ro;
+	struct perr err = { "" };
+	is_int(store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err), 0, "store created");
+	struct store_counts cnt;
+	store_counts(st, &cnt, &err);
+	is_int(cnt.planned, 12, "6 points x 2 repetitions planned");
+	is_int(cnt.pending, 12, "all pending");
+	is_int(store_nparams(st), 2, "two parameters");
+	is_str(store_param_role(st, 1), "ranks", "role stored");
+
+	struct run r;
+	store_load_run(st, 12, &r, &err);
+	ok(r.values[0] == 30 && r.values[1] == 4 && r.repetition == 2, "last run is n=30, p=4, rep 2");
+	is_int(r.ranks, 4, "ranks follow the ranks parameter");
+	run_release(&r);
+
+	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "a reader opens while the writer holds it");
+	long long seq0 = store_last_seq(ro);
+
+	struct measurement_list ml;
+	measurement_list_init(&ml);
+	measurement_list_add(&ml, -1, "main", "time", 1.5);
+	measurement_list_add(&ml, 0, "k", "time", 0.5);
+	measurement_list_add(&ml, 1, "k", "time", 0.7);
+	store_mark_submitted(st, 1, "123:4", 100, &err);
+	store_mark_running(st, 1, 100.5, &err);
+	is_int(store_mark_done(st, 1, 102, 0, 1.5, &ml, NULL, &err), 0, "run 1 done");
+	/* a second completion of the same run replaces, never adds */
+	is_int(store_mark_done(st, 1, 103, 0, 1.5, &ml, NULL, &err), 0, "run 1 done again");
+	struct measurement_list got;
+	measurement_list_init(&got);
+	store_load_measurements(ro, 1, &got, &err);
+	is_int(got.n, 3, "measurements of an earlier attempt are not counted twice");
+	measurement_list_release(&got);
+
+	store_mark_submitted(st, 2, "124:5", 100, &err);
+	store_mark_failed(st, 2, 101, 3, 0.1, "exit status 3", 1, &err);
+	store_load_run(ro, 2, &r, &err);
+	is_int(r.state, RUN_PENDING, "a failed run with attempts left goes back to pending");
+	is_int(r.attempts, 1, "the attempt is counted");
+	is_str(r.reason, "exit status 3", "the reason is kept");
+	run_release(&r);
+	store_mark_submitted(st, 2, "125:5", 102, &err);
+	store_mark_failed(st, 2, 103, 3, 0.1, "exit status 3", 0, &err);
+	store_mark_cancelled(st, 3, 104, "cancelled by user", &err);
+
+	struct run *changed;
+	int nchanged;
+	store_load_runs(ro, seq0, &changed, &nchanged, &err);
+	is_int(nchanged, 3, "incremental read returns only the three changed runs");
+	runs_free(changed, nchanged);
+
+	struct run_event *ev;
+	int nev;
+	store_run_events(ro, 2, &ev, &nev, &err);
+	is_int(nev, 4, "run 2 has four state events");
+	ok(nev == 4 && ev[3].state == RUN_FAILED, "the last event is failed");
+	run_events_free(ev, nev);
+
+	store_counts(ro, &cnt, &err);
+	ok(cnt.done == 1 && cnt.failed == 1 && cnt.cancelled == 1 && cnt.pending == 9,
+	   "counts: 1 done, 1 failed, 1 cancelled, 9 pending");
+
+	struct experiment e;
+	experiment_init(&e);
+	is_int(store_load_experiment(ro, NULL, &e, &err), 0, "experiment loads");
+	int k = experiment_find_callpath(&e, "k"), m = experiment_find_metric(&e, "time");
+	const struct exp_values *v = experiment_values(&e, k, m, 0);
+	ok(v && v->n == 1 && fabs(v->v[0] - 0.6) < 1e-12, "per-rank values are averaged over ranks");
+	v = experiment_values(&e, experiment_find_callpath(&e, "main"), m, 0);
+	ok(v && v->n == 1 && v->v[0] == 1.5, "an aggregated (rank -1) value is used as is");
+	experiment_release(&e);
+	store_close(ro);
+	store_close(st);
+
+	/* resume: same campaign and plan reopens; another plan is refused */
+	is_int(store_create(&st, dir, "camp", "local", "", &pl, &err), 0, "same campaign reopens");
+	store_counts(st, &cnt, &err);
+	is_int(cnt.done, 1, "nothing recorded is lost on reopen");
+	store_close(st);
+	struct plan pl2;
+	make_plan(&pl2, 3);
+	ok(store_create(&st, dir, "camp", "local", "", &pl2, &err) == -1, "a different plan is refused");
+	contains(err.msg, "different plan", "and the error says why");
+	ok(store_create(&st, dir, "other", "local", "", &pl, &err) == -1, "another campaign is refused");
+	plan_release(&pl2);
+	plan_release(&pl);
+
+	ok(store_open(&st, tap_tmpdir(), 0, &err) == -1, "a directory without a store is refused");
+	contains(err.msg, "not a campaign directory", "with a clear reason");
+	measurement_list_release(&ml);
+	return done_testing();
+}
