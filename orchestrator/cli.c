@@ -74,6 +74,22 @@ static const struct cli_command commands[] = {
 	  "  --once      print one plain-text snapshot of the screen and exit\n"
 	  "              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
 	  "NO_COLOR set and not empty turns colours off.  See docs/top.md." },
+	{ "cancel", cmd_cancel, "cancel DIR [--run ID]",
+	  "cancel a campaign's pending and in-flight runs, or one run",
+	  "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
+	  "libslurm) or, on the local backend, their process groups.  A running\n"
+	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
+	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
+	{ "topo", cmd_topo,
+	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
+	  "[--cores-per-rank N|all] | --map FILE]",
+	  "show the machine topology placements use, and where ranks would go",
+	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
+	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
+	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
+	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
+	  "one core set per line), also print each local rank's cores and PUs.\n"
+	  "See docs/placement.md." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

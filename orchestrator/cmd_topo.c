@@ -1,0 +1,207 @@
+/*
+ * `perfsweep topo [CONFIG]`: print the topology placements are computed on
+ * (the host's, or CONFIG's `topology` setting, or --topology), and with
+ * --policy/--map the cpuset each local rank would get.
+ */
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "orchestrator/cli.h"
+#include "orchestrator/config.h"
+#include "placement/policy.h"
+#include "placement/topology.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The `topology` setting of a campaign config (spec NULL when absent). */
+static int config_topology(const char *path, char **spec, char **dir, struct perr *err)
+{
+	struct campaign_config c;
+	*spec = *dir = NULL;
+	if (config_load(&c, path, err) < 0) {
+		config_release(&c);
+		return -1;
+	}
+	int r = 0;
+	if (c.topology) {
+		const char *v = config_setting_get_string(c.topology);
+		char where[512];
+		if (!v)
+			r = perr_set(err, "%s: 'topology' must be a string: a synthetic description "
+				     "such as \"pack:2 numa:1 core:18 pu:1\" or an .xml file",
+				     config_where(&c, c.topology, where, sizeof(where)));
+		else
+			*spec = xstrdup(v);
+	}
+	*dir = xstrdup(c.dir);
+	config_release(&c);
+	return r;
+}
+
+static void add_list(struct strbuf *out, hwloc_const_bitmap_t set)
+{
+	char *s = NULL;
+	hwloc_bitmap_list_asprintf(&s, set);
+	strbuf_addstr(out, s ? s : "?");
+	free(s);
+}
+
+static void describe_placement(const struct topology *t, const struct policy *p,
+			       const struct placement *pl, struct strbuf *out)
+{
+	strbuf_addf(out, "\nplacement:  %s, %d rank%s per node", policy_kind_name(p->kind), pl->nranks,
+		    pl->nranks == 1 ? "" : "s");
+	if (p->kind != POLICY_EXPLICIT) {
+		if (p->cores_per_rank)
+			strbuf_addf(out, ", %d core%s per rank", p->cores_per_rank,
+				    p->cores_per_rank == 1 ? "" : "s");
+		else
+			strbuf_addstr(out, ", all cores shared");
+	}
+	strbuf_addch(out, '\n');
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	for (int i = 0; i < pl->nranks; i++) {
+		hwloc_bitmap_zero(cores);
+		for (int u = 0; u < t->nunits; u++)
+			if (hwloc_bitmap_intersects(t->unit_pus[u], pl->cpusets[i]))
+				hwloc_bitmap_set(cores, (unsigned)u);
+		strbuf_addf(out, "rank %d:%*scores ", i, i < 10 ? 5 : i < 100 ? 4 : 3, "");
+		add_list(out, cores);
+		strbuf_addstr(out, ", pus ");
+		add_list(out, pl->cpusets[i]);
+		strbuf_addch(out, '\n');
+	}
+	hwloc_bitmap_free(cores);
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "ranks-per-node", required_argument, NULL, 'r' },
+		{ "cores-per-rank", required_argument, NULL, 'c' },
+		{ "map", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct perr err;
+	struct policy pol;
+	policy_init(&pol);
+	const char *topo_opt = NULL, *map = NULL;
+	int have_policy = 0, have_cores = 0, ranks = 0, ret = EXIT_USAGE;
+	char *spec = NULL, *dir = NULL;
+	struct topology t = { 0 };
+	int loaded = 0;
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "t:p:r:c:m:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			topo_opt = optarg;
+			break;
+		case 'p':
+			if (policy_parse_kind(optarg, &pol.kind, &err) < 0) {
+				ret = cli_usage("topo", "%s", err.msg);
+				goto out;
+			}
+			have_policy = 1;
+			break;
+		case 'r': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 1 << 20) {
+				ret = cli_usage("topo", "invalid ranks per node '%s'", optarg);
+				goto out;
+			}
+			ranks = (int)v;
+			break;
+		}
+		case 'c':
+			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0) {
+				ret = cli_usage("topo", "%s", err.msg);
+				goto out;
+			}
+			have_cores = 1;
+			break;
+		case 'm':
+			map = optarg;
+			break;
+		default:
+			ret = cli_usage("topo", "unknown or incomplete option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (argc - optind > 1) {
+		ret = cli_usage("topo", "too many arguments");
+		goto out;
+	}
+	if (map && have_policy && pol.kind != POLICY_EXPLICIT) {
+		ret = cli_usage("topo", "--map goes with the explicit policy, not '%s'",
+				policy_kind_name(pol.kind));
+		goto out;
+	}
+	if (!map && have_policy && pol.kind == POLICY_EXPLICIT) {
+		ret = cli_usage("topo", "the explicit policy needs --map FILE");
+		goto out;
+	}
+	if (have_cores && (map || pol.kind == POLICY_EXPLICIT)) {
+		ret = cli_usage("topo", "--cores-per-rank does not apply to an explicit map");
+		goto out;
+	}
+	if (have_cores && !have_policy) {
+		ret = cli_usage("topo", "--cores-per-rank needs --policy");
+		goto out;
+	}
+	if (have_policy && !ranks) {
+		ret = cli_usage("topo", "--policy needs --ranks-per-node");
+		goto out;
+	}
+	if (ranks && !have_policy && !map) {
+		ret = cli_usage("topo", "--ranks-per-node needs --policy or --map");
+		goto out;
+	}
+	if (optind < argc && config_topology(argv[optind], &spec, &dir, &err) < 0) {
+		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	if (topo_opt) {
+		free(spec);
+		free(dir);
+		spec = xstrdup(topo_opt);
+		dir = NULL;
+	}
+	if (map && policy_load_map(&pol, map, &err) < 0) {
+		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	if (topology_load(&t, spec, dir, &err) < 0) {
+		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	loaded = 1;
+	struct strbuf out;
+	strbuf_init(&out);
+	topology_describe(&t, &out);
+	if (have_policy || map) {
+		struct placement pl;
+		if (policy_place(&pol, &t, ranks, &pl, &err) < 0) {
+			strbuf_release(&out);
+			ret = cli_error(EXIT_USAGE, "%s", err.msg);
+			goto out;
+		}
+		describe_placement(&t, &pol, &pl, &out);
+		placement_release(&pl);
+	}
+	fputs(out.buf, stdout);
+	strbuf_release(&out);
+	ret = EXIT_OK;
+out:
+	if (loaded)
+		topology_release(&t);
+	policy_release(&pol);
+	free(spec);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,329 @@
+/*
+ * perfsweep-bind's library part: rank discovery, binding with read-back
+ * verification, running the application, and the per-rank JSON record.
+ */
+#include "placement/bind.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A non-negative decimal integer, the whole string. */
+static int parse_nonneg(const char *s, int *v)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (!*s || *end || errno || n < 0 || n > 1 << 24)
+		return -1;
+	*v = (int)n;
+	return 0;
+}
+
+int bind_parse_tasks_per_node(const char *s, int node, int *tasks)
+{
+	/* "4(x2),3,2(x10)": counts, each optionally repeated */
+	const char *p = s;
+	int idx = 0;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long n = strtol(p, &end, 10);
+		if (end == p || errno || n < 0 || n > 1 << 24)
+			return -1;
+		long rep = 1;
+		p = end;
+		if (!strncmp(p, "(x", 2)) {
+			rep = strtol(p + 2, &end, 10);
+			if (end == p + 2 || *end != ')' || rep < 1 || rep > 1 << 24)
+				return -1;
+			p = end + 1;
+		}
+		if (node >= idx && node < idx + rep) {
+			*tasks = (int)n;
+			return 0;
+		}
+		idx += (int)rep;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return -1;
+}
+
+/* The first of vars[] that is set; fills *v and *from.  1 found, 0 none, -1 bad. */
+static int first_env(const char *const *vars, int *v, const char **from, struct perr *err)
+{
+	for (int i = 0; vars[i]; i++) {
+		const char *s = getenv(vars[i]);
+		if (!s)
+			continue;
+		if (parse_nonneg(s, v) < 0)
+			return perr_set(err, "invalid %s '%s' (a non-negative integer)", vars[i], s);
+		*from = vars[i];
+		return 1;
+	}
+	return 0;
+}
+
+int bind_ranks_from_env(struct bind_ranks *r, struct perr *err)
+{
+	static const char *const local_vars[] = { "PERFSWEEP_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+						  "MPI_LOCALRANKID", "SLURM_LOCALID", NULL };
+	static const char *const rank_vars[] = { "PERFSWEEP_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+						 "SLURM_PROCID", NULL };
+	static const char *const rpn_vars[] = { "PERFSWEEP_RANKS_PER_NODE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+						"MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE", NULL };
+	memset(r, 0, sizeof(*r));
+	int f = first_env(local_vars, &r->local_rank, &r->local_from, err);
+	if (f < 0)
+		return -1;
+	if (!f)
+		return perr_set(err, "no local rank: set PERFSWEEP_LOCAL_RANK, or start under srun or "
+				"mpirun (SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID)");
+	f = first_env(rank_vars, &r->rank, &r->rank_from, err);
+	if (f < 0)
+		return -1;
+	if (!f)
+		r->rank = r->local_rank;
+	f = first_env(rpn_vars, &r->ranks_per_node, &r->rpn_from, err);
+	if (f < 0)
+		return -1;
+	if (f && r->ranks_per_node < 1)
+		return perr_set(err, "invalid %s '0' (at least 1)", r->rpn_from);
+	if (!f) {
+		const char *tpn = getenv("SLURM_TASKS_PER_NODE");
+		if (tpn) {
+			int node = 0;
+			const char *nid = getenv("SLURM_NODEID");
+			if (nid && parse_nonneg(nid, &node) < 0)
+				return perr_set(err, "invalid SLURM_NODEID '%s'", nid);
+			if (bind_parse_tasks_per_node(tpn, node, &r->ranks_per_node) < 0 ||
+			    r->ranks_per_node < 1)
+				return perr_set(err, "invalid SLURM_TASKS_PER_NODE '%s' for node %d", tpn,
+						node);
+			r->rpn_from = "SLURM_TASKS_PER_NODE";
+		}
+	}
+	return 0;
+}
+
+int bind_apply(const struct topology *t, hwloc_const_bitmap_t set, hwloc_bitmap_t actual,
+	       struct perr *err)
+{
+	char *want = NULL, *got = NULL;
+	int r = 0;
+	hwloc_bitmap_zero(actual);
+	hwloc_bitmap_list_asprintf(&want, set);
+	if (!topology_is_this_system(t)) {
+		r = perr_set(err, "cannot bind to PUs %s: hwloc's topology is not this machine's "
+			     "(is HWLOC_XMLFILE or HWLOC_SYNTHETIC set?)", want);
+	} else if (hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_PROCESS) < 0) {
+		r = perr_set(err, "cannot bind to PUs %s: %s", want, strerror(errno));
+	} else if (hwloc_get_cpubind(t->hw, actual, HWLOC_CPUBIND_PROCESS) < 0) {
+		r = perr_set(err, "cannot read the binding back after binding to PUs %s: %s", want,
+			     strerror(errno));
+	} else if (!hwloc_bitmap_isequal(actual, set)) {
+		hwloc_bitmap_list_asprintf(&got, actual);
+		r = perr_set(err, "binding to PUs %s did not take: the process is bound to PUs %s", want,
+			     got);
+	}
+	free(want);
+	free(got);
+	return r;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	/* the terminal signals the whole foreground group, the child included */
+	if ((sig == SIGINT || sig == SIGQUIT) && info && info->si_code != SI_USER &&
+	    info->si_code != SI_QUEUE)
+		return;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT };
+#define NFORWARDED (int)(sizeof(forwarded) / sizeof(forwarded[0]))
+
+static double now(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
+{
+	memset(res, 0, sizeof(*res));
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		res->exit_status = 126;
+		return perr_set(err, "cannot run '%s': %s", argv[0], strerror(errno));
+	}
+	struct sigaction sa, old[NFORWARDED];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigset_t block, prev;
+	sigemptyset(&block);
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	/* no forwarding before the child's pid is known */
+	sigprocmask(SIG_BLOCK, &block, &prev);
+	/* a SLURM step signals every process of the step itself */
+	int forward = !getenv("SLURM_STEP_ID");
+	/* a signal to our process group (the local backend's killpg) must reach
+	   the app once, through us: give it a group of its own unless it runs in
+	   the terminal's foreground, where the terminal signals the group */
+	int own_group = !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], forward ? &sa : NULL, &old[i]);
+	pid_t parent = getpid();
+	double mono0 = now(CLOCK_MONOTONIC);
+	res->start = now(CLOCK_REALTIME);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		if (own_group)
+			setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(137);
+		execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(pfd[1], &e, sizeof(e));
+		(void)w;
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	int fork_errno = errno;
+	close(pfd[1]);
+	if (pid > 0) {
+		child_pid = pid;
+		if (own_group)
+			setpgid(pid, pid);   /* both sides: no race with a signal */
+	}
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	int r = 0;
+	if (pid < 0) {
+		res->exit_status = 126;
+		r = perr_set(err, "cannot run '%s': %s", argv[0], strerror(fork_errno));
+		goto restore;
+	}
+	res->pid = pid;
+	int exec_errno = 0;
+	ssize_t n;
+	do
+		n = read(pfd[0], &exec_errno, sizeof(exec_errno));
+	while (n < 0 && errno == EINTR);
+	int status;
+	pid_t w;
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	res->wall = now(CLOCK_MONOTONIC) - mono0;
+	res->end = res->start + res->wall;
+	if (w < 0) {
+		res->exit_status = 126;
+		r = perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
+	} else if (n == (ssize_t)sizeof(exec_errno)) {
+		res->exit_status = exec_errno == ENOENT ? 127 : 126;
+		r = perr_set(err, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+	} else if (WIFSIGNALED(status)) {
+		res->signal = WTERMSIG(status);
+		res->exit_status = 128 + res->signal;
+	} else {
+		res->exit_status = WEXITSTATUS(status);
+	}
+restore:
+	close(pfd[0]);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	child_pid = 0;
+	if (forward)
+		for (int i = 0; i < NFORWARDED; i++)
+			sigaction(forwarded[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	return r;
+}
+
+const char *bind_node_name(void)
+{
+	static char host[256];
+	const char *s = getenv("SLURMD_NODENAME");
+	if (s && *s)
+		return s;
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		strcpy(host, "unknown");
+	return host;
+}
+
+static json_t *list_or_null(hwloc_const_bitmap_t set)
+{
+	char *s = NULL;
+	if (!set || hwloc_bitmap_list_asprintf(&s, set) < 0 || !s)
+		return json_null();
+	json_t *j = json_string(s);
+	free(s);
+	return j;
+}
+
+int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "format", json_string("perfsweep-rank/1"));
+	json_object_set_new(o, "rank", json_integer(rec->rank));
+	json_object_set_new(o, "local_rank", json_integer(rec->local_rank));
+	json_object_set_new(o, "ranks_per_node",
+			    rec->ranks_per_node > 0 ? json_integer(rec->ranks_per_node) : json_null());
+	json_object_set_new(o, "node", json_string(rec->node ? rec->node : ""));
+	json_object_set_new(o, "policy", rec->policy ? json_string(rec->policy) : json_null());
+	json_object_set_new(o, "cores_per_rank",
+			    rec->cores_per_rank > 0   ? json_integer(rec->cores_per_rank)
+			    : rec->cores_per_rank == 0 ? json_string("all")
+						       : json_null());
+	json_object_set_new(o, "cpuset", list_or_null(rec->cpuset));
+	json_object_set_new(o, "cores", list_or_null(rec->cores));
+	const struct bind_result *res = rec->result;
+	json_object_set_new(o, "pid", res && res->pid ? json_integer(res->pid) : json_null());
+	json_object_set_new(o, "start", res ? json_real(res->start) : json_null());
+	json_object_set_new(o, "end", res ? json_real(res->end) : json_null());
+	json_object_set_new(o, "wall", res ? json_real(res->wall) : json_null());
+	json_object_set_new(o, "exit_status", json_integer(res ? res->exit_status : rec->exit_status));
+	json_object_set_new(o, "signal", res && res->signal ? json_integer(res->signal) : json_null());
+	json_object_set_new(o, "error", rec->error ? json_string(rec->error) : json_null());
+	json_t *args = json_array();
+	for (int i = 0; rec->argv && rec->argv[i]; i++)
+		json_array_append_new(args, json_string(rec->argv[i]));
+	json_object_set_new(o, "argv", args);
+	char *path = xasprintf("%s/rank-%d.json", dir, rec->rank);
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int r = 0;
+	if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) < 0) {
+		int e = errno;
+		unlink(tmp);
+		r = perr_set(err, "cannot write '%s': %s", path, strerror(e ? e : EIO));
+	} else if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		r = perr_set(err, "cannot write '%s': %s", path, strerror(e));
+	}
+	free(tmp);
+	free(path);
+	json_decref(o);
+	return r;
+}

@@ -1,0 +1,81 @@
+/*
+ * The pieces of perfsweep-bind: find this process's rank from the launcher's
+ * environment, bind it on the real topology and verify the binding, run the
+ * application, and record what happened in `<run dir>/rank-<rank>.json`
+ * (format: docs/placement.md).
+ */
+#ifndef PS_BIND_H
+#define PS_BIND_H
+#include "common/error.h"
+#include "placement/topology.h"
+#include <hwloc.h>
+#include <sys/types.h>
+
+/*
+ * Ranks as the launcher set them.  Each value comes from the first variable
+ * set in this order (innermost launcher first, so a local-backend rank inside
+ * an srun step or an mpirun inside a batch job sees its own launcher):
+ *   local rank      PERFSWEEP_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK,
+ *                   MPI_LOCALRANKID, SLURM_LOCALID
+ *   rank            PERFSWEEP_RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID
+ *                   (default: the local rank)
+ *   ranks per node  PERFSWEEP_RANKS_PER_NODE, OMPI_COMM_WORLD_LOCAL_SIZE,
+ *                   MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE, SLURM_TASKS_PER_NODE
+ *                   ("4(x2),3": the entry of SLURM_NODEID)  (default: 0, unknown)
+ */
+struct bind_ranks {
+	int local_rank, rank, ranks_per_node;
+	const char *local_from, *rank_from, *rpn_from;   /* variable names, or NULL */
+};
+
+int bind_ranks_from_env(struct bind_ranks *r, struct perr *err);
+/* The node count of SLURM_TASKS_PER_NODE's syntax ("2(x3),1") for node index node. */
+int bind_parse_tasks_per_node(const char *s, int node, int *tasks);
+
+/*
+ * Bind the whole process to set (PUs) on t, which must be this machine's
+ * topology, then read the binding back into actual.  Fails, with actual
+ * holding what was read, when the binding differs from set.
+ */
+int bind_apply(const struct topology *t, hwloc_const_bitmap_t set, hwloc_bitmap_t actual,
+	       struct perr *err);
+
+struct bind_result {
+	double start, end, wall;    /* Unix seconds; wall from a monotonic clock */
+	int exit_status;            /* exit code, 128+signal, 126/127 when exec failed */
+	int signal;                 /* terminating signal, 0 if none */
+	pid_t pid;
+};
+
+/*
+ * Run argv (PATH lookup, no shell) and wait for it.  While it runs, SIGTERM,
+ * SIGHUP, SIGUSR1 and SIGUSR2 sent to this process are forwarded to it, and
+ * so are SIGINT and SIGQUIT when a process (not the terminal) sent them;
+ * inside a SLURM step (SLURM_STEP_ID set) nothing is forwarded, as SLURM
+ * signals every process of the step.  Unless it runs in a terminal's
+ * foreground, the child gets a process group of its own, so a signal to
+ * this process's group reaches it exactly once.  The child dies with this
+ * process (SIGKILL).  The handlers are installed for the call only.
+ * Returns -1 (err, res->exit_status 126 or 127) when argv cannot be started.
+ */
+int bind_run(char *const *argv, struct bind_result *res, struct perr *err);
+
+struct bind_record {
+	int rank, local_rank, ranks_per_node;
+	const char *node;           /* SLURMD_NODENAME or the host name */
+	const char *policy;
+	int cores_per_rank;         /* 0: all cores shared; -1: explicit */
+	hwloc_const_bitmap_t cpuset;   /* binding read back, or NULL */
+	hwloc_const_bitmap_t cores;    /* logical cores of the binding, or NULL */
+	const struct bind_result *result;   /* NULL when the app did not run */
+	int exit_status;            /* used when result is NULL */
+	const char *error;          /* why perfsweep-bind failed, or NULL */
+	char *const *argv;
+};
+
+/* The node name recorded: SLURMD_NODENAME, else the host name (static buffer). */
+const char *bind_node_name(void);
+/* Write DIR/rank-<rank>.json atomically (temporary file, then rename). */
+int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err);
+
+#endif
