@@ -21,31 +21,43 @@ int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncance
 	if (store_open(&st, dir, 0, err) < 0)
 		return -1;
 	char *backend = store_get_meta(st, "backend");
+	int is_slurm = backend && !strcmp(backend, "slurm");
+	struct backend *b = NULL;
 	int ret = 0;
+	/* the same sequence as `perfsweep cancel`: the store first, so that a
+	   running orchestrator neither starts nor retries the run, then the job */
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct run r;
 		if (store_load_run(st, ids[i], &r, err) < 0) {
 			ret = -1;
 			break;
 		}
-		int inflight = r.state == RUN_SUBMITTED || r.state == RUN_RUNNING;
-		if (r.state == RUN_PENDING || inflight) {
+		int live = r.state == RUN_PENDING || r.state == RUN_SUBMITTED || r.state == RUN_RUNNING;
+		int inflight = r.state != RUN_PENDING && r.backend_id && *r.backend_id;
+		if (live && inflight && is_slurm && !b) {
+			struct backend_config bc = { .type = "slurm" };
+			if (backend_slurm_new(&b, &bc, err) < 0) {
+				perr_prefix(err, "cannot cancel slurm jobs");
+				ret = -1;
+			}
+		}
+		if (!ret && live) {
 			if (store_mark_cancelled(st, r.id, now_seconds(), "cancelled from perfsweep top",
 						 err) < 0)
 				ret = -1;
 			else
 				(*ncancelled)++;
-			if (!ret && inflight) {
-				if (!backend || !strcmp(backend, "local"))
-					backend_local_cancel_id(r.backend_id);
-				else
-					ret = perr_set(err, "run %lld marked cancelled, but stopping "
-						       "'%s' jobs is not available here; use "
-						       "'perfsweep cancel'", r.id, backend);
-			}
+		}
+		if (!ret && live && inflight) {
+			if (is_slurm)
+				ret = b->ops->cancel(b, r.id, r.backend_id, err);
+			else
+				backend_local_cancel_id(r.backend_id);
 		}
 		run_release(&r);
 	}
+	if (b)
+		b->ops->free(b);
 	free(backend);
 	store_close(st);
 	return ret;

@@ -10,11 +10,13 @@
 #include <stddef.h>
 
 /*
- * Cancel runs: pending ones are marked cancelled; in-flight ones are marked
- * cancelled first (so the run engine does not retry them) and then stopped
- * through their backend (local: backend_local_cancel_id kills the run's
- * process group, checked by its start time so a reused pid is left alone).
- * Finished runs are skipped.  *ncancelled receives how many were cancelled.
+ * Cancel runs as `perfsweep cancel` does: each pending, submitted or
+ * running run is marked cancelled first (so the run engine neither starts
+ * nor retries it), then an in-flight one is stopped through its backend:
+ * SLURM jobs by the slurm backend's cancel (libslurm), local runs by
+ * backend_local_cancel_id (kills the process group, checked by its start
+ * time so a reused pid is left alone).  Finished runs are skipped.
+ * *ncancelled receives how many were cancelled.
  */
 int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncancelled,
 		    struct perr *err);
