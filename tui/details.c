@@ -130,6 +130,23 @@ static void load_binding(struct top_lines *l, const char *run_dir)
 		strbuf_addf(&sb, "rank %d: ", r);
 		if (!j) {
 			strbuf_addf(&sb, "unreadable (%s:%d: %s)", path, jerr.line, jerr.text);
+		} else if (json_is_object(j) && json_is_string(json_object_get(j, "format")) &&
+			   !strcmp(json_string_value(json_object_get(j, "format")), "perfsweep-rank/1")) {
+			/* placement/bind.c's record: where the rank ran and on what */
+			static const char *const keys[][2] = {
+				{ "node", "node" }, { "local_rank", "local" }, { "cores", "cores" },
+				{ "cpuset", "cpus" }, { "policy", "policy" }, { "pid", "pid" },
+				{ "exit_status", "exit" }, { "signal", "signal" }, { "error", "error" },
+			};
+			int first = 1;
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				json_t *x = json_object_get(j, keys[k][0]);
+				if (!x || json_is_null(x) || (json_is_string(x) && !*json_string_value(x)))
+					continue;
+				strbuf_addf(&sb, "%s%s ", first ? "" : "  ", keys[k][1]);
+				json_scalar(&sb, x);
+				first = 0;
+			}
 		} else if (json_is_object(j)) {
 			const char *k;
 			json_t *x;

@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
 #include "tui/actions.h"
+#include "tui/details.h"
 #include "tui/flags.h"
 #include "tui/model.h"
 #include <sys/stat.h>
@@ -51,6 +52,18 @@ static void must(int rc, const char *what)
 		diag("%s: %s", what, err.msg);
 		exit(2);
 	}
+}
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		diag("cannot write %s", p);
+		exit(2);
+	}
+	free(p);
+	return f;
 }
 
 static void run_done(struct store *st, long long id, double start, double wall)
@@ -323,6 +336,56 @@ static void test_flags_and_actions(void)
 	is_int(top_model_find(&m, 3)->run.state, RUN_DONE, "run 3 still done");
 	is_int(top_model_find(&m, 4)->run.state, RUN_PENDING, "run 4 pending again");
 	is_int(top_model_find(&m, 5)->run.state, RUN_PENDING, "run 5 untouched");
+	/* details of run 2: files as the run engine and perfsweep-bind write them */
+	char *rd = xasprintf("%s/runs", dir2);
+	mkdir(rd, 0777);
+	free(rd);
+	rd = xasprintf("%s/runs/2", dir2);
+	mkdir(rd, 0777);
+	FILE *f1 = open_in(rd, "argv.json");
+	fputs("[\"/bin/prog\", \"-n\", \"a b\", \"it's\"]", f1);
+	fclose(f1);
+	f1 = open_in(rd, "rank-0.json");
+	fputs("{\"format\": \"perfsweep-rank/1\", \"rank\": 0, \"local_rank\": 0, \"node\": \"n1\","
+	      " \"policy\": \"compact\", \"cpuset\": \"0-7\", \"cores\": \"0-3\", \"pid\": 77,"
+	      " \"exit_status\": 0, \"signal\": null, \"error\": null}", f1);
+	fclose(f1);
+	f1 = open_in(rd, "rank-1.json");
+	fputs("{\"rank\": 1, \"cpus\": [4, 5]}", f1);
+	fclose(f1);
+	f1 = open_in(rd, "stdout");
+	for (int i = 1; i <= 300; i++)
+		fprintf(f1, "line %d\n", i);
+	fclose(f1);
+	f1 = open_in(rd, "stderr");
+	fputs("warn: a\r\nwarn: b", f1);
+	fclose(f1);
+	struct top_details d = { 0 };
+	ok(top_details_load(&d, &m, 2, 5, &err) == 0, "details of run 2");
+	is_str(d.argv, "/bin/prog -n 'a b' 'it'\\''s'", "argv from argv.json, quoted where needed");
+	is_int(d.bind.n, 2, "one binding line per rank-<r>.json");
+	if (d.bind.n == 2) {
+		is_str(d.bind.v[0], "rank 0: node n1  local 0  cores 0-3  cpus 0-7  policy compact  pid 77  exit 0",
+		       "perfsweep-bind's record, the fields that matter");
+		is_str(d.bind.v[1], "rank 1: cpus=[4,5]", "another format, flattened");
+	}
+	is_int(d.out.n, 5, "stdout tail: the last 5 lines");
+	if (d.out.n == 5) {
+		is_str(d.out.v[0], "line 296", "from line 296");
+		is_str(d.out.v[4], "line 300", "to the last");
+	}
+	is_int(d.err.n, 2, "stderr without a final newline");
+	if (d.err.n == 2)
+		is_str(d.err.v[0], "warn: a", "CR LF lines lose the CR");
+	ok(d.nev >= 3, "history: submitted, running, cancelled (%d events)", d.nev);
+	is_int(d.ev[d.nev - 1].state, RUN_CANCELLED, "the last event is the cancel");
+	is_int(d.live, 0, "a cancelled run is not live");
+	top_details_release(&d);
+	ok(top_details_load(&d, &m, 1, 5, &err) == 0, "details of a run that never started");
+	ok(d.argv == NULL && d.bind.n == 0 && d.out.n == 0, "nothing recorded: no argv, binding or output");
+	top_details_release(&d);
+	free(rd);
+
 	top_model_release(&m);
 	free(dir);
 	free(dir2);
