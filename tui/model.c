@@ -591,6 +591,16 @@ static int job_text_len(const char *b)
 	return (int)strlen(b);
 }
 
+/* Expected seconds of one run of point p (stats with nsum > 0). */
+static double point_estimate(const struct top_stats *s, int p)
+{
+	if (p >= 0 && p < s->npoints && s->point_n[p])
+		return s->point_sum[p] / (double)s->point_n[p];
+	if (p >= 0 && p < s->npoints && s->point_plan[p] > 0 && s->ratio > 0)
+		return s->point_plan[p] * s->ratio;
+	return s->sum / (double)s->nsum;
+}
+
 /* One pass over every run: the aggregates the header and the ETA need. */
 static void stats_update(struct top_model *m)
 {
@@ -601,6 +611,7 @@ static void stats_update(struct top_model *m)
 			np = m->rows[i].run.point + 1;
 	free(s->point_sum);
 	free(s->point_n);
+	free(s->point_plan);
 	size_t *running = s->running;
 	memset(s->n, 0, sizeof(s->n));
 	memset(s->core_hours, 0, sizeof(s->core_hours));
@@ -609,6 +620,8 @@ static void stats_update(struct top_model *m)
 	s->npoints = np;
 	s->point_sum = xcalloc((size_t)np + 1, sizeof(*s->point_sum));
 	s->point_n = xcalloc((size_t)np + 1, sizeof(*s->point_n));
+	s->point_plan = xcalloc((size_t)np + 1, sizeof(*s->point_plan));
+	double measured = 0, planned = 0;
 	long long *queued = xcalloc((size_t)np + 1, sizeof(*queued));
 	s->running = xrealloc(running, sizeof(*s->running) * (m->nrows ? m->nrows : 1));
 	s->nrunning = 0;
@@ -627,6 +640,9 @@ static void stats_update(struct top_model *m)
 			s->last = r->ended_at;
 		if (r->started_at > s->last)
 			s->last = r->started_at;
+		double plan_s = r->core_hours * 3600 / (r->ranks > 1 ? r->ranks : 1);
+		if (r->point >= 0)
+			s->point_plan[r->point] = plan_s;
 		if (st == RUN_DONE) {
 			double d = run_duration(r);
 			if (d >= 0 && r->point >= 0) {
@@ -634,6 +650,10 @@ static void stats_update(struct top_model *m)
 				s->point_n[r->point]++;
 				s->sum += d;
 				s->nsum++;
+				if (plan_s > 0) {
+					measured += d;
+					planned += plan_s;
+				}
 			}
 		} else if ((st == RUN_PENDING || st == RUN_SUBMITTED) && r->point >= 0) {
 			queued[r->point]++;
@@ -647,12 +667,11 @@ static void stats_update(struct top_model *m)
 		}
 	}
 	s->spent /= 3600;
+	s->ratio = planned > 0 ? measured / planned : 0;
 	if (s->nsum)
 		for (int p = 0; p < np; p++)
 			if (queued[p])
-				s->queued_work += (double)queued[p] *
-						  (s->point_n[p] ? s->point_sum[p] / (double)s->point_n[p]
-								 : s->sum / (double)s->nsum);
+				s->queued_work += (double)queued[p] * point_estimate(s, p);
 	free(queued);
 }
 
@@ -768,6 +787,7 @@ void top_model_release(struct top_model *m)
 	free(m->dirty);
 	free(m->stats.point_sum);
 	free(m->stats.point_n);
+	free(m->stats.point_plan);
 	free(m->stats.running);
 	for (int k = 0; k < m->nparams; k++)
 		free(m->params[k]);
@@ -919,9 +939,7 @@ double top_model_eta(const struct top_model *m)
 	double work = s->queued_work;
 	for (size_t i = 0; i < s->nrunning; i++) {
 		const struct run *r = &m->rows[s->running[i]].run;
-		double est = r->point >= 0 && r->point < s->npoints && s->point_n[r->point]
-				     ? s->point_sum[r->point] / (double)s->point_n[r->point]
-				     : s->sum / (double)s->nsum;
+		double est = point_estimate(s, r->point);
 		double e = top_run_elapsed(r, m->now);
 		work += e > 0 ? (est > e ? est - e : 0) : est;
 	}

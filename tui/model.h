@@ -58,6 +58,8 @@ struct top_stats {
 	long long *point_n;
 	double sum;             /* over all points */
 	long long nsum;
+	double *point_plan;     /* per point: planned seconds of one run (0: no cost estimate) */
+	double ratio;           /* measured / planned seconds over done runs, 0 if unknown */
 	double queued_work;     /* estimated seconds of the pending and submitted runs */
 	size_t *running;        /* row indices of the running runs */
 	size_t nrunning;
@@ -178,9 +180,11 @@ void top_model_budget(const struct top_model *m, struct top_budget *b);
 double top_model_elapsed(const struct top_model *m);
 /*
  * Estimated seconds until every pending and in-flight run is finished: the
- * remaining work (mean measured run time of the run's design point, else of
- * all points, minus the time a running run has already taken) divided by the
- * runs in flight.  0 when nothing remains, -1 when unknown (no run finished
+ * remaining work divided by the runs in flight.  A run's work is the mean
+ * measured time of its design point; for a point not measured yet, its
+ * planned time (core hours / ranks) scaled by measured / planned over the
+ * done runs, or without a plan the mean of all points; a running run counts
+ * what is left of that.  0 when nothing remains, -1 when unknown (no run finished
  * yet, or nothing in flight).
  */
 double top_model_eta(const struct top_model *m);

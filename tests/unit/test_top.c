@@ -288,6 +288,32 @@ static void test_eta(void)
 	free(dir);
 }
 
+/* Unmeasured points: their planned time scaled by measured / planned. */
+static void test_eta_planned(void)
+{
+	char *dir = xasprintf("%s/eta2", tap_tmpdir());
+	double av[2] = { 1, 2 };
+	struct plan_param params[1] = { { .name = "a", .nvalues = 2, .values = av, .is_int = 1 } };
+	struct design_spec spec = { .nparams = 1, .params = params, .repetitions = 3 };
+	struct plan pl;
+	struct store *st;
+	must(plan_full_factorial(&pl, &spec, &err), "plan");
+	pl.points[0].core_hours = 3 * 10 / 3600.0;     /* 10 s per run planned */
+	pl.points[1].core_hours = 3 * 40 / 3600.0;     /* 40 s per run planned */
+	must(store_create(&st, dir, "eta2", "local", "x", &pl, &err), "create");
+	plan_release(&pl);
+	run_done(st, 1, T0 - 100, 20);                  /* twice as long as planned */
+	must(store_mark_submitted(st, 2, "1:1", T0 - 5, &err), "s");
+	must(store_mark_running(st, 2, T0 - 5, &err), "r");
+	struct top_model m;
+	must(top_model_open(&m, dir, T0, &err), "open");
+	/* run 2: 20 - 5; run 3: 20; runs 4-6: 40 x 2 each; one run in flight */
+	is_rel(top_model_eta(&m), 15 + 20 + 3 * 80, 1e-9, "ETA uses the plan, scaled by measured / planned");
+	top_model_release(&m);
+	store_close(st);
+	free(dir);
+}
+
 static void test_flags_and_actions(void)
 {
 	char *dir = xasprintf("%s/flags", tap_tmpdir());
@@ -490,6 +516,7 @@ int main(void)
 {
 	test_arithmetic();
 	test_eta();
+	test_eta_planned();
 	test_flags_and_actions();
 	test_contention();
 	test_big();
