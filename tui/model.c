@@ -82,7 +82,7 @@ static void format_value(double v, char *buf, size_t n)
 	snprintf(buf, n, "%.6g", v);
 }
 
-void top_model_point_text(const struct top_model *m, const struct run *r, char *buf, size_t n)
+static void format_point(const struct top_model *m, const struct run *r, char *buf, size_t n)
 {
 	size_t off = 0;
 	buf[0] = '\0';
@@ -94,6 +94,15 @@ void top_model_point_text(const struct top_model *m, const struct run *r, char *
 			break;
 		off += (size_t)w;
 	}
+}
+
+void top_model_point_text(const struct top_model *m, const struct run *r, char *buf, size_t n)
+{
+	const struct top_stats *s = &m->stats;
+	if (r->point >= 0 && r->point < s->npoint_text && s->point_text[r->point])
+		snprintf(buf, n, "%s", s->point_text[r->point]);
+	else
+		format_point(m, r, buf, n);
 }
 
 static void placement_text(const struct run *r, char *buf, size_t n)
@@ -668,6 +677,21 @@ static void stats_update(struct top_model *m)
 	}
 	s->spent /= 3600;
 	s->ratio = planned > 0 ? measured / planned : 0;
+	/* the parameter values of a point never change: format each point once */
+	if (np > s->npoint_text) {
+		s->point_text = xrealloc(s->point_text, sizeof(*s->point_text) * (size_t)np);
+		memset(s->point_text + s->npoint_text, 0,
+		       sizeof(*s->point_text) * (size_t)(np - s->npoint_text));
+		s->npoint_text = np;
+	}
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct run *r = &m->rows[i].run;
+		if (r->point >= 0 && !s->point_text[r->point]) {
+			char buf[512];
+			format_point(m, r, buf, sizeof(buf));
+			s->point_text[r->point] = xstrdup(buf);
+		}
+	}
 	if (s->nsum)
 		for (int p = 0; p < np; p++)
 			if (queued[p])
@@ -789,6 +813,9 @@ void top_model_release(struct top_model *m)
 	free(m->stats.point_n);
 	free(m->stats.point_plan);
 	free(m->stats.running);
+	for (int p = 0; p < m->stats.npoint_text; p++)
+		free(m->stats.point_text[p]);
+	free(m->stats.point_text);
 	for (int k = 0; k < m->nparams; k++)
 		free(m->params[k]);
 	free(m->params);

@@ -60,6 +60,8 @@ struct top_stats {
 	long long nsum;
 	double *point_plan;     /* per point: planned seconds of one run (0: no cost estimate) */
 	double ratio;           /* measured / planned seconds over done runs, 0 if unknown */
+	char **point_text;      /* per point: "p=4 n=1000", formatted once */
+	int npoint_text;
 	double queued_work;     /* estimated seconds of the pending and submitted runs */
 	size_t *running;        /* row indices of the running runs */
 	size_t nrunning;
