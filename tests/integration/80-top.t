@@ -172,6 +172,31 @@ wait_for nocolor "toptest (local)"
 ok $(! $TM capture-pane -e -p -t nocolor | grep -q $'\e\[[0-9;]*3[1-6]m'; echo $?) "NO_COLOR: no colour at all"
 $TM send-keys -t nocolor q
 
+# two campaigns, and a details pane that follows a live run's output
+cat > "$T/tick.cfg" <<CFG
+name = "ticker";
+app = { command = [ "/bin/sh", "-c", "i=0; while [ \$i -lt 40 ]; do echo tick \$i; i=\$((i+1)); sleep 0.2; done" ]; };
+parameters = ( { name = "k"; values = [ 1 ]; } );
+repetitions = 1;
+backend = "local";
+collect = { wall = true; };
+CFG
+"$PS" run "$T/tick.cfg" --jobs 1 --quiet > "$T/tick.log" 2>&1 &
+TICKPID=$!
+for ((i = 0; i < 50; i++)); do [ -f "$T/ticker.campaign/campaign.db" ] && break; sleep 0.1; done
+$TM new-session -d -s two -x 80 -y 24 \
+	"cd '$T' && TERM=xterm '$PS' top '$CAMP' '$T/ticker.campaign' -d 0.3; echo \"EXITED rc=\$?\"; sleep 600"
+wait_for two "toptest (local)  [1/2]"; ok $? "two campaigns: the header says which one"
+keys two Tab
+wait_for two "ticker (local)  [2/2]"; ok $? "Tab switches to the next campaign"
+wait_row two 1 running 10; ok $? "the ticker run is running"
+keys two Enter
+wait_for two "tick 2" 10; ok $? "details show the live run's stdout"
+wait_for two "tick 12" 10; ok $? "and follow it while the run is live"
+like "$(screen two)" "stdout, following" "the pane says it follows"
+keys two q q
+wait "$TICKPID" 2> /dev/null
+
 # --once: the same screen as plain text
 COLUMNS=80 LINES=24 "$PS" top "$CAMP" --once > "$T/once.txt"
 is $? 0 "--once exits 0"
