@@ -151,7 +151,8 @@ static int tar_index(struct cubex *c, struct perr *err)
 		if (all_zero(h, 512))
 			break;
 		int magic = !memcmp(h + 257, "ustar", 5);
-		if (!tar_checksum_ok(h) && !(magic && !first)) {
+		/* a bad checksum is tolerated with the ustar magic (CubeLib 4.8 wrote such files) */
+		if (!tar_checksum_ok(h) && !magic) {
 			free(longname);
 			if (first)
 				return perr_set(err, "%s: not a tar archive (bad header checksum)", c->path);
@@ -585,6 +586,7 @@ int cubex_open(struct cubex *c, const char *path, struct perr *err)
 	c->path = xstrdup(path);
 	c->len = sb.len;
 	c->buf = (unsigned char *)strbuf_detach(&sb);
+	strbuf_release(&sb);    /* detach re-initialises sb */
 	if (open_buffer(c, err) < 0) {
 		cubex_release(c);
 		return -1;

@@ -338,8 +338,13 @@ int extrap_text_write(FILE *f, const struct experiment *e, int metric, struct pe
 			fprintf(f, " %.17g", experiment_coord(e, p, k));
 		fputs(" )\n", f);
 	}
-	for (int cp = 0; cp < e->ncallpaths && ret == 0; cp++)
-		for (int m = 0; m < e->nmetrics && ret == 0; m++) {
+	/*
+	 * Metric-major order: Extra-P's reader (4.x) attributes the data after a
+	 * METRIC line naming an already seen metric to the last new one, so
+	 * every metric's blocks are written together.
+	 */
+	for (int m = 0; m < e->nmetrics && ret == 0; m++)
+		for (int cp = 0; cp < e->ncallpaths && ret == 0; cp++) {
 			if (metric >= 0 && m != metric)
 				continue;
 			const struct exp_series *s = experiment_series(e, cp, m);

@@ -193,6 +193,17 @@ int region_match(struct region_match *m, const struct experiment *e, const struc
 		if (f->name && strmap_get(&mangled, f->name) < 0 && !strncmp(f->name, "_Z", 2))
 			strmap_put(&mangled, f->name, i);
 	}
+	/* qualified name -> first function with it; chain[i] -> next one */
+	struct strmap by_name;
+	strmap_init(&by_name);
+	int *chain = xmalloc(sizeof(int) * (size_t)(d->nfuncs + 1));
+	for (int i = d->nfuncs - 1; i >= 0; i--) {
+		chain[i] = -1;
+		if (!keys[i].name)
+			continue;
+		chain[i] = strmap_get(&by_name, keys[i].name);
+		strmap_put(&by_name, keys[i].name, i);
+	}
 	char *used = xcalloc((size_t)d->nfuncs + 1, 1);
 	struct strmap region_seen;      /* leaf -> matched function index, or -2 unmatched */
 	strmap_init(&region_seen);
@@ -209,9 +220,7 @@ int region_match(struct region_match *m, const struct experiment *e, const struc
 				if (qn)
 					strip_templates(qn);
 				int cand = 0, exact = 0, exact_idx = -1, any_idx = -1;
-				for (int i = 0; qn && i < d->nfuncs; i++) {
-					if (!keys[i].name || strcmp(keys[i].name, qn))
-						continue;
+				for (int i = qn ? strmap_get(&by_name, qn) : -1; i >= 0; i = chain[i]) {
 					cand++;
 					any_idx = i;
 					if (np < 0 || keys[i].nparams < 0 || keys[i].nparams == np) {
@@ -259,6 +268,8 @@ int region_match(struct region_match *m, const struct experiment *e, const struc
 	for (int i = 0; i < d->nfuncs; i++)
 		free(keys[i].name);
 	free(keys);
+	free(chain);
+	strmap_release(&by_name);
 	free(used);
 	strmap_release(&mangled);
 	strmap_release(&region_seen);

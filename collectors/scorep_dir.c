@@ -1,6 +1,7 @@
 /* Score-P experiment directories: name parsing and folder import into an experiment. */
 #include "collectors/scorep_dir.h"
 #include "common/strbuf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -152,12 +153,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int nparams_sort;
-
-static int cmp_run(const void *a, const void *b)
+static int cmp_run(const void *a, const void *b, void *ctx)
 {
 	const struct scorep_run *x = a, *y = b;
-	for (int k = 0; k < nparams_sort; k++)
+	int nparams = *(const int *)ctx;
+	for (int k = 0; k < nparams; k++)
 		if (x->values[k] != y->values[k])
 			return x->values[k] < y->values[k] ? -1 : 1;
 	if (x->repetition != y->repetition)
@@ -295,8 +295,7 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 			run->repetition = parsed[i].repetition;
 		}
 	free(pick);
-	nparams_sort = npick;
-	qsort(s->runs, (size_t)s->nruns, sizeof(*s->runs), cmp_run);
+	qsort_r(s->runs, (size_t)s->nruns, sizeof(*s->runs), cmp_run, &npick);
 	/* number repetitions 1.. within each point, keeping the names' order */
 	for (int i = 0, rep = 0; i < s->nruns; i++) {
 		if (i == 0 || memcmp(s->runs[i].values, s->runs[i - 1].values, sizeof(double) * (size_t)npick))
@@ -354,21 +353,37 @@ int scorep_profile_add(struct experiment *e, const struct cubex *c, const double
 		}
 		int mi = experiment_metric(e, c->metrics[m].name);
 		/* call paths seen twice (two cnodes) add up per location */
-		char *done = xcalloc((size_t)c->ncnodes, 1);
+		struct strmap seen;
+		strmap_init(&seen);
+		int *next = xmalloc(sizeof(int) * (size_t)c->ncnodes);   /* next cnode of the same path */
+		int *last = xmalloc(sizeof(int) * (size_t)c->ncnodes);
+		char *dup = xcalloc((size_t)c->ncnodes, 1);
 		for (int i = 0; i < c->ncnodes; i++) {
-			if (done[i])
+			next[i] = -1;
+			int f = strmap_get(&seen, c->cnodes[i].callpath);
+			if (f < 0) {
+				strmap_put(&seen, c->cnodes[i].callpath, i);
+				last[i] = i;
+			} else {
+				next[last[f]] = i;
+				last[f] = i;
+				dup[i] = 1;
+			}
+		}
+		for (int i = 0; i < c->ncnodes; i++) {
+			if (dup[i])
 				continue;
 			memcpy(acc, &v[(size_t)i * L], sizeof(double) * L);
-			for (int j = i + 1; j < c->ncnodes; j++)
-				if (!done[j] && !strcmp(c->cnodes[j].callpath, c->cnodes[i].callpath)) {
-					done[j] = 1;
-					for (size_t l = 0; l < L; l++)
-						acc[l] += v[(size_t)j * L + l];
-				}
+			for (int j = next[i]; j >= 0; j = next[j])
+				for (size_t l = 0; l < L; l++)
+					acc[l] += v[(size_t)j * L + l];
 			experiment_add(e, experiment_callpath(e, c->cnodes[i].callpath), mi, p,
 				       cubex_aggregate(acc, (int)L, aggr));
 		}
-		free(done);
+		strmap_release(&seen);
+		free(next);
+		free(last);
+		free(dup);
 		free(v);
 	}
 	free(acc);

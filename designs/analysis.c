@@ -134,7 +134,8 @@ int deps_analyze(struct deps_analysis *a, const struct deps *d, char *const *sel
 		a->groups[a->ngroups++] = cand[g];
 	}
 	free(cand);
-	qsort(a->groups, (size_t)a->ngroups, sizeof(*a->groups), cmp_group);
+	if (a->ngroups > 1)
+		qsort(a->groups, (size_t)a->ngroups, sizeof(*a->groups), cmp_group);
 	/* functions related to each group: a product of >= 2 of its parameters */
 	for (int g = 0; g < a->ngroups; g++) {
 		struct deps_group *gr = &a->groups[g];

@@ -91,6 +91,14 @@ void deps_merge_terms(struct deps *d)
 	}
 }
 
+/* Errors quote names from the file: keep the message on one line. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int deps_read(struct deps *d, const char *path, struct perr *err)
 {
 	memset(d, 0, sizeof(*d));
@@ -117,6 +125,7 @@ int deps_read(struct deps *d, const char *path, struct perr *err)
 		rc = deps_read_config(d, path, sb.buf, err);
 	strbuf_release(&sb);
 	if (rc < 0) {
+		one_line(err->msg);
 		deps_release(d);
 		return -1;
 	}

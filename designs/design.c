@@ -15,12 +15,12 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PLAN_POINTS 2000000
-#define MAX_SUBSET_ENUM 100000
 
 enum kind { K_LINE, K_GROUP, K_EXTRA, K_FULL, K_PLACEMENT, K_CONTENTION };
 
@@ -214,80 +214,6 @@ static double pick_cost(struct builder *b, const double *v, const int *idx, cons
 	return d;
 }
 
-/*
- * Choose `want` cheapest points whose off-baseline parameters are exactly
- * the subset mask of gp[0..g), skipping points already in the plan.
- */
-static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
-			const char *reason, int required)
-{
-	int *idx = xcalloc((size_t)g + 1, sizeof(int));
-	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
-	double *best_cost = xmalloc(sizeof(double) * (size_t)want);
-	double **best_v = xcalloc((size_t)want, sizeof(double *));
-	int nbest = 0, rc = 0;
-	double count = 1;
-	for (int j = 0; j < g; j++)
-		if (mask >> j & 1)
-			count *= b->s->params[gp[j]].nvalues - 1;
-	/* start every member at its first off-baseline value */
-	for (int j = 0; j < g; j++)
-		idx[j] = (mask >> j & 1) ? (b->base[gp[j]] == 0 ? 1 : 0) : b->base[gp[j]];
-	long long visited = 0;
-	for (;;) {
-		base_values(b, v);
-		for (int j = 0; j < g; j++)
-			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
-		if (cand_find(b, v, rpn) < 0) {
-			double cst = pick_cost(b, v, idx, gp, g, rpn);
-			if (cst < 0) {
-				rc = -1;
-				break;
-			}
-			/* insertion into the sorted list of the best `want` */
-			int pos = nbest;
-			while (pos > 0 && best_cost[pos - 1] > cst)
-				pos--;
-			if (pos < want) {
-				if (nbest == want)
-					free(best_v[--nbest]);
-				memmove(best_cost + pos + 1, best_cost + pos, sizeof(double) * (size_t)(nbest - pos));
-				memmove(best_v + pos + 1, best_v + pos, sizeof(double *) * (size_t)(nbest - pos));
-				best_cost[pos] = cst;
-				best_v[pos] = xmalloc(sizeof(double) * (size_t)(b->np + 1));
-				memcpy(best_v[pos], v, sizeof(double) * (size_t)b->np);
-				nbest++;
-			}
-		}
-		if (++visited >= MAX_SUBSET_ENUM && nbest == want)
-			break;          /* huge groups: the first points near the baseline */
-		int j = g - 1;
-		for (; j >= 0; j--) {
-			if (!(mask >> j & 1))
-				continue;
-			do
-				idx[j]++;
-			while (idx[j] == b->base[gp[j]]);
-			if (idx[j] < b->s->params[gp[j]].nvalues)
-				break;
-			idx[j] = b->base[gp[j]] == 0 ? 1 : 0;
-		}
-		if (j < 0)
-			break;
-	}
-	(void)count;
-	for (int i = 0; i < nbest; i++) {
-		if (rc == 0)
-			cand_add(b, best_v[i], rpn, required, 0, reason);
-		free(best_v[i]);
-	}
-	free(best_v);
-	free(best_cost);
-	free(idx);
-	free(v);
-	return rc;
-}
-
 static int popcount(unsigned x)
 {
 	int n = 0;
@@ -296,10 +222,155 @@ static int popcount(unsigned x)
 	return n;
 }
 
+/* Planned points whose off-baseline parameters are exactly mask of gp. */
+static int count_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
+{
+	int n = 0;
+	for (int i = 0; i < b->nc; i++) {
+		const struct cand *c = &b->c[i];
+		if (c->rpn != rpn || c->contention)
+			continue;
+		int match = 1;
+		for (int k = 0; k < b->np && match; k++) {
+			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+			for (int j = 0; j < g; j++)
+				if (gp[j] == k)
+					in = mask >> j & 1;
+			match = off == in;
+		}
+		n += match;
+	}
+	return n;
+}
+
+/* An already planned point whose off-baseline parameters are exactly mask of gp, or -1. */
+static int find_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
+{
+	for (int i = 0; i < b->nc; i++) {
+		const struct cand *c = &b->c[i];
+		if (c->rpn != rpn || c->contention)
+			continue;
+		int match = 1;
+		for (int k = 0; k < b->np && match; k++) {
+			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+			for (int j = 0; j < g; j++)
+				if (gp[j] == k)
+					in = mask >> j & 1;
+			match = off == in;
+		}
+		if (match)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Add the `want` cheapest points not yet planned whose off-baseline
+ * parameters are exactly the subset mask of gp[0..g).  Each parameter of the
+ * subset takes its values nearest the baseline: all of them while the
+ * candidates number at most `budget`, otherwise the k nearest with
+ * k^|subset| <= budget (at least the nearest one).
+ */
+static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
+			const char *reason, int required, double budget)
+{
+	int size = popcount(mask);
+	/* values per member: off-baseline indices by distance from the baseline */
+	int **opts = xcalloc((size_t)g + 1, sizeof(int *));
+	int *nopt = xcalloc((size_t)g + 1, sizeof(int));
+	double all = 1;
+	for (int j = 0; j < g; j++)
+		if (mask >> j & 1)
+			all *= b->s->params[gp[j]].nvalues - 1;
+	int k = INT32_MAX;
+	if (all > budget) {
+		k = (int)floor(pow(budget, 1.0 / size) + 1e-9);
+		if (k < 1)
+			k = 1;
+	}
+	for (int j = 0; j < g; j++) {
+		if (!(mask >> j & 1))
+			continue;
+		int n = b->s->params[gp[j]].nvalues, base = b->base[gp[j]];
+		opts[j] = xmalloc(sizeof(int) * (size_t)n);
+		for (int d = 1; d < n && nopt[j] < k; d++) {
+			if (base - d >= 0 && nopt[j] < k)
+				opts[j][nopt[j]++] = base - d;
+			if (base + d < n && nopt[j] < k)
+				opts[j][nopt[j]++] = base + d;
+		}
+	}
+	int keepn = want + count_support(b, gp, g, mask, rpn);
+	double *best_cost = xmalloc(sizeof(double) * (size_t)keepn);
+	double **best_v = xcalloc((size_t)keepn, sizeof(double *));
+	int nbest = 0, rc = 0;
+	int *pos = xcalloc((size_t)g + 1, sizeof(int));
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	int *idx = xmalloc(sizeof(int) * (size_t)(g + 1));
+	for (;;) {
+		base_values(b, v);
+		for (int j = 0; j < g; j++) {
+			idx[j] = (mask >> j & 1) ? opts[j][pos[j]] : b->base[gp[j]];
+			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
+		}
+		double cst = pick_cost(b, v, idx, gp, g, rpn);
+		if (cst < 0) {
+			rc = -1;
+			break;
+		}
+		/* insertion into the sorted list of the best keepn */
+		int at = nbest;
+		while (at > 0 && best_cost[at - 1] > cst)
+			at--;
+		if (at < keepn) {
+			if (nbest == keepn)
+				free(best_v[--nbest]);
+			memmove(best_cost + at + 1, best_cost + at, sizeof(double) * (size_t)(nbest - at));
+			memmove(best_v + at + 1, best_v + at, sizeof(double *) * (size_t)(nbest - at));
+			best_cost[at] = cst;
+			best_v[at] = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+			memcpy(best_v[at], v, sizeof(double) * (size_t)b->np);
+			nbest++;
+		}
+		int j = g - 1;
+		for (; j >= 0; j--) {
+			if (!(mask >> j & 1))
+				continue;
+			if (++pos[j] < nopt[j])
+				break;
+			pos[j] = 0;
+		}
+		if (j < 0)
+			break;
+	}
+	int added = 0;
+	for (int i = 0; i < nbest; i++) {
+		if (rc == 0 && added < want && cand_find(b, best_v[i], rpn) < 0) {
+			cand_add(b, best_v[i], rpn, required, 0, reason);
+			added++;
+		}
+		free(best_v[i]);
+	}
+	for (int j = 0; j < g; j++)
+		free(opts[j]);
+	free(opts);
+	free(nopt);
+	free(best_v);
+	free(best_cost);
+	free(pos);
+	free(idx);
+	free(v);
+	return rc;
+}
+
 static int add_sparse(struct builder *b, const int *gp, int g, const char *gname, int rpn)
 {
 	if (g > 12)
 		return perr_set(b->err, "group %s has %d parameters; sparse designs handle at most 12", gname, g);
+	/* candidates evaluated per subset, so that a whole group costs ~2e5 evaluations */
+	double budget = 2e5 / ((1u << g) - g);
+	if (budget < 64)
+		budget = 64;
 	/* one point per interaction subset, smallest subsets first */
 	for (int size = 2; size <= g; size++)
 		for (unsigned mask = 0; mask < (1u << g); mask++) {
@@ -314,7 +385,15 @@ static int add_sparse(struct builder *b, const int *gp, int g, const char *gname
 					first = 0;
 				}
 			strbuf_addstr(&r, ": separates the product from the sum");
-			int rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1);
+			int have = find_support(b, gp, g, mask, rpn), rc = 0;
+			if (have >= 0) {        /* another group's point serves this subset too */
+				struct cand *c = &b->c[have];
+				c->required = 1;
+				strbuf_addstr(&c->reason, "; ");
+				strbuf_addstr(&c->reason, r.buf);
+			} else {
+				rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1, budget);
+			}
 			strbuf_release(&r);
 			if (rc < 0)
 				return -1;
@@ -323,7 +402,7 @@ static int add_sparse(struct builder *b, const int *gp, int g, const char *gname
 	if (extra > 0) {
 		char reason[600];
 		snprintf(reason, sizeof(reason), "sparse %s: extra point to check the fit", gname);
-		if (add_cheapest(b, gp, g, (1u << g) - 1, extra, rpn, reason, 0) < 0)
+		if (add_cheapest(b, gp, g, (1u << g) - 1, extra, rpn, reason, 0, budget) < 0)
 			return -1;
 	}
 	return 0;
@@ -420,7 +499,7 @@ static int full_factorial(struct builder *b, struct plan *pl)
 		struct perr e2;
 		struct expr *e = expr_parse(text, b->np, names, &e2);
 		double sum = 0;
-		if (!e || expr_grid_sum(e, nv, vals, 2e7, &sum, &e2) < 0) {
+		if (!e || expr_grid_sum(e, nv, vals, 2e7, &sum, NULL, &e2) < 0) {
 			add_note(pl, xasprintf("full factorial cost unknown: %s", e2.msg));
 			total = -1;
 			rc = 1;
@@ -590,8 +669,9 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	if (s->deps) {
 		char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
 		int nsel = 0;
+		/* full only prunes: parameters the file does not know are simply swept */
 		for (int k = 0; k < s->nparams; k++)
-			if (b->modelled[k])
+			if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
 				sel[nsel++] = names[k];
 		int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
 		free(sel);

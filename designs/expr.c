@@ -307,7 +307,6 @@ struct term {
 struct sum {
 	int n;
 	struct term *t;
-	int atomic_fallback;
 };
 
 #define MAX_TERMS 4096
@@ -360,15 +359,18 @@ static struct sum sum_mul(const struct sum *x, const struct sum *y)
 	return r;
 }
 
+/*
+ * Split n into a sum of products.  Only a single product is distributed
+ * over a sum (c*(x + y) = c*x + c*y), which introduces no cancellation; a
+ * product of two sums, a power of a sum or a function call stays one
+ * factor, later evaluated on the sub-grid of its own parameters.
+ */
 static struct sum expand(const struct node *n)
 {
 	struct sum r = { 0 }, a, b;
 	switch (n->op) {
 	case E_NUM:
 		sum_push(&r, n->num, NULL, 0);
-		return r;
-	case E_PARAM:
-		sum_atomic(&r, n, 1);
 		return r;
 	case E_NEG:
 		r = expand(n->a);
@@ -390,28 +392,24 @@ static struct sum expand(const struct node *n)
 		sum_free(&b);
 		return a;
 	case E_MUL:
-		a = expand(n->a);
-		b = expand(n->b);
-		if ((double)a.n * b.n > MAX_TERMS)
-			sum_atomic(&r, n, 1);
-		else
-			r = sum_mul(&a, &b);
-		sum_free(&a);
-		sum_free(&b);
-		return r;
 	case E_DIV:
 		a = expand(n->a);
 		b = expand(n->b);
-		if (b.n == 1 && b.t[0].coef != 0) {
-			struct term *t = &b.t[0];
-			t->coef = 1 / t->coef;
-			for (int i = 0; i < t->nf; i++)
-				t->f[i].power = -t->f[i].power;
-		} else {
-			sum_free(&b);
-			sum_atomic(&b, n->b, -1);
+		if (n->op == E_DIV) {
+			if (b.n == 1 && b.t[0].coef != 0) {
+				struct term *t = &b.t[0];
+				t->coef = 1 / t->coef;
+				for (int i = 0; i < t->nf; i++)
+					t->f[i].power = -t->f[i].power;
+			} else {
+				sum_free(&b);
+				sum_atomic(&b, n->b, -1);
+			}
 		}
-		r = sum_mul(&a, &b);
+		if ((a.n == 1 || b.n == 1) && (double)a.n * b.n <= MAX_TERMS)
+			r = sum_mul(&a, &b);
+		else
+			sum_atomic(&r, n, 1);
 		sum_free(&a);
 		sum_free(&b);
 		return r;
@@ -419,22 +417,19 @@ static struct sum expand(const struct node *n)
 		if (is_const(n->b)) {
 			double e = eval(n->b, NULL);
 			a = expand(n->a);
-			if (a.n == 1 && isfinite(e)) {
+			int ok = a.n == 1 && isfinite(e);
+			if (ok && e != floor(e)) {
+				/* (c x^k)^e = c^e x^(k e) needs c >= 0 and k = 1 */
+				ok = a.t[0].coef >= 0;
+				for (int i = 0; i < a.t[0].nf; i++)
+					ok &= a.t[0].f[i].power == 1;
+			}
+			if (ok) {
 				struct term *t = &a.t[0];
 				t->coef = pow(t->coef, e);
 				for (int i = 0; i < t->nf; i++)
 					t->f[i].power *= e;
 				return a;
-			}
-			if (e >= 0 && e <= 6 && e == floor(e) && pow(a.n, e) <= MAX_TERMS) {
-				sum_push(&r, 1, NULL, 0);
-				for (int k = 0; k < (int)e; k++) {
-					struct sum m = sum_mul(&r, &a);
-					sum_free(&r);
-					r = m;
-				}
-				sum_free(&a);
-				return r;
 			}
 			sum_free(&a);
 		}
@@ -461,8 +456,9 @@ static int uf_find(int *par, int x)
 }
 
 int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *values, double max_evals,
-		  double *sum, struct perr *err)
+		  double *sum, double *magnitude, struct perr *err)
 {
+	double mag = 0;
 	int np = e->nparams;
 	struct sum s = expand(e->root);
 	double total = 0;
@@ -557,6 +553,7 @@ int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *value
 		}
 		free(froot);
 		total += term;
+		mag += fabs(term);
 	}
 	free(par);
 	free(in_term);
@@ -565,7 +562,10 @@ int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *value
 	free(idx);
 	free(v);
 	sum_free(&s);
-	if (rc == 0)
+	if (rc == 0) {
 		*sum = total;
+		if (magnitude)
+			*magnitude = mag;
+	}
 	return rc;
 }

@@ -5,7 +5,9 @@
  * never fails (domain errors give NaN or inf, which callers check).
  *
  * expr_grid_sum() sums an expression over a full factorial grid without
- * enumerating it: the expression is expanded into a sum of products, the
+ * enumerating it: the expression is split into a sum of products (a single
+ * product is distributed over a sum, nothing more, so no cancellation is
+ * introduced), the
  * factors of each product are split into groups that share no parameter,
  * and only each group's own sub-grid is evaluated.  For separable models
  * such as "2e-3 * size^3 / p + 1" the work is linear in the number of
@@ -31,9 +33,11 @@ int expr_uses(const struct expr *e, int k);
 /*
  * Sum of e over the grid values[k][0..nvalues[k]) of all nparams
  * parameters (nparams as given to expr_parse).  Fails when a sub-grid that
- * must be enumerated exceeds max_evals points.
+ * must be enumerated exceeds max_evals points.  *magnitude (if not NULL)
+ * receives the sum of the absolute values of the summed terms, a scale for
+ * the rounding error.
  */
 int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *values, double max_evals,
-		  double *sum, struct perr *err);
+		  double *sum, double *magnitude, struct perr *err);
 
 #endif

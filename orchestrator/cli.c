@@ -29,10 +29,37 @@ static const struct cli_command commands[] = {
 	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
 	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
 	  "with an existing FILE reads it as input." },
-	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
-	  "write a campaign's measurements in another format", NULL },
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	  "write a campaign's measurements in another format",
+	  "csv: one row per run, rank, region and metric.\n"
+	  "extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
+	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`." },
+	{ "topo", cmd_topo,
+	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
+	  "[--cores-per-rank N|all] | --map FILE] [--json]",
+	  "show the machine topology placements use, and where ranks would go",
+	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
+	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
+	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
+	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
+	  "one core set per line), also print each local rank's cores and PUs.\n"
+	  "--json prints the same as one JSON object.  See docs/placement.md." },
+	{ "import", cmd_import,
+	  "import (--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR [--deps FILE]"
+	  " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet] [--verbose]",
+	  "turn Score-P profiles or Extra-P files into a campaign store",
+	  "--cube DIR reads a folder of Score-P experiment directories named\n"
+	  "[prefix.]<param><value>[.<param><value>...][.r<rep>] (e.g. lulesh.p64.size30.r1), each\n"
+	  "holding a profile.cubex.  Parameters whose value never changes are dropped unless\n"
+	  "--params names them (and their order).  Per call path and metric the value of a run is\n"
+	  "the exclusive value aggregated over ranks (--aggregate, default mean, as Extra-P);\n"
+	  "--metrics selects metrics (default: every metric with data).\n"
+	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
+	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
+	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
 	{ "validate", cmd_validate,
-	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]",
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
+	  " [--cov T] [--alpha A] [--min-growth G]",
 	  "check measurements for noise, false dependencies, contention and regime changes",
 	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
@@ -80,16 +107,6 @@ static const struct cli_command commands[] = {
 	  "libslurm) or, on the local backend, their process groups.  A running\n"
 	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
 	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
-	{ "topo", cmd_topo,
-	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
-	  "[--cores-per-rank N|all] | --map FILE]",
-	  "show the machine topology placements use, and where ranks would go",
-	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
-	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
-	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
-	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
-	  "one core set per line), also print each local rank's cores and PUs.\n"
-	  "See docs/placement.md." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -12,6 +12,7 @@
 #include "orchestrator/cli.h"
 #include "orchestrator/store.h"
 #include "validator/modeler.h"
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -150,10 +151,25 @@ int cmd_model(int argc, char **argv)
 		}
 		path = args[optind];
 		ninputs++;
+		/* a file given without --text/--json/--jsonl: its extension says which */
+		if (is_regular_file(path)) {
+			size_t n = strlen(path);
+			if (n > 6 && !strcmp(path + n - 6, ".jsonl"))
+				kind = IN_JSONL;
+			else if (n > 5 && !strcmp(path + n - 5, ".json"))
+				kind = IN_JSON;
+			else
+				kind = IN_TEXT;
+		}
 	}
 	free(args);
 	if (ninputs == 0)
 		return cli_usage("model", "missing INPUT (a campaign directory, --text, --json or --jsonl FILE)");
+	struct stat sb;
+	if (kind != IN_DIR && stat(path, &sb) < 0)
+		return cli_error(EXIT_USAGE, "cannot read '%s': %s", path, strerror(errno));
+	if (kind != IN_DIR && !S_ISREG(sb.st_mode))
+		return cli_error(EXIT_USAGE, "cannot read '%s': not a regular file", path);
 	if (ninputs > 1)
 		return cli_usage("model", "give one input only");
 

@@ -60,8 +60,9 @@ int cmd_validate(int argc, char **argv)
 	struct validate_options vo;
 	validate_options_init(&vo);
 	optind = 1;
+	opterr = 0;
 	int c, bad = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': deps_path = optarg; break;
 		case 'j': json = 1; break;
@@ -84,8 +85,10 @@ int cmd_validate(int argc, char **argv)
 			if (bad || vo.min_growth < 0)
 				return cli_usage("validate", "--min-growth wants a number >= 0, not '%s'", optarg);
 			break;
+		case ':':
+			return cli_usage("validate", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage("validate", NULL);
+			return cli_usage("validate", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

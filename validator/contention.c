@@ -106,7 +106,8 @@ static int fit_model_in_x(const struct experiment *e, const struct exp_series *s
 }
 
 int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,
-		    const struct model_options *opt, struct growth_test *g, struct perr *err)
+		    int positive_only, const struct model_options *opt, struct growth_test *g,
+		    struct perr *err)
 {
 	memset(g, 0, sizeof(*g));
 	g->param = param;
@@ -121,6 +122,14 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 
 	struct vline *lines;
 	int nlines = vlines_find(e, param, &lines);
+	if (positive_only)
+		for (int l = 0; l < nlines; l++) {
+			int m = 0;
+			for (int i = 0; i < lines[l].npoints; i++)
+				if (experiment_coord(e, lines[l].points[i], param) > 0)
+					lines[l].points[m++] = lines[l].points[i];
+			lines[l].npoints = m;
+		}
 	int *use = xcalloc((size_t)(nlines ? nlines : 1), sizeof(int));
 	double *levels = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
 	int nuse = 0, longest = 0;

@@ -39,14 +39,17 @@ struct growth_test {
 };
 
 /*
- * Run the test for series s along parameter param.  Returns 1 when tested,
+ * Run the test for series s along parameter param; positive_only ignores
+ * points whose coordinate is <= 0 (ranks per node 0: a run without a
+ * placement).  Returns 1 when tested,
  * 0 when there is too little data (no line with 2 distinct X values, or no
  * residual degrees of freedom; with only two values the model in X is the
  * straight line of the pooled slope), -1 with err set when the modeller fails.
  * g is initialised in every case; release it with growth_test_release.
  */
 int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,
-		    const struct model_options *opt, struct growth_test *g, struct perr *err);
+		    int positive_only, const struct model_options *opt, struct growth_test *g,
+		    struct perr *err);
 void growth_test_release(struct growth_test *g);
 
 #endif

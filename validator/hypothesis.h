@@ -24,7 +24,7 @@ static inline double hyp_poly(const struct hyp_exponent *h) { return (double)h->
  * (numbered 0..n-1): nterms products, term k multiplies the parameters
  * whose bits are set in mask[k].
  */
-#define HYP_MAX_TERMS 8
+#define HYP_MAX_TERMS 31
 struct hyp_structure {
 	int nterms;
 	unsigned mask[HYP_MAX_TERMS];

@@ -49,15 +49,16 @@ double model_aggregate_values(const struct exp_values *v, enum model_aggregate h
 
 /* Scratch space for the least-squares solves of one fit. */
 struct ws {
-	int rows;
-	double *X, *y, *res, *t;        /* rows x MAX_COLS, rows, rows, rows */
+	int rows, cols;
+	double *X, *y, *res, *t;        /* rows x cols, rows, rows, rows */
 	double tau[MAX_COLS], c[MAX_COLS], norm[MAX_COLS];
 };
 
-static void ws_init(struct ws *w, int rows)
+static void ws_init(struct ws *w, int rows, int cols)
 {
 	w->rows = rows > 0 ? rows : 1;
-	w->X = xmalloc((size_t)w->rows * MAX_COLS * sizeof(double));
+	w->cols = cols < 2 ? 2 : cols > MAX_COLS ? MAX_COLS : cols;
+	w->X = xmalloc((size_t)w->rows * (size_t)w->cols * sizeof(double));
 	w->y = xmalloc((size_t)w->rows * sizeof(double));
 	w->res = xmalloc((size_t)w->rows * sizeof(double));
 	w->t = xmalloc((size_t)w->rows * sizeof(double));
@@ -78,7 +79,7 @@ static void ws_release(struct ws *w)
  */
 static int lsq(struct ws *w, int n, int k)
 {
-	if (n < k)
+	if (n < k || k > w->cols || n > w->rows)
 		return -1;
 	for (int j = 0; j < k; j++) {
 		double s = 0;
@@ -147,6 +148,7 @@ struct sp_fit {
  */
 struct sp_entry {
 	int n, log_ok;
+	int stored;             /* qr/tau/valid hold the factorisations (small n only) */
 	double *x;              /* the key: n coordinates */
 	int nh;
 	unsigned char *valid;   /* nh x (n + 1): the system has full rank */
@@ -157,6 +159,8 @@ struct sp_entry {
 };
 
 #define CACHE_ENTRIES 8
+/* Lines up to this many points keep their O(n^2) factorisations (~0.7 MB at 32). */
+#define CACHE_MAX_POINTS 32
 
 struct modeler {
 	struct sp_entry e[CACHE_ENTRIES];
@@ -210,6 +214,20 @@ static int qr2(double *X, int n, double *tau)
 	return 0;
 }
 
+/* Build the design matrix of hypothesis h without point out (n: none) into X and factorise it. */
+static int sp_factorise(const double *t, int n, int out, double *X, double *tau)
+{
+	int r = 0;
+	for (int i = 0; i < n; i++) {
+		if (i == out)
+			continue;
+		X[r * 2] = 1;
+		X[r * 2 + 1] = t[i];
+		r++;
+	}
+	return qr2(X, r, tau);
+}
+
 static void sp_entry_build(struct sp_entry *en, const double *x, int n, int log_ok)
 {
 	const struct hyp_exponent *hyps;
@@ -217,14 +235,17 @@ static void sp_entry_build(struct sp_entry *en, const double *x, int n, int log_
 	size_t blk = (size_t)(n + 1);
 	en->n = n;
 	en->log_ok = log_ok;
+	en->stored = n <= CACHE_MAX_POINTS;
 	en->x = xmalloc((size_t)n * sizeof(double));
 	memcpy(en->x, x, (size_t)n * sizeof(double));
 	en->nh = nh;
-	en->valid = xcalloc((size_t)nh * blk, 1);
 	en->usable = xcalloc((size_t)nh, 1);
 	en->t = xmalloc((size_t)nh * (size_t)n * sizeof(double));
-	en->qr = xmalloc((size_t)nh * blk * (size_t)n * 2 * sizeof(double));
-	en->tau = xmalloc((size_t)nh * blk * 2 * sizeof(double));
+	if (en->stored) {
+		en->valid = xcalloc((size_t)nh * blk, 1);
+		en->qr = xmalloc((size_t)nh * blk * (size_t)n * 2 * sizeof(double));
+		en->tau = xmalloc((size_t)nh * blk * 2 * sizeof(double));
+	}
 	for (int h = 0; h < nh; h++) {
 		double *t = &en->t[(size_t)h * n];
 		int bad = hyps[h].log && !log_ok;
@@ -235,19 +256,12 @@ static void sp_entry_build(struct sp_entry *en, const double *x, int n, int log_
 		if (bad)
 			continue;
 		en->usable[h] = 1;
-		for (int out = 0; out <= n; out++) {
-			double *X = &en->qr[((size_t)h * blk + (size_t)out) * (size_t)n * 2];
-			int r = 0;
-			for (int i = 0; i < n; i++) {
-				if (i == out)
-					continue;
-				X[r * 2] = 1;
-				X[r * 2 + 1] = t[i];
-				r++;
-			}
-			en->valid[(size_t)h * blk + (size_t)out] =
-				qr2(X, r, &en->tau[((size_t)h * blk + (size_t)out) * 2]) == 0;
-		}
+		if (!en->stored)
+			continue;
+		for (int out = 0; out <= n; out++)
+			en->valid[(size_t)h * blk + (size_t)out] = sp_factorise(t, n, out,
+				&en->qr[((size_t)h * blk + (size_t)out) * (size_t)n * 2],
+				&en->tau[((size_t)h * blk + (size_t)out) * 2]) == 0;
 	}
 }
 
@@ -279,11 +293,22 @@ static struct sp_entry *sp_entry_get(struct modeler *m, const double *x, int n, 
 static int sp_solve(struct ws *w, const struct sp_entry *en, int h, int out, int r)
 {
 	size_t blk = (size_t)(en->n + 1);
-	if (!en->valid[(size_t)h * blk + (size_t)out])
-		return -1;
-	gsl_matrix_const_view A = gsl_matrix_const_view_array(
-		&en->qr[((size_t)h * blk + (size_t)out) * (size_t)en->n * 2], (size_t)r, 2);
-	gsl_vector_const_view tau = gsl_vector_const_view_array(&en->tau[((size_t)h * blk + (size_t)out) * 2], 2);
+	const double *qr, *tau_p;
+	double tau_local[2];
+	if (en->stored) {
+		if (!en->valid[(size_t)h * blk + (size_t)out])
+			return -1;
+		qr = &en->qr[((size_t)h * blk + (size_t)out) * (size_t)en->n * 2];
+		tau_p = &en->tau[((size_t)h * blk + (size_t)out) * 2];
+	} else {
+		/* the same factorisation, computed on the spot (long lines) */
+		if (sp_factorise(&en->t[(size_t)h * en->n], en->n, out, w->X, tau_local) < 0)
+			return -1;
+		qr = w->X;
+		tau_p = tau_local;
+	}
+	gsl_matrix_const_view A = gsl_matrix_const_view_array(qr, (size_t)r, 2);
+	gsl_vector_const_view tau = gsl_vector_const_view_array(tau_p, 2);
 	gsl_vector_view b = gsl_vector_view_array(w->y, (size_t)r);
 	gsl_matrix_const_view R = gsl_matrix_const_submatrix(&A.matrix, 0, 0, 2, 2);
 	gsl_vector_const_view qtb = gsl_vector_const_subvector(&b.vector, 0, 2);
@@ -464,6 +489,32 @@ int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 	return ret;
 }
 
+struct line_key {
+	const struct agg *a;
+	int p;
+};
+
+/* Compare points i and j by their coordinates other than p. */
+static int key_cmp(const struct line_key *k, int i, int j)
+{
+	int m = k->a->m;
+	for (int q = 0; q < m; q++) {
+		if (q == k->p)
+			continue;
+		double x = k->a->x[(size_t)i * m + q], y = k->a->x[(size_t)j * m + q];
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* qsort_r order: by key, equal keys by index (so the sort is deterministic). */
+static int line_cmp(const void *l, const void *r, void *ctx)
+{
+	int i = *(const int *)l, j = *(const int *)r, c = key_cmp(ctx, i, j);
+	return c ? c : (i > j) - (i < j);
+}
+
 /*
  * The line of points along parameter p (the others fixed): the longest
  * such line, with lines of equal length averaged, as Extra-P does (only
@@ -474,20 +525,18 @@ int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 static int find_line(const struct agg *a, int p, double *lx, double *ly, int *group, int *size, int *cnt)
 {
 	int n = a->n, m = a->m, maxlen = 0, *ok = group + n;
-	for (int i = 0; i < n; i++) {
-		group[i] = i;
-		for (int j = 0; j < i; j++) {
-			if (group[j] != j)
-				continue;
-			int same = 1;
-			for (int k = 0; k < m && same; k++)
-				if (k != p && a->x[(size_t)i * m + k] != a->x[(size_t)j * m + k])
-					same = 0;
-			if (same) {
-				group[i] = j;
-				break;
-			}
-		}
+	/* group the points by their other coordinates: sort, then runs of equal keys */
+	struct line_key key = { a, p };
+	for (int i = 0; i < n; i++)
+		ok[i] = i;
+	qsort_r(ok, (size_t)n, sizeof(int), line_cmp, &key);
+	for (int r = 0; r < n; ) {
+		int e = r + 1;
+		while (e < n && key_cmp(&key, ok[r], ok[e]) == 0)
+			e++;
+		for (int j = r; j < e; j++)
+			group[ok[j]] = ok[r];  /* the lowest index of the line (ties sort by index) */
+		r = e;
 	}
 	memset(size, 0, (size_t)n * sizeof(*size));
 	memset(ok, 0, (size_t)n * sizeof(*ok));
@@ -815,7 +864,8 @@ int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const str
 		ctx = own = modeler_new();
 	if (constraint)
 		ncm = constraint_masks(in, constraint, cm, MAX_CONSTRAINT_TERMS);
-	ws_init(&w, a.n);
+	/* columns: the constant plus at most max(3, parameters) terms, or the dependency terms */
+	ws_init(&w, a.n, 1 + (in->nparams > 3 ? in->nparams : 3) + (constraint ? ncm : 0));
 	if (constraint && ncm == 0)
 		set_constant(out, &a);
 	else

@@ -172,7 +172,9 @@ char *pmnf_format(const struct pmnf_model *m, int digits)
 			}
 		}
 	}
-	return strbuf_detach(&sb);
+	char *res = strbuf_detach(&sb);
+	strbuf_release(&sb);    /* detach re-initialises sb */
+	return res;
 }
 
 int pmnf_same_shape(const struct pmnf_model *a, const struct pmnf_model *b)

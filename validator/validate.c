@@ -132,7 +132,9 @@ static void check_noise(struct validation *v, int ri)
 		    v->opt.cov_threshold, n->max_cov);
 	point_name(&sb, v->e, n->worst_point);
 	strbuf_addstr(&sb, ")");
-	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, !n->unreliable);
+	/* noisy data blocks either way: a modelled region's model rests on it, and an
+	   unreliable region leaves the campaign without a model for it */
+	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, 1);
 	f->detail = strbuf_detach(&sb);
 }
 
@@ -224,7 +226,7 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		int excluded = (r->func && known[k] && !allowed[k]) || k == v->rpn_param;
 		if (!excluded)
 			continue;
-		int t = growth_test_run(e, s, k, &v->opt.model, &r->growth[k], err);
+		int t = growth_test_run(e, s, k, k == v->rpn_param, &v->opt.model, &r->growth[k], err);
 		if (t < 0)
 			goto out;
 		r->growth_tested[k] = t;
@@ -373,6 +375,14 @@ static void summarise_study(struct validation *v, int metric)
 	}
 }
 
+static int cmp_regions(const void *a, const void *b, void *arg)
+{
+	const struct experiment *e = arg;
+	const struct vregion *x = a, *y = b;
+	int c = strcmp(e->callpaths[x->callpath], e->callpaths[y->callpath]);
+	return c ? c : strcmp(e->metrics[x->metric], e->metrics[y->metric]);
+}
+
 int validate_run(struct validation *v, const struct validate_input *in,
 		 const struct validate_options *opt, struct perr *err)
 {
@@ -416,6 +426,9 @@ int validate_run(struct validation *v, const struct validate_input *in,
 			r->segment = xcalloc((size_t)(np ? np : 1), sizeof(*r->segment));
 			r->segment_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
 		}
+	/* by call path and metric name, so every input form of the same data reports alike */
+	if (v->nregions > 1)
+		qsort_r(v->regions, (size_t)v->nregions, sizeof(*v->regions), cmp_regions, (void *)e);
 	for (int i = 0; i < v->nregions; i++)
 		if (check_region(v, in, i, err) < 0) {
 			perr_prefix(err, "'%s'", e->callpaths[v->regions[i].callpath]);

@@ -15,9 +15,10 @@
  * Blocking: contention, segmented, and noise in a modelled region; with
  * strict also false-dependency and volume.  docs/validation.md has the rules.
  *
- * Invariants: flags are ordered by region, then by kind, then parameter;
- * regions by callpath then metric, so the result is a pure function of the
- * input.  The validation borrows the experiment and the dependencies: they
+ * Invariants: flags are ordered by region, then in the order the checks
+ * run (noise, contention, false-dependency, segmented, volume), then by
+ * parameter; regions by call path name then metric name, so the result is
+ * a pure function of the data, whatever order the input lists it in.  The validation borrows the experiment and the dependencies: they
  * must outlive it.
  */
 #ifndef PS_VALIDATE_H

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # perfsweep deps: analysis of the shared dependency files and one error line per bad file.
 ROOT=${PERFSWEEP_ROOT:-$(pwd)}
-PS="$ROOT/bin/perfsweep"
+PS="${PERFSWEEP_BIN:-$ROOT/bin}/perfsweep"
 DATA="$ROOT/tests/data"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-30.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

@@ -139,4 +139,11 @@ CFG
 like "$(json "$T/camp.json" 'join ",", map { $_->{callpath} } @$j')" "stream" "models the campaign's regions"
 is "$(json "$T/camp.json" '(grep { $_->{callpath} eq "stream" } @$j)[0]{metric}')" "time" "with their metric"
 err=$("$PS" model "$T" 2>&1); is $? 2 "a directory that is no campaign exits 2"
+like "$err" "not a campaign directory" "and says so"
+like "$("$PS" model "$D/one_parameter_1.txt")" "* x^(2)" "a file INPUT without an option: text by extension"
+like "$("$PS" model "$T/in.json")" "* x^(2)" "a .json INPUT is read as JSON"
+err=$("$PS" model --text "$T/none.txt" 2>&1); is $? 2 "a missing input file exits 2"
+is "$err" "error: cannot read '$T/none.txt': No such file or directory" "and says why"
+err=$("$PS" model --text "$T" 2>&1); is $? 2 "a directory given to --text exits 2"
+is "$err" "error: cannot read '$T': not a regular file" "and says why"
 done_testing

@@ -145,6 +145,10 @@ has "$err" "no metric 'nosuch'"; ok $? "unknown metric named"
 run "$PS" validate --bogus "$DATA/one_parameter_1.txt"
 is "$rc" 2; ok $? "unknown option: exit 2"
 has "$err" "usage: perfsweep validate"; ok $? "unknown option prints usage"
+has "$err" "error: unknown option '--bogus'"; ok $? "unknown option named"
+run "$PS" validate "$DATA/one_parameter_1.txt" --html
+is "$rc" 2; ok $? "option without its value: exit 2"
+has "$err" "error: option '--html' needs a value"; ok $? "option without its value named"
 run "$PS" validate
 is "$rc" 2; ok $? "no input: exit 2"
 run "$PS" validate --alpha 2 "$DATA/one_parameter_1.txt"

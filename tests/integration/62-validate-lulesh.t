@@ -69,5 +69,13 @@ grep -q "^note: .* without dependency information" "$T/out.txt"; ok $? "text not
 is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print scalar @{$j->{flags}}' <"$T/nodeps.json")" 0
 ok $? "no flags without a dependency file (one repetition: no noise test; no ranks per node)"
 
+# The same profiles imported into a campaign store give the same report.
+if "$PS" import --cube "$L" --out "$T/camp" --quiet >"$T/imp.out" 2>&1; then
+	"$PS" validate "$T/camp" --deps "$L/lulesh.ll.json" --json >"$T/camp.json" 2>&1
+	cmp -s "$T/camp.json" "$T/out.json"; ok $? "imported campaign: the same JSON report"
+else
+	sed 's/^/# /' "$T/imp.out"; ok 1 "import the LULESH profiles"
+fi
+
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -1,5 +1,6 @@
 /* Tests of the .cubex reader: real LULESH profiles, synthetic layouts, corrupt files. */
 #include "collectors/cubex.h"
+#include "collectors/scorep_dir.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "tests/tap.h"
@@ -287,6 +288,62 @@ static void test_synthetic(void)
 	}
 }
 
+/* Two call sites of the same function give one call path whose values add up. */
+static void test_duplicate_callpaths(void)
+{
+	static const char *anchor =
+		"<?xml version=\"1.0\"?>\n<cube version=\"4.5\"><metrics>"
+		"<metric id=\"0\" type=\"EXCLUSIVE\"><uniq_name>visits</uniq_name><dtype>UINT64</dtype></metric>"
+		"</metrics><program><region id=\"0\"><name>A</name></region><region id=\"1\"><name>B</name></region>"
+		"<cnode id=\"0\" calleeId=\"0\"><cnode id=\"1\" calleeId=\"1\"/><cnode id=\"2\" calleeId=\"1\"/></cnode>"
+		"</program><system><systemtreenode Id=\"0\">"
+		"<locationgroup Id=\"0\"><rank>0</rank><location Id=\"0\"/></locationgroup>"
+		"<locationgroup Id=\"1\"><rank>1</rank><location Id=\"1\"/></locationgroup>"
+		"</systemtreenode></system></cube>";
+	struct strbuf sb, ix, dx;
+	strbuf_init(&sb);
+	strbuf_init(&ix);
+	strbuf_init(&dx);
+	tar_add(&sb, "anchor.xml", anchor, strlen(anchor));
+	make_index(&ix, 3, NULL, 0, 0);
+	strbuf_addstr(&dx, "CUBEX.DATA");
+	const uint64_t v[6] = { 0, 0, 1, 2, 10, 20 };
+	for (int i = 0; i < 6; i++)
+		put_u(&dx, v[i], 8, 0);
+	tar_add(&sb, "0.index", ix.buf, ix.len);
+	tar_add(&sb, "0.data", dx.buf, dx.len);
+	tar_end(&sb);
+	struct cubex c;
+	struct perr err;
+	if (!ok(cubex_open_mem(&c, "dup.cubex", sb.buf, sb.len, &err) == 0, "profile with two call sites opens")) {
+		diag("%s", err.msg);
+	} else {
+		struct measurement_list ml;
+		measurement_list_init(&ml);
+		char *m[] = { "visits" };
+		ok(cubex_collect(&c, m, 1, CUBEX_MEAN, 0, &ml, &err) == 0 && ml.n == 2, "two call paths collected");
+		double b = -1;
+		for (int i = 0; i < ml.n; i++)
+			if (!strcmp(ml.m[i].region, "A->B"))
+				b = ml.m[i].value;
+		is_rel(b, 16.5, 0, "collector: both call sites add up per rank, then the mean");
+		measurement_list_release(&ml);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "x");
+		double x = 1;
+		struct scorep_read_opts o = { .metrics = m, .nmetrics = 1, .aggr = CUBEX_MAX };
+		ok(scorep_profile_add(&e, &c, &x, &o, &err) == 0 && e.ncallpaths == 2, "profile added to an experiment");
+		const struct exp_values *ev = experiment_values(&e, experiment_find_callpath(&e, "A->B"), 0, 0);
+		ok(ev && ev->n == 1 && ev->v[0] == 22, "experiment: one value, max over ranks of the sums");
+		experiment_release(&e);
+		cubex_release(&c);
+	}
+	strbuf_release(&sb);
+	strbuf_release(&ix);
+	strbuf_release(&dx);
+}
+
 static void expect_open_error(const char *what, const void *buf, size_t len, const char *want)
 {
 	struct cubex c;
@@ -335,6 +392,15 @@ static void test_corrupt(void)
 	strbuf_release(&sb);
 	build_synthetic(&sb, "<?xml version=\"1.0\"?>\n<notcube/>", 0);
 	expect_open_error("wrong root", sb.buf, sb.len, "root element is not <cube>");
+	strbuf_release(&sb);
+
+	/* a wrong header checksum is tolerated when the ustar magic is there (CubeLib 4.8's bug) */
+	build_synthetic(&sb, ANCHOR, 0);
+	sb.buf[160] = 'x';      /* linkname of the first member: the checksum no longer fits */
+	if (ok(cubex_open_mem(&c, "cksum.cubex", sb.buf, sb.len, &err) == 0, "bad checksum with ustar magic opens"))
+		cubex_release(&c);
+	memset(sb.buf + 257, 0, 8); /* without the magic it is not a tar archive */
+	expect_open_error("bad checksum without magic", sb.buf, sb.len, "not a tar archive (bad header checksum)");
 	strbuf_release(&sb);
 
 	/* missing anchor */
@@ -509,6 +575,7 @@ static void test_aggregate(void)
 int main(void)
 {
 	test_synthetic();
+	test_duplicate_callpaths();
 	test_corrupt();
 	test_lulesh();
 	test_aggregate();

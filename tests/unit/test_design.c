@@ -201,6 +201,11 @@ static void test_unit_designs(void)
 		s.nparams = 2;
 		ok(plan_design(&pl, &s, &err) < 0, "a varied parameter missing from the file is refused");
 		contains(err.msg, "parameter 'q' is not in dependency file", "and named");
+		s.strategy = DESIGN_FULL;
+		ok(plan_design(&pl, &s, &err) == 0, "full sweeps a parameter the file does not know");
+		is_int(pl.npoints, 25, "full: 5 x 5 points");
+		plan_release(&pl);
+		s.strategy = DESIGN_SPARSE;
 		s.deps = NULL;
 		ok(plan_design(&pl, &s, &err) < 0, "sparse without a dependency file is refused");
 		contains(err.msg, "strategy 'sparse' needs a dependency file", "and says so");
@@ -257,15 +262,42 @@ static void test_expr(void)
 					double w[] = { a[x], b[y], c[z] };
 					want += expr_eval(e, w);
 				}
-		ok(expr_grid_sum(e, nv, vals, 1e6, &got, &err) == 0, "grid sum of '%s'", sums[i]);
+		ok(expr_grid_sum(e, nv, vals, 1e6, &got, NULL, &err) == 0, "grid sum of '%s'", sums[i]);
 		is_rel(got, want, 1e-12, "'%s': grid sum equals enumeration", sums[i]);
 		expr_free(e);
 	}
 	struct expr *e = expr_parse("log2(size * p * iters)", 3, names, &err);
 	double got;
-	ok(expr_grid_sum(e, nv, vals, 10, &got, &err) < 0, "an entangled model over the limit fails");
+	ok(expr_grid_sum(e, nv, vals, 10, &got, NULL, &err) < 0, "an entangled model over the limit fails");
 	contains(err.msg, "couples 3 parameters into a 24-point sub-grid", "and says why");
 	expr_free(e);
+}
+
+static void test_shared_subsets(void)
+{
+	/* groups a*b*c and a*b*d share the subset a*b: one separating point serves both */
+	const char *p = "tests/data/designs/shared.deps";
+	struct deps d;
+	if (read_deps(&d, p) < 0)
+		return;
+	struct plan_param pp[] = { { "a", NULL, 5, V5, 1 }, { "b", NULL, 5, V5, 1 },
+				   { "c", NULL, 5, V5, 1 }, { "d", NULL, 5, V5, 1 } };
+	struct design_spec s = { .nparams = 4, .params = pp, .repetitions = 5, .deps = &d,
+				 .strategy = DESIGN_SPARSE, .sparse_extra = -1 };
+	struct plan pl;
+	struct perr err;
+	ok(plan_design(&pl, &s, &err) == 0, "two groups sharing a*b plan");
+	is_int(pl.ngroups, 2, "two groups");
+	is_int(pl.npoints, 17 + 4 + 3, "17 line points, 4 subsets of a*b*c, 3 new subsets of a*b*d");
+	int shared = 0;
+	for (int i = 0; i < pl.npoints; i++)
+		shared += strstr(pl.points[i].reason, "sparse a*b:") != NULL;
+	is_int(shared, 1, "one point separates a*b");
+	int gp1[] = { 0, 1, 2 }, gp2[] = { 0, 1, 3 };
+	is_int(identif_rank(&pl, gp1, 3), 8, "a*b*c identifiable");
+	is_int(identif_rank(&pl, gp2, 3), 8, "a*b*d identifiable");
+	plan_release(&pl);
+	deps_release(&d);
 }
 
 static void test_cost_placement(void)
@@ -442,6 +474,7 @@ int main(void)
 	test_expr();
 	test_lulesh();
 	test_unit_designs();
+	test_shared_subsets();
 	test_cost_placement();
 	test_contention();
 	test_budget();

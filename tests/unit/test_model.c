@@ -410,6 +410,224 @@ static void test_aggregate_and_errors(void)
 	pmnf_release(&m);
 }
 
+/* A shared context (with cache eviction) gives the same bits as fitting alone. */
+static void test_context(void)
+{
+	struct modeler *ctx = modeler_new();
+	char *names[] = { "x" };
+	int same = 0, total = 0;
+	for (int round = 0; round < 2; round++)
+		for (int set = 0; set < 12; set++) {
+			double coords[6], data[6];
+			struct exp_values vals[6];
+			for (int i = 0; i < 6; i++) {
+				coords[i] = (set + 1) * (i + 1);
+				data[i] = 3 + 0.5 * pow(coords[i], 1.5) * (1 + 0.01 * ((i * 7 + set) % 5 - 2));
+				vals[i] = (struct exp_values){ &data[i], 1, 0 };
+			}
+			struct model_input in = { 1, names, 6, coords, vals };
+			struct pmnf_model a, b;
+			struct perr err;
+			modeler_fit(&in, NULL, NULL, &a, &err);
+			modeler_fit_ctx(ctx, &in, NULL, NULL, &b, &err);
+			char *sa = pmnf_format(&a, 0), *sb = pmnf_format(&b, 0);
+			same += !strcmp(sa, sb) && a.smape == b.smape && a.rss == b.rss;
+			total++;
+			free(sa);
+			free(sb);
+			pmnf_release(&a);
+			pmnf_release(&b);
+		}
+	modeler_free(ctx);
+	is_int(same, total, "fits with a shared context (12 coordinate sets, cache evictions) are bit-identical");
+
+	/* quality figures of a given model against data */
+	double coords[] = { 1, 2, 3, 4 }, data[] = { 3, 5, 7, 10 };
+	struct exp_values vals[4];
+	for (int i = 0; i < 4; i++)
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	struct model_input in = { 1, names, 4, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	pmnf_init(&m, 1, names);
+	m.constant = 1;
+	struct pmnf_factor f = { 0, 1, 0 };
+	pmnf_add_term(&m, 2, 1, &f);
+	ok(modeler_quality(&m, &in, NULL, &err) == 0, "modeler_quality");
+	is_rel(m.rss, 1, 1e-15, "rss of 1 + 2x against (3,5,7,10)");
+	is_rel(m.re, 0.1 / 4, 1e-15, "relative error");
+	is_rel(m.smape, 2.0 / 19 / 4 * 100, 1e-13, "smape");
+	is_rel(m.ar2, 1 - (1 / 26.75) * 3 / 2, 1e-13, "adjusted R^2");
+	pmnf_release(&m);
+}
+
+/*
+ * Extra-P's own multi-parameter regression cases (tests/test_multi_param_modeler.py):
+ * consecutive default exponent pairs in products and sums of 3 and 4 parameters.
+ */
+struct spec {
+	int np, nterms;
+	double c0, coef[3];
+	unsigned mask[3];       /* parameters of each term */
+	const struct hyp_exponent *e[4];
+};
+
+static double spec_eval(const struct spec *sp, const double *x)
+{
+	double v = sp->c0;
+	for (int k = 0; k < sp->nterms; k++) {
+		double t = sp->coef[k];
+		for (int l = 0; l < sp->np; l++)
+			if (sp->mask[k] & (1u << l))
+				t *= term(sp->e[l], x[l]);
+		v += t;
+	}
+	return v;
+}
+
+/*
+ * 1 when m has the terms of sp (in any order) with coefficients to rel
+ * 1e-5.  The constant is compared to 1e-5 relative or to 1e-14 of the
+ * largest value: at 4e14 the data themselves only resolve 0.06.
+ */
+static int spec_match(const struct spec *sp, const struct pmnf_model *m, double ymax)
+{
+	if (m->nterms != sp->nterms || fabs(m->constant - sp->c0) > fmax(1e-5 * fabs(sp->c0), 1e-14 * ymax))
+		return 0;
+	int used[3] = { 0, 0, 0 };
+	for (int k = 0; k < sp->nterms; k++) {
+		int found = 0;
+		for (int j = 0; j < m->nterms && !found; j++) {
+			const struct pmnf_term *t = &m->terms[j];
+			if (used[j] || fabs(t->coef - sp->coef[k]) > 1e-5 * fabs(sp->coef[k]))
+				continue;
+			int f = 0, same = 1;
+			for (int l = 0; l < sp->np && same; l++)
+				if (sp->mask[k] & (1u << l)) {
+					same = f < t->nfactors && factor_is(&t->factors[f], l, sp->e[l]);
+					f++;
+				}
+			if (same && f == t->nfactors)
+				found = used[j] = 1;
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+static int run_spec(const struct spec *sp, const double *vals, int nv)
+{
+	int n = 1;
+	for (int l = 0; l < sp->np; l++)
+		n *= nv;
+	double *coords = malloc(sizeof(double) * (size_t)n * (size_t)sp->np), *y = malloc(sizeof(double) * (size_t)n);
+	struct exp_values *v = malloc(sizeof(*v) * (size_t)n);
+	char *names[] = { "x", "y", "z", "w" };
+	double ymax = 0;
+	for (int i = 0; i < n; i++) {
+		int r = i;
+		for (int l = 0; l < sp->np; l++, r /= nv)
+			coords[i * sp->np + l] = vals[r % nv];
+		y[i] = spec_eval(sp, &coords[i * sp->np]);
+		ymax = fmax(ymax, fabs(y[i]));
+		v[i] = (struct exp_values){ &y[i], 1, 0 };
+	}
+	struct model_input in = { sp->np, names, n, coords, v };
+	struct pmnf_model m;
+	struct perr err;
+	int good = modeler_fit(&in, NULL, NULL, &m, &err) == 0 && spec_match(sp, &m, ymax);
+	if (!good) {
+		char *s = pmnf_format(&m, 0);
+		diag("got %s", s);
+		free(s);
+	}
+	pmnf_release(&m);
+	free(coords);
+	free(y);
+	free(v);
+	return good;
+}
+
+static void test_extrap_multi_suites(void)
+{
+	static const double g5[] = { 2, 4, 8, 16, 32 }, g4[] = { 2, 4, 8, 10, 12 };
+	const struct hyp_exponent *h;
+	int nh = hypothesis_defaults(&h);
+	int good[4] = { 0 }, total[4] = { 0 };
+	for (int i = 0; i + 2 < nh; i++) {
+		struct spec prod = { 3, 1, 200, { 10 }, { 7 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		struct spec plus = { 3, 3, 200, { 10, 20, 30 }, { 1, 2, 4 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		struct spec mulp = { 3, 2, 200, { 100, 2 }, { 1, 6 }, { &h[i], &h[i + 1], &h[i + 2] } };
+		good[0] += run_spec(&prod, g5, 5), total[0]++;
+		good[1] += run_spec(&plus, g5, 5), total[1]++;
+		good[2] += run_spec(&mulp, g5, 5), total[2]++;
+	}
+	for (int i = 0; i + 3 < nh; i++) {
+		struct spec p4 = { 4, 1, 20000, { 10 }, { 15 }, { &h[i], &h[i + 1], &h[i + 2], &h[i + 3] } };
+		good[3] += run_spec(&p4, g4, 5), total[3]++;
+	}
+	is_int(good[0], total[0], "Extra-P's 3-parameter products recovered (%d)", total[0]);
+	is_int(good[1], total[1], "Extra-P's 3-parameter sums x + y + z recovered (%d)", total[1]);
+	is_int(good[2], total[2], "Extra-P's 3-parameter x + y*z recovered (%d)", total[2]);
+	is_int(good[3], total[3], "Extra-P's 4-parameter products on {2,4,8,10,12}^4 recovered (%d)", total[3]);
+}
+
+/* A line longer than the factorisation cache holds (computed on the spot). */
+static void test_long_line(void)
+{
+	enum { N = 200 };
+	static double coords[N], data[N];
+	static struct exp_values vals[N];
+	char *names[] = { "p" };
+	for (int i = 0; i < N; i++) {
+		coords[i] = 1 + i;
+		data[i] = 5 + 2 * pow(coords[i], 1.5) * log2(coords[i]);
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	}
+	struct model_input in = { 1, names, N, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	ok(modeler_fit(&in, NULL, NULL, &m, &err) == 0, "fit a line of %d points", N);
+	ok(m.nterms == 1 && m.terms[0].factors[0].poly_exp == 1.5 && m.terms[0].factors[0].log_exp == 1 &&
+	   fabs(m.terms[0].coef - 2) < 1e-9 && fabs(m.constant - 5) < 1e-6, "200 points: 5 + 2 * p^(3/2) * log2(p) recovered");
+	pmnf_release(&m);
+}
+
+/* A sparse "cross" design: one line per parameter through (2, 2), as Extra-P models it. */
+static void test_cross_design(void)
+{
+	double coords[18], data[9];
+	struct exp_values vals[9];
+	char *names[] = { "x", "y" };
+	int n = 0;
+	for (int i = 0; i < 5; i++) {
+		coords[2 * n] = xs[i], coords[2 * n + 1] = 2, n++;
+		if (i > 0)
+			coords[2 * n] = 2, coords[2 * n + 1] = xs[i], n++;
+	}
+	for (int i = 0; i < n; i++) {
+		double x = coords[2 * i], y = coords[2 * i + 1];
+		data[i] = 100 + 10 * x + 20 * y * y;
+		vals[i] = (struct exp_values){ &data[i], 1, 0 };
+	}
+	struct model_input in = { 2, names, n, coords, vals };
+	struct pmnf_model m;
+	struct perr err;
+	ok(modeler_fit(&in, NULL, NULL, &m, &err) == 0, "fit a cross design of %d points", n);
+	/* a cross cannot tell x + y from combinations with x*y: check the lines' exponents and the fit */
+	int right = m.nterms > 0;
+	for (int k = 0; k < m.nterms; k++)
+		for (int f = 0; f < m.terms[k].nfactors; f++) {
+			const struct pmnf_factor *fa = &m.terms[k].factors[f];
+			right &= fa->log_exp == 0 && fa->poly_exp == (fa->param == 0 ? 1 : 2);
+		}
+	char *s = pmnf_format(&m, 0);
+	ok(right && m.smape < 1e-9, "cross design: x^1 and y^2 terms reproduce the data (%s)", s);
+	free(s);
+	pmnf_release(&m);
+}
+
 int main(void)
 {
 	test_exact_single();
@@ -429,5 +647,9 @@ int main(void)
 	test_constrained();
 	test_determinism_and_format();
 	test_aggregate_and_errors();
+	test_context();
+	test_extrap_multi_suites();
+	test_long_line();
+	test_cross_design();
 	return done_testing();
 }

@@ -133,6 +133,50 @@ static void test_contention_two_levels(void)
 	gsl_rng_free(rng);
 }
 
+/*
+ * A campaign with a contention block: the design's points carry no
+ * placement (ranks_per_node 0), the contention point runs at 2..18 ranks
+ * per node.  Only placed runs count for the growth.
+ */
+static void test_contention_block(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 4242);
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "size");
+	experiment_param(&e, VALIDATE_RPN_PARAM);
+	/* the whole program, a root call path */
+	int c = experiment_callpath(&e, "main"), m = experiment_metric(&e, "time");
+	struct cont_truth ct = { 0.5, 2, 18 };
+	for (int i = 0; i < 5; i++) {
+		double x[2] = { 10 + 10 * i, 0 };
+		int p = experiment_point(&e, x);
+		for (int r = 0; r < 5; r++)   /* unplaced: as fast as 2 per node */
+			experiment_add(&e, c, m, p, 2e-4 * x[0] * x[0] * x[0] * (1 + 0.01 * gsl_ran_gaussian(rng, 1)));
+	}
+	for (int rpn = 2; rpn <= 18; rpn += 4) {
+		double x[2] = { 30, rpn };
+		int p = experiment_point(&e, x);
+		for (int r = 0; r < 5; r++)
+			experiment_add(&e, c, m, p, truth_contention(x, &ct) * (1 + 0.01 * gsl_ran_gaussian(rng, 1)));
+	}
+	struct validate_input in = { .e = &e };
+	struct validation v;
+	struct perr err = { "" };
+	is_int(validate_run(&v, &in, NULL, &err), 0, "contention block: validates (%s)", err.msg);
+	const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
+	ok(f != NULL, "contention block: flagged");
+	if (f)
+		is_rel(f->growth, 0.5, 0.2, "contention block: growth from 2 to 18 within 20%%");
+	is_rel(v.regions[0].growth[1].xmin, 2, 0, "contention block: range starts at 2, not the unplaced 0");
+	is_int(v.study.nincreasing, 1, "contention block: study counts the region");
+	is_rel(v.study.program_growth, 0.5, 0.2, "contention block: whole-program growth");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
 struct regime_truth {
 	int change;         /* index of the first point of the second regime */
 	const double *xs;
@@ -348,7 +392,7 @@ static void test_noise(void)
 		}
 		if (!strcmp(cp, "main->chaos")) {
 			chaos++;
-			ok(!v.flags[i].blocking, "noise: an unreliable region does not block");
+			ok(v.flags[i].blocking, "noise: an unreliable region blocks (no trustworthy model for it)");
 			contains(v.flags[i].detail, "unreliable", "noise: detail says unreliable");
 		}
 	}
@@ -552,6 +596,7 @@ int main(void)
 	test_noise();
 	test_contention();
 	test_contention_two_levels();
+	test_contention_block();
 	test_segments_exact();
 	test_segments();
 	test_false_dependency();
