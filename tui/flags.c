@@ -69,7 +69,7 @@ static int growth_flags(const struct experiment *e, struct top_flags *f, struct 
 	for (int s = 0; s < e->nseries; s++) {
 		const struct exp_series *se = &e->series[s];
 		struct growth_test g;
-		int t = growth_test_run(e, se, rpn, &vo.model, &g, err);
+		int t = growth_test_run(e, se, rpn, 1, &vo.model, &g, err);
 		if (t < 0) {
 			growth_test_release(&g);
 			return -1;
