@@ -467,7 +467,10 @@ static void view_rebuild(struct top_model *m)
 	m->nview = n;
 	if (m->sort_col != TOP_COL_ID || m->sort_desc)
 		qsort_r(m->view, n, sizeof(*m->view), row_cmp, m);
-	clear_dirty(m);
+	/* every row, not the dirty list: rows may have moved since it was made */
+	for (size_t i = 0; i < m->nrows; i++)
+		m->rows[i].dirty = 0;
+	m->ndirty = 0;
 	keep_cursor(m, keep, line);
 }
 
