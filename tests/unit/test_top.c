@@ -244,6 +244,36 @@ static void test_big(void)
 	is_int(p.done, 1001, "progress follows");
 	is_int(p.running, 9, "one fewer running");
 
+	/* the incremental view equals a full rebuild, for several sorts and a filter */
+	static const int sorts[][2] = { { TOP_COL_STATE, 0 }, { TOP_COL_ELAPSED, 1 }, { TOP_COL_JOB, 1 },
+					{ TOP_COL_ID, 1 } };
+	long long next = 2000;
+	for (size_t k = 0; k < sizeof(sorts) / sizeof(sorts[0]); k++) {
+		top_model_set_filter(&m, k == 3 ? "a<=30" : "", &err);
+		top_model_set_sort(&m, sorts[k][0], sorts[k][1]);
+		for (int round = 0; round < 3; round++) {
+			for (int j = 0; j < 20; j++, next += 7) {
+				char bid[32];
+				snprintf(bid, sizeof(bid), "%lld:3", 500 + next % 97);
+				must(store_mark_submitted(st, next, bid, T0 + round, &err), "s");
+				if (j % 2)
+					must(store_mark_running(st, next, T0 + round - j, &err), "r");
+			}
+			top_model_refresh(&m, T0 + 10 + round, &err);
+		}
+		size_t nv = m.nview;
+		long long *inc = xmalloc(sizeof(*inc) * (nv ? nv : 1));
+		for (size_t i = 0; i < nv; i++)
+			inc[i] = top_model_at(&m, i)->run.id;
+		top_model_set_sort(&m, sorts[k][0], sorts[k][1]);   /* full rebuild */
+		int same = m.nview == nv;
+		for (size_t i = 0; same && i < nv; i++)
+			same = inc[i] == top_model_at(&m, i)->run.id;
+		ok(same, "incremental view = full rebuild (sort %s %s%s)", top_col_name(sorts[k][0]),
+		   sorts[k][1] ? "desc" : "asc", k == 3 ? ", filter a<=30" : "");
+		free(inc);
+	}
+
 	top_model_release(&m);
 	store_close(st);
 	free(dir);
