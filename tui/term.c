@@ -2,11 +2,14 @@
 #include "tui/term.h"
 #include <curses.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int active, use_color, atexit_done;
+static int saved_stderr = -1;
+static FILE *held_stderr;       /* what libraries wrote to stderr while curses drew */
 static volatile sig_atomic_t interrupted;
 static struct sigaction old_int, old_term, old_hup, old_segv, old_abrt, old_bus, old_fpe;
 
@@ -16,13 +19,15 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* A crash: restore the terminal, then die of the same signal. */
+/* A crash: restore the terminal and stderr, then die of the same signal. */
 static void on_fatal(int sig)
 {
 	if (active) {
 		endwin();
 		active = 0;
 	}
+	if (saved_stderr >= 0)
+		dup2(saved_stderr, STDERR_FILENO);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -32,6 +37,43 @@ int term_active(void)
 	return active;
 }
 
+/*
+ * Nothing may reach the terminal behind curses' back: while the monitor
+ * draws, stderr goes to an anonymous file (libslurm, for one, logs there);
+ * term_stop prints what it caught once the screen is restored.
+ */
+static void hold_stderr(void)
+{
+	fflush(stderr);
+	held_stderr = tmpfile();
+	saved_stderr = held_stderr ? dup(STDERR_FILENO) : -1;
+	if (saved_stderr < 0 || dup2(fileno(held_stderr), STDERR_FILENO) < 0) {
+		if (saved_stderr >= 0)
+			close(saved_stderr);
+		if (held_stderr)
+			fclose(held_stderr);
+		held_stderr = NULL;
+		saved_stderr = -1;
+	}
+}
+
+static void release_stderr(void)
+{
+	if (saved_stderr < 0)
+		return;
+	fflush(stderr);
+	dup2(saved_stderr, STDERR_FILENO);
+	close(saved_stderr);
+	saved_stderr = -1;
+	char buf[4096];
+	size_t n;
+	rewind(held_stderr);
+	while ((n = fread(buf, 1, sizeof(buf), held_stderr)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(held_stderr);
+	held_stderr = NULL;
+}
+
 void term_stop(void)
 {
 	if (!active)
@@ -39,6 +81,7 @@ void term_stop(void)
 	curs_set(1);
 	endwin();
 	active = 0;
+	release_stderr();
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -63,6 +106,7 @@ int term_start(int color, struct perr *err)
 	if (!newterm(NULL, stdout, stdin))
 		return perr_set(err, "cannot initialise terminal '%s'", t);
 	active = 1;
+	hold_stderr();
 	if (!atexit_done) {
 		atexit(atexit_stop);
 		atexit_done = 1;

@@ -3,7 +3,8 @@
  * copies a struct screen to the terminal (curses sends only the cells that
  * changed, so there is no flicker), reads keys with a timeout, and makes
  * sure the terminal is restored on every way out: normal exit, error,
- * SIGINT/SIGTERM/SIGHUP and fatal signals.
+ * SIGINT/SIGTERM/SIGHUP and fatal signals.  While it draws, stderr is held
+ * in a file and printed after the terminal is restored.
  */
 #ifndef PS_TUI_TERM_H
 #define PS_TUI_TERM_H
