@@ -91,6 +91,22 @@ static const struct cli_command commands[] = {
 	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
 	  "--params a,b   analyse only these parameters; the others are held fixed\n"
 	  "--all          list every function, not the first few" },
+	{ "top", cmd_top, "top [CAMPAIGN_DIR ...] [-d SECONDS] [--once]",
+	  "monitor campaigns: progress, budget, runs, flags; cancel and retry",
+	  "Shows each campaign's progress against its plan and budget, its runs (sort,\n"
+	  "filter with a regex or param=value), a run's argv, binding, history and output,\n"
+	  "and noise flags.  Keys: ? help, / filter, < > sort, Enter details, Space mark,\n"
+	  "c cancel, r retry, v validate, Tab next campaign, q quit.\n\n"
+	  "  -d SECONDS  refresh interval (default 1)\n"
+	  "  --once      print one plain-text snapshot of the screen and exit\n"
+	  "              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
+	  "NO_COLOR set and not empty turns colours off.  See docs/top.md." },
+	{ "cancel", cmd_cancel, "cancel DIR [--run ID]",
+	  "cancel a campaign's pending and in-flight runs, or one run",
+	  "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
+	  "libslurm) or, on the local backend, their process groups.  A running\n"
+	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
+	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

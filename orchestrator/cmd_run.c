@@ -107,8 +107,10 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	if (!strcmp(cfg.backend.type, "slurm")) {
-		cli_error(EXIT_USAGE, "%s: the slurm backend is not part of this build", cfg.path);
-		goto out;
+		if (backend_slurm_new(&b, &cfg.backend, &err)) {
+			cli_error(EXIT_USAGE, "%s: %s", cfg.path, err.msg);
+			goto out;
+		}
 	} else if (backend_local_new(&b, (int)jobs, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;

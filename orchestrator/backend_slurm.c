@@ -1,0 +1,1017 @@
+/*
+ * The SLURM backend: one batch job per run, submitted, polled and cancelled
+ * through libslurm (never by running sbatch/squeue/scancel).
+ *
+ * A run's job is named "ps:<campaign>:<run id>" and its comment is
+ * "perfsweep <campaign dir> run <run id>", so that a restarted orchestrator
+ * finds the jobs an earlier one left behind (adopt(), and start() itself,
+ * which takes over a queued or running job of the same run instead of
+ * submitting it twice).  The job script (also saved as runs/<id>/job.sh)
+ * runs `srun --cpu-bind=none [perfsweep-bind --policy P --ranks-per-node r --]
+ * APP ARGS`; each task sends its output to the run directory itself (rank 0
+ * to stdout/stderr, rank r to rank-<r>.stdout/.stderr), the job script's
+ * own output goes to job.out/job.err.
+ *
+ * Polling is incremental (slurm_load_jobs with the last update time) with
+ * back-off from 0.1 s to 5 s; an unreachable controller is an outage, not a
+ * failure: wait() keeps retrying and reports nothing.  Submission errors
+ * that may pass (busy nodes, EAGAIN, controller unreachable, job limits)
+ * make start() return 1 and hold further submissions back with exponential
+ * back-off; other errors fail the run with SLURM's message.
+ */
+#include "orchestrator/backend.h"
+#include "orchestrator/slurm_compat.h"
+#include "common/strbuf.h"
+#include "common/strmap.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define POLL_MIN 0.1          /* seconds between polls right after a change */
+#define POLL_MAX 5.0          /* ... growing to this while nothing changes */
+#define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
+#define SUBMIT_BACKOFF_MIN 0.2
+#define SUBMIT_BACKOFF_MAX 30.0
+#define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
+
+struct sjob {
+	long long run;
+	uint32_t job;
+	int missing;          /* full job lists in a row that did not show it */
+	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
+	int running;          /* its start was reported */
+};
+
+/* Options from backend.extra, applied to every job description. */
+struct extra_opts {
+	char *features, *reservation, *exc_nodes, *req_nodes, *tres_per_node;
+	char *licenses, *wckey;
+	uint64_t mem;         /* MB, | MEM_PER_CPU for --mem-per-cpu; 0 unset */
+	int cpus_per_task;    /* 0 unset */
+	int nice_set, nice;
+	int requeue;          /* -1 unset, 0 or 1 */
+};
+
+struct slurm_backend {
+	char *partition, *account, *qos;
+	int time_limit, max_inflight;
+	int nextra;
+	char **extra;
+	struct extra_opts xo;
+
+	struct sjob *jobs;
+	size_t njobs, ajobs;
+	struct run_result *ready;         /* finished, not yet returned by wait() */
+	size_t nready, aready;
+
+	time_t last_update;               /* of the last job list we got */
+	double next_poll, poll_interval;
+	int outage;                       /* the controller did not answer */
+
+	double submit_after;              /* back-off after a transient submit error */
+	double submit_backoff;
+
+	/* Jobs of this campaign found in SLURM that nobody tracks yet
+	   ("ps:<campaign>:<id>" -> index into orphan_ids). */
+	int scanned;
+	char *scan_campaign;
+	struct strmap orphans;
+	uint32_t *orphan_ids;
+	size_t norphans, aorphans;
+};
+
+static int slurm_refs;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_for(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Errors that may go away by themselves: controller or munge unreachable, busy, limits. */
+static int slurm_transient(int e)
+{
+	if (e == EAGAIN || e == ETIMEDOUT || e == ECONNREFUSED || e == ECONNRESET || e == EINTR ||
+	    e == EHOSTUNREACH || e == ENETUNREACH)
+		return 1;
+	if (e >= SLURM_UNEXPECTED_MSG_ERROR && e <= SLURM_COMMUNICATIONS_MISSING_SOCKET_ERROR &&
+	    e != SLURM_PROTOCOL_VERSION_ERROR && e != SLURM_PROTOCOL_IO_STREAM_VERSION_ERROR &&
+	    e != SLURM_MPI_PLUGIN_NAME_INVALID && e != SLURM_PLUGIN_NAME_INVALID)
+		return 1;
+	if (e >= SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR &&
+	    e <= SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR)
+		return 1;
+	if (e >= SLURM_PROTOCOL_SOCKET_IMPL_ZERO_RECV_LENGTH && e <= SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT)
+		return 1;
+	switch (e) {
+	case ESLURM_NODES_BUSY:
+	case ESLURM_PORTS_BUSY:
+	case ESLURM_RESERVATION_BUSY:
+	case ESLURM_IN_STANDBY_MODE:
+	case ESLURM_IN_STANDBY_USE_BACKUP:
+	case ESLURM_ERROR_ON_DESC_TO_RECORD_COPY:   /* MaxJobCount reached */
+	case ESLURM_TRANSITION_STATE_NO_UPDATE:
+	case ESLURM_AUTH_NET_ERROR:
+	case ESLURM_AUTH_UNABLE_TO_SIGN:            /* munged not answering */
+	case ESLURM_AUTH_FOPEN_ERROR:
+		return 1;
+	}
+	return 0;
+}
+
+static const char *slurm_errstr(int e)
+{
+	const char *s = slurm_strerror(e);
+	return s && *s ? s : "unknown slurm error";
+}
+
+/* ---- extra options ---------------------------------------------------- */
+
+static int parse_mem_mb(const char *s, uint64_t *mb)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	double f = 1;
+	switch (*end) {
+	case 'K': case 'k': f = 1.0 / 1024; end++; break;
+	case 'M': case 'm': case '\0': f = 1; if (*end) end++; break;
+	case 'G': case 'g': f = 1024; end++; break;
+	case 'T': case 't': f = 1024 * 1024; end++; break;
+	default: return -1;
+	}
+	if (*end)
+		return -1;
+	*mb = (uint64_t)ceil((double)v * f);
+	return 0;
+}
+
+#define EXTRA_SUPPORTED "--constraint, --reservation, --exclude, --nodelist, --mem, " \
+	"--mem-per-cpu, --gres, --licenses, --cpus-per-task, --wckey, --nice, --requeue, --no-requeue"
+
+static int extra_parse(struct extra_opts *xo, int n, char **extra, struct perr *err)
+{
+	memset(xo, 0, sizeof(*xo));
+	xo->requeue = -1;
+	for (int i = 0; i < n; i++) {
+		const char *opt = extra[i];
+		if (strncmp(opt, "--", 2))
+			return perr_set(err, "unsupported slurm extra option '%s': write long options "
+					"as --name=value (%s)", opt, EXTRA_SUPPORTED);
+		const char *eq = strchr(opt, '=');
+		size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+		const char *v = eq ? eq + 1 : NULL;
+#define KEY(k) (klen == strlen(k) && !strncmp(opt, k, klen))
+		if (KEY("--requeue") || KEY("--no-requeue")) {
+			if (v)
+				return perr_set(err, "slurm extra option '%s' takes no value", opt);
+			xo->requeue = KEY("--requeue");
+			continue;
+		}
+		if (!v || !*v)
+			return perr_set(err, "slurm extra option '%s' needs a value (--name=value)", opt);
+		char **slot = NULL;
+		if (KEY("--constraint"))
+			slot = &xo->features;
+		else if (KEY("--reservation"))
+			slot = &xo->reservation;
+		else if (KEY("--exclude"))
+			slot = &xo->exc_nodes;
+		else if (KEY("--nodelist"))
+			slot = &xo->req_nodes;
+		else if (KEY("--licenses"))
+			slot = &xo->licenses;
+		else if (KEY("--wckey"))
+			slot = &xo->wckey;
+		if (slot) {
+			free(*slot);
+			*slot = xstrdup(v);
+		} else if (KEY("--gres")) {
+			free(xo->tres_per_node);
+			struct strbuf sb;
+			strbuf_init(&sb);
+			/* "gpu:2,nic:1" -> "gres:gpu:2,gres:nic:1" */
+			const char *p = v;
+			while (*p) {
+				size_t l = strcspn(p, ",");
+				if (sb.len)
+					strbuf_addch(&sb, ',');
+				strbuf_addstr(&sb, PS_SLURM_GRES_PREFIX);
+				strbuf_add(&sb, p, l);
+				p += l + (p[l] == ',');
+			}
+			xo->tres_per_node = strbuf_detach(&sb);
+		} else if (KEY("--mem") || KEY("--mem-per-cpu")) {
+			if (parse_mem_mb(v, &xo->mem))
+				return perr_set(err, "bad memory size in slurm extra option '%s' "
+						"(a number with K, M, G or T)", opt);
+			if (KEY("--mem-per-cpu"))
+				xo->mem |= MEM_PER_CPU;
+		} else if (KEY("--cpus-per-task") || KEY("--nice")) {
+			char *end;
+			errno = 0;
+			long l = strtol(v, &end, 10);
+			int is_cpt = KEY("--cpus-per-task");
+			if (errno || *end || (is_cpt && (l < 1 || l > 65533)) ||
+			    (!is_cpt && (l < -2147483645L || l > 2147483645L)))
+				return perr_set(err, "bad number in slurm extra option '%s'", opt);
+			if (is_cpt) {
+				xo->cpus_per_task = (int)l;
+			} else {
+				xo->nice_set = 1;
+				xo->nice = (int)l;
+			}
+		} else {
+			return perr_set(err, "unsupported slurm extra option '%s' (supported: %s)", opt,
+					EXTRA_SUPPORTED);
+		}
+#undef KEY
+	}
+	return 0;
+}
+
+static void extra_release(struct extra_opts *xo)
+{
+	free(xo->features);
+	free(xo->reservation);
+	free(xo->exc_nodes);
+	free(xo->req_nodes);
+	free(xo->tres_per_node);
+	free(xo->licenses);
+	free(xo->wckey);
+}
+
+/* ---- job script --------------------------------------------------------- */
+
+/* Single-quote s for sh. */
+static void sh_quote(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static int job_nodes(const struct run_spec *rs)
+{
+	if (rs->nodes > 0)
+		return rs->nodes;
+	if (rs->ranks_per_node > 0)
+		return (rs->ranks + rs->ranks_per_node - 1) / rs->ranks_per_node;
+	return 0;
+}
+
+/* Minutes: the config's limit, else the run's timeout, else the estimate with a margin. */
+static uint32_t job_time_limit(const struct slurm_backend *sb, const struct run_spec *rs)
+{
+	if (sb->time_limit > 0)
+		return (uint32_t)sb->time_limit;
+	if (rs->timeout > 0)
+		return (uint32_t)ceil(rs->timeout / 60.0) + 1;
+	if (rs->est_seconds > 0)
+		return (uint32_t)ceil((rs->est_seconds * 1.5 + 120) / 60.0);
+	return NO_VAL;
+}
+
+static char *job_name(const char *campaign, long long id)
+{
+	return xasprintf("ps:%s:%lld", campaign ? campaign : "", id);
+}
+
+static char *job_comment(const struct run_spec *rs)
+{
+	return xasprintf("perfsweep %s run %lld", rs->campaign_dir ? rs->campaign_dir : "", rs->id);
+}
+
+static void script_sbatch_lines(struct strbuf *sc, const struct slurm_backend *sb,
+				const struct run_spec *rs, int nodes, uint32_t tl)
+{
+	char *name = job_name(rs->campaign, rs->id);
+	/* For the reader and for resubmitting by hand: libslurm applies these
+	   settings through the job description, not by parsing these lines. */
+	strbuf_addf(sc, "#SBATCH --job-name=%s\n", name);
+	if (nodes > 0)
+		strbuf_addf(sc, "#SBATCH --nodes=%d\n", nodes);
+	strbuf_addf(sc, "#SBATCH --ntasks=%d\n", rs->ranks);
+	if (rs->ranks_per_node > 0)
+		strbuf_addf(sc, "#SBATCH --ntasks-per-node=%d\n", rs->ranks_per_node);
+	strbuf_addstr(sc, "#SBATCH --exclusive\n");
+	if (tl != NO_VAL)
+		strbuf_addf(sc, "#SBATCH --time=%u\n", tl);
+	if (sb->partition)
+		strbuf_addf(sc, "#SBATCH --partition=%s\n", sb->partition);
+	if (sb->account)
+		strbuf_addf(sc, "#SBATCH --account=%s\n", sb->account);
+	if (sb->qos)
+		strbuf_addf(sc, "#SBATCH --qos=%s\n", sb->qos);
+	for (int i = 0; i < sb->nextra; i++)
+		strbuf_addf(sc, "#SBATCH %s\n", sb->extra[i]);
+	strbuf_addf(sc, "#SBATCH --output=%s/job.out\n#SBATCH --error=%s/job.err\n", rs->run_dir,
+		    rs->run_dir);
+	free(name);
+}
+
+/* The batch script: srun starts every rank through a tiny sh that sends its output to the run directory. */
+static char *job_script(const struct slurm_backend *sb, const struct run_spec *rs, int nodes,
+			uint32_t tl)
+{
+	struct strbuf sc;
+	strbuf_init(&sc);
+	strbuf_addstr(&sc, "#!/bin/sh\n");
+	strbuf_addf(&sc, "# perfsweep: run %lld of campaign '%s' (%s)\n", rs->id,
+		    rs->campaign ? rs->campaign : "", rs->campaign_dir ? rs->campaign_dir : "");
+	script_sbatch_lines(&sc, sb, rs, nodes, tl);
+	strbuf_addstr(&sc, "cd ");
+	sh_quote(&sc, rs->workdir ? rs->workdir : rs->run_dir);
+	strbuf_addstr(&sc, " || exit 125\n");
+	if (rs->timeout > 0)
+		strbuf_addf(&sc, "exec timeout --kill-after=10 %.3f ", rs->timeout);
+	else
+		strbuf_addstr(&sc, "exec ");
+	strbuf_addf(&sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
+	if (nodes > 0)
+		strbuf_addf(&sc, " --nodes=%d", nodes);
+	if (rs->ranks_per_node > 0)
+		strbuf_addf(&sc, " --ntasks-per-node=%d", rs->ranks_per_node);
+	strbuf_addstr(&sc, " /bin/sh -c '"
+		      "r=${SLURM_PROCID:-0}; "
+		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "
+		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
+		      "exec \"$@\"' perfsweep-rank");
+	if (rs->policy && rs->bind_path) {
+		strbuf_addch(&sc, ' ');
+		sh_quote(&sc, rs->bind_path);
+		strbuf_addstr(&sc, " --policy ");
+		sh_quote(&sc, rs->policy);
+		if (rs->ranks_per_node > 0)
+			strbuf_addf(&sc, " --ranks-per-node %d", rs->ranks_per_node);
+		else if (nodes > 0)
+			strbuf_addf(&sc, " --ranks-per-node %d", (rs->ranks + nodes - 1) / nodes);
+		strbuf_addstr(&sc, " --");
+	}
+	for (char *const *a = rs->argv; *a; a++) {
+		strbuf_addch(&sc, ' ');
+		sh_quote(&sc, *a);
+	}
+	strbuf_addch(&sc, '\n');
+	return strbuf_detach(&sc);
+}
+
+/* Add "KEY=VALUE" to env, replacing an earlier entry of the same key. */
+static void env_set(char ***env, size_t *cnt, size_t *alloc, struct strmap *keys, char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+	char *key = xstrndup(kv, klen);
+	int at = strmap_get(keys, key);
+	if (at >= 0) {
+		free((*env)[at]);
+		(*env)[at] = kv;
+	} else {
+		XGROW(*env, *cnt + 2, *alloc);
+		strmap_put(keys, key, (int)*cnt);
+		(*env)[(*cnt)++] = kv;
+		(*env)[*cnt] = NULL;
+	}
+	free(key);
+}
+
+/* The job's environment: ours (like sbatch --export=ALL) minus SLURM_* but
+   SLURM_CONF, then the run's additions, then PERFSWEEP_RUN_DIR/_ID/CAMPAIGN. */
+static char **job_env(const struct run_spec *rs, uint32_t *n)
+{
+	size_t cnt = 0, alloc = 0;
+	char **env = NULL;
+	struct strmap keys;
+	strmap_init(&keys);
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, "SLURM_", 6) && strncmp(*e, "SLURM_CONF=", 11))
+			continue;
+		if (!strchr(*e, '='))
+			continue;
+		env_set(&env, &cnt, &alloc, &keys, xstrdup(*e));
+	}
+	for (char *const *a = rs->env; a && *a; a++)
+		if (strchr(*a, '='))
+			env_set(&env, &cnt, &alloc, &keys, xstrdup(*a));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id));
+	env_set(&env, &cnt, &alloc, &keys,
+		xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : ""));
+	strmap_release(&keys);
+	*n = (uint32_t)cnt;
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (char **e = env; e && *e; e++)
+		free(*e);
+	free(env);
+}
+
+static int write_file(const char *path, const char *text, struct perr *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f))
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	chmod(path, 0755);
+	return 0;
+}
+
+/* ---- job tracking --------------------------------------------------------- */
+
+static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout)
+{
+	for (size_t i = 0; i < sb->njobs; i++)
+		if (sb->jobs[i].job == job)
+			return;
+	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout };
+	sb->poll_interval = POLL_MIN;
+	if (sb->next_poll > now() + POLL_MIN)
+		sb->next_poll = now() + POLL_MIN;
+}
+
+static void untrack(struct slurm_backend *sb, size_t i)
+{
+	sb->jobs[i] = sb->jobs[--sb->njobs];
+}
+
+static int job_finished(uint32_t state)
+{
+	return (state & JOB_STATE_BASE) > JOB_SUSPENDED && !(state & JOB_COMPLETING);
+}
+
+/* The run result of a finished job. */
+static void job_result(const slurm_job_info_t *j, long long run, double timeout,
+		       struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = run;
+	r->exit_status = -1;
+	r->started_at = j->start_time > 0 ? (double)j->start_time : 0;
+	r->ended_at = j->end_time > 0 ? (double)j->end_time : now();
+	r->wall = r->started_at > 0 && r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
+	int st = (int)j->exit_code;
+	if (j->exit_code != NO_VAL) {
+		if (WIFSIGNALED(st))
+			r->exit_status = 128 + WTERMSIG(st);
+		else if (WIFEXITED(st))
+			r->exit_status = WEXITSTATUS(st);
+	}
+	uint32_t base = j->job_state & JOB_STATE_BASE;
+	const char *why = NULL;
+	switch (base) {
+	case JOB_COMPLETE:
+		if (r->exit_status == 0)
+			return;
+		why = "failed";
+		break;
+	case JOB_CANCELLED: why = "cancelled"; break;
+	case JOB_TIMEOUT: why = "time limit reached"; break;
+	case JOB_NODE_FAIL: why = "node failure"; r->retry_free = 1; break;
+	case JOB_PREEMPTED: why = "preempted"; r->retry_free = 1; break;
+	case JOB_BOOT_FAIL: why = "node boot failure"; r->retry_free = 1; break;
+	case JOB_DEADLINE: why = "deadline reached"; break;
+	case JOB_OOM: why = "out of memory"; break;
+	default: why = "failed"; break;
+	}
+	r->failed = 1;
+	char detail[160] = "";
+	if (base == JOB_FAILED || base == JOB_COMPLETE) {
+		if (timeout > 0 && r->exit_status == 124)
+			snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
+		else if (r->exit_status > 128)
+			snprintf(detail, sizeof(detail), "killed by signal %d", r->exit_status - 128);
+		else if (r->exit_status > 0)
+			snprintf(detail, sizeof(detail), "exit status %d", r->exit_status);
+		else if (j->state_reason != WAIT_NO_REASON)
+			snprintf(detail, sizeof(detail), "%s%s%s",
+				 slurm_job_reason_string((enum job_state_reason)j->state_reason),
+				 j->state_desc ? ": " : "", j->state_desc ? j->state_desc : "");
+		else
+			snprintf(detail, sizeof(detail), "job failed");
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", detail, j->job_id);
+	} else {
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", why, j->job_id);
+	}
+}
+
+static void push_ready(struct slurm_backend *sb, const struct run_result *r)
+{
+	XGROW(sb->ready, sb->nready + 1, sb->aready);
+	sb->ready[sb->nready++] = *r;
+}
+
+/* One poll of the controller.  Returns 0 (also during an outage) or -1. */
+static int poll_jobs(struct slurm_backend *sb, struct perr *err)
+{
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_jobs(sb->last_update, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (e == SLURM_NO_CHANGE_IN_DATA) {
+			sb->outage = 0;
+			sb->poll_interval = fmin(sb->poll_interval * 1.5, POLL_MAX);
+			sb->next_poll = now() + sb->poll_interval;
+			return 0;
+		}
+		if (slurm_transient(e)) {
+			sb->outage = 1;
+			sb->poll_interval = fmin(fmax(sb->poll_interval * 2, OUTAGE_POLL), POLL_MAX);
+			sb->next_poll = now() + sb->poll_interval;
+			return 0;
+		}
+		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+	}
+	sb->outage = 0;
+	sb->last_update = msg->last_update;
+	int changed = 0;
+	for (size_t i = 0; i < sb->njobs; i++)
+		sb->jobs[i].missing++;
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		for (size_t i = 0; i < sb->njobs; i++) {
+			if (sb->jobs[i].job != j->job_id)
+				continue;
+			sb->jobs[i].missing = 0;
+			if (!job_finished(j->job_state) && !sb->jobs[i].running &&
+			    (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
+				struct run_result r = { .id = sb->jobs[i].run, .running = 1,
+							.exit_status = -1,
+							.started_at = (double)j->start_time };
+				sb->jobs[i].running = 1;
+				push_ready(sb, &r);
+				changed = 1;
+			}
+			if (job_finished(j->job_state)) {
+				struct run_result r;
+				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, &r);
+				push_ready(sb, &r);
+				untrack(sb, i);
+				changed = 1;
+			}
+			break;
+		}
+	}
+	/* A job missing from two full lists in a row was purged (or the
+	   controller lost its state): the run did not happen, run it again. */
+	for (size_t i = 0; i < sb->njobs;) {
+		if (sb->jobs[i].missing >= 2) {
+			struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
+						.retry_free = 1, .ended_at = now() };
+			snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
+				 sb->jobs[i].job);
+			push_ready(sb, &r);
+			untrack(sb, i);
+			changed = 1;
+		} else {
+			i++;
+		}
+	}
+	slurm_free_job_info_msg(msg);
+	sb->poll_interval = changed ? POLL_MIN : fmin(sb->poll_interval * 1.5, POLL_MAX);
+	sb->next_poll = now() + sb->poll_interval;
+	return 0;
+}
+
+/* Find jobs of this campaign left by an earlier orchestrator (queued or running). */
+static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
+{
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (slurm_transient(e))
+			return 1;
+		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+	}
+	strmap_release(&sb->orphans);
+	strmap_init(&sb->orphans);
+	sb->norphans = 0;
+	free(sb->scan_campaign);
+	sb->scan_campaign = xstrdup(rs->campaign ? rs->campaign : "");
+	char *prefix = xasprintf("ps:%s:", sb->scan_campaign);
+	char *cprefix = xasprintf("perfsweep %s run ", rs->campaign_dir ? rs->campaign_dir : "");
+	uid_t uid = getuid();
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (j->user_id != uid || job_finished(j->job_state) || !j->name || !j->comment)
+			continue;
+		if (strncmp(j->name, prefix, strlen(prefix)) || strncmp(j->comment, cprefix, strlen(cprefix)))
+			continue;
+		int known = 0;
+		for (size_t i = 0; i < sb->njobs && !known; i++)
+			known = sb->jobs[i].job == j->job_id;
+		if (known)
+			continue;
+		XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
+		sb->orphan_ids[sb->norphans] = j->job_id;
+		strmap_put(&sb->orphans, j->name, (int)sb->norphans);
+		sb->norphans++;
+	}
+	free(prefix);
+	free(cprefix);
+	slurm_free_job_info_msg(msg);
+	sb->scanned = 1;
+	return 0;
+}
+
+/* ---- backend operations --------------------------------------------------- */
+
+static int sl_inflight(struct backend *b)
+{
+	struct slurm_backend *sb = b->priv;
+	return (int)sb->njobs;
+}
+
+static int sl_capacity(struct backend *b)
+{
+	struct slurm_backend *sb = b->priv;
+	if (now() < sb->submit_after)
+		return 0;
+	int c = sb->max_inflight - (int)sb->njobs;
+	return c > 0 ? c : 0;
+}
+
+static void submit_backoff(struct slurm_backend *sb)
+{
+	sb->submit_backoff = sb->submit_backoff > 0 ? fmin(sb->submit_backoff * 2, SUBMIT_BACKOFF_MAX)
+						    : SUBMIT_BACKOFF_MIN;
+	sb->submit_after = now() + sb->submit_backoff;
+}
+
+static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
+		    struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	if (rs->ranks < 1)
+		return perr_set(err, "run %lld: ranks must be at least 1", rs->id);
+	if (!rs->argv || !rs->argv[0])
+		return perr_set(err, "run %lld: no command to run", rs->id);
+	if (!rs->run_dir || rs->run_dir[0] != '/')
+		return perr_set(err, "run %lld: the run directory must be an absolute path", rs->id);
+	int nodes = job_nodes(rs);
+	if (nodes > 0 && rs->ranks_per_node > 0 && (long)nodes * rs->ranks_per_node < rs->ranks)
+		return perr_set(err, "run %lld: %d ranks do not fit on %d nodes with %d ranks per node",
+				rs->id, rs->ranks, nodes, rs->ranks_per_node);
+	if (rs->ranks_per_node > UINT16_MAX - 2)
+		return perr_set(err, "run %lld: %d ranks per node is too many", rs->id, rs->ranks_per_node);
+	if ((int)sb->njobs >= sb->max_inflight || now() < sb->submit_after)
+		return 1;
+
+	char *name = job_name(rs->campaign, rs->id);
+	/* Take over a job an earlier orchestrator submitted for this run. */
+	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
+		int rc = scan_orphans(sb, rs, err);
+		if (rc) {
+			free(name);
+			if (rc > 0)
+				submit_backoff(sb);
+			return rc;
+		}
+	}
+	int oi = strmap_get(&sb->orphans, name);
+	if (oi >= 0 && sb->orphan_ids[oi]) {
+		uint32_t job = sb->orphan_ids[oi];
+		sb->orphan_ids[oi] = 0;
+		track(sb, rs->id, job, rs->timeout);
+		*backend_id = xasprintf("%u", job);
+		free(name);
+		return 0;
+	}
+
+	uint32_t tl = job_time_limit(sb, rs);
+	char *script = job_script(sb, rs, nodes, tl);
+	char *path = xasprintf("%s/job.sh", rs->run_dir);
+	int rc = write_file(path, script, err);
+	free(path);
+	if (rc) {
+		free(script);
+		free(name);
+		return -1;
+	}
+
+	job_desc_msg_t d;
+	slurm_init_job_desc_msg(&d);
+	char *comment = job_comment(rs);
+	char *out = xasprintf("%s/job.out", rs->run_dir);
+	char *errf = xasprintf("%s/job.err", rs->run_dir);
+	uint32_t env_size;
+	char **env = job_env(rs, &env_size);
+	d.name = name;
+	d.comment = comment;
+	d.script = script;
+	d.partition = sb->partition;
+	d.account = sb->account;
+	d.qos = sb->qos;
+	if (nodes > 0)
+		d.min_nodes = d.max_nodes = (uint32_t)nodes;
+	d.num_tasks = (uint32_t)rs->ranks;
+	if (rs->ranks_per_node > 0)
+		d.ntasks_per_node = (uint16_t)rs->ranks_per_node;
+	d.shared = JOB_SHARED_NONE;   /* exclusive nodes */
+	d.time_limit = tl;
+	d.work_dir = (char *)(rs->workdir ? rs->workdir : rs->run_dir);
+	d.std_out = out;
+	d.std_err = errf;
+	d.std_in = "/dev/null";
+	d.user_id = getuid();
+	d.group_id = getgid();
+	d.environment = env;
+	d.env_size = env_size;
+	d.features = sb->xo.features;
+	d.reservation = sb->xo.reservation;
+	d.exc_nodes = sb->xo.exc_nodes;
+	d.req_nodes = sb->xo.req_nodes;
+	d.tres_per_node = sb->xo.tres_per_node;
+	d.licenses = sb->xo.licenses;
+	d.wckey = sb->xo.wckey;
+	if (sb->xo.mem)
+		d.pn_min_memory = sb->xo.mem;
+	if (sb->xo.cpus_per_task)
+		d.cpus_per_task = (uint16_t)sb->xo.cpus_per_task;
+	if (sb->xo.nice_set)
+		d.nice = (uint32_t)(NICE_OFFSET + sb->xo.nice);
+	if (sb->xo.requeue >= 0)
+		d.requeue = (uint16_t)sb->xo.requeue;
+
+	submit_response_msg_t *resp = NULL;
+	rc = slurm_submit_batch_job(&d, &resp);
+	int e = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+	free(comment);
+	free(out);
+	free(errf);
+	free(script);
+	env_free(env);
+	if (rc != SLURM_SUCCESS) {
+		if (slurm_transient(e) ||
+		    (e == ESLURM_ACCOUNTING_POLICY && sb->njobs > 0)) {   /* submit limit: wait for ours */
+			/* The job may have been created although the answer was lost:
+			   look for it before submitting again. */
+			if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY)
+				sb->scanned = 0;
+			submit_backoff(sb);
+			perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
+			free(name);
+			return 1;
+		}
+		perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(e));
+		free(name);
+		return -1;
+	}
+	sb->submit_backoff = 0;
+	sb->submit_after = 0;
+	uint32_t job = resp->job_id;
+	int ec = (int)resp->error_code;
+	slurm_free_submit_response_response_msg(resp);
+	if (ec == ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ||
+	    ec == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || ec == ESLURM_INVALID_NODE_COUNT ||
+	    ec == ESLURM_TOO_MANY_REQUESTED_CPUS || ec == ESLURM_BAD_TASK_COUNT) {
+		/* Accepted, but it could only wait for a partition that will never
+		   fit it: withdraw it and fail the run. */
+		slurm_kill_job(job, SIGKILL, 0);
+		perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(ec));
+		free(name);
+		return -1;
+	}
+	track(sb, rs->id, job, rs->timeout);
+	*backend_id = xasprintf("%u", job);
+	free(name);
+	return 0;
+}
+
+static int sl_wait(struct backend *b, double timeout, struct run_result *res, int max,
+		   struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	double deadline = now() + (timeout > 0 ? timeout : 0);
+	for (;;) {
+		if (sb->nready > 0 && max > 0) {
+			int n = (int)sb->nready < max ? (int)sb->nready : max;
+			memcpy(res, sb->ready, (size_t)n * sizeof(*res));
+			memmove(sb->ready, sb->ready + n, (sb->nready - (size_t)n) * sizeof(*res));
+			sb->nready -= (size_t)n;
+			return n;
+		}
+		if (sb->njobs == 0)
+			return 0;
+		double t = now();
+		if (t >= sb->next_poll) {
+			if (poll_jobs(sb, err))
+				return -1;
+			if (sb->nready)
+				continue;
+			t = now();
+		}
+		if (t >= deadline)
+			return 0;
+		sleep_for(fmin(sb->next_poll, deadline) - t);
+	}
+}
+
+static int parse_job_id(const char *s, uint32_t *job)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = s ? strtoul(s, &end, 10) : 0;
+	if (!s || errno || end == s || *end || v == 0 || v >= NO_VAL)
+		return -1;
+	*job = (uint32_t)v;
+	return 0;
+}
+
+static int sl_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	uint32_t job;
+	if (parse_job_id(backend_id, &job))
+		return perr_set(err, "run %lld: '%s' is not a slurm job id", id,
+				backend_id ? backend_id : "");
+	double give_up = now() + 60;
+	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
+		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+			break;
+		int e = slurm_get_errno();
+		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
+			break;
+		if (!slurm_transient(e) || now() + pause > give_up)
+			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, id,
+					slurm_errstr(e));
+		sleep_for(pause);
+	}
+	/* Still tracked: the cancelled state comes back through wait(). */
+	for (size_t i = 0; i < sb->njobs; i++)
+		if (sb->jobs[i].job == job) {
+			sb->poll_interval = POLL_MIN;
+			sb->next_poll = now();
+		}
+	return 0;
+}
+
+static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		    struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	uint32_t job;
+	if (parse_job_id(backend_id, &job))
+		return 0;   /* no job was recorded: nothing to adopt */
+	job_info_msg_t *msg = NULL;
+	double give_up = now() + ADOPT_PATIENCE;
+	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
+		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
+			break;
+		int e = slurm_get_errno();
+		if (e == ESLURM_INVALID_JOB_ID)
+			return 0;
+		if (!slurm_transient(e))
+			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
+					slurm_errstr(e));
+		if (now() + pause > give_up)
+			return perr_set(err, "slurm controller unreachable for %.0f s: %s",
+					ADOPT_PATIENCE, slurm_errstr(e));
+		sleep_for(pause);
+	}
+	int adopted = 0;
+	char *name = job_name(rs->campaign, rs->id);
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (j->job_id != job || !j->name || strcmp(j->name, name))
+			continue;
+		adopted = 1;
+		if (job_finished(j->job_state)) {
+			struct run_result r;
+			job_result(j, rs->id, rs->timeout, &r);
+			push_ready(sb, &r);
+		} else {
+			track(sb, rs->id, job, rs->timeout);
+		}
+	}
+	free(name);
+	slurm_free_job_info_msg(msg);
+	return adopted;
+}
+
+static void sl_free(struct backend *b)
+{
+	if (!b)
+		return;
+	struct slurm_backend *sb = b->priv;
+	free(sb->partition);
+	free(sb->account);
+	free(sb->qos);
+	for (int i = 0; i < sb->nextra; i++)
+		free(sb->extra[i]);
+	free(sb->extra);
+	extra_release(&sb->xo);
+	free(sb->jobs);
+	free(sb->ready);
+	free(sb->scan_campaign);
+	strmap_release(&sb->orphans);
+	free(sb->orphan_ids);
+	free(sb);
+	free(b);
+	if (--slurm_refs == 0)
+		slurm_fini();
+}
+
+static const struct backend_ops slurm_ops = {
+	.name = "slurm",
+	.capacity = sl_capacity,
+	.start = sl_start,
+	.wait = sl_wait,
+	.cancel = sl_cancel,
+	.adopt = sl_adopt,
+	.inflight = sl_inflight,
+	.free = sl_free,
+};
+
+/* libslurm calls fatal() (exits) without a config, and retries for a minute on a missing SLURM_CONF. */
+static int check_slurm_conf(struct perr *err)
+{
+	const char *conf = getenv("SLURM_CONF");
+	struct stat st;
+	if (conf && *conf) {
+		if (stat(conf, &st) || !S_ISREG(st.st_mode))
+			return perr_set(err, "slurm config '%s' (from SLURM_CONF) does not exist", conf);
+		return 0;
+	}
+	if (stat(PS_SLURM_DEFAULT_CONF, &st) || !S_ISREG(st.st_mode))
+		return perr_set(err, "no slurm config: SLURM_CONF is unset and '%s' does not exist "
+				"(set SLURM_CONF to your cluster's slurm.conf)", PS_SLURM_DEFAULT_CONF);
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, struct perr *err)
+{
+	struct extra_opts xo;
+	if (cfg && cfg->time_limit < 0)
+		return perr_set(err, "slurm time_limit must not be negative (minutes, 0 = from the estimate)");
+	if (cfg && cfg->max_inflight < 0)
+		return perr_set(err, "slurm max_inflight must not be negative (0 = 64)");
+	if (extra_parse(&xo, cfg ? cfg->nextra : 0, cfg ? cfg->extra : NULL, err)) {
+		extra_release(&xo);
+		return -1;
+	}
+	if (check_slurm_conf(err)) {
+		extra_release(&xo);
+		return -1;
+	}
+	if (slurm_refs++ == 0)
+		slurm_init(NULL);
+	struct slurm_backend *sb = xcalloc(1, sizeof(*sb));
+	sb->xo = xo;
+	if (cfg) {
+		sb->partition = dup_or_null(cfg->partition);
+		sb->account = dup_or_null(cfg->account);
+		sb->qos = dup_or_null(cfg->qos);
+		sb->time_limit = cfg->time_limit;
+		sb->max_inflight = cfg->max_inflight;
+		sb->nextra = cfg->nextra;
+		sb->extra = xcalloc((size_t)cfg->nextra + 1, sizeof(char *));
+		for (int i = 0; i < cfg->nextra; i++)
+			sb->extra[i] = xstrdup(cfg->extra[i]);
+	}
+	if (sb->max_inflight <= 0)
+		sb->max_inflight = 64;
+	sb->poll_interval = POLL_MIN;
+	strmap_init(&sb->orphans);
+	struct backend *b = xcalloc(1, sizeof(*b));
+	b->ops = &slurm_ops;
+	b->priv = sb;
+	*bp = b;
+	return 0;
+}

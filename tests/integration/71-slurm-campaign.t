@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Whole campaigns through `perfsweep run` on a private SLURM cluster: job
+# records, a failing run retried, kill -9 of the orchestrator and resume
+# without duplicate jobs, a slurmctld outage mid-campaign, and cancel.
+root=${PERFSWEEP_ROOT:-$(pwd)}
+. "$root/tests/slurm/testlib.sh"
+slurm_test_init
+
+# config NAME PARTITION MAX_INFLIGHT COMMAND-LIST PARAMETERS [MAX_ATTEMPTS]
+config() {
+	cat >"$work/$1.cfg" <<CFG
+name = "$1";
+app = { command = [ $4 ]; };
+parameters = ( $5 );
+repetitions = 1;
+max_attempts = ${6:-1};
+backend = { type = "slurm"; partition = "$2"; max_inflight = $3; time_limit = 5; };
+collect = { wall = true; regex = ( { region = "k"; metric = "time"; pattern = "^time: ([0-9.]+)"; } ); };
+CFG
+}
+
+# duplicated PREFIX: job names with this prefix submitted more than once
+duplicated() { scontrol -o show jobs | grep -o "JobName=$1[0-9]* " | sort | uniq -d | tr '\n' ' '; }
+njobs() { scontrol -o show jobs | grep -c "JobName=$1[0-9]* " || true; }
+
+# 1. A failing run is retried; ranks become job tasks.
+mkdir -p "$work/marks"
+config retry emu 4 "\"/bin/sh\", \"-c\", \"if [ {n} = 2 ] && mkdir $work/marks/{run} 2>/dev/null; then exit 1; fi; echo time: {n}\"" \
+	'{ name = "n"; values = [ 1, 2, 3 ]; }, { name = "p"; values = [ 1, 2 ]; role = "ranks"; }' 2
+"$perfsweep" run "$work/retry.cfg" --dir "$work/retry" --quiet >"$work/retry.out" 2>&1
+rc=$?
+is "$rc" 0 "campaign with a failing run exits 0 after the retry"
+[ $rc = 0 ] || sed 's/^/# /' "$work/retry.out"
+is "$(status_field "$work/retry" done)" 6 "all 6 runs done"
+is "$(status_field "$work/retry" failed)" 0 "none failed"
+is "$(grep -c 'Name=ps:retry:[0-9]* JobState=FAILED' "$cdir/log/jobcomp.log")" 2 "two jobs failed (n = 2, both rank counts)"
+failed=$(grep -o 'Name=ps:retry:[0-9]* JobState=FAILED' "$cdir/log/jobcomp.log" | cut -d' ' -f1 | sort)
+again=$(grep -o 'Name=ps:retry:[0-9]* JobState=COMPLETED' "$cdir/log/jobcomp.log" | cut -d' ' -f1 | sort | grep -Fx "$failed" | tr '\n' ' ')
+is "$again" "$(echo "$failed" | tr '\n' ' ')" "each failed run completed on its second job"
+is "$(njobs ps:retry:)" 8 "8 jobs for 6 runs"
+is "$(scontrol -o show jobs | grep 'JobName=ps:retry:' | grep -c 'NumTasks=2 ')" 4 "runs with p = 2 asked for 2 tasks (3 done + 1 failed)"
+is "$(scontrol -o show jobs | grep 'JobName=ps:retry:' | grep -c 'OverSubscribe=NO ')" 8 "every job has its nodes exclusively"
+"$perfsweep" export "$work/retry" --format csv >"$work/retry.csv" 2>&1
+t $? "measurements export"
+grep -q '^.*k.*time' "$work/retry.csv"
+t $? "regex measurement collected from rank 0's stdout"
+
+# 2. kill -9 of the orchestrator mid-campaign, then resume: no job twice.
+config kill emu 2 '"/bin/sh", "-c", "sleep 1; echo time: {n}"' '{ name = "n"; values = [ 1, 2, 3, 4, 5, 6, 7, 8 ]; }'
+"$perfsweep" run "$work/kill.cfg" --dir "$work/kill" --quiet >"$work/kill1.out" 2>&1 &
+bgpid=$!
+wait_until 60 sh -c "[ \"\$($perfsweep status $work/kill --json 2>/dev/null | sed -n 's/^  \"done\": \\([0-9]*\\).*/\\1/p')\" -ge 2 ] 2>/dev/null"
+t $? "campaign under way (2 runs done)"
+kill -9 $bgpid
+wait $bgpid 2>/dev/null
+bgpid=
+inflight=$(squeue -h -n "$(seq -f 'ps:kill:%g' 1 8 | tr '\n' ',')" | wc -l)
+diag "jobs in flight after kill -9: $inflight"
+"$perfsweep" run "$work/kill.cfg" --dir "$work/kill" >"$work/kill2.out" 2>&1
+rc=$?
+is "$rc" 0 "resumed campaign completes"
+[ $rc = 0 ] || sed 's/^/# /' "$work/kill2.out"
+diag "$(grep 'this session' "$work/kill2.out")"
+is "$(status_field "$work/kill" done)" 8 "all 8 runs done"
+is "$(duplicated ps:kill:)" "" "no run was submitted twice"
+is "$(njobs ps:kill:)" 8 "exactly 8 jobs"
+
+# 3. slurmctld down for several seconds mid-campaign.
+config outage emu 2 '"/bin/sh", "-c", "sleep 1; echo time: {n}"' '{ name = "n"; values = [ 1, 2, 3, 4, 5, 6 ]; }'
+"$perfsweep" run "$work/outage.cfg" --dir "$work/outage" --quiet >"$work/outage.out" 2>&1 &
+bgpid=$!
+wait_until 60 sh -c "[ \"\$($perfsweep status $work/outage --json 2>/dev/null | sed -n 's/^  \"done\": \\([0-9]*\\).*/\\1/p')\" -ge 1 ] 2>/dev/null"
+t $? "campaign under way (1 run done)"
+"$root/tests/slurm/cluster.sh" ctld-stop "$cdir"
+t $? "slurmctld stopped"
+sleep 6
+kill -0 $bgpid 2>/dev/null
+t $? "orchestrator still waiting while slurmctld is down"
+"$root/tests/slurm/cluster.sh" ctld-start "$cdir"
+t $? "slurmctld restarted"
+wait_until 120 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
+wait $bgpid
+rc=$?
+bgpid=
+is "$rc" 0 "campaign completes after the outage"
+[ $rc = 0 ] || sed 's/^/# /' "$work/outage.out"
+is "$(status_field "$work/outage" done)" 6 "all 6 runs done"
+is "$(status_field "$work/outage" failed)" 0 "no run failed because of the outage"
+is "$(duplicated ps:outage:)" "" "no run was submitted twice"
+
+# 4. perfsweep cancel.
+config cancel emu 4 '"/bin/sleep", "60"' '{ name = "n"; values = [ 1, 2, 3, 4 ]; }'
+"$perfsweep" run "$work/cancel.cfg" --dir "$work/cancel" --quiet >"$work/cancel.out" 2>&1 &
+bgpid=$!
+wait_until 60 sh -c "[ \"\$(squeue -h -t R -n ps:cancel:1,ps:cancel:2,ps:cancel:3,ps:cancel:4 | wc -l)\" = 4 ]"
+t $? "4 jobs running"
+out=$("$perfsweep" cancel "$work/cancel" 2>&1)
+t $? "perfsweep cancel exits 0"
+is "$out" "cancelled 4 runs (4 slurm jobs killed)" "cancel reports what it did"
+wait_until 30 sh -c "[ -z \"\$(squeue -h -n ps:cancel:1,ps:cancel:2,ps:cancel:3,ps:cancel:4)\" ]"
+t $? "no job left in the queue"
+is "$(scontrol -o show jobs | grep 'JobName=ps:cancel:' | grep -c 'JobState=CANCELLED')" 4 "the 4 jobs are cancelled in SLURM"
+wait_until 30 sh -c "! kill -0 $bgpid 2>/dev/null"
+wait $bgpid
+is "$?" 0 "the running orchestrator stops without failures"
+bgpid=
+is "$(status_field "$work/cancel" cancelled)" 4 "4 runs cancelled in the store"
+is "$(njobs ps:cancel:)" 4 "cancelled runs were not retried"
+"$perfsweep" cancel "$work/cancel" --run 99 >/dev/null 2>&1
+is "$?" 2 "cancel --run of an unknown run is a usage error"
+"$perfsweep" cancel "$work/cancel" --run x >/dev/null 2>&1
+is "$?" 2 "cancel --run x is a usage error"
+
+# 5. A clear error without a SLURM config.
+out=$(SLURM_CONF=$work/none.conf "$perfsweep" run "$work/cancel.cfg" --dir "$work/noconf" 2>&1)
+is "$?" 2 "run without the slurm config exits 2"
+case "$out" in *"slurm config '$work/none.conf' (from SLURM_CONF) does not exist"*) r=0 ;; *) r=1 ;; esac
+t $r "and says which config is missing"
+[ $r = 0 ] || diag "$out"
+
+slurm_test_done

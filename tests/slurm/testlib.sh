@@ -1,0 +1,79 @@
+# Shared by the tests/integration/7x-slurm-*.t scripts: TAP helpers and a
+# private cluster (tests/slurm/cluster.sh) that is always stopped on exit.
+#   . "$root/tests/slurm/testlib.sh"; slurm_test_init; ... ; slurm_test_done
+root=${PERFSWEEP_ROOT:-$(pwd)}
+build=${PERFSWEEP_BUILD:-$root/build}
+perfsweep=${PERFSWEEP_BIN:-$root/bin/perfsweep}
+tap_n=0
+tap_failed=0
+
+# t STATUS DESCRIPTION: one TAP line from an exit status.
+t() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+# is GOT WANT DESCRIPTION
+is() {
+	[ "$1" = "$2" ]
+	t $? "$3"
+	[ "$1" = "$2" ] || printf '#   got: %s\n#   expected: %s\n' "$1" "$2"
+}
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# Start the cluster in a fresh directory; skip the whole script when SLURM cannot run here.
+slurm_test_init() {
+	if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+		echo "1..0 # SKIP needs root, slurmctld, slurmd and munged"
+		exit 0
+	fi
+	work=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-slurm-XXXXXX")
+	cdir=$work/cluster
+	export TMPDIR=$work   # scratch of the C tests goes away with $work
+	trap 'slurm_test_cleanup' EXIT
+	if ! "$root/tests/slurm/cluster.sh" start "$cdir" >"$work/start.log" 2>&1; then
+		t 1 "cluster starts"
+		sed 's/^/# /' "$work/start.log"
+		echo "1..$tap_n"
+		exit 1
+	fi
+	export SLURM_CONF=$cdir/slurm.conf PERFSWEEP_TEST_CLUSTER=$cdir
+}
+
+slurm_test_cleanup() {
+	[ -n "${bgpid:-}" ] && kill -9 "$bgpid" 2>/dev/null
+	"$root/tests/slurm/cluster.sh" stop "$cdir" >/dev/null 2>&1
+	rm -rf "$work"
+}
+
+# jobs_named NAME: how many SLURM jobs (any state) carry this name.
+jobs_named() {
+	scontrol -o show jobs 2>/dev/null | grep -c " JobName=$1 " || true
+}
+
+# wait_until SECONDS COMMAND...: poll (0.2 s) until COMMAND succeeds.
+wait_until() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 5; i++)); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# status_field DIR FIELD: a number from `perfsweep status --json`.
+status_field() {
+	"$perfsweep" status "$1" --json 2>/dev/null | sed -n "s/^  \"$2\": \\([0-9]*\\).*/\\1/p"
+}
+
+slurm_test_done() {
+	echo "1..$tap_n"
+	[ $tap_failed = 0 ]
+}

@@ -1,0 +1,250 @@
+/* Details of one run for the monitor: argv, per-rank binding, history, output tails. */
+#include "tui/details.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "tui/model.h"
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void lines_add(struct top_lines *l, const char *s, size_t len)
+{
+	l->v = xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
+	l->v[l->n++] = xstrndup(s, len);
+}
+
+void top_lines_release(struct top_lines *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void top_lines_tail(struct top_lines *l, const char *path, int maxlines)
+{
+	enum { TAIL_BYTES = 64 * 1024 };
+	top_lines_release(l);
+	FILE *f = fopen(path, "rb");
+	if (!f || maxlines <= 0) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	char *buf = xmalloc(TAIL_BYTES + 1);
+	long start = 0;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long size = ftell(f);
+		start = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+	}
+	fseek(f, start, SEEK_SET);
+	size_t n = fread(buf, 1, TAIL_BYTES, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* drop a partial first line when we started mid-file */
+	char *p = buf;
+	if (start > 0) {
+		char *nl = memchr(buf, '\n', n);
+		p = nl ? nl + 1 : buf + n;
+	}
+	char *end = buf + n;
+	if (end > p && end[-1] == '\n')
+		end--;
+	if (end <= p) {
+		free(buf);
+		return;
+	}
+	/* start of the maxlines-th line from the end */
+	char *first = end;
+	for (int count = 0; first > p; first--)
+		if (first[-1] == '\n' && ++count == maxlines)
+			break;
+	for (char *s = first; s <= end;) {
+		char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		if (len && s[len - 1] == '\r')
+			len--;
+		lines_add(l, s, len);
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	free(buf);
+}
+
+static void json_scalar(struct strbuf *sb, json_t *v)
+{
+	if (json_is_string(v))
+		strbuf_addstr(sb, json_string_value(v));
+	else if (json_is_integer(v))
+		strbuf_addf(sb, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		strbuf_addf(sb, "%g", json_real_value(v));
+	else if (json_is_true(v))
+		strbuf_addstr(sb, "true");
+	else if (json_is_false(v))
+		strbuf_addstr(sb, "false");
+	else if (json_is_null(v))
+		strbuf_addstr(sb, "null");
+	else if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		strbuf_addch(sb, '[');
+		json_array_foreach(v, i, x) {
+			if (i)
+				strbuf_addch(sb, ',');
+			json_scalar(sb, x);
+		}
+		strbuf_addch(sb, ']');
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		int first = 1;
+		strbuf_addch(sb, '{');
+		json_object_foreach(v, k, x) {
+			strbuf_addf(sb, "%s%s=", first ? "" : " ", k);
+			json_scalar(sb, x);
+			first = 0;
+		}
+		strbuf_addch(sb, '}');
+	}
+}
+
+/* One line per rank-<r>.json: "rank 0: key=value ...". */
+static void load_binding(struct top_lines *l, const char *run_dir)
+{
+	for (int r = 0; r < 4096; r++) {
+		char *path = xasprintf("%s/rank-%d.json", run_dir, r);
+		json_error_t jerr;
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			free(path);
+			break;
+		}
+		json_t *j = json_loadf(f, 0, &jerr);
+		fclose(f);
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "rank %d: ", r);
+		if (!j) {
+			strbuf_addf(&sb, "unreadable (%s:%d: %s)", path, jerr.line, jerr.text);
+		} else if (json_is_object(j) && json_is_string(json_object_get(j, "format")) &&
+			   !strcmp(json_string_value(json_object_get(j, "format")), "perfsweep-rank/1")) {
+			/* placement/bind.c's record: where the rank ran and on what */
+			static const char *const keys[][2] = {
+				{ "node", "node" }, { "local_rank", "local" }, { "cores", "cores" },
+				{ "cpuset", "cpus" }, { "policy", "policy" }, { "pid", "pid" },
+				{ "exit_status", "exit" }, { "signal", "signal" }, { "error", "error" },
+			};
+			int first = 1;
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+				json_t *x = json_object_get(j, keys[k][0]);
+				if (!x || json_is_null(x) || (json_is_string(x) && !*json_string_value(x)))
+					continue;
+				strbuf_addf(&sb, "%s%s ", first ? "" : "  ", keys[k][1]);
+				json_scalar(&sb, x);
+				first = 0;
+			}
+		} else if (json_is_object(j)) {
+			const char *k;
+			json_t *x;
+			int first = 1;
+			json_object_foreach(j, k, x) {
+				if (!strcmp(k, "rank"))
+					continue;
+				strbuf_addf(&sb, "%s%s=", first ? "" : " ", k);
+				json_scalar(&sb, x);
+				first = 0;
+			}
+		} else {
+			json_scalar(&sb, j);
+		}
+		json_decref(j);
+		lines_add(l, sb.buf, sb.len);
+		strbuf_release(&sb);
+		free(path);
+	}
+}
+
+/* The command line the run engine recorded (runs/<id>/argv.json), or NULL.
+   Arguments with blanks or quotes are shown single-quoted, as a shell would need. */
+static char *load_argv(const char *run_dir)
+{
+	char *path = xasprintf("%s/argv.json", run_dir);
+	json_error_t jerr;
+	json_t *a = json_load_file(path, 0, &jerr);
+	free(path);
+	if (!a)
+		return NULL;
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return NULL;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) {
+		const char *arg = json_is_string(x) ? json_string_value(x) : "?";
+		if (i)
+			strbuf_addch(&sb, ' ');
+		if (!*arg || strpbrk(arg, " \t'\"\\$")) {
+			strbuf_addch(&sb, '\'');
+			for (const char *p = arg; *p; p++) {
+				if (*p == '\'')
+					strbuf_addstr(&sb, "'\\''");
+				else
+					strbuf_addch(&sb, *p);
+			}
+			strbuf_addch(&sb, '\'');
+		} else {
+			strbuf_addstr(&sb, arg);
+		}
+	}
+	json_decref(a);
+	char *line = strbuf_detach(&sb);
+	strbuf_release(&sb);    /* detach re-initialises it */
+	return line;
+}
+
+int top_details_load(struct top_details *d, struct top_model *m, long long id, int maxlines,
+		     struct perr *err)
+{
+	struct top_details nd;
+	memset(&nd, 0, sizeof(nd));
+	nd.id = id;
+	if (store_load_run(m->st, id, &nd.run, err) < 0)
+		return -1;
+	if (store_run_events(m->st, id, &nd.ev, &nd.nev, err) < 0) {
+		run_release(&nd.run);
+		return -1;
+	}
+	char *dir = store_run_dir(m->st, id);
+	nd.argv = load_argv(dir);
+	load_binding(&nd.bind, dir);
+	char *p = xasprintf("%s/stdout", dir);
+	top_lines_tail(&nd.out, p, maxlines);
+	free(p);
+	p = xasprintf("%s/stderr", dir);
+	top_lines_tail(&nd.err, p, maxlines);
+	free(p);
+	free(dir);
+	nd.live = nd.run.state == RUN_SUBMITTED || nd.run.state == RUN_RUNNING;
+	top_details_release(d);
+	*d = nd;
+	return 0;
+}
+
+void top_details_release(struct top_details *d)
+{
+	if (d->id)
+		run_release(&d->run);
+	run_events_free(d->ev, d->nev);
+	free(d->argv);
+	top_lines_release(&d->bind);
+	top_lines_release(&d->out);
+	top_lines_release(&d->err);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,304 @@
+/* Live flags (validator noise and growth tests) and the `v` validation for the monitor. */
+#include "tui/flags.h"
+#include "collectors/experiment.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "designs/deps.h"
+#include "designs/expr.h"
+#include "orchestrator/input.h"
+#include "validator/contention.h"
+#include "validator/noise.h"
+#include "validator/report.h"
+#include "validator/validate.h"
+#include <libconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void point_text(const struct experiment *e, int p, char *buf, size_t n)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < e->nparams && off + 1 < n; k++) {
+		int w = snprintf(buf + off, n - off, "%s%s=%.6g", k ? " " : "", e->params[k],
+				 experiment_coord(e, p, k));
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static int cmp_cov(const void *a, const void *b)
+{
+	double x = ((const struct top_flag_point *)a)->cov, y = ((const struct top_flag_point *)b)->cov;
+	return (x < y) - (x > y);
+}
+
+static int cmp_growth(const void *a, const void *b)
+{
+	double x = ((const struct top_flag_growth *)a)->growth;
+	double y = ((const struct top_flag_growth *)b)->growth;
+	return (x < y) - (x > y);
+}
+
+static void add_noisy(struct top_flags *f, const struct top_flag_point *fp)
+{
+	if (f->nlines < TOP_FLAGS_MAX_LINES) {
+		f->lines[f->nlines++] = *fp;
+		return;
+	}
+	int mild = 0;   /* keep the worst ones: replace the mildest */
+	for (int i = 1; i < f->nlines; i++)
+		if (f->lines[i].cov < f->lines[mild].cov)
+			mild = i;
+	if (fp->cov > f->lines[mild].cov)
+		f->lines[mild] = *fp;
+}
+
+/* Contention: growth with ranks per node, by the validator's growth test and thresholds. */
+static int growth_flags(const struct experiment *e, struct top_flags *f, struct perr *err)
+{
+	int rpn = experiment_find_param(e, VALIDATE_RPN_PARAM);
+	if (rpn < 0)
+		return 0;
+	f->rpn_varies = 1;
+	struct validate_options vo;
+	validate_options_init(&vo);
+	for (int s = 0; s < e->nseries; s++) {
+		const struct exp_series *se = &e->series[s];
+		struct growth_test g;
+		int t = growth_test_run(e, se, rpn, 1, &vo.model, &g, err);
+		if (t < 0) {
+			growth_test_release(&g);
+			return -1;
+		}
+		if (t > 0 && g.p_value < vo.alpha && g.growth >= vo.min_growth &&
+		    f->ngrowth < TOP_FLAGS_MAX_LINES) {
+			struct top_flag_growth *fg = &f->growth[f->ngrowth++];
+			snprintf(fg->region, sizeof(fg->region), "%s %s", e->callpaths[se->callpath],
+				 e->metrics[se->metric]);
+			fg->growth = g.growth;
+			fg->p_value = g.p_value;
+			fg->xmin = g.xmin;
+			fg->xmax = g.xmax;
+		}
+		growth_test_release(&g);
+	}
+	qsort(f->growth, (size_t)f->ngrowth, sizeof(f->growth[0]), cmp_growth);
+	return 0;
+}
+
+int top_flags_compute(struct store *st, double cov, int min_reps, struct top_flags *f,
+		      struct perr *err)
+{
+	struct experiment e;
+	experiment_init(&e);
+	if (store_load_experiment(st, NULL, &e, err) < 0) {
+		experiment_release(&e);
+		return -1;
+	}
+	memset(f, 0, sizeof(*f));
+	f->computed = 1;
+	/* worst coefficient of variation per point, over all series */
+	double *worst = xcalloc((size_t)e.npoints + 1, sizeof(double));
+	int *series_of = xcalloc((size_t)e.npoints + 1, sizeof(int));
+	int *reps = xcalloc((size_t)e.npoints + 1, sizeof(int));
+	char *enough = xcalloc((size_t)e.npoints + 1, 1);
+	for (int p = 0; p < e.npoints; p++)
+		worst[p] = -1;
+	for (int s = 0; s < e.nseries; s++) {
+		const struct exp_series *se = &e.series[s];
+		for (int p = 0; p < e.npoints; p++) {
+			const struct exp_values *v = &se->at[p];
+			if (v->n < min_reps)
+				continue;
+			enough[p] = 1;
+			double cv = noise_cov(v);
+			if (!isnan(cv) && cv > worst[p]) {
+				worst[p] = cv;
+				series_of[p] = s;
+				reps[p] = v->n;
+			}
+		}
+	}
+	for (int p = 0; p < e.npoints; p++) {
+		if (!enough[p])
+			continue;
+		f->npoints++;
+		if (worst[p] <= cov)
+			continue;
+		f->nnoisy++;
+		struct top_flag_point fp = { .cov = worst[p], .reps = reps[p] };
+		char pt[96];
+		point_text(&e, p, pt, sizeof(pt));
+		const struct exp_series *se = &e.series[series_of[p]];
+		snprintf(fp.where, sizeof(fp.where), "%s: %s %s", pt, e.callpaths[se->callpath],
+			 e.metrics[se->metric]);
+		add_noisy(f, &fp);
+	}
+	qsort(f->lines, (size_t)f->nlines, sizeof(f->lines[0]), cmp_cov);
+	free(worst);
+	free(series_of);
+	free(reps);
+	free(enough);
+	int rc = growth_flags(&e, f, err);
+	experiment_release(&e);
+	return rc;
+}
+
+void top_flags_summary(const struct top_flags *f, char *buf, size_t n)
+{
+	int off;
+	if (!f->computed)
+		off = snprintf(buf, n, "not computed yet");
+	else if (!f->npoints)
+		off = snprintf(buf, n, "no point has %d repetitions yet", TOP_FLAGS_MIN_REPS);
+	else if (!f->nnoisy)
+		off = snprintf(buf, n, "0 of %d points above CoV %.2g", f->npoints, TOP_FLAGS_COV);
+	else
+		off = snprintf(buf, n, "%d of %d point%s above CoV %.2g (worst %.2f at %s)", f->nnoisy,
+			       f->npoints, f->npoints == 1 ? "" : "s", TOP_FLAGS_COV, f->lines[0].cov,
+			       f->lines[0].where);
+	if (f->ngrowth && off > 0 && (size_t)off < n) {
+		/* the contention indication goes first: it is the rarer and graver one */
+		char *noise = xstrdup(buf), more[32] = "";
+		if (f->ngrowth > 1)
+			snprintf(more, sizeof(more), " (+%d more)", f->ngrowth - 1);
+		snprintf(buf, n, "%s grows %+.0f%% with ranks per node%s; %s", f->growth[0].region,
+			 100 * f->growth[0].growth, more, noise);
+		free(noise);
+	}
+}
+
+/* The volume check's evaluator, as perfsweep validate has it. */
+static int eval_expect(void *ctx, const struct dep_function *fn, const struct experiment *e,
+		       int point, double *value, struct perr *err)
+{
+	(void)ctx;
+	struct expr *x = expr_parse(fn->expect, e->nparams, e->params, err);
+	if (!x)
+		return perr_prefix(err, "'%s'", fn->expect);
+	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
+	expr_free(x);
+	return 0;
+}
+
+/* The dependency file the campaign's stored config names, if it can be found. */
+static char *find_deps(const char *dir)
+{
+	struct store *st;
+	struct perr err;
+	if (store_open(&st, dir, STORE_READONLY, &err) < 0)
+		return NULL;
+	char *text = store_get_meta(st, "config");
+	store_close(st);
+	if (!text)
+		return NULL;
+	config_t cfg;
+	const char *rel = NULL;
+	char *path = NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "dependencies", &rel) == CONFIG_TRUE && rel && *rel) {
+		if (rel[0] == '/') {
+			path = xstrdup(rel);
+		} else {
+			/* `perfsweep run` puts <name>.campaign beside the config */
+			char *d = xstrdup(dir);
+			size_t len = strlen(d);
+			while (len > 1 && d[len - 1] == '/')
+				d[--len] = '\0';
+			char *slash = strrchr(d, '/');
+			const char *parent = !slash ? "." : slash == d ? "" : d;
+			if (slash && slash != d)
+				*slash = '\0';
+			path = xasprintf("%s/%s", parent, rel);
+			free(d);
+		}
+		if (access(path, R_OK) != 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	config_destroy(&cfg);
+	free(text);
+	return path;
+}
+
+static void add_line(struct top_lines *l, const char *s, size_t len)
+{
+	l->v = xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
+	l->v[l->n++] = xstrndup(s, len);
+}
+
+int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n, struct perr *err)
+{
+	struct experiment e;
+	struct input_source src;
+	struct deps d;
+	struct validation v;
+	struct region_match match;
+	const struct dep_function **funcs = NULL;
+	char *deps_path = NULL;
+	int have_deps = 0, ret = -1;
+	experiment_init(&e);
+	input_source_init(&src);
+	memset(&d, 0, sizeof(d));
+	memset(&v, 0, sizeof(v));
+	memset(&match, 0, sizeof(match));
+	top_lines_release(lines);
+	if (input_load(&src, dir, "campaign", NULL, &e, err) < 0)
+		goto out;
+	if (e.npoints == 0 || e.nseries == 0) {
+		snprintf(title, n, "validate: no measurements yet");
+		ret = 0;
+		goto out;
+	}
+	deps_path = find_deps(dir);
+	char note[1100] = "no dependency file";
+	struct perr derr;
+	if (deps_path && deps_read(&d, deps_path, &derr) < 0)
+		snprintf(note, sizeof(note), "dependencies not used: %s", derr.msg);
+	else if (deps_path) {
+		snprintf(note, sizeof(note), "dependencies %s", deps_path);
+		have_deps = 1;
+		funcs = xcalloc((size_t)e.ncallpaths, sizeof(*funcs));
+		if (input_match_regions(&e, &d, funcs, &match, err) < 0)
+			goto out;
+	}
+	struct validate_options vo;
+	validate_options_init(&vo);
+	struct validate_input in = { .e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
+				     .expect = eval_expect };
+	if (validate_run(&v, &in, &vo, err) < 0)
+		goto out;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	report_text(f, &v);
+	fclose(f);
+	for (char *s = buf; s && *s;) {
+		char *nl = strchr(s, '\n');
+		size_t l = nl ? (size_t)(nl - s) : strlen(s);
+		add_line(lines, s, l);
+		s = nl ? nl + 1 : s + l;
+	}
+	free(buf);
+	snprintf(title, n, "validate: %s, %d flag%s, %d blocking (%.160s)",
+		 validation_publishable(&v) ? "publishable" : "blocked", v.nflags,
+		 v.nflags == 1 ? "" : "s", v.nblocking, note);
+	ret = 0;
+out:
+	validation_release(&v);
+	free(funcs);
+	if (have_deps) {
+		region_match_release(&match);
+		deps_release(&d);
+	}
+	free(deps_path);
+	input_source_release(&src);
+	experiment_release(&e);
+	return ret;
+}

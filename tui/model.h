@@ -1,0 +1,203 @@
+/*
+ * The model behind `perfsweep top`: what to show, never how.  One model per
+ * campaign holds every run of the store (read through a read-only
+ * connection and refreshed incrementally by change counter), the filtered
+ * and sorted view of them, the cursor, the marked runs, and the arithmetic
+ * of the header: progress against the plan, core hours against the budget,
+ * elapsed time and ETA.  No curses here: the views and the tests call it.
+ *
+ * Invariants: rows are ordered by run id; view[] holds indices into rows of
+ * the runs that pass the filter, in display order; cursor < nview unless
+ * nview == 0.
+ */
+#ifndef PS_TUI_MODEL_H
+#define PS_TUI_MODEL_H
+#include "common/error.h"
+#include "orchestrator/store.h"
+#include <regex.h>
+#include <stddef.h>
+
+/* Columns of the runs table, in display order. */
+enum top_col {
+	TOP_COL_ID,
+	TOP_COL_POINT,
+	TOP_COL_PLACEMENT,
+	TOP_COL_REP,
+	TOP_COL_STATE,
+	TOP_COL_JOB,
+	TOP_COL_ATTEMPTS,
+	TOP_COL_ELAPSED,
+	TOP_COL_EXIT,
+	TOP_NCOLS
+};
+
+/* Header text of a column ("ID", "POINT", ...). */
+const char *top_col_name(enum top_col c);
+/* Column for a name, case-insensitive ("state", "elapsed"), or -1. */
+int top_col_parse(const char *name);
+
+struct top_row {
+	struct run run;
+	unsigned char match;    /* passes the current filter */
+	unsigned char marked;   /* selected with space */
+	unsigned char dirty;    /* changed since the view was last updated */
+};
+
+/*
+ * Aggregates over all runs, recomputed in one pass when a refresh brings
+ * changes (never per draw): what the header shows, and the per-point mean
+ * run times the ETA needs.
+ */
+struct top_stats {
+	long long n[RUN_NSTATES];
+	double core_hours[RUN_NSTATES];     /* planned cost of the runs in each state */
+	double spent;           /* measured wall x ranks, as store_counts computes it */
+	double first, last;     /* first submission, last start or end (Unix s), 0 if none */
+	int npoints;
+	double *point_sum;      /* per point: summed durations of done runs */
+	long long *point_n;
+	double sum;             /* over all points */
+	long long nsum;
+	double *point_plan;     /* per point: planned seconds of one run (0: no cost estimate) */
+	double ratio;           /* measured / planned seconds over done runs, 0 if unknown */
+	char **point_text;      /* per point: "p=4 n=1000", formatted once */
+	int npoint_text;
+	double queued_work;     /* estimated seconds of the pending and submitted runs */
+	size_t *running;        /* row indices of the running runs */
+	size_t nrunning;
+	int job_width;          /* widest job id as shown */
+};
+
+/* One condition of a `param=value` filter. */
+struct top_cond {
+	int field;              /* >= 0: parameter index; < 0: -1 - enum top_field */
+	int op;                 /* enum top_op */
+	double num;
+	char *str;
+};
+
+struct top_filter {
+	char *text;             /* as typed, NULL when there is no filter */
+	int is_regex;
+	regex_t re;
+	int nconds;
+	struct top_cond *conds;
+};
+
+/* Progress against the plan, from the runs. */
+struct top_progress {
+	long long planned, pending, submitted, running, done, failed, cancelled;
+	long long inflight;     /* submitted + running */
+	double fraction;        /* finished (done + failed + cancelled) / planned */
+};
+
+/* Core hours: spent by finished runs, committed to runs in flight, planned for
+   pending ones, and the budget (< 0 when the campaign has none). */
+struct top_budget {
+	double spent, committed, pending, planned, budget;
+	double over;            /* spent + committed + pending - budget, when > 0 */
+};
+
+struct top_model {
+	struct store *st;
+	char *dir, *name, *backend;
+	int nparams;
+	char **params;          /* parameter names, plan order */
+	double budget;          /* core hours, < 0 when unset */
+	struct top_row *rows;
+	size_t nrows, rows_alloc;
+	long long last_seq;
+	struct top_stats stats;
+	size_t *view, *view_tmp;
+	size_t nview;
+	size_t *dirty;          /* rows changed by the last refresh */
+	size_t ndirty, dirty_alloc;
+	int sort_col, sort_desc;
+	struct top_filter filter;
+	size_t cursor, scroll;  /* view positions */
+	long long nmarked;
+	long long changed;      /* rows changed by the last refresh */
+	double now;             /* time of the last refresh */
+};
+
+/* Open the campaign in dir read-only and load every run. */
+int top_model_open(struct top_model *m, const char *dir, double now, struct perr *err);
+void top_model_release(struct top_model *m);
+
+/*
+ * Load the runs changed since the last refresh and rebuild the view when
+ * something changed (or the sort depends on the clock).  Returns the number
+ * of runs changed, or -1.
+ */
+long long top_model_refresh(struct top_model *m, double now, struct perr *err);
+
+/*
+ * Filter with a POSIX extended regex (case-insensitive, matched against a
+ * row's text as the table shows it) or with conditions like `p=4`,
+ * `state=failed n>=1000 policy!=spread`: space- or comma-separated
+ * NAME OP VALUE with OP one of = != < <= > >=, NAME a parameter or one of
+ * id, point, rep, state, job, attempts, exit, nodes, rpn, ranks, policy,
+ * elapsed.  Text that is not all conditions is a regex.  NULL or "" clears
+ * the filter.  On error the old filter stays.
+ */
+int top_model_set_filter(struct top_model *m, const char *text, struct perr *err);
+/* Sort by a column, ascending or descending; ties are broken by run id. */
+void top_model_set_sort(struct top_model *m, int col, int desc);
+
+/* The row at view position i (i < nview). */
+static inline struct top_row *top_model_at(const struct top_model *m, size_t i)
+{
+	return &m->rows[m->view[i]];
+}
+/* The row under the cursor, or NULL when the view is empty. */
+struct top_row *top_model_current(const struct top_model *m);
+/* Find a run by id, or NULL. */
+struct top_row *top_model_find(const struct top_model *m, long long id);
+
+/* Move the cursor by delta rows (clamped) and keep it inside a window of
+   height rows by adjusting scroll. */
+void top_model_move(struct top_model *m, long long delta, int height);
+/* Place the cursor on a run id if it is in the view; returns 0 or -1. */
+int top_model_goto(struct top_model *m, long long id, int height);
+
+/* Mark or unmark runs. */
+void top_model_mark(struct top_model *m, struct top_row *r, int on);
+void top_model_mark_view(struct top_model *m, int on);
+/* Ids of the marked runs, or of the cursor run when none is marked; the
+   caller frees *ids.  Returns the count. */
+size_t top_model_selection(const struct top_model *m, long long **ids);
+
+/* The text of a cell, as the table shows it. */
+void top_model_cell(const struct top_model *m, const struct top_row *r, enum top_col c,
+		    char *buf, size_t n);
+/* "p=4 n=1000": a run's parameter values. */
+void top_model_point_text(const struct top_model *m, const struct run *r, char *buf, size_t n);
+/* Seconds a run has taken so far, or -1 when it has not started. */
+double top_run_elapsed(const struct run *r, double now);
+
+void top_model_progress(const struct top_model *m, struct top_progress *p);
+void top_model_budget(const struct top_model *m, struct top_budget *b);
+/* Seconds since the first submission up to now (or to the last end when
+   nothing is in flight); 0 before anything ran. */
+double top_model_elapsed(const struct top_model *m);
+/*
+ * Estimated seconds until every pending and in-flight run is finished: the
+ * remaining work divided by the runs in flight.  A run's work is the mean
+ * measured time of its design point; for a point not measured yet, its
+ * planned time (core hours / ranks) scaled by measured / planned over the
+ * done runs, or without a plan the mean of all points; a running run counts
+ * what is left of that.  0 when nothing remains, -1 when unknown (no run finished
+ * yet, or nothing in flight).
+ */
+double top_model_eta(const struct top_model *m);
+
+/*
+ * Split width cells among parts proportionally to their share of total
+ * (largest remainder), so the cells never exceed width and a non-zero part
+ * gets at least one cell when there is room.  cells[] receives nparts counts.
+ */
+void top_bar_split(const double *parts, int nparts, double total, int width, int *cells);
+/* "1:02:03", "12:03", "45s", "2.5s"; "-" when negative. */
+void top_format_duration(double sec, char *buf, size_t n);
+
+#endif
