@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Placeholders every command may use besides the parameters. */
 static const char *builtin_placeholders[] = {
@@ -474,6 +475,39 @@ static char *resolve_path(const struct campaign_config *c, const char *p)
 	return xasprintf("%s/%s", c->dir, p);
 }
 
+/*
+ * placement.map and placement.cores_per_rank: how perfsweep-bind lays out
+ * each rank.  The planner validates the rest of the section.
+ */
+static int parse_placement_launch(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *g = config_lookup(&c->cfg, "placement");
+	if (!g || config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return 0;
+	char *map = NULL;
+	if (get_string(c, g, "map", &map, 0, err))
+		return -1;
+	if (map) {
+		c->placement_map = resolve_path(c, map);
+		free(map);
+		if (access(c->placement_map, R_OK))
+			return bad(c, err, config_setting_get_member(g, "map"),
+				   "cannot read placement map '%s': %s", c->placement_map, strerror(errno));
+	}
+	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
+	if (cpr) {
+		int t = config_setting_type(cpr);
+		if (t == CONFIG_TYPE_STRING && !strcmp(config_setting_get_string(cpr), "all"))
+			c->cores_per_rank = xstrdup("all");
+		else if ((t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) && config_setting_get_int64(cpr) >= 1 &&
+			 config_setting_get_int64(cpr) <= 65536)
+			c->cores_per_rank = xasprintf("%lld", (long long)config_setting_get_int64(cpr));
+		else
+			return bad(c, err, cpr, "cores_per_rank must be a positive integer or \"all\"");
+	}
+	return 0;
+}
+
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -533,6 +567,8 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 		c->dependencies = resolve_path(c, deps);
 		free(deps);
 	}
+	if (parse_placement_launch(c, err))
+		return -1;
 	c->design = config_setting_get_member(root, "design");
 	c->budget = config_setting_get_member(root, "budget");
 	c->placement = config_setting_get_member(root, "placement");
@@ -578,6 +614,8 @@ void config_release(struct campaign_config *c)
 	free(c->regex);
 	free_strings(c->cubex_metrics, c->ncubex_metrics);
 	free(c->dependencies);
+	free(c->placement_map);
+	free(c->cores_per_rank);
 	free(c->text);
 	config_destroy(&c->cfg);
 	memset(c, 0, sizeof(*c));

@@ -40,6 +40,9 @@ struct campaign_config {
 	char **cubex_metrics;
 	/* paths, resolved against dir */
 	char *dependencies;         /* NULL when unset */
+	/* launch settings of the placement section (the planner checks the rest) */
+	char *placement_map;        /* placement.map: explicit core sets, or NULL */
+	char *cores_per_rank;       /* placement.cores_per_rank: "N" or "all", or NULL */
 	/* raw settings for the sections other modules validate (NULL when absent) */
 	config_t cfg;
 	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;

@@ -414,7 +414,8 @@ static int parse_placement(struct pb *b)
 {
 	const config_setting_t *g = b->c->placement;
 	if (g) {
-		static const char *const k[] = { "ranks_per_node", "policy", "attach", NULL };
+		static const char *const k[] = { "ranks_per_node", "policy", "attach", "map",
+						 "cores_per_rank", NULL };
 		if (group(b, g, "placement") || keys(b, g, "placement", k))
 			return -1;
 		if (ranks_param(b->c) < 0)
@@ -430,6 +431,16 @@ static int parse_placement(struct pb *b)
 			return bad(b, config_setting_get_member(g, "policy"),
 				   "unknown policy '%s'; write policy = \"compact\", \"spread\" or \"explicit\";", pol);
 		b->spec.policy = pol ? pol : "compact";
+		int explicit_policy = !strcmp(b->spec.policy, "explicit");
+		if (explicit_policy && !b->c->placement_map)
+			return bad(b, g, "policy \"explicit\" needs the core sets: map = \"cores.map\"; "
+				   "(one line of cores per local rank, docs/placement.md)");
+		if (!explicit_policy && b->c->placement_map)
+			return bad(b, config_setting_get_member(g, "map"),
+				   "a placement map goes with policy = \"explicit\";");
+		if (explicit_policy && b->c->cores_per_rank)
+			return bad(b, config_setting_get_member(g, "cores_per_rank"),
+				   "cores_per_rank does not apply to an explicit map");
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);

@@ -162,12 +162,16 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	struct run_vars rv;
 	run_vars(&rv, c, st, r, NULL, sb->run_dir);
 	int ne = 0;
-	sb->env = xcalloc((size_t)c->app_nenv + 8, sizeof(char *));
+	sb->env = xcalloc((size_t)c->app_nenv + 10, sizeof(char *));
 	for (int i = 0; i < c->app_nenv; i++)
 		sb->env[ne++] = template_expand(c->app_env[i], rv.v, rv.n);
 	sb->env[ne++] = xasprintf("PERFSWEEP_RUN_ID=%lld", r->id);
 	sb->env[ne++] = xasprintf("PERFSWEEP_CAMPAIGN=%s", c->name);
 	sb->env[ne++] = xasprintf("PERFSWEEP_REPETITION=%d", r->repetition);
+	if (c->placement_map)
+		sb->env[ne++] = xasprintf("PERFSWEEP_MAP=%s", c->placement_map);
+	if (c->cores_per_rank)
+		sb->env[ne++] = xasprintf("PERFSWEEP_CORES_PER_RANK=%s", c->cores_per_rank);
 	if (c->collect_cubex) {
 		sb->env[ne++] = xasprintf("SCOREP_EXPERIMENT_DIRECTORY=%s/scorep", sb->run_dir);
 		sb->env[ne++] = xstrdup("SCOREP_ENABLE_PROFILING=true");

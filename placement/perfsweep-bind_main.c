@@ -104,6 +104,12 @@ int main(int argc, char **argv)
 	}
 	if (have_cores && (map || pol.kind == POLICY_EXPLICIT))
 		return fail_usage("--cores-per-rank does not apply to an explicit map");
+	/* perfsweep's backends pass the campaign's cores per rank in the environment */
+	const char *cpr = getenv("PERFSWEEP_CORES_PER_RANK");
+	if (!have_cores && !map && pol.kind != POLICY_EXPLICIT && cpr && *cpr) {
+		if (policy_parse_cores_per_rank(cpr, &pol.cores_per_rank, &err) < 0)
+			return fail_usage(err.msg);
+	}
 	if (!map && pol.kind == POLICY_EXPLICIT)
 		map = getenv("PERFSWEEP_MAP");
 	if (!map && pol.kind == POLICY_EXPLICIT)
