@@ -4,7 +4,14 @@
 # and the orchestrator's CPU time per run.  Timings only, never a test.
 #   tests/bench/bench_slurm.sh [RUNS] [SBATCH_RUNS]    (default 200, 50)
 root=${PERFSWEEP_ROOT:-$(pwd)}
-build=${PERFSWEEP_BUILD:-$root/build}
+bindir=${PERFSWEEP_BIN:-$root/bin}
+if [ -n "${PERFSWEEP_BUILD:-}" ]; then
+	build=$PERFSWEEP_BUILD
+elif [ "$(basename "$bindir")" = bin ] && [ "$(cd "$bindir/.." 2>/dev/null && pwd)" != "$(cd "$root" && pwd)" ]; then
+	build=$(cd "$bindir/.." && pwd)
+else
+	build=$root/build
+fi
 n=${1:-200}
 m=${2:-50}
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sbatch >/dev/null; then

@@ -315,6 +315,7 @@ int main(void)
 		ok(0, "run 9 finished");
 	}
 	free(id9);
+	b2->ops->free(b2);
 
 	/* 7. Starting a run whose job an earlier orchestrator submitted takes it over. */
 	char *a11[] = { "/bin/sh", "-c", "sleep 2; echo once", NULL };
@@ -350,7 +351,10 @@ int main(void)
 	}
 
 	/* 8b. Binding through perfsweep-bind on the partition with the real topology. */
-	const char *bind = tap_src("bin/perfsweep-bind");
+	char bindbuf[1024];
+	const char *bindir = getenv("PERFSWEEP_BIN");
+	snprintf(bindbuf, sizeof(bindbuf), "%s/perfsweep-bind", bindir ? bindir : tap_src("bin"));
+	const char *bind = bindbuf;
 	if (bind[0] == '/' && !access(bind, X_OK)) {
 		struct backend *br = new_backend("real", 0);
 		char *a15[] = { "/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status", NULL };
