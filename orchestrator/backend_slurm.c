@@ -44,6 +44,8 @@ extern char **environ;
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
+#define STEP_TRIES 12         /* srun attempts in the job when the step cannot start */
+#define STEP_PAUSE 5          /* seconds between them */
 
 struct sjob {
 	long long run;
@@ -51,6 +53,7 @@ struct sjob {
 	int missing;          /* full job lists in a row that did not show it */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
 	int running;          /* its start was reported */
+	char *run_dir;
 };
 
 /* Options from backend.extra, applied to every job description. */
@@ -351,10 +354,15 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 	strbuf_addstr(&sc, "cd ");
 	sh_quote(&sc, rs->workdir ? rs->workdir : rs->run_dir);
 	strbuf_addstr(&sc, " || exit 125\n");
+	/* srun needs the controller to start its step.  When no rank started
+	   (rank 0 creates stdout first thing), wait for the controller and try
+	   again; give up after STEP_TRIES and leave job.step-failed behind. */
+	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\n"
+		      "rm -f \"$d/stdout\" \"$d/job.step-failed\"\n"
+		      "n=0\n"
+		      "while :; do\n\t");
 	if (rs->timeout > 0)
-		strbuf_addf(&sc, "exec timeout --kill-after=10 %.3f ", rs->timeout);
-	else
-		strbuf_addstr(&sc, "exec ");
+		strbuf_addf(&sc, "timeout --kill-after=10 %.3f ", rs->timeout);
 	strbuf_addf(&sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
 	if (nodes > 0)
 		strbuf_addf(&sc, " --nodes=%d", nodes);
@@ -380,7 +388,12 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 		strbuf_addch(&sc, ' ');
 		sh_quote(&sc, *a);
 	}
-	strbuf_addch(&sc, '\n');
+	strbuf_addf(&sc, "\n\trc=$?\n"
+		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then exit $rc; fi\n"
+		    "\tn=$((n + 1))\n"
+		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; exit $rc; fi\n"
+		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
+		    "done\n", STEP_TRIES, STEP_PAUSE);
 	return strbuf_detach(&sc);
 }
 
@@ -450,13 +463,15 @@ static int write_file(const char *path, const char *text, struct perr *err)
 
 /* ---- job tracking --------------------------------------------------------- */
 
-static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout)
+static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
+		  const char *run_dir)
 {
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (sb->jobs[i].job == job)
 			return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
-	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout };
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
+					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
 	sb->poll_interval = POLL_MIN;
 	if (sb->next_poll > now() + POLL_MIN)
 		sb->next_poll = now() + POLL_MIN;
@@ -464,6 +479,7 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 
 static void untrack(struct slurm_backend *sb, size_t i)
 {
+	free(sb->jobs[i].run_dir);
 	sb->jobs[i] = sb->jobs[--sb->njobs];
 }
 
@@ -474,7 +490,7 @@ static int job_finished(uint32_t state)
 
 /* The run result of a finished job. */
 static void job_result(const slurm_job_info_t *j, long long run, double timeout,
-		       struct run_result *r)
+		       const char *run_dir, struct run_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->id = run;
@@ -508,6 +524,16 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 	}
 	r->failed = 1;
 	char detail[160] = "";
+	char *marker = run_dir ? xasprintf("%s/job.step-failed", run_dir) : NULL;
+	int step_failed = marker && !access(marker, F_OK);
+	free(marker);
+	if (step_failed && (base == JOB_FAILED || base == JOB_COMPLETE)) {
+		/* srun never started a rank: the controller or a node, not the program */
+		r->retry_free = 1;
+		snprintf(r->reason, sizeof(r->reason),
+			 "job step could not start, see job.err (slurm job %u)", j->job_id);
+		return;
+	}
 	if (base == JOB_FAILED || base == JOB_COMPLETE) {
 		if (timeout > 0 && r->exit_status == 124)
 			snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
@@ -540,7 +566,6 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	if (slurm_load_jobs(sb->last_update, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (e == SLURM_NO_CHANGE_IN_DATA) {
-			sb->outage = 0;
 			sb->poll_interval = fmin(sb->poll_interval * 1.5, POLL_MAX);
 			sb->next_poll = now() + sb->poll_interval;
 			return 0;
@@ -553,8 +578,14 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		}
 		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
 	}
-	sb->outage = 0;
-	sb->last_update = msg->last_update;
+	if (sb->outage) {
+		/* A restarted controller may date its job list before ours: ask
+		   for everything next time rather than trust "no change". */
+		sb->last_update = 0;
+		sb->outage = 0;
+	} else {
+		sb->last_update = msg->last_update;
+	}
 	int changed = 0;
 	for (size_t i = 0; i < sb->njobs; i++)
 		sb->jobs[i].missing++;
@@ -575,7 +606,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			}
 			if (job_finished(j->job_state)) {
 				struct run_result r;
-				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, &r);
+				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
 				push_ready(sb, &r);
 				untrack(sb, i);
 				changed = 1;
@@ -703,7 +734,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if (oi >= 0 && sb->orphan_ids[oi]) {
 		uint32_t job = sb->orphan_ids[oi];
 		sb->orphan_ids[oi] = 0;
-		track(sb, rs->id, job, rs->timeout);
+		track(sb, rs->id, job, rs->timeout, rs->run_dir);
 		*backend_id = xasprintf("%u", job);
 		free(name);
 		return 0;
@@ -803,7 +834,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 		free(name);
 		return -1;
 	}
-	track(sb, rs->id, job, rs->timeout);
+	track(sb, rs->id, job, rs->timeout, rs->run_dir);
 	*backend_id = xasprintf("%u", job);
 	free(name);
 	return 0;
@@ -909,10 +940,10 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		adopted = 1;
 		if (job_finished(j->job_state)) {
 			struct run_result r;
-			job_result(j, rs->id, rs->timeout, &r);
+			job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 			push_ready(sb, &r);
 		} else {
-			track(sb, rs->id, job, rs->timeout);
+			track(sb, rs->id, job, rs->timeout, rs->run_dir);
 		}
 	}
 	free(name);
@@ -932,6 +963,8 @@ static void sl_free(struct backend *b)
 		free(sb->extra[i]);
 	free(sb->extra);
 	extra_release(&sb->xo);
+	for (size_t i = 0; i < sb->njobs; i++)
+		free(sb->jobs[i].run_dir);
 	free(sb->jobs);
 	free(sb->ready);
 	free(sb->scan_campaign);
