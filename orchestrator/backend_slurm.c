@@ -853,9 +853,14 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 			sb->nready -= (size_t)n;
 			return n;
 		}
-		if (sb->njobs == 0)
-			return 0;
 		double t = now();
+		if (sb->njobs == 0) {
+			/* Nothing to wait for: do not let a caller spin while a
+			   submission back-off runs, but return once it is over. */
+			double until = fmin(deadline, sb->submit_after > t ? sb->submit_after : t);
+			sleep_for(until - t);
+			return 0;
+		}
 		if (t >= sb->next_poll) {
 			if (poll_jobs(sb, err))
 				return -1;

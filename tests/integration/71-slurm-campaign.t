@@ -88,6 +88,24 @@ is "$(status_field "$work/outage" done)" 6 "all 6 runs done"
 is "$(status_field "$work/outage" failed)" 0 "no run failed because of the outage"
 is "$(duplicated ps:outage:)" "" "no run was submitted twice"
 
+# 3b. A campaign started while slurmctld is down waits for it.
+config down emu 2 '"/bin/sh", "-c", "echo time: {n}"' '{ name = "n"; values = [ 1, 2 ]; }'
+"$root/tests/slurm/cluster.sh" ctld-stop "$cdir"
+"$perfsweep" run "$work/down.cfg" --dir "$work/down" --quiet >"$work/down.out" 2>&1 &
+bgpid=$!
+sleep 3
+kill -0 $bgpid 2>/dev/null
+t $? "orchestrator started without a controller waits"
+is "$(status_field "$work/down" failed)" 0 "and fails nothing"
+"$root/tests/slurm/cluster.sh" ctld-start "$cdir"
+wait_until 120 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
+wait $bgpid
+rc=$?
+bgpid=
+is "$rc" 0 "campaign completes once the controller is up"
+[ $rc = 0 ] || sed 's/^/# /' "$work/down.out"
+is "$(status_field "$work/down" done)" 2 "both runs done"
+
 # 4. perfsweep cancel.
 config cancel emu 4 '"/bin/sleep", "60"' '{ name = "n"; values = [ 1, 2, 3, 4 ]; }'
 "$perfsweep" run "$work/cancel.cfg" --dir "$work/cancel" --quiet >"$work/cancel.out" 2>&1 &
