@@ -1008,6 +1008,59 @@ static int check_slurm_conf(struct perr *err)
 	return 0;
 }
 
+/*
+ * libslurm calls fatal() -- exit(1) -- on a config it cannot parse.  Try
+ * slurm_init in a child first and turn its death into an error that quotes
+ * libslurm's own first complaint.
+ */
+static int probe_slurm_conf(struct perr *err)
+{
+	const char *conf = getenv("SLURM_CONF");
+	if (!conf || !*conf)
+		conf = PS_SLURM_DEFAULT_CONF;
+	int fds[2];
+	if (pipe(fds))
+		return 0;   /* cannot probe: let libslurm speak for itself */
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], STDERR_FILENO);
+		slurm_init(NULL);
+		_exit(0);
+	}
+	close(fds[1]);
+	char buf[2048];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			len += (size_t)n;
+	buf[len] = '\0';
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* "prog: error: MESSAGE" lines: keep the first message */
+	const char *why = "libslurm cannot use it";
+	char *line = strstr(buf, "error: ");
+	if (!line)
+		line = strstr(buf, "fatal: ");
+	if (line) {
+		line += 7;
+		line[strcspn(line, "\n")] = '\0';
+		why = line;
+	}
+	return perr_set(err, "cannot read slurm config '%s': %s", conf, why);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
@@ -1024,7 +1077,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 		extra_release(&xo);
 		return -1;
 	}
-	if (check_slurm_conf(err)) {
+	if (check_slurm_conf(err) || (slurm_refs == 0 && probe_slurm_conf(err))) {
 		extra_release(&xo);
 		return -1;
 	}

@@ -136,4 +136,11 @@ case "$out" in *"slurm config '$work/none.conf' (from SLURM_CONF) does not exist
 t $r "and says which config is missing"
 [ $r = 0 ] || diag "$out"
 
+printf 'ClusterName=x\nNoSuchKey=1\n' >"$work/bad.conf"
+out=$(SLURM_CONF=$work/bad.conf "$perfsweep" run "$work/cancel.cfg" --dir "$work/badconf" 2>&1)
+is "$?" 2 "run with an unparsable slurm config exits 2"
+case "$out" in *"cannot read slurm config '$work/bad.conf': _parse_next_key: Parsing error at unrecognized key: NoSuchKey"*) r=0 ;; *) r=1 ;; esac
+t $r "and quotes libslurm's complaint"
+[ $r = 0 ] || diag "$out"
+
 slurm_test_done

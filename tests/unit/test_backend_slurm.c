@@ -155,6 +155,18 @@ int main(void)
 		is_int(backend_slurm_new(&b, &cfg0, &err), -1, "no SLURM_CONF and no /etc/slurm is an error");
 		contains(err.msg, "SLURM_CONF is unset", "error says what is missing");
 	}
+	/* A config libslurm cannot parse: an error, not an exit. */
+	char badconf[1024];
+	snprintf(badconf, sizeof(badconf), "%s/bad-slurm.conf", campaign_dir);
+	FILE *bf = fopen(badconf, "w");
+	if (bf) {
+		fputs("ClusterName=x\nNoSuchKey=1\n", bf);
+		fclose(bf);
+	}
+	setenv("SLURM_CONF", badconf, 1);
+	is_int(backend_slurm_new(&b, &cfg0, &err), -1, "unparsable slurm config is an error, not an exit");
+	contains(err.msg, "cannot read slurm config '", "error names the config");
+	contains(err.msg, "NoSuchKey", "and quotes libslurm's complaint");
 	setenv("SLURM_CONF", saved, 1);
 
 	/* Unsupported extra options are refused up front. */
