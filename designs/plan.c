@@ -1,10 +1,11 @@
 /* Plans: the design points a campaign executes. */
 #include "designs/plan.h"
+#include "designs/plan_internal.h"
 #include "common/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-static void copy_params(struct plan *pl, const struct design_spec *spec)
+void plan_copy_params(struct plan *pl, const struct design_spec *spec)
 {
 	pl->nparams = spec->nparams;
 	pl->params = xcalloc((size_t)spec->nparams, sizeof(*pl->params));
@@ -29,7 +30,7 @@ int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct 
 		if (n > 10000000)
 			return perr_set(err, "full factorial has more than 10000000 points");
 	}
-	copy_params(pl, spec);
+	plan_copy_params(pl, spec);
 	pl->npoints = (int)n;
 	pl->points = xcalloc((size_t)n, sizeof(*pl->points));
 	int *idx = xcalloc((size_t)spec->nparams + 1, sizeof(int));
@@ -64,6 +65,24 @@ void plan_release(struct plan *pl)
 		free(pl->points[i].policy);
 		free(pl->points[i].reason);
 	}
+	for (int i = 0; i < pl->npruned; i++) {
+		free(pl->pruned[i]);
+		free(pl->pruned_why[i]);
+	}
+	for (int g = 0; g < pl->ngroups; g++) {
+		for (int i = 0; i < pl->groups[g].nparams; i++)
+			free(pl->groups[g].params[i]);
+		for (int i = 0; i < pl->groups[g].nfuncs; i++)
+			free(pl->groups[g].funcs[i]);
+		free(pl->groups[g].params);
+		free(pl->groups[g].funcs);
+	}
+	for (int i = 0; i < pl->nnotes; i++)
+		free(pl->notes[i]);
+	free(pl->pruned);
+	free(pl->pruned_why);
+	free(pl->groups);
+	free(pl->notes);
 	free(pl->params);
 	free(pl->points);
 	memset(pl, 0, sizeof(*pl));

@@ -26,6 +26,14 @@ struct plan_point {
 	char *reason;           /* why the point is in the plan */
 };
 
+/* A multiplicative group: parameters that share a product term (plan_design). */
+struct plan_group {
+	int nparams;
+	char **params;
+	int nfuncs;
+	char **funcs;           /* functions whose product term is exactly this group */
+};
+
 struct plan {
 	int nparams;
 	struct plan_param *params;
@@ -33,17 +41,72 @@ struct plan {
 	struct plan_point *points;
 	long long runs;         /* sum of repetitions */
 	double core_hours;
+	/* filled by plan_design (zero/NULL from plan_full_factorial) */
+	const char *strategy;   /* "full", "taint" or "sparse" (static string) */
+	int cost_known;         /* a cost model priced the points */
+	long long full_points;  /* the naive full factorial over all parameters */
+	long long full_runs;
+	double full_core_hours;
+	int npruned;
+	char **pruned;          /* pruned parameter names */
+	char **pruned_why;      /* one reason per pruned parameter */
+	int ngroups;
+	struct plan_group *groups;
+	int nnotes;
+	char **notes;           /* warnings and budget actions, one line each */
+	int repetitions;        /* repetitions per point after budget trimming */
+	int dropped;            /* optional points dropped to fit the budget */
 };
 
-/* The design input: parameters and repetitions (extended by the designs issue). */
+enum design_strategy { DESIGN_FULL = 0, DESIGN_TAINT, DESIGN_SPARSE };
+enum design_charge { CHARGE_CORE = 0, CHARGE_NODE };
+
+struct deps;
+
+/*
+ * The design input.  The first three fields are all plan_full_factorial
+ * reads; plan_design reads the rest, and a zeroed tail means: strategy full,
+ * no dependencies, smallest values as baseline, no cost model, no budget,
+ * no placement axis.
+ */
 struct design_spec {
 	int nparams;
 	struct plan_param *params;
 	int repetitions;
+	/* plan_design */
+	int strategy;               /* enum design_strategy */
+	const struct deps *deps;    /* required for taint and sparse */
+	const double *baseline;     /* NULL, or one value per parameter (one of its values) */
+	int min_repetitions;        /* budget floor; 0 means 3 */
+	int min_values;             /* warn below this many values per modelled parameter; 0 means 5 */
+	int sparse_extra;           /* extra off-line points per group for sparse; 0 means 1, <0 none */
+	double budget_core_hours;   /* 0: no budget */
+	int charge;                 /* enum design_charge */
+	int cores_per_node;         /* needed for charge node; 0: unknown */
+	int ranks;                  /* rank count when no parameter has role "ranks"; 0 means 1 */
+	const char *cost_model;     /* seconds per run as an expression, or NULL */
+	/* placement axis */
+	int nrpn;
+	const int *rpn;             /* ranks-per-node values; they multiply the attached points */
+	const char *policy;         /* "compact", "spread", "explicit" or NULL */
+	int nattach;
+	char *const *attach;        /* "all" (default), "baseline", or parameter names (their lines) */
+	/* contention experiment: one fixed point, ranks per node varied */
+	int ncontention;
+	const int *contention_rpn;
+	const double *contention_point; /* one value per parameter (NAN: baseline) */
+	int contention_repetitions; /* 0: repetitions */
 };
 
 /* The full factorial of all parameters x repetitions. */
 int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct perr *err);
+/*
+ * The plan for spec: the strategy's points (see docs/designs.md), placed,
+ * costed, trimmed to the budget, with totals against the full factorial,
+ * pruned parameters and groups.  Fails (err set, plan empty) on bad input
+ * and when the budget cannot be met, saying by how much.
+ */
+int plan_design(struct plan *pl, const struct design_spec *spec, struct perr *err);
 void plan_release(struct plan *pl);
 
 #endif

@@ -33,7 +33,7 @@ static volatile double sink;
 static double setup(void)
 {
 	double t = now(), s = 0;
-	for (int i = 0; i < 200000; i++)
+	for (int i = 0; i < 2000000; i++)
 		s += sqrt((double)i);
 	sink += s;
 	return now() - t;

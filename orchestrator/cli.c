@@ -26,18 +26,77 @@ static const struct cli_command commands[] = {
 	  "libslurm) or, on the local backend, their process groups.  A running\n"
 	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
 	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
-	{ "export", cmd_export, "export DIR --format extrap-text|csv|jsonl [--out FILE]",
-	  "write a campaign's measurements in another format", NULL },
+	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
+	  "fit performance models (Extra-P's PMNF method) to every callpath",
+	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
+	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
+	  "select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+	  "taint-constrained model of each region's dependencies next to the black-box one.\n"
+	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
+	  "with an existing FILE reads it as input." },
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	  "write a campaign's measurements in another format",
+	  "csv: one row per run, rank, region and metric.\n"
+	  "extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
+	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`." },
 	{ "topo", cmd_topo,
 	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
-	  "[--cores-per-rank N|all] | --map FILE]",
+	  "[--cores-per-rank N|all] | --map FILE] [--json]",
 	  "show the machine topology placements use, and where ranks would go",
 	  "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
 	  "--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
 	  "hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
 	  "With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
 	  "one core set per line), also print each local rank's cores and PUs.\n"
-	  "See docs/placement.md." },
+	  "--json prints the same as one JSON object.  See docs/placement.md." },
+	{ "import", cmd_import,
+	  "import (--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR [--deps FILE]"
+	  " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet] [--verbose]",
+	  "turn Score-P profiles or Extra-P files into a campaign store",
+	  "--cube DIR reads a folder of Score-P experiment directories named\n"
+	  "[prefix.]<param><value>[.<param><value>...][.r<rep>] (e.g. lulesh.p64.size30.r1), each\n"
+	  "holding a profile.cubex.  Parameters whose value never changes are dropped unless\n"
+	  "--params names them (and their order).  Per call path and metric the value of a run is\n"
+	  "the exclusive value aggregated over ranks (--aggregate, default mean, as Extra-P);\n"
+	  "--metrics selects metrics (default: every metric with data).\n"
+	  "--text, --json, --jsonl read Extra-P's input formats; each repetition becomes one run.\n"
+	  "--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
+	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
+	{ "validate", cmd_validate,
+	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
+	  " [--cov T] [--alpha A] [--min-growth G]",
+	  "check measurements for noise, false dependencies, contention and regime changes",
+	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
+	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
+	  "(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+	  "Per region (call path) and metric it checks:\n"
+	  "  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+	  "                    with more than half its points noisy is unreliable: reported,\n"
+	  "                    not modelled\n"
+	  "  false-dependency  the black-box model uses a parameter that the region's\n"
+	  "                    dependencies (--deps) exclude, changing it by --min-growth\n"
+	  "                    or more; the cause is contention, speedup or noise\n"
+	  "  contention        measurements grow with ranks_per_node, or with a parameter\n"
+	  "                    the dependencies exclude, by at least --min-growth (0.05) and\n"
+	  "                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+	  "  segmented         a line of >= 9 points is better fitted by two models\n"
+	  "  volume            measured / expected (`expect` in the dependency file) drifts\n"
+	  "\n"
+	  "Output: one line per flag and the verdict; --json prints the stable contract\n"
+	  "{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
+	  "regions: [...]}; --html FILE writes a self-contained report with plots\n"
+	  "(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
+	  "metric (default: time when present, else all).\n"
+	  "\n"
+	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
+	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
+	  "See docs/validation.md." },
+	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
+	  "analyse a dependency file: pruned parameters, multiplicative groups",
+	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+	  "--params a,b   analyse only these parameters; the others are held fixed\n"
+	  "--all          list every function, not the first few" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

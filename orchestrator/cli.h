@@ -43,5 +43,11 @@ int cmd_status(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

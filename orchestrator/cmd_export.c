@@ -1,5 +1,12 @@
-/* perfsweep export DIR --format extrap-text|csv|jsonl [--out FILE]. */
+/*
+ * perfsweep export DIR --format extrap-text|csv|json|jsonl [--out FILE]:
+ * a campaign's measurements as CSV (one row per run, rank, region and
+ * metric) or in Extra-P's text, JSON and JSON-lines formats (one value per
+ * repetition of every point, averaged over ranks).
+ */
 #include "collectors/experiment.h"
+#include "collectors/extrap_json.h"
+#include "collectors/extrap_text.h"
 #include "orchestrator/cli.h"
 #include "orchestrator/store.h"
 #include "orchestrator/template.h"
@@ -74,8 +81,9 @@ int cmd_export(int argc, char **argv)
 		return cli_usage("export", optind >= argc ? "missing DIR" : "too many arguments");
 	if (!format)
 		return cli_usage("export", "missing --format");
-	if (strcmp(format, "csv"))
-		return cli_usage("export", "unknown format '%s'; use extrap-text, csv or jsonl", format);
+	if (strcmp(format, "csv") && strcmp(format, "extrap-text") && strcmp(format, "jsonl") &&
+	    strcmp(format, "json"))
+		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json or jsonl", format);
 	struct store *st;
 	struct perr err;
 	if (store_open(&st, argv[optind], STORE_READONLY, &err))
@@ -85,7 +93,22 @@ int cmd_export(int argc, char **argv)
 		store_close(st);
 		return cli_error(EXIT_USAGE, "cannot write '%s': %s", out, strerror(errno));
 	}
-	int rc = export_csv(st, f, &err);
+	int rc;
+	if (!strcmp(format, "csv")) {
+		rc = export_csv(st, f, &err);
+	} else {
+		/* Extra-P's formats: one value per repetition of every point */
+		struct experiment e;
+		experiment_init(&e);
+		rc = store_load_experiment(st, NULL, &e, &err);
+		if (!rc && !strcmp(format, "extrap-text"))
+			rc = extrap_text_write(f, &e, -1, &err);
+		else if (!rc && !strcmp(format, "json"))
+			rc = extrap_json_write(f, &e, &err);
+		else if (!rc)
+			rc = extrap_jsonl_write(f, &e, &err);
+		experiment_release(&e);
+	}
 	if (out && fclose(f) && !rc)
 		rc = perr_set(&err, "cannot write '%s': %s", out, strerror(errno));
 	store_close(st);

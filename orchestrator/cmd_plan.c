@@ -1,4 +1,10 @@
-/* perfsweep plan CONFIG [--json] [--explain]: the runs a campaign would execute. */
+/*
+ * perfsweep plan CONFIG [--json] [--explain]: the points a campaign would
+ * execute (exactly what `perfsweep run` stores), with placement,
+ * repetitions and cost, the totals against the full factorial, the
+ * multiplicative groups and pruned parameters.  --json is a stable
+ * contract for scripts (docs/designs.md).
+ */
 #include "common/xalloc.h"
 #include "orchestrator/cli.h"
 #include "orchestrator/config.h"
@@ -6,9 +12,20 @@
 #include "orchestrator/template.h"
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static json_t *cost_json(const struct plan *pl, double v)
+{
+	return pl->cost_known && v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *count_json(long long v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
 
 static void print_json(const struct plan *pl)
 {
@@ -26,29 +43,79 @@ static void print_json(const struct plan *pl)
 		json_object_set_new(p, "params", params);
 		json_object_set_new(p, "placement", place);
 		json_object_set_new(p, "repetitions", json_integer(pt->repetitions));
-		json_object_set_new(p, "core_hours", json_real(pt->core_hours));
+		json_object_set_new(p, "core_hours", cost_json(pl, pt->core_hours));
 		json_object_set_new(p, "reason", json_string(pt->reason ? pt->reason : ""));
 		json_array_append_new(points, p);
 	}
+	json_object_set_new(root, "strategy", json_string(pl->strategy ? pl->strategy : "full"));
 	json_object_set_new(root, "points", points);
 	json_t *totals = json_object();
 	json_object_set_new(totals, "points", json_integer(pl->npoints));
 	json_object_set_new(totals, "runs", json_integer(pl->runs));
-	json_object_set_new(totals, "core_hours", json_real(pl->core_hours));
+	json_object_set_new(totals, "core_hours", cost_json(pl, pl->core_hours));
 	json_object_set_new(root, "totals", totals);
-	json_object_set_new(root, "full_factorial", json_deep_copy(totals));
-	json_object_set_new(root, "pruned", json_array());
-	json_object_set_new(root, "groups", json_array());
+	json_t *full = json_object();
+	json_object_set_new(full, "points", count_json(pl->full_points));
+	json_object_set_new(full, "runs", count_json(pl->full_runs));
+	json_object_set_new(full, "core_hours", cost_json(pl, pl->full_core_hours));
+	json_object_set_new(root, "full_factorial", full);
+	json_t *pruned = json_array();
+	for (int i = 0; i < pl->npruned; i++)
+		json_array_append_new(pruned, json_string(pl->pruned[i]));
+	json_object_set_new(root, "pruned", pruned);
+	json_t *groups = json_array();
+	for (int g = 0; g < pl->ngroups; g++) {
+		json_t *a = json_array();
+		for (int i = 0; i < pl->groups[g].nparams; i++)
+			json_array_append_new(a, json_string(pl->groups[g].params[i]));
+		json_array_append_new(groups, a);
+	}
+	json_object_set_new(root, "groups", groups);
+	json_t *notes = json_array();
+	for (int i = 0; i < pl->nnotes; i++)
+		json_array_append_new(notes, json_string(pl->notes[i]));
+	json_object_set_new(root, "notes", notes);
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	putchar('\n');
 	json_decref(root);
 }
 
-static void print_table(const struct plan *pl)
+static void print_cost(const struct plan *pl, double v)
 {
+	if (pl->cost_known && v >= 0)
+		printf("%.4g core-hours", v);
+	else
+		printf("core-hours unknown");
+}
+
+static double saved(double part, double whole)
+{
+	return whole > 0 ? 100.0 * (1 - part / whole) : 0;
+}
+
+/* One decimal, but never "100.0%" for a saving that is not total. */
+static void print_pct(double v)
+{
+	if (v > 99.95 && v < 100)
+		printf("%.2f%%", floor(v * 100) / 100);
+	else
+		printf("%.1f%%", v);
+}
+
+static void print_table(const struct campaign_config *c, const struct plan *pl, int explain)
+{
+	int placed = 0;
+	for (int i = 0; i < pl->npoints; i++)
+		placed |= pl->points[i].nodes > 0 || pl->points[i].ranks_per_node > 0;
+	printf("campaign '%s': strategy %s, %d points, %lld runs, ", c->name ? c->name : "?",
+	       pl->strategy ? pl->strategy : "full", pl->npoints, pl->runs);
+	print_cost(pl, pl->core_hours);
+	printf("\n\n");
 	for (int k = 0; k < pl->nparams; k++)
 		printf("%10s ", pl->params[k].name);
-	printf("%5s %12s  %s\n", "reps", "core-hours", "reason");
+	if (placed)
+		printf("%6s %5s %-8s ", "nodes", "rpn", "policy");
+	printf("%5s %12s%s\n", "reps", "core-hours", explain ? "  reason" : "");
 	for (int i = 0; i < pl->npoints; i++) {
 		const struct plan_point *pt = &pl->points[i];
 		for (int k = 0; k < pl->nparams; k++) {
@@ -56,9 +123,47 @@ static void print_table(const struct plan *pl)
 			template_format_value(v, sizeof(v), pt->values[k], pl->params[k].is_int);
 			printf("%10s ", v);
 		}
-		printf("%5d %12.4g  %s\n", pt->repetitions, pt->core_hours, pt->reason ? pt->reason : "");
+		if (placed)
+			printf("%6d %5d %-8s ", pt->nodes, pt->ranks_per_node, pt->policy ? pt->policy : "-");
+		if (pl->cost_known)
+			printf("%5d %12.4g", pt->repetitions, pt->core_hours);
+		else
+			printf("%5d %12s", pt->repetitions, "-");
+		if (explain)
+			printf("  %s", pt->reason ? pt->reason : "");
+		putchar('\n');
 	}
-	printf("total: %d points, %lld runs, %.4g core-hours\n", pl->npoints, pl->runs, pl->core_hours);
+	printf("\ntotal:          %d points, %lld runs, ", pl->npoints, pl->runs);
+	print_cost(pl, pl->core_hours);
+	printf("\nfull factorial: %lld points, %lld runs, ", pl->full_points, pl->full_runs);
+	print_cost(pl, pl->full_core_hours);
+	printf("\nsaved:          ");
+	print_pct(saved(pl->npoints, (double)pl->full_points));
+	printf(" of points, ");
+	print_pct(saved((double)pl->runs, (double)pl->full_runs));
+	printf(" of runs");
+	if (pl->cost_known && pl->full_core_hours > 0) {
+		printf(", ");
+		print_pct(saved(pl->core_hours, pl->full_core_hours));
+		printf(" of core-hours");
+	}
+	printf("\n");
+	printf("multiplicative groups:%s\n", pl->ngroups ? "" : " none");
+	for (int g = 0; g < pl->ngroups; g++) {
+		const struct plan_group *gr = &pl->groups[g];
+		printf("  ");
+		for (int i = 0; i < gr->nparams; i++)
+			printf("%s%s", i ? "*" : "", gr->params[i]);
+		printf(": product term in ");
+		for (int i = 0; i < gr->nfuncs; i++)
+			printf("%s%s", i ? ", " : "", gr->funcs[i]);
+		putchar('\n');
+	}
+	printf("pruned parameters:%s\n", pl->npruned ? "" : " none");
+	for (int i = 0; i < pl->npruned; i++)
+		printf("  %s%s%s\n", pl->pruned[i], explain ? ": " : "", explain ? pl->pruned_why[i] : "");
+	for (int i = 0; i < pl->nnotes; i++)
+		printf("%s%s\n", strncmp(pl->notes[i], "warning:", 8) ? "note: " : "", pl->notes[i]);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -68,12 +173,13 @@ int cmd_plan(int argc, char **argv)
 		{ "explain", no_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, c;
+	int json = 0, explain = 0, c;
+	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
-		case 'e': break;
+		case 'e': explain = 1; break;
 		default: return cli_usage("plan", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -87,13 +193,15 @@ int cmd_plan(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
 	int rc = plan_build(&pl, &cfg, &err);
-	config_release(&cfg);
-	if (rc)
+	if (rc) {
+		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
+	}
 	if (json)
 		print_json(&pl);
 	else
-		print_table(&pl);
+		print_table(&cfg, &pl, explain);
+	config_release(&cfg);
 	plan_release(&pl);
 	return EXIT_OK;
 }

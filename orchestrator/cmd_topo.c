@@ -10,6 +10,7 @@
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,7 @@ static void describe_placement(const struct topology *t, const struct policy *p,
 	strbuf_addch(out, '\n');
 	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
 	for (int i = 0; i < pl->nranks; i++) {
-		hwloc_bitmap_zero(cores);
-		for (int u = 0; u < t->nunits; u++)
-			if (hwloc_bitmap_intersects(t->unit_pus[u], pl->cpusets[i]))
-				hwloc_bitmap_set(cores, (unsigned)u);
+		topology_units_of(t, pl->cpusets[i], cores);
 		strbuf_addf(out, "rank %d:%*scores ", i, i < 10 ? 5 : i < 100 ? 4 : 3, "");
 		add_list(out, cores);
 		strbuf_addstr(out, ", pus ");
@@ -73,6 +71,66 @@ static void describe_placement(const struct topology *t, const struct policy *p,
 		strbuf_addch(out, '\n');
 	}
 	hwloc_bitmap_free(cores);
+}
+
+static json_t *list_json(hwloc_const_bitmap_t set)
+{
+	char *s = NULL;
+	hwloc_bitmap_list_asprintf(&s, set);
+	json_t *j = json_string(s ? s : "");
+	free(s);
+	return j;
+}
+
+/* The --json document: the summary, packages, and the placement if any. */
+static json_t *topo_json(const struct topology *t, const struct policy *p, const struct placement *pl)
+{
+	static const char *const kinds[] = { "host", "synthetic", "xml" };
+	struct topology_summary s;
+	topology_summarize(t, &s);
+	json_t *o = json_object();
+	json_object_set_new(o, "kind", json_string(kinds[t->kind]));
+	json_object_set_new(o, "source", t->source ? json_string(t->source) : json_null());
+	json_object_set_new(o, "packages", json_integer(s.packages));
+	json_object_set_new(o, "numa_nodes", json_integer(s.numa_nodes));
+	json_object_set_new(o, "cores", json_integer(s.cores));
+	json_object_set_new(o, "pus", json_integer(s.pus));
+	json_object_set_new(o, "usable_cores", json_integer(s.usable_units));
+	json_t *pkgs = json_array();
+	hwloc_bitmap_t units = hwloc_bitmap_alloc(), pus = hwloc_bitmap_alloc(), numa = hwloc_bitmap_alloc();
+	for (int k = 0; k < t->npackages; k++) {
+		topology_package_sets(t, k, units, pus, numa);
+		json_t *j = json_object();
+		json_object_set_new(j, "numa", list_json(numa));
+		json_object_set_new(j, "cores", list_json(units));
+		json_object_set_new(j, "pus", list_json(pus));
+		json_array_append_new(pkgs, j);
+	}
+	json_object_set_new(o, "package_list", pkgs);
+	if (pl) {
+		json_t *j = json_object();
+		json_object_set_new(j, "policy", json_string(policy_kind_name(p->kind)));
+		json_object_set_new(j, "ranks_per_node", json_integer(pl->nranks));
+		json_object_set_new(j, "cores_per_rank",
+				    p->kind == POLICY_EXPLICIT ? json_null()
+				    : p->cores_per_rank       ? json_integer(p->cores_per_rank)
+							      : json_string("all"));
+		json_t *ranks = json_array();
+		for (int i = 0; i < pl->nranks; i++) {
+			json_t *r = json_object();
+			topology_units_of(t, pl->cpusets[i], units);
+			json_object_set_new(r, "local_rank", json_integer(i));
+			json_object_set_new(r, "cores", list_json(units));
+			json_object_set_new(r, "cpuset", list_json(pl->cpusets[i]));
+			json_array_append_new(ranks, r);
+		}
+		json_object_set_new(j, "ranks", ranks);
+		json_object_set_new(o, "placement", j);
+	}
+	hwloc_bitmap_free(units);
+	hwloc_bitmap_free(pus);
+	hwloc_bitmap_free(numa);
+	return o;
 }
 
 int cmd_topo(int argc, char **argv)
@@ -83,21 +141,25 @@ int cmd_topo(int argc, char **argv)
 		{ "ranks-per-node", required_argument, NULL, 'r' },
 		{ "cores-per-rank", required_argument, NULL, 'c' },
 		{ "map", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct perr err;
 	struct policy pol;
 	policy_init(&pol);
 	const char *topo_opt = NULL, *map = NULL;
-	int have_policy = 0, have_cores = 0, ranks = 0, ret = EXIT_USAGE;
+	int have_policy = 0, have_cores = 0, ranks = 0, json = 0, ret = EXIT_USAGE;
 	char *spec = NULL, *dir = NULL;
 	struct topology t = { 0 };
 	int loaded = 0;
 	optind = 1;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "t:p:r:c:m:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "t:p:r:c:m:j", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'j':
+			json = 1;
+			break;
 		case 't':
 			topo_opt = optarg;
 			break;
@@ -181,21 +243,31 @@ int cmd_topo(int argc, char **argv)
 		goto out;
 	}
 	loaded = 1;
-	struct strbuf out;
-	strbuf_init(&out);
-	topology_describe(&t, &out);
+	struct placement pl = { 0 };
+	int placed = 0;
 	if (have_policy || map) {
-		struct placement pl;
 		if (policy_place(&pol, &t, ranks, &pl, &err) < 0) {
-			strbuf_release(&out);
 			ret = cli_error(EXIT_USAGE, "%s", err.msg);
 			goto out;
 		}
-		describe_placement(&t, &pol, &pl, &out);
-		placement_release(&pl);
+		placed = 1;
 	}
-	fputs(out.buf, stdout);
-	strbuf_release(&out);
+	if (json) {
+		json_t *o = topo_json(&t, &pol, placed ? &pl : NULL);
+		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(text);
+		free(text);
+		json_decref(o);
+	} else {
+		struct strbuf out;
+		strbuf_init(&out);
+		topology_describe(&t, &out);
+		if (placed)
+			describe_placement(&t, &pol, &pl, &out);
+		fputs(out.buf, stdout);
+		strbuf_release(&out);
+	}
+	placement_release(&pl);
 	ret = EXIT_OK;
 out:
 	if (loaded)

@@ -1,5 +1,6 @@
 /* The run engine: pending -> submitted -> running -> done | failed. */
 #include "orchestrator/runner.h"
+#include "collectors/cubex_collect.h"
 #include "collectors/regex_collect.h"
 #include "collectors/wall.h"
 #include "common/strbuf.h"
@@ -16,8 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int collect_cubex(const char *run_dir, char *const *metrics, int nmetrics,
-		  struct measurement_list *out, struct perr *err) __attribute__((weak));
 
 static double now(void)
 {
@@ -218,10 +217,7 @@ static void collect(const struct campaign_config *c, const char *run_dir, const 
 	free(rx_err);
 	if (c->collect_cubex) {
 		char *dir = xasprintf("%s/scorep", run_dir);
-		if (!collect_cubex)
-			strbuf_addf(&errs, "%sthis perfsweep was built without the cubex collector",
-				    errs.len ? "; " : "");
-		else if (collect_cubex(dir, c->cubex_metrics, c->ncubex_metrics, ml, &err))
+		if (collect_cubex(dir, c->cubex_metrics, c->ncubex_metrics, ml, &err))
 			strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", err.msg);
 		free(dir);
 	}

@@ -32,7 +32,7 @@ int bind_parse_tasks_per_node(const char *s, int node, int *tasks)
 {
 	/* "4(x2),3,2(x10)": counts, each optionally repeated */
 	const char *p = s;
-	int idx = 0;
+	long long idx = 0;
 	while (*p) {
 		char *end;
 		errno = 0;
@@ -51,7 +51,7 @@ int bind_parse_tasks_per_node(const char *s, int node, int *tasks)
 			*tasks = (int)n;
 			return 0;
 		}
-		idx += (int)rep;
+		idx += rep;
 		if (*p == ',')
 			p++;
 		else if (*p)
@@ -142,7 +142,7 @@ int bind_apply(const struct topology *t, hwloc_const_bitmap_t set, hwloc_bitmap_
 	return r;
 }
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid, in_slurm_step;
 
 static void forward_signal(int sig, siginfo_t *info, void *ctx)
 {
@@ -150,6 +150,9 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx)
 	/* the terminal signals the whole foreground group, the child included */
 	if ((sig == SIGINT || sig == SIGQUIT) && info && info->si_code != SI_USER &&
 	    info->si_code != SI_QUEUE)
+		return;
+	/* slurmstepd (our parent) signals every process of the step itself */
+	if (in_slurm_step && info && info->si_pid == getppid())
 		return;
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
@@ -184,14 +187,15 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		sigaddset(&block, forwarded[i]);
 	/* no forwarding before the child's pid is known */
 	sigprocmask(SIG_BLOCK, &block, &prev);
-	/* a SLURM step signals every process of the step itself */
-	int forward = !getenv("SLURM_STEP_ID");
+	in_slurm_step = getenv("SLURM_STEP_ID") != NULL;
 	/* a signal to our process group (the local backend's killpg) must reach
 	   the app once, through us: give it a group of its own unless it runs in
-	   the terminal's foreground, where the terminal signals the group */
-	int own_group = !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
+	   the terminal's foreground, where the terminal signals the group, or in
+	   a SLURM step, whose proctrack plugin may signal the task's group */
+	int own_group = !in_slurm_step &&
+			!(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
 	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], forward ? &sa : NULL, &old[i]);
+		sigaction(forwarded[i], &sa, &old[i]);
 	pid_t parent = getpid();
 	double mono0 = now(CLOCK_MONOTONIC);
 	res->start = now(CLOCK_REALTIME);
@@ -254,9 +258,8 @@ restore:
 	close(pfd[0]);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	child_pid = 0;
-	if (forward)
-		for (int i = 0; i < NFORWARDED; i++)
-			sigaction(forwarded[i], &old[i], NULL);
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	return r;
 }
@@ -313,6 +316,12 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 	char *path = xasprintf("%s/rank-%d.json", dir, rec->rank);
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int r = 0;
+	/* a termination signal now takes effect after the rename: no half record */
+	sigset_t block, prev;
+	sigemptyset(&block);
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &prev);
 	if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) < 0) {
 		int e = errno;
 		unlink(tmp);
@@ -322,6 +331,7 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 		unlink(tmp);
 		r = perr_set(err, "cannot write '%s': %s", path, strerror(e));
 	}
+	sigprocmask(SIG_SETMASK, &prev, NULL);
 	free(tmp);
 	free(path);
 	json_decref(o);

@@ -50,12 +50,13 @@ struct bind_result {
 /*
  * Run argv (PATH lookup, no shell) and wait for it.  While it runs, SIGTERM,
  * SIGHUP, SIGUSR1 and SIGUSR2 sent to this process are forwarded to it, and
- * so are SIGINT and SIGQUIT when a process (not the terminal) sent them;
- * inside a SLURM step (SLURM_STEP_ID set) nothing is forwarded, as SLURM
- * signals every process of the step.  Unless it runs in a terminal's
- * foreground, the child gets a process group of its own, so a signal to
- * this process's group reaches it exactly once.  The child dies with this
- * process (SIGKILL).  The handlers are installed for the call only.
+ * so are SIGINT and SIGQUIT when a process (not the terminal) sent them.
+ * Inside a SLURM step (SLURM_STEP_ID set), signals from slurmstepd (our
+ * parent) are not forwarded: SLURM signals every process of the step
+ * itself.  Outside a SLURM step and a terminal's foreground, the child gets
+ * a process group of its own, so a signal to this process's group reaches
+ * it exactly once.  The child dies with this process (SIGKILL).  The
+ * handlers are installed for the call only.
  * Returns -1 (err, res->exit_status 126 or 127) when argv cannot be started.
  */
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err);
@@ -75,7 +76,8 @@ struct bind_record {
 
 /* The node name recorded: SLURMD_NODENAME, else the host name (static buffer). */
 const char *bind_node_name(void);
-/* Write DIR/rank-<rank>.json atomically (temporary file, then rename). */
+/* Write DIR/rank-<rank>.json atomically (temporary file, then rename), with
+   termination signals held back until it is in place. */
 int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err);
 
 #endif

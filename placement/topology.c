@@ -178,17 +178,7 @@ void topology_describe(const struct topology *t, struct strbuf *out)
 	hwloc_bitmap_t cores = hwloc_bitmap_alloc(), pus = hwloc_bitmap_alloc(),
 		       numa = hwloc_bitmap_alloc();
 	for (int p = 0; p < t->npackages; p++) {
-		hwloc_bitmap_zero(cores);
-		hwloc_bitmap_zero(pus);
-		hwloc_bitmap_zero(numa);
-		for (int u = 0; u < t->nunits; u++) {
-			if (t->unit_package[u] != p)
-				continue;
-			hwloc_bitmap_set(cores, (unsigned)u);
-			hwloc_bitmap_or(pus, pus, t->unit_pus[u]);
-			if (t->units[u]->nodeset)
-				hwloc_bitmap_or(numa, numa, t->units[u]->nodeset);
-		}
+		topology_package_sets(t, p, cores, pus, numa);
 		strbuf_addf(out, "package %d:  numa ", p);
 		add_list(out, numa);
 		strbuf_addf(out, ", %s ", s.cores ? "cores" : "units");
@@ -200,6 +190,30 @@ void topology_describe(const struct topology *t, struct strbuf *out)
 	hwloc_bitmap_free(cores);
 	hwloc_bitmap_free(pus);
 	hwloc_bitmap_free(numa);
+}
+
+void topology_package_sets(const struct topology *t, int pkg, hwloc_bitmap_t units, hwloc_bitmap_t pus,
+			   hwloc_bitmap_t numa)
+{
+	hwloc_bitmap_zero(units);
+	hwloc_bitmap_zero(pus);
+	hwloc_bitmap_zero(numa);
+	for (int u = 0; u < t->nunits; u++) {
+		if (t->unit_package[u] != pkg)
+			continue;
+		hwloc_bitmap_set(units, (unsigned)u);
+		hwloc_bitmap_or(pus, pus, t->unit_pus[u]);
+		if (t->units[u]->nodeset)
+			hwloc_bitmap_or(numa, numa, t->units[u]->nodeset);
+	}
+}
+
+void topology_units_of(const struct topology *t, hwloc_const_bitmap_t pus, hwloc_bitmap_t units)
+{
+	hwloc_bitmap_zero(units);
+	for (int u = 0; u < t->nunits; u++)
+		if (hwloc_bitmap_intersects(t->unit_pus[u], pus))
+			hwloc_bitmap_set(units, (unsigned)u);
 }
 
 int topology_units_to_pus(const struct topology *t, hwloc_const_bitmap_t cores, hwloc_bitmap_t pus,

@@ -32,6 +32,18 @@ ok $([ -s "$T/small.campaign/runs/1/stdout" ] && [ -f "$T/small.campaign/runs/1/
 is "$(grep -c ',"dense",time,' "$T/m.csv")" 12 "one dense value per run"
 is "$(grep -c ',"main",time,' "$T/m.csv")" 12 "one wall time per run"
 
+# Extra-P formats: export, import, export again gives the same file
+for fmt in jsonl json extrap-text; do
+	opt=--$fmt; [ $fmt = extrap-text ] && opt=--text
+	"$PS" export "$T/small.campaign" --format $fmt --out "$T/a.$fmt"; is $? 0 "export $fmt exits 0"
+	"$PS" import $opt "$T/a.$fmt" --out "$T/imp-$fmt" --quiet > /dev/null; is $? 0 "the $fmt export imports"
+	"$PS" export "$T/imp-$fmt" --format $fmt --out "$T/b.$fmt"
+	ok $(cmp -s "$T/a.$fmt" "$T/b.$fmt"; echo $?) "$fmt: export, import, export is lossless"
+done
+like "$(cat "$T/a.extrap-text")" "REGION dense" "the text export names the regions"
+"$PS" model --text "$T/a.extrap-text" > "$T/models.txt"; is $? 0 "model reads the text export"
+like "$(cat "$T/models.txt")" "dense" "and models the dense region"
+
 # running again is a no-op: everything is done
 "$PS" run "$T/c.cfg" --quiet > "$T/run2.txt" 2>&1; is $? 0 "a finished campaign runs again as a no-op"
 like "$(cat "$T/run2.txt")" "0 started" "and starts nothing"

@@ -2,15 +2,10 @@
 # perfsweep-bind on this machine: real bindings per local rank, checked
 # against the affinity the child itself sees, the rank-<r>.json records,
 # exit status forwarding, signals, and the error cases.
-ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BIND=$ROOT/bin/perfsweep-bind
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-71-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-is() { n=$((n + 1)); if [ "$1" = "$2" ]; then echo "ok $n - $3"; else echo "not ok $n - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; failed=$((failed + 1)); fi; }
-# a string field of a rank record (our own JSON, one key per line)
-field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1"; }
+. "$(dirname "$0")/../lib/tap.sh"
+BIND=$BIN/perfsweep-bind
+# a field of a rank record
+field() { json "$1" "\$j->{$2}"; }
 # the PU list the child saw
 allowed() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1"; }
 clean_env() {
@@ -20,7 +15,7 @@ clean_env() {
 	      SLURM_TASKS_PER_NODE SLURM_NODEID SLURMD_NODENAME HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
 }
 clean_env
-CORES=$("$ROOT/bin/perfsweep" topo | sed -n 's/^cores: *//p')
+CORES=$("$PS" topo | sed -n 's/^cores: *//p')
 if [ ! -x "$BIND" ] || [ -z "$CORES" ] || [ "$CORES" -lt 2 ]; then
 	echo "1..0 # SKIP needs bin/perfsweep-bind and a machine with 2 cores (found '${CORES}')"
 	exit 0
@@ -104,15 +99,25 @@ for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
 kill -TERM -- "-$lp"
 wait "$lp"
 is "$?" "1" "SIGTERM to the launcher's process group reaches the app; its status comes back"
-# inside a SLURM step, SLURM signals every process itself: no forwarding
-rm -f "$T/started" "$T/terms"
-SLURM_STEP_ID=0 PERFSWEEP_LOCAL_RANK=0 PERFSWEEP_RUN_DIR=$T/run "$BIND" -r 1 -- \
-	sh -c 'trap "" USR1; touch "$0"; sleep 0.3' "$T/started" &
-lp=$!
-for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
-kill -USR1 "$lp"
-{ wait "$lp"; } 2>/dev/null
-is "$?" "$((128 + 10))" "inside a SLURM step perfsweep-bind does not catch signals (SIGUSR1 ends it)"
+# inside a SLURM step, signals from the parent (slurmstepd, which signals
+# every process of the step itself) are not forwarded, others are.  The app
+# dies of SIGUSR1 if it gets it, else waits for "go" and exits 0.
+usr1_case() { # description expected-status SLURM_STEP_ID-or-empty sender(parent|other)
+	rm -f "$T/started" "$T/go"
+	env ${3:+SLURM_STEP_ID=$3} PERFSWEEP_LOCAL_RANK=0 PERFSWEEP_RUN_DIR=$T/run "$BIND" -r 1 -- \
+		sh -c 'touch "$0"; while [ ! -e "$1" ]; do sleep 0.05; done' "$T/started" "$T/go" &
+	local lp=$!
+	for i in $(seq 200); do [ -e "$T/started" ] && break; sleep 0.05; done
+	if [ "$4" = parent ]; then kill -USR1 "$lp"; else sh -c "kill -USR1 $lp"; fi
+	sleep 1   # time for a forwarded signal to arrive before the app is told to finish
+	touch "$T/go"
+	{ wait "$lp"; } 2>/dev/null
+	is "$?" "$2" "$1"
+	is "$(field "$T/run/rank-0.json" exit_status)" "$2" "$1: recorded"
+}
+usr1_case "SLURM step: slurmstepd's (the parent's) signal is not forwarded; perfsweep-bind survives" 0 0 parent
+usr1_case "SLURM step: another process's signal is forwarded" 138 0 other
+usr1_case "outside SLURM: the parent's signal is forwarded" 138 "" parent
 
 # --- errors: exit 2, one line, the application never runs
 err_case() { # name expected-message-part args...
@@ -166,5 +171,4 @@ is "$?" "127" "missing application: 127"
 grep -qF "cannot run '$T/no-such-app': No such file or directory" "$T/err.txt"; ok $? "missing application: message"
 is "$(field "$T/run/rank-0.json" exit_status)" "127" "missing application: recorded 127"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -1,13 +1,7 @@
 #!/bin/bash
 # perfsweep topo: this machine, synthetic descriptions, XML exports, a
 # config's `topology` setting, per-rank placements, and the errors.
-ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-PS=$ROOT/bin/perfsweep
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-72-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-is() { n=$((n + 1)); if [ "$1" = "$2" ]; then echo "ok $n - $3"; else echo "not ok $n - $3"; echo "#   got: '$1'"; echo "#   expected: '$2'"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/../lib/tap.sh"
 unset HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
 # a small valid campaign config with extra lines ($1)
 cfg() { printf 'name = "t";\napp = { command = [ "true" ]; };\nparameters = ( { name = "n"; values = [ 1, 2 ]; } );\n%s\n' "$1"; }
@@ -39,6 +33,15 @@ is "$(grep '^rank' "$T/p5" | sed 's/.*pus //' | tr '\n' ' ')" "0-5 6-11 12-17 18
 "$PS" topo -t "$TWO" -p spread -r 4 >"$T/s4"
 is "$(grep '^rank' "$T/s4" | sed 's/.*cores \([^,]*\),.*/\1/' | tr '\n' ' ')" "0 18 1 19 " \
 	"spread: 4 ranks alternate packages"
+
+# --json: the same as one object
+"$PS" topo -t "$TWO" -p spread -r 5 -c all --json >"$T/j"
+ok $? "--json exits 0"
+is "$(json "$T/j" '$j->{cores} . " " . $j->{packages} . " " . $j->{kind}')" "36 2 synthetic" "--json summary"
+is "$(json "$T/j" '$j->{package_list}[1]{pus}')" "18-35" "--json package 1 PUs"
+is "$(json "$T/j" 'join " ", map { $_->{cpuset} } @{$j->{placement}{ranks}}')" "0-5 18-26 6-11 27-35 12-17" \
+	"--json placement: spread blocks of 5 ranks"
+is "$(json "$T/j" '$j->{placement}{cores_per_rank}')" "all" "--json cores per rank"
 
 # an XML export, named by a config's topology setting relative to the config
 lstopo-no-graphics --input "pack:2 numa:2 core:3 pu:2" --of xml >"$T/m.xml" 2>/dev/null
@@ -86,5 +89,4 @@ topologie = 1;' >"$T/typo.cfg"
 err "config the campaign loader refuses" 2 "$T/typo.cfg:5:" "$T/typo.cfg"
 err "missing config" 2 "cannot read config '$T/nope.cfg'" "$T/nope.cfg"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

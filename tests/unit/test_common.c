@@ -66,7 +66,7 @@ static void test_full_factorial(void)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 10, 20 };
 	struct plan_param params[] = { { "a", NULL, 3, a, 1 }, { "b", NULL, 2, b, 1 } };
-	struct design_spec spec = { 2, params, 4 };
+	struct design_spec spec = { .nparams = 2, .params = params, .repetitions = 4 };
 	struct plan pl;
 	struct perr err;
 	is_int(plan_full_factorial(&pl, &spec, &err), 0, "full factorial builds");

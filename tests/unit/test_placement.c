@@ -426,6 +426,8 @@ static void test_ranks_env(void)
 	ok(bind_parse_tasks_per_node("4(x2),3", 1, &n) == 0 && n == 4, "'4(x2),3' node 1 is 4");
 	ok(bind_parse_tasks_per_node("4(x2),3", 3, &n) == -1, "'4(x2),3' has no node 3");
 	ok(bind_parse_tasks_per_node("4(x0)", 0, &n) == -1, "'4(x0)' refused");
+	int rc2 = bind_parse_tasks_per_node("2(x16777216),1(x16777216),5", 33554432, &n);
+	ok(rc2 == 0 && n == 5, "large repeat counts add up (node 33554432 has 5, got %d)", n);
 }
 
 static void test_run_and_record(void)

@@ -41,15 +41,18 @@ int main(void)
 {
 	struct topology t;
 	struct perr err;
-	const char *bind = tap_src("bin/perfsweep-bind");
+	const char *bindir = getenv("PERFSWEEP_BIN");
+	char *bind = bindir ? xasprintf("%s/perfsweep-bind", bindir) : xstrdup(tap_src("bin/perfsweep-bind"));
 	if (access(bind, X_OK) < 0 || topology_load(&t, NULL, NULL, &err) < 0) {
 		printf("1..0 # SKIP needs bin/perfsweep-bind\n");
+		free(bind);
 		return 0;
 	}
 	int cores = t.nunits;
 	topology_release(&t);
 	if (cores < 2) {
 		printf("1..0 # SKIP needs 2 cores, found %d\n", cores);
+		free(bind);
 		return 0;
 	}
 	const char *policies[] = { "compact", "spread" };
@@ -97,5 +100,6 @@ int main(void)
 		free(dir);
 		b->ops->free(b);
 	}
+	free(bind);
 	return done_testing();
 }

@@ -6,7 +6,7 @@ static void make_plan(struct plan *pl, int reps)
 {
 	static double n[] = { 10, 20, 30 }, p[] = { 2, 4 };
 	static struct plan_param params[] = { { "n", NULL, 3, n, 1 }, { "p", "ranks", 2, p, 1 } };
-	struct design_spec spec = { 2, params, reps };
+	struct design_spec spec = { .nparams = 2, .params = params, .repetitions = reps };
 	struct perr err;
 	plan_full_factorial(pl, &spec, &err);
 }

@@ -1,2 +1,0 @@
-build-san/common/error.o: common/error.c common/error.h
-common/error.h:

@@ -1,0 +1,30 @@
+/*
+ * The campaign collector "cubex": after a run of a Score-P-instrumented
+ * application (SCOREP_EXPERIMENT_DIRECTORY=<run_dir>/scorep, set by the run
+ * engine), read its profile and turn it into measurements: per call path
+ * and selected metric, the mean over ranks, stored with rank -1.
+ */
+#ifndef PS_CUBEX_COLLECT_H
+#define PS_CUBEX_COLLECT_H
+#include "collectors/measurement.h"
+#include "common/error.h"
+
+/* The Score-P experiment directory of a run: <run_dir>/scorep. */
+#define CUBEX_SCOREP_SUBDIR "scorep"
+
+/*
+ * Read the profile of run_dir (<run_dir>/scorep/profile.cubex, else the one
+ * .cubex file there, else <run_dir>/profile.cubex or the one .cubex file
+ * in run_dir itself, so the experiment directory may be passed too) and
+ * append its measurements to out.  Implemented in cubex.c, so that linking
+ * the reader always brings the collector (the run engine refers to it
+ * weakly).  metrics NULL (or nmetrics 0) selects "time" and
+ * "visits".  Returns 0, or -1 with err naming the file and the problem.
+ */
+int collect_cubex(const char *run_dir, char *const *metrics, int nmetrics, struct measurement_list *out,
+		  struct perr *err);
+
+/* The profile path collect_cubex would read (caller frees), or NULL. */
+char *cubex_find_profile(const char *run_dir);
+
+#endif

@@ -1,0 +1,851 @@
+/*
+ * Experiment designs (docs/designs.md): from a design_spec, the points of
+ * the full, taint or sparse strategy, multiplied by the placement axis,
+ * plus the contention experiment; each costed in core-hours and the whole
+ * trimmed to the budget.  A pure function: no I/O.
+ *
+ * Counting and costing the full factorial never enumerates it (products
+ * of value counts, expr_grid_sum for the cost).
+ */
+#include "designs/analysis.h"
+#include "designs/expr.h"
+#include "designs/plan.h"
+#include "designs/plan_internal.h"
+#include "common/strbuf.h"
+#include "common/strmap.h"
+#include "common/xalloc.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PLAN_POINTS 2000000
+
+enum kind { K_LINE, K_GROUP, K_EXTRA, K_FULL, K_PLACEMENT, K_CONTENTION };
+
+struct cand {
+	double *v;
+	int rpn;
+	int required;
+	int contention;
+	int reps;
+	double run_ch;          /* core-hours of one run */
+	struct strbuf reason;
+};
+
+struct builder {
+	const struct design_spec *s;
+	int np;
+	int *base;              /* baseline value index per parameter */
+	char *modelled;
+	int ranks_param;        /* index of the parameter with role "ranks", or -1 */
+	struct expr *cost;      /* seconds per run, or NULL */
+	struct cand *c;
+	int nc;
+	size_t alloc;
+	struct strmap index;    /* key of values + rpn -> candidate */
+	struct perr *err;
+};
+
+static char *cand_key(const struct builder *b, const double *v, int rpn)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int k = 0; k < b->np; k++)
+		strbuf_addf(&sb, "%.17g,", v[k]);
+	strbuf_addf(&sb, "@%d", rpn);
+	return strbuf_detach(&sb);
+}
+
+/* Add a point (or merge its reason and requirement into an existing one). */
+static int cand_add(struct builder *b, const double *v, int rpn, int required, int contention,
+		    const char *reason)
+{
+	char *key = cand_key(b, v, rpn);
+	int i = strmap_get(&b->index, key);
+	if (i >= 0) {
+		struct cand *c = &b->c[i];
+		c->required |= required;
+		if (!strstr(c->reason.buf, reason)) {
+			strbuf_addstr(&c->reason, "; ");
+			strbuf_addstr(&c->reason, reason);
+		}
+		free(key);
+		return i;
+	}
+	XGROW(b->c, (size_t)b->nc + 1, b->alloc);
+	struct cand *c = &b->c[b->nc];
+	memset(c, 0, sizeof(*c));
+	c->v = xmalloc(sizeof(double) * (size_t)(b->np ? b->np : 1));
+	memcpy(c->v, v, sizeof(double) * (size_t)b->np);
+	c->rpn = rpn;
+	c->required = required;
+	c->contention = contention;
+	strbuf_init(&c->reason);
+	strbuf_addstr(&c->reason, reason);
+	strmap_put(&b->index, key, b->nc);
+	free(key);
+	return b->nc++;
+}
+
+static int cand_find(const struct builder *b, const double *v, int rpn)
+{
+	char *key = cand_key(b, v, rpn);
+	int i = strmap_get(&b->index, key);
+	free(key);
+	return i;
+}
+
+static double ranks_of(const struct builder *b, const double *v)
+{
+	if (b->ranks_param >= 0)
+		return v[b->ranks_param];
+	return b->s->ranks > 0 ? b->s->ranks : 1;
+}
+
+/* Charged resources of one run at values v and ranks-per-node rpn. */
+static double resources(const struct builder *b, const double *v, int rpn)
+{
+	double ranks = ranks_of(b, v);
+	if (b->s->charge == CHARGE_NODE) {
+		int per = rpn > 0 ? rpn : b->s->cores_per_node;
+		return ceil(ranks / per) * b->s->cores_per_node;
+	}
+	return ranks;
+}
+
+/* Core-hours of one run (0 without a cost model); -1 with err set if the model misbehaves. */
+static double run_cost(struct builder *b, const double *v, int rpn)
+{
+	if (!b->cost)
+		return 0;
+	double t = expr_eval(b->cost, v);
+	if (!isfinite(t) || t < 0) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		for (int k = 0; k < b->np; k++)
+			strbuf_addf(&sb, "%s%s=%g", k ? ", " : "", b->s->params[k].name, v[k]);
+		perr_set(b->err, "cost model gives %g seconds at %s", t, sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
+	return t * resources(b, v, rpn) / 3600.0;
+}
+
+static void base_values(const struct builder *b, double *v)
+{
+	for (int k = 0; k < b->np; k++)
+		v[k] = b->s->params[k].values[b->base[k]];
+}
+
+static void add_note(struct plan *pl, char *note)
+{
+	pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
+	pl->notes[pl->nnotes++] = note;
+}
+
+/* ---- strategies ---- */
+
+static void add_lines(struct builder *b, int rpn)
+{
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	base_values(b, v);
+	cand_add(b, v, rpn, 1, 0, "baseline");
+	for (int k = 0; k < b->np; k++) {
+		if (!b->modelled[k])
+			continue;
+		char reason[200];
+		snprintf(reason, sizeof(reason), "line %s", b->s->params[k].name);
+		for (int i = 0; i < b->s->params[k].nvalues; i++) {
+			if (i == b->base[k])
+				continue;
+			base_values(b, v);
+			v[k] = b->s->params[k].values[i];
+			cand_add(b, v, rpn, 1, 0, reason);
+		}
+	}
+	free(v);
+}
+
+/* The grid over params gp[0..g) (others at baseline). */
+static void add_grid(struct builder *b, const int *gp, int g, int rpn, const char *reason,
+		     int required)
+{
+	int *idx = xcalloc((size_t)g + 1, sizeof(int));
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	for (;;) {
+		base_values(b, v);
+		int online = 0, off = -1;
+		for (int j = 0; j < g; j++) {
+			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
+			if (idx[j] != b->base[gp[j]]) {
+				online++;
+				off = gp[j];
+			}
+		}
+		char line[200];
+		if (online == 0)
+			snprintf(line, sizeof(line), "baseline");
+		else
+			snprintf(line, sizeof(line), "line %s", b->s->params[off].name);
+		cand_add(b, v, rpn, required || online <= 1, 0, online <= 1 ? line : reason);
+		int j = g - 1;
+		for (; j >= 0; j--) {
+			if (++idx[j] < b->s->params[gp[j]].nvalues)
+				break;
+			idx[j] = 0;
+		}
+		if (j < 0)
+			break;
+	}
+	free(idx);
+	free(v);
+}
+
+/* Rank of a candidate for "cheapest first": its cost, or without a model its distance from the baseline. */
+static double pick_cost(struct builder *b, const double *v, const int *idx, const int *gp, int g, int rpn)
+{
+	if (b->cost)
+		return run_cost(b, v, rpn);
+	double d = 0;
+	for (int j = 0; j < g; j++)
+		d += abs(idx[j] - b->base[gp[j]]);
+	return d;
+}
+
+static int popcount(unsigned x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+/* Planned points whose off-baseline parameters are exactly mask of gp. */
+static int count_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
+{
+	int n = 0;
+	for (int i = 0; i < b->nc; i++) {
+		const struct cand *c = &b->c[i];
+		if (c->rpn != rpn || c->contention)
+			continue;
+		int match = 1;
+		for (int k = 0; k < b->np && match; k++) {
+			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+			for (int j = 0; j < g; j++)
+				if (gp[j] == k)
+					in = mask >> j & 1;
+			match = off == in;
+		}
+		n += match;
+	}
+	return n;
+}
+
+/* An already planned point whose off-baseline parameters are exactly mask of gp, or -1. */
+static int find_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
+{
+	for (int i = 0; i < b->nc; i++) {
+		const struct cand *c = &b->c[i];
+		if (c->rpn != rpn || c->contention)
+			continue;
+		int match = 1;
+		for (int k = 0; k < b->np && match; k++) {
+			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+			for (int j = 0; j < g; j++)
+				if (gp[j] == k)
+					in = mask >> j & 1;
+			match = off == in;
+		}
+		if (match)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Add the `want` cheapest points not yet planned whose off-baseline
+ * parameters are exactly the subset mask of gp[0..g).  Each parameter of the
+ * subset takes its values nearest the baseline: all of them while the
+ * candidates number at most `budget`, otherwise the k nearest with
+ * k^|subset| <= budget (at least the nearest one).
+ */
+static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
+			const char *reason, int required, double budget)
+{
+	int size = popcount(mask);
+	/* values per member: off-baseline indices by distance from the baseline */
+	int **opts = xcalloc((size_t)g + 1, sizeof(int *));
+	int *nopt = xcalloc((size_t)g + 1, sizeof(int));
+	double all = 1;
+	for (int j = 0; j < g; j++)
+		if (mask >> j & 1)
+			all *= b->s->params[gp[j]].nvalues - 1;
+	int k = INT32_MAX;
+	if (all > budget) {
+		k = (int)floor(pow(budget, 1.0 / size) + 1e-9);
+		if (k < 1)
+			k = 1;
+	}
+	for (int j = 0; j < g; j++) {
+		if (!(mask >> j & 1))
+			continue;
+		int n = b->s->params[gp[j]].nvalues, base = b->base[gp[j]];
+		opts[j] = xmalloc(sizeof(int) * (size_t)n);
+		for (int d = 1; d < n && nopt[j] < k; d++) {
+			if (base - d >= 0 && nopt[j] < k)
+				opts[j][nopt[j]++] = base - d;
+			if (base + d < n && nopt[j] < k)
+				opts[j][nopt[j]++] = base + d;
+		}
+	}
+	int keepn = want + count_support(b, gp, g, mask, rpn);
+	double *best_cost = xmalloc(sizeof(double) * (size_t)keepn);
+	double **best_v = xcalloc((size_t)keepn, sizeof(double *));
+	int nbest = 0, rc = 0;
+	int *pos = xcalloc((size_t)g + 1, sizeof(int));
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	int *idx = xmalloc(sizeof(int) * (size_t)(g + 1));
+	for (;;) {
+		base_values(b, v);
+		for (int j = 0; j < g; j++) {
+			idx[j] = (mask >> j & 1) ? opts[j][pos[j]] : b->base[gp[j]];
+			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
+		}
+		double cst = pick_cost(b, v, idx, gp, g, rpn);
+		if (cst < 0) {
+			rc = -1;
+			break;
+		}
+		/* insertion into the sorted list of the best keepn */
+		int at = nbest;
+		while (at > 0 && best_cost[at - 1] > cst)
+			at--;
+		if (at < keepn) {
+			if (nbest == keepn)
+				free(best_v[--nbest]);
+			memmove(best_cost + at + 1, best_cost + at, sizeof(double) * (size_t)(nbest - at));
+			memmove(best_v + at + 1, best_v + at, sizeof(double *) * (size_t)(nbest - at));
+			best_cost[at] = cst;
+			best_v[at] = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+			memcpy(best_v[at], v, sizeof(double) * (size_t)b->np);
+			nbest++;
+		}
+		int j = g - 1;
+		for (; j >= 0; j--) {
+			if (!(mask >> j & 1))
+				continue;
+			if (++pos[j] < nopt[j])
+				break;
+			pos[j] = 0;
+		}
+		if (j < 0)
+			break;
+	}
+	int added = 0;
+	for (int i = 0; i < nbest; i++) {
+		if (rc == 0 && added < want && cand_find(b, best_v[i], rpn) < 0) {
+			cand_add(b, best_v[i], rpn, required, 0, reason);
+			added++;
+		}
+		free(best_v[i]);
+	}
+	for (int j = 0; j < g; j++)
+		free(opts[j]);
+	free(opts);
+	free(nopt);
+	free(best_v);
+	free(best_cost);
+	free(pos);
+	free(idx);
+	free(v);
+	return rc;
+}
+
+static int add_sparse(struct builder *b, const int *gp, int g, const char *gname, int rpn)
+{
+	if (g > 12)
+		return perr_set(b->err, "group %s has %d parameters; sparse designs handle at most 12", gname, g);
+	/* candidates evaluated per subset, so that a whole group costs ~2e5 evaluations */
+	double budget = 2e5 / ((1u << g) - g);
+	if (budget < 64)
+		budget = 64;
+	/* one point per interaction subset, smallest subsets first */
+	for (int size = 2; size <= g; size++)
+		for (unsigned mask = 0; mask < (1u << g); mask++) {
+			if (popcount(mask) != size)
+				continue;
+			struct strbuf r;
+			strbuf_init(&r);
+			strbuf_addstr(&r, "sparse ");
+			for (int j = 0, first = 1; j < g; j++)
+				if (mask >> j & 1) {
+					strbuf_addf(&r, "%s%s", first ? "" : "*", b->s->params[gp[j]].name);
+					first = 0;
+				}
+			strbuf_addstr(&r, ": separates the product from the sum");
+			int have = find_support(b, gp, g, mask, rpn), rc = 0;
+			if (have >= 0) {        /* another group's point serves this subset too */
+				struct cand *c = &b->c[have];
+				c->required = 1;
+				strbuf_addstr(&c->reason, "; ");
+				strbuf_addstr(&c->reason, r.buf);
+			} else {
+				rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1, budget);
+			}
+			strbuf_release(&r);
+			if (rc < 0)
+				return -1;
+		}
+	int extra = b->s->sparse_extra == 0 ? 1 : b->s->sparse_extra < 0 ? 0 : b->s->sparse_extra;
+	if (extra > 0) {
+		char reason[600];
+		snprintf(reason, sizeof(reason), "sparse %s: extra point to check the fit", gname);
+		if (add_cheapest(b, gp, g, (1u << g) - 1, extra, rpn, reason, 0, budget) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_full(struct builder *b, int rpn)
+{
+	double n = 1;
+	int *gp = xmalloc(sizeof(int) * (size_t)(b->np + 1));
+	int g = 0;
+	for (int k = 0; k < b->np; k++)
+		if (b->modelled[k]) {
+			gp[g++] = k;
+			n *= b->s->params[k].nvalues;
+		}
+	if (n > MAX_PLAN_POINTS) {
+		free(gp);
+		return perr_set(b->err, "the full factorial has %.0f points (limit %d); use strategy "
+				"taint or sparse", n, MAX_PLAN_POINTS);
+	}
+	add_grid(b, gp, g, rpn, "full factorial", 0);
+	free(gp);
+	return 0;
+}
+
+/* Whether a point belongs to the placement axis' attachment. */
+static int attached(const struct builder *b, const double *v)
+{
+	if (!b->s->nattach)
+		return 1;
+	for (int a = 0; a < b->s->nattach; a++) {
+		const char *what = b->s->attach[a];
+		if (!strcmp(what, "all"))
+			return 1;
+		int off = -1, noff = 0;
+		for (int k = 0; k < b->np; k++)
+			if (v[k] != b->s->params[k].values[b->base[k]]) {
+				off = k;
+				noff++;
+			}
+		if (noff == 0)
+			return 1;       /* the baseline is on every line */
+		if (noff == 1 && !strcmp(b->s->params[off].name, what))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- full factorial totals without enumeration ---- */
+
+static int full_factorial(struct builder *b, struct plan *pl)
+{
+	const struct design_spec *s = b->s;
+	double n = 1;
+	for (int k = 0; k < b->np; k++)
+		n *= s->params[k].nvalues;
+	int nplace = 1;
+	int all = !s->nattach;
+	for (int a = 0; a < s->nattach; a++)
+		all |= !strcmp(s->attach[a], "all");
+	if (s->nrpn > 0 && all)
+		nplace = s->nrpn;
+	n *= nplace;
+	pl->full_points = n > 9e18 ? -1 : (long long)n;
+	pl->full_runs = n * s->repetitions > 9e18 ? -1 : (long long)(n * s->repetitions);
+	if (!b->cost) {
+		pl->full_core_hours = 0;
+		return 0;
+	}
+	/* cost per run = model * resources, as one expression */
+	char **names = xmalloc(sizeof(char *) * (size_t)(b->np + 1));
+	int *nv = xmalloc(sizeof(int) * (size_t)(b->np + 1));
+	double **vals = xmalloc(sizeof(double *) * (size_t)(b->np + 1));
+	for (int k = 0; k < b->np; k++) {
+		names[k] = s->params[k].name;
+		nv[k] = s->params[k].nvalues;
+		vals[k] = s->params[k].values;
+	}
+	double total = 0;
+	int rc = 0;
+	for (int r = 0; r < nplace && rc == 0; r++) {
+		int rpn = s->nrpn > 0 ? s->rpn[r] : 0;
+		char ranks[200];
+		if (b->ranks_param >= 0)
+			snprintf(ranks, sizeof(ranks), "(%s)", names[b->ranks_param]);
+		else
+			snprintf(ranks, sizeof(ranks), "%d", s->ranks > 0 ? s->ranks : 1);
+		char *text;
+		if (s->charge == CHARGE_NODE)
+			text = xasprintf("(%s) * ceil(%s / %d) * %d", s->cost_model, ranks,
+					 rpn > 0 ? rpn : s->cores_per_node, s->cores_per_node);
+		else
+			text = xasprintf("(%s) * %s", s->cost_model, ranks);
+		struct perr e2;
+		struct expr *e = expr_parse(text, b->np, names, &e2);
+		double sum = 0;
+		if (!e || expr_grid_sum(e, nv, vals, 2e7, &sum, NULL, &e2) < 0) {
+			add_note(pl, xasprintf("full factorial cost unknown: %s", e2.msg));
+			total = -1;
+			rc = 1;
+		} else {
+			total += sum;
+		}
+		expr_free(e);
+		free(text);
+	}
+	pl->full_core_hours = total < 0 ? -1 : total * s->repetitions / 3600.0;
+	free(names);
+	free(nv);
+	free(vals);
+	return 0;
+}
+
+/* ---- budget ---- */
+
+static double plan_cost(const struct builder *b, const char *keep, int reps)
+{
+	double t = 0;
+	for (int i = 0; i < b->nc; i++)
+		if (keep[i]) {
+			int r = b->c[i].reps < reps ? b->c[i].reps : reps;
+			t += b->c[i].run_ch * r;
+		}
+	return t;
+}
+
+static int cmp_cost_desc(const void *x, const void *y, void *arg)
+{
+	const struct builder *b = arg;
+	double a = b->c[*(const int *)x].run_ch, c = b->c[*(const int *)y].run_ch;
+	return (a < c) - (a > c);
+}
+
+static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_out)
+{
+	const struct design_spec *s = b->s;
+	double budget = s->budget_core_hours;
+	double eps = budget * 1e-9 + 1e-12;
+	int reps = s->repetitions;
+	*reps_out = reps;
+	if (budget <= 0 || plan_cost(b, keep, reps) <= budget + eps)
+		return 0;
+	int minr = s->min_repetitions > 0 ? s->min_repetitions : 3;
+	if (minr > reps)
+		minr = reps;
+	double before = plan_cost(b, keep, reps);
+	while (reps > minr && plan_cost(b, keep, reps) > budget + eps)
+		reps--;
+	if (reps != s->repetitions)
+		add_note(pl, xasprintf("budget: repetitions reduced from %d to %d (%.4g -> %.4g core-hours)",
+				       s->repetitions, reps, before, plan_cost(b, keep, reps)));
+	*reps_out = reps;
+	if (plan_cost(b, keep, reps) <= budget + eps)
+		return 0;
+	int *order = xmalloc(sizeof(int) * (size_t)(b->nc + 1));
+	int n = 0;
+	for (int i = 0; i < b->nc; i++)
+		if (!b->c[i].required)
+			order[n++] = i;
+	qsort_r(order, (size_t)n, sizeof(int), cmp_cost_desc, b);
+	int dropped = 0;
+	for (int i = 0; i < n && plan_cost(b, keep, reps) > budget + eps; i++) {
+		keep[order[i]] = 0;
+		dropped++;
+	}
+	free(order);
+	pl->dropped = dropped;
+	if (dropped)
+		add_note(pl, xasprintf("budget: dropped %d optional point%s, the most expensive first",
+				       dropped, dropped == 1 ? "" : "s"));
+	double need = plan_cost(b, keep, reps);
+	if (need <= budget + eps)
+		return 0;
+	/* infeasible: the shortfall and the cheapest feasible alternative */
+	struct strbuf alt;
+	strbuf_init(&alt);
+	int r2 = reps;
+	while (r2 > 1 && plan_cost(b, keep, r2) > budget + eps)
+		r2--;
+	if (plan_cost(b, keep, r2) <= budget + eps)
+		strbuf_addf(&alt, "min_repetitions = %d (%.4f core-hours)", r2, plan_cost(b, keep, r2));
+	else
+		strbuf_addf(&alt, "budget.core_hours = %.4f (required points, 1 repetition)",
+			    plan_cost(b, keep, 1));
+	perr_set(b->err, "plan needs %.4f core-hours at %d repetitions with only the points modelling "
+		 "needs, over the budget of %.4f by %.4f core-hours; cheapest feasible alternative: %s",
+		 need, reps, budget, need - budget, alt.buf);
+	strbuf_release(&alt);
+	return -1;
+}
+
+/* ---- plan_design ---- */
+
+static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, int *have_an)
+{
+	const struct design_spec *s = b->s;
+	*have_an = 0;
+	if (s->nparams <= 0)
+		return perr_set(b->err, "no parameters to design over");
+	if (s->repetitions < 1)
+		return perr_set(b->err, "repetitions must be at least 1, not %d", s->repetitions);
+	b->base = xcalloc((size_t)s->nparams + 1, sizeof(int));
+	b->modelled = xcalloc((size_t)s->nparams + 1, 1);
+	b->ranks_param = -1;
+	for (int k = 0; k < s->nparams; k++) {
+		const struct plan_param *p = &s->params[k];
+		if (p->nvalues < 1)
+			return perr_set(b->err, "parameter '%s' has no values", p->name);
+		if (p->role && !strcmp(p->role, "ranks"))
+			b->ranks_param = k;
+		int bi = 0;
+		for (int i = 1; i < p->nvalues; i++)
+			if (p->values[i] < p->values[bi])
+				bi = i;
+		if (s->baseline && !isnan(s->baseline[k])) {
+			bi = -1;
+			for (int i = 0; i < p->nvalues && bi < 0; i++)
+				if (fabs(p->values[i] - s->baseline[k]) <= 1e-12 * fabs(s->baseline[k]))
+					bi = i;
+			if (bi < 0)
+				return perr_set(b->err, "baseline %g of '%s' is not one of its values",
+						s->baseline[k], p->name);
+		}
+		b->base[k] = bi;
+		b->modelled[k] = p->nvalues > 1;
+	}
+	if (s->charge == CHARGE_NODE && s->cores_per_node <= 0)
+		return perr_set(b->err, "charge \"node\" needs cores_per_node");
+	for (int i = 0; i < s->nrpn; i++)
+		if (s->rpn[i] <= 0)
+			return perr_set(b->err, "ranks per node must be positive, not %d", s->rpn[i]);
+	for (int i = 0; i < s->ncontention; i++)
+		if (s->contention_rpn[i] <= 0)
+			return perr_set(b->err, "contention ranks per node must be positive, not %d",
+					s->contention_rpn[i]);
+	for (int a = 0; a < s->nattach; a++) {
+		const char *w = s->attach[a];
+		int known = !strcmp(w, "all") || !strcmp(w, "baseline");
+		for (int k = 0; k < s->nparams; k++)
+			known |= !strcmp(w, s->params[k].name);
+		if (!known)
+			return perr_set(b->err, "placement attaches to '%s': not all, baseline or a parameter", w);
+	}
+	char **names = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
+	for (int k = 0; k < s->nparams; k++)
+		names[k] = s->params[k].name;
+	if (s->cost_model) {
+		struct perr e2;
+		b->cost = expr_parse(s->cost_model, s->nparams, names, &e2);
+		if (!b->cost) {
+			free(names);
+			return perr_set(b->err, "cost model \"%s\": %s", s->cost_model, e2.msg);
+		}
+	}
+	if (s->budget_core_hours > 0 && !b->cost) {
+		free(names);
+		return perr_set(b->err, "a budget needs a cost model to price the points");
+	}
+	if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps) {
+		free(names);
+		return perr_set(b->err, "strategy '%s' needs a dependency file",
+				s->strategy == DESIGN_TAINT ? "taint" : "sparse");
+	}
+	if (s->deps) {
+		char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
+		int nsel = 0;
+		/* full only prunes: parameters the file does not know are simply swept */
+		for (int k = 0; k < s->nparams; k++)
+			if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
+				sel[nsel++] = names[k];
+		int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
+		free(sel);
+		if (rc < 0) {
+			free(names);
+			return -1;
+		}
+		*have_an = 1;
+		for (int k = 0; k < s->nparams; k++) {
+			int dk = deps_find_param(s->deps, names[k]);
+			if (!b->modelled[k] || dk < 0 || !an->pruned[dk])
+				continue;
+			b->modelled[k] = 0;
+			pl->pruned = xrealloc(pl->pruned, sizeof(char *) * (size_t)(pl->npruned + 1));
+			pl->pruned_why = xrealloc(pl->pruned_why, sizeof(char *) * (size_t)(pl->npruned + 1));
+			pl->pruned[pl->npruned] = xstrdup(names[k]);
+			pl->pruned_why[pl->npruned] = xasprintf(
+				"affects no loop in '%s'; fixed at its baseline %g",
+				s->deps->path ? s->deps->path : "the dependency file",
+				s->params[k].values[b->base[k]]);
+			pl->npruned++;
+		}
+		for (int g = 0; g < an->ngroups; g++) {
+			const struct deps_group *dg = &an->groups[g];
+			pl->groups = xrealloc(pl->groups, sizeof(*pl->groups) * (size_t)(pl->ngroups + 1));
+			struct plan_group *pg = &pl->groups[pl->ngroups++];
+			pg->nparams = dg->n;
+			pg->params = xmalloc(sizeof(char *) * (size_t)dg->n);
+			for (int i = 0; i < dg->n; i++)
+				pg->params[i] = xstrdup(s->deps->params[dg->params[i]]);
+			pg->nfuncs = dg->nfuncs;
+			pg->funcs = xmalloc(sizeof(char *) * (size_t)(dg->nfuncs + 1));
+			for (int i = 0; i < dg->nfuncs; i++)
+				pg->funcs[i] = xstrdup(s->deps->funcs[dg->funcs[i]].name);
+		}
+	}
+	free(names);
+	int minv = s->min_values > 0 ? s->min_values : 5;
+	for (int k = 0; k < s->nparams; k++)
+		if (b->modelled[k] && s->params[k].nvalues < minv)
+			add_note(pl, xasprintf("warning: parameter '%s' has %d values; a reliable model "
+					       "needs at least %d", s->params[k].name,
+					       s->params[k].nvalues, minv));
+	return 0;
+}
+
+static int group_index(const struct design_spec *s, const char *name)
+{
+	for (int k = 0; k < s->nparams; k++)
+		if (!strcmp(s->params[k].name, name))
+			return k;
+	return -1;
+}
+
+int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
+{
+	memset(pl, 0, sizeof(*pl));
+	struct builder b = { .s = s, .np = s->nparams, .err = err };
+	strmap_init(&b.index);
+	struct deps_analysis an;
+	int have_an = 0, rc = -1;
+	char *keep = NULL;
+	if (setup(&b, pl, &an, &have_an) < 0)
+		goto done;
+	int rpn0 = s->nrpn > 0 ? s->rpn[0] : 0;
+	if (s->strategy == DESIGN_FULL) {
+		if (add_full(&b, rpn0) < 0)
+			goto done;
+	} else {
+		add_lines(&b, rpn0);
+		for (int g = 0; g < pl->ngroups; g++) {
+			const struct plan_group *pg = &pl->groups[g];
+			int *gp = xmalloc(sizeof(int) * (size_t)pg->nparams);
+			struct strbuf gname;
+			strbuf_init(&gname);
+			for (int i = 0; i < pg->nparams; i++) {
+				gp[i] = group_index(s, pg->params[i]);
+				strbuf_addf(&gname, "%s%s", i ? "*" : "", pg->params[i]);
+			}
+			int grc = 0;
+			if (s->strategy == DESIGN_TAINT) {
+				char *reason = xasprintf("group %s", gname.buf);
+				add_grid(&b, gp, pg->nparams, rpn0, reason, 0);
+				free(reason);
+			} else {
+				grc = add_sparse(&b, gp, pg->nparams, gname.buf, rpn0);
+			}
+			strbuf_release(&gname);
+			free(gp);
+			if (grc < 0)
+				goto done;
+		}
+	}
+	/* placement axis: the other ranks-per-node values for the attached points */
+	int nbase = b.nc;
+	for (int r = 1; r < s->nrpn; r++) {
+		for (int i = 0; i < nbase; i++) {
+			if (!attached(&b, b.c[i].v))
+				continue;
+			char *reason = xasprintf("placement %d ranks/node; %s", s->rpn[r], b.c[i].reason.buf);
+			cand_add(&b, b.c[i].v, s->rpn[r], 0, 0, reason);
+			free(reason);
+		}
+	}
+	/* contention: one point, ranks per node varied */
+	for (int r = 0; r < s->ncontention; r++) {
+		double *v = xmalloc(sizeof(double) * (size_t)(b.np + 1));
+		base_values(&b, v);
+		for (int k = 0; k < b.np; k++)
+			if (s->contention_point && !isnan(s->contention_point[k]))
+				v[k] = s->contention_point[k];
+		char *reason = xasprintf("contention %d ranks/node", s->contention_rpn[r]);
+		int i = cand_add(&b, v, s->contention_rpn[r], 0, 1, reason);
+		b.c[i].contention = 1;
+		free(reason);
+		free(v);
+	}
+	for (int i = 0; i < b.nc; i++) {
+		struct cand *c = &b.c[i];
+		c->reps = c->contention && s->contention_repetitions > 0 ? s->contention_repetitions
+									: s->repetitions;
+		if ((c->run_ch = run_cost(&b, c->v, c->rpn)) < 0)
+			goto done;
+	}
+	full_factorial(&b, pl);
+	keep = xmalloc((size_t)b.nc + 1);
+	memset(keep, 1, (size_t)b.nc + 1);
+	int reps;
+	if (fit_budget(&b, pl, keep, &reps) < 0)
+		goto done;
+	/* the plan */
+	plan_copy_params(pl, s);
+	static const char *names[] = { "full", "taint", "sparse" };
+	pl->strategy = names[s->strategy >= 0 && s->strategy <= 2 ? s->strategy : 0];
+	pl->cost_known = b.cost != NULL;
+	pl->repetitions = reps;
+	int n = 0;
+	for (int i = 0; i < b.nc; i++)
+		n += keep[i];
+	pl->points = xcalloc((size_t)n + 1, sizeof(*pl->points));
+	int placed = s->nrpn > 0 || s->ncontention > 0;
+	for (int i = 0; i < b.nc; i++) {
+		if (!keep[i])
+			continue;
+		struct cand *c = &b.c[i];
+		struct plan_point *pt = &pl->points[pl->npoints++];
+		pt->values = c->v;
+		c->v = NULL;
+		pt->ranks_per_node = c->rpn;
+		if (placed && c->rpn > 0)
+			pt->nodes = (int)ceil(ranks_of(&b, pt->values) / c->rpn);
+		pt->policy = s->policy ? xstrdup(s->policy) : NULL;
+		pt->repetitions = c->reps < reps ? c->reps : reps;
+		pt->core_hours = c->run_ch * pt->repetitions;
+		pt->reason = strbuf_detach(&c->reason);
+		pl->runs += pt->repetitions;
+		pl->core_hours += pt->core_hours;
+	}
+	rc = 0;
+done:
+	if (rc < 0) {
+		plan_release(pl);
+	}
+	for (int i = 0; i < b.nc; i++) {
+		free(b.c[i].v);
+		strbuf_release(&b.c[i].reason);
+	}
+	free(b.c);
+	free(keep);
+	free(b.base);
+	free(b.modelled);
+	expr_free(b.cost);
+	strmap_release(&b.index);
+	if (have_an)
+		deps_analysis_release(&an);
+	return rc;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `perfsweep plan` end to end on a 6-parameter campaign with 10 values each
+# (a 10^6-point full factorial): config, dependency file, sparse design,
+# cost model and budget.  Must stay well under one second.
+set -e
+ROOT=${PERFSWEEP_ROOT:-$(pwd)}
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cat > "$T/six.cfg" <<CFG
+name = "six";
+app = { command = [ "app", "{a}", "{b}", "{c}", "{d}", "{e}" ]; };
+parameters = (
+  { name = "a"; values = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ]; },
+  { name = "b"; values = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ]; },
+  { name = "c"; values = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ]; },
+  { name = "d"; values = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ]; },
+  { name = "e"; values = [ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ]; },
+  { name = "p"; values = [ 16, 32, 48, 64, 80, 96, 112, 128, 144, 160 ]; role = "ranks"; }
+);
+repetitions = 5;
+dependencies = "$ROOT/tests/data/designs/six.deps";
+design = { strategy = "sparse"; };
+cost_model = "1e-3 * a^2 * b / p + c + log2(d) + e";
+budget = { core_hours = 100000.0; };
+CFG
+for s in sparse taint; do
+	sed -i "s/strategy = \"[a-z]*\"/strategy = \"$s\"/" "$T/six.cfg"
+	start=$(date +%s.%N)
+	for i in 1 2 3 4 5; do "$ROOT/bin/perfsweep" plan "$T/six.cfg" --json > "$T/out.json"; done
+	end=$(date +%s.%N)
+	pts=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$j->{totals}{points} points, factorial $j->{full_factorial}{points}"' < "$T/out.json")
+	perl -e "printf \"perfsweep plan --json, $s, 6 params x 10 values: $pts; %.1f ms per call\n\", ($end - $start) / 5 * 1000"
+done
+# worst case: all six parameters in one product term (one 6-parameter group)
+sed -i -e 's|^dependencies = .*|dependencies = "'"$T"'/all.deps";|' -e 's/strategy = "[a-z]*"/strategy = "sparse"/' "$T/six.cfg"
+printf 'parameters = ["a", "b", "c", "d", "e", "p"];\nfunctions = ( { name = "main"; deps = ( ["a", "b", "c", "d", "e", "p"] ); } );\n' > "$T/all.deps"
+start=$(date +%s.%N)
+for i in 1 2 3 4 5; do "$ROOT/bin/perfsweep" plan "$T/six.cfg" --json > "$T/out.json"; done
+end=$(date +%s.%N)
+pts=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$j->{totals}{points} points, factorial $j->{full_factorial}{points}"' < "$T/out.json")
+perl -e "printf \"perfsweep plan --json, sparse, one 6-parameter group: $pts; %.1f ms per call\n\", ($end - $start) / 5 * 1000"

@@ -1,0 +1,605 @@
+/*
+ * The validator on generated experiments with known truth: injected
+ * contention at several strengths and noise levels, two regimes along a
+ * line, noisy points, false dependencies, and clean data over a fixed set
+ * of seeds (the false-flag rate).
+ */
+#include "tests/tap.h"
+#include "tests/unit/validate_gen.h"
+#include "designs/expr.h"
+#include "validator/falsedep.h"
+#include "validator/validate.h"
+#include "validator/vline.h"
+
+struct cont_truth {
+	double g, rmin, rmax;
+};
+
+/* size^3 work that slows down linearly with ranks per node: +g over the range. */
+static double truth_contention(const double *x, void *ctx)
+{
+	struct cont_truth *c = ctx;
+	return 2e-4 * x[0] * x[0] * x[0] * (1 + c->g * (x[1] - c->rmin) / (c->rmax - c->rmin));
+}
+
+static const struct vflag *find_flag(const struct validation *v, enum vflag_kind kind, int param)
+{
+	for (int i = 0; i < v->nflags; i++)
+		if (v->flags[i].kind == kind && (param < 0 || v->flags[i].param == param))
+			return &v->flags[i];
+	return NULL;
+}
+
+static void dump_flags(const struct validation *v)
+{
+	for (int i = 0; i < v->nflags; i++)
+		diag("  flag %s param %d growth %.4g p %.3g: %s", vflag_kind_name(v->flags[i].kind),
+		     v->flags[i].param, v->flags[i].growth, v->flags[i].p_value, v->flags[i].detail);
+}
+
+/* Contention on ranks_per_node for a kernel whose volume depends on size only. */
+static void test_contention(void)
+{
+	static const double gs[] = { 0.1, 0.25, 0.5, 1.0 };
+	static const double noises[] = { 0.005, 0.02, 0.04 };
+	static const double sizes[] = { 10, 20, 30, 40, 50 };
+	static const double rpns[] = { 2, 6, 10, 14, 18 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 5, 5 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (size_t gi = 0; gi < sizeof(gs) / sizeof(gs[0]); gi++)
+		for (size_t ni = 0; ni < sizeof(noises) / sizeof(noises[0]); ni++) {
+			double g = gs[gi], noise = noises[ni];
+			/* a weak effect in strong noise is not expected to be measurable to 20% */
+			if (g / noise < 5)
+				continue;
+			gsl_rng_set(rng, 1000 + gi * 10 + ni);
+			struct experiment e;
+			experiment_init(&e);
+			experiment_param(&e, "size");
+			experiment_param(&e, VALIDATE_RPN_PARAM);
+			struct cont_truth ct = { g, 2, 18 };
+			gen_grid(&e, "main->kernel", 5, noise, truth_contention, &ct, vals, nvals, rng);
+			const char *dp[] = { "size" };
+			struct deps d;
+			gen_deps_init(&d, 1, dp);
+			int only_size[] = { 0 };
+			int fi = gen_deps_func(&d, "kernel", 1, only_size, NULL);
+			const struct dep_function *funcs[] = { &d.funcs[fi] };
+			struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
+			struct validation v;
+			struct perr err = { "" };
+			int rc = validate_run(&v, &in, NULL, &err);
+			is_int(rc, 0, "contention g=%.2f noise=%.3f: validates (%s)", g, noise, err.msg);
+			const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
+			ok(f != NULL, "contention g=%.2f noise=%.3f: flagged on ranks_per_node", g, noise);
+			if (f) {
+				is_rel(f->growth, g, 0.2, "contention g=%.2f noise=%.3f: growth within 20%%", g, noise);
+				ok(f->p_value < 0.01 && f->blocking, "contention g=%.2f noise=%.3f: significant (p=%.3g) "
+				   "and blocking", g, noise, f->p_value);
+			} else {
+				dump_flags(&v);
+			}
+			ok(!validation_publishable(&v), "contention g=%.2f noise=%.3f: verdict blocked", g, noise);
+			ok(find_flag(&v, VFLAG_NOISE, -1) == NULL, "contention g=%.2f noise=%.3f: no noise flag",
+			   g, noise);
+			if (pmnf_uses_param(&v.regions[0].black_box, 1)) {
+				const struct vflag *fd = find_flag(&v, VFLAG_FALSE_DEPENDENCY, 1);
+				ok(fd && fd->cause && !strcmp(fd->cause, "contention"),
+				   "contention g=%.2f noise=%.3f: black-box use of ranks_per_node is a false "
+				   "dependency caused by contention", g, noise);
+			}
+			is_int(v.study.param, 1, "study summarises ranks_per_node");
+			is_int(v.study.nincreasing, 1, "study counts the increasing region");
+			validation_release(&v);
+			gen_deps_release(&d);
+			experiment_release(&e);
+		}
+	gsl_rng_free(rng);
+}
+
+/* Two levels only (1 and 2 ranks per node, as on a 2-core machine). */
+static void test_contention_two_levels(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double rpns[] = { 1, 2 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 3, 2 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int slow = 0; slow < 2; slow++) {
+		gsl_rng_set(rng, 900 + slow);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		struct cont_truth ct = { slow ? 0.3 : 0.0, 1, 2 };
+		gen_grid(&e, "main->stream", 5, 0.02, truth_contention, &ct, vals, nvals, rng);
+		struct validate_input in = { .e = &e };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "two levels, slowdown %d: validates (%s)", slow, err.msg);
+		const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
+		if (slow) {
+			ok(f != NULL, "two levels: +30%% flagged");
+			if (f)
+				is_rel(f->growth, 0.3, 0.2, "two levels: growth within 20%%");
+		} else {
+			ok(f == NULL, "two levels: no slowdown, no flag");
+			ok(v.regions[0].growth_tested[1], "two levels: tested all the same");
+		}
+		validation_release(&v);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+/*
+ * A campaign with a contention block: the design's points carry no
+ * placement (ranks_per_node 0), the contention point runs at 2..18 ranks
+ * per node.  Only placed runs count for the growth.
+ */
+static void test_contention_block(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 4242);
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "size");
+	experiment_param(&e, VALIDATE_RPN_PARAM);
+	/* the whole program, a root call path */
+	int c = experiment_callpath(&e, "main"), m = experiment_metric(&e, "time");
+	struct cont_truth ct = { 0.5, 2, 18 };
+	for (int i = 0; i < 5; i++) {
+		double x[2] = { 10 + 10 * i, 0 };
+		int p = experiment_point(&e, x);
+		for (int r = 0; r < 5; r++)   /* unplaced: as fast as 2 per node */
+			experiment_add(&e, c, m, p, 2e-4 * x[0] * x[0] * x[0] * (1 + 0.01 * gsl_ran_gaussian(rng, 1)));
+	}
+	for (int rpn = 2; rpn <= 18; rpn += 4) {
+		double x[2] = { 30, rpn };
+		int p = experiment_point(&e, x);
+		for (int r = 0; r < 5; r++)
+			experiment_add(&e, c, m, p, truth_contention(x, &ct) * (1 + 0.01 * gsl_ran_gaussian(rng, 1)));
+	}
+	struct validate_input in = { .e = &e };
+	struct validation v;
+	struct perr err = { "" };
+	is_int(validate_run(&v, &in, NULL, &err), 0, "contention block: validates (%s)", err.msg);
+	const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
+	ok(f != NULL, "contention block: flagged");
+	if (f)
+		is_rel(f->growth, 0.5, 0.2, "contention block: growth from 2 to 18 within 20%%");
+	is_rel(v.regions[0].growth[1].xmin, 2, 0, "contention block: range starts at 2, not the unplaced 0");
+	is_int(v.study.nincreasing, 1, "contention block: study counts the region");
+	is_rel(v.study.program_growth, 0.5, 0.2, "contention block: whole-program growth");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
+struct regime_truth {
+	int change;         /* index of the first point of the second regime */
+	const double *xs;
+	int kind;           /* 0: jump, 1: exponent change */
+};
+
+static double truth_regimes(const double *x, void *ctx)
+{
+	struct regime_truth *t = ctx;
+	int i = 0;
+	while (t->xs[i] != x[0])
+		i++;
+	if (t->kind == 0)
+		return i < t->change ? 10 + 2 * x[0] : 60 + 2 * x[0];
+	/* linear, then quadratic from the change on (meeting at the change point) */
+	double xc = t->xs[t->change];
+	return i < t->change ? 3 * x[0] : 3 * x[0] * x[0] / xc;
+}
+
+static void test_segments(void)
+{
+	static const double ps[] = { 4, 8, 12, 16, 20, 24, 28, 32, 36, 40 };
+	const double *vals[] = { ps };
+	int nvals[] = { 10 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int kind = 0; kind < 2; kind++)
+		for (int change = 3; change <= 7; change++) {
+			gsl_rng_set(rng, 2000 + kind * 10 + change);
+			struct experiment e;
+			experiment_init(&e);
+			experiment_param(&e, "p");
+			struct regime_truth t = { change, ps, kind };
+			gen_grid(&e, "main->comm", 5, 0.01, truth_regimes, &t, vals, nvals, rng);
+			struct validate_input in = { .e = &e };
+			struct validation v;
+			struct perr err = { "" };
+			int rc = validate_run(&v, &in, NULL, &err);
+			is_int(rc, 0, "regimes kind %d at %d: validates (%s)", kind, change, err.msg);
+			const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
+			ok(f && f->blocking, "regimes kind %d at %d: flagged segmented, blocking", kind, change);
+			if (!f)
+				dump_flags(&v);
+			const struct segment_result *s = &v.regions[0].segment[0];
+			ok(v.regions[0].segment_tested[0] && abs(s->change - change) <= 1,
+			   "regimes kind %d at %d: change point within one point (got %d)", kind, change,
+			   s->change);
+			validation_release(&v);
+			experiment_release(&e);
+		}
+	gsl_rng_free(rng);
+}
+
+/*
+ * The data of Extra-P's segmented examples (exact values): p^2 up to 6 then
+ * 30 + p (6 lies on both), and log2(p) for p <= 20 then p^2.
+ */
+static void test_segments_exact(void)
+{
+	for (int which = 1; which <= 2; which++) {
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "p");
+		int c = experiment_callpath(&e, "main"), m = experiment_metric(&e, "time");
+		for (int i = 1; i <= 10; i++) {
+			double x = which == 1 ? i : 4 * i;
+			int p = experiment_point(&e, &x);
+			double y = which == 1 ? (i <= 6 ? x * x : 30 + x) : (i <= 5 ? log2(x) : x * x);
+			for (int r = 0; r < 5; r++)
+				experiment_add(&e, c, m, p, y);
+		}
+		struct validate_input in = { .e = &e };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "segmented_%d: validates", which);
+		const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
+		ok(f && f->p_value < 1e-6, "segmented_%d: flagged", which);
+		int change = v.regions[0].segment[0].change, want = which == 1 ? 6 : 5;
+		ok(abs(change - want) <= 1, "segmented_%d: change point %d within one of %d", which, change, want);
+		if (which == 2 && f)
+			contains(f->detail, "between p=20 and p=24", "segmented_2: reported between 20 and 24");
+		validation_release(&v);
+		experiment_release(&e);
+	}
+}
+
+static double truth_clean2(const double *x, void *ctx)
+{
+	(void)ctx;
+	return 3 + 1e-3 * x[0] * x[0] * log2(x[1]);
+}
+
+static double truth_clean1(const double *x, void *ctx)
+{
+	int kind = *(int *)ctx;
+	switch (kind) {
+	case 0: return 4 + 0.5 * x[0];
+	case 1: return 1 + 0.01 * x[0] * x[0];
+	default: return 20 + 3 * log2(x[0]);
+	}
+}
+
+/* Clean data, consistent with its dependencies: flags counted over a fixed seed set. */
+static void test_clean(void)
+{
+	static const double sizes[] = { 10, 20, 30, 40, 50 };
+	static const double ps[] = { 2, 4, 8, 16, 32 };
+	static const double line[] = { 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 };
+	static const double rpns[] = { 1, 2, 4, 8, 16 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int nseeds = 100, nregions = 0, nflagged = 0, nblocked = 0;
+	for (int seed = 0; seed < nseeds; seed++) {
+		gsl_rng_set(rng, 3000 + seed);
+		double noise = 0.01 + 0.01 * (seed % 3);   /* CoV 0.01..0.03: inside the 0.1 limit */
+		/* two parameters, multiplicative, plus a ranks-per-node axis without effect */
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, "p");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		const double *vals[] = { sizes, ps, rpns };
+		int nvals[] = { 5, 5, 5 };
+		gen_grid(&e, "main->solve", 5, noise, (gen_truth_fn)truth_clean2, NULL, vals, nvals, rng);
+		const char *dp[] = { "size", "p" };
+		struct deps d;
+		gen_deps_init(&d, 2, dp);
+		int both[] = { 0, 1 };
+		gen_deps_func(&d, "solve", 2, both, NULL);
+		const struct dep_function *funcs[] = { &d.funcs[0] };
+		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
+		struct validation v;
+		struct perr err = { "" };
+		if (validate_run(&v, &in, NULL, &err) < 0) {
+			ok(0, "clean seed %d: validates (%s)", seed, err.msg);
+		} else {
+			nregions++;
+			if (v.nflags) {
+				nflagged++;
+				diag("clean 3-parameter seed %d flagged:", seed);
+				dump_flags(&v);
+			}
+			nblocked += !validation_publishable(&v);
+			validation_release(&v);
+		}
+		gen_deps_release(&d);
+		experiment_release(&e);
+
+		/* one parameter, ten points (the segment test runs), no dependency file */
+		int kind = seed % 3;
+		experiment_init(&e);
+		experiment_param(&e, "x");
+		const double *lv[] = { line };
+		int ln[] = { 10 };
+		gen_grid(&e, "main->step", 5, noise, truth_clean1, &kind, lv, ln, rng);
+		struct validate_input in1 = { .e = &e };
+		if (validate_run(&v, &in1, NULL, &err) < 0) {
+			ok(0, "clean line seed %d: validates (%s)", seed, err.msg);
+		} else {
+			nregions++;
+			if (v.nflags) {
+				nflagged++;
+				diag("clean line seed %d flagged:", seed);
+				dump_flags(&v);
+			}
+			nblocked += !validation_publishable(&v);
+			validation_release(&v);
+		}
+		experiment_release(&e);
+	}
+	is_int(nregions, 2 * nseeds, "clean: every experiment validated");
+	ok(nflagged <= nregions / 20, "clean: false-flag rate %d/%d at most 5%%", nflagged, nregions);
+	ok(nblocked <= nregions / 20, "clean: falsely blocked %d/%d at most 5%%", nblocked, nregions);
+	gsl_rng_free(rng);
+}
+
+static double truth_flat(const double *x, void *ctx)
+{
+	(void)ctx;
+	return 1 + 0.01 * x[0];
+}
+
+/* Noisy points block a modelled region; mostly noisy data is unreliable. */
+static void test_noise(void)
+{
+	static const double xs[] = { 2, 4, 8, 16, 32 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 42);
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "x");
+	const double *vals[] = { xs };
+	int nvals[] = { 5 };
+	gen_grid(&e, "main->quiet", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
+	gen_grid(&e, "main->noisy", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
+	gen_grid(&e, "main->chaos", 5, 0.5, truth_flat, NULL, vals, nvals, rng);
+	/* one bad point for main->noisy: a value twice the others */
+	int c = experiment_find_callpath(&e, "main->noisy"), m = experiment_find_metric(&e, "time");
+	experiment_add(&e, c, m, 2, 2 * truth_flat(&xs[2], NULL));
+	struct validate_input in = { .e = &e };
+	struct validation v;
+	struct perr err = { "" };
+	is_int(validate_run(&v, &in, NULL, &err), 0, "noise: validates");
+	int quiet = 0, noisy = 0, chaos = 0;
+	for (int i = 0; i < v.nflags; i++) {
+		const char *cp = e.callpaths[v.regions[v.flags[i].region].callpath];
+		if (v.flags[i].kind != VFLAG_NOISE)
+			continue;
+		if (!strcmp(cp, "main->quiet"))
+			quiet++;
+		if (!strcmp(cp, "main->noisy")) {
+			noisy++;
+			ok(v.flags[i].blocking, "noise: a noisy point in a modelled region blocks");
+			contains(v.flags[i].detail, "1 of 5 points above CoV 0.1", "noise: detail counts points");
+		}
+		if (!strcmp(cp, "main->chaos")) {
+			chaos++;
+			ok(v.flags[i].blocking, "noise: an unreliable region blocks (no trustworthy model for it)");
+			contains(v.flags[i].detail, "unreliable", "noise: detail says unreliable");
+		}
+	}
+	is_int(quiet, 0, "noise: quiet region not flagged");
+	is_int(noisy, 1, "noise: noisy region flagged");
+	is_int(chaos, 1, "noise: chaotic region flagged");
+	for (int i = 0; i < v.nregions; i++)
+		if (!strcmp(e.callpaths[v.regions[i].callpath], "main->chaos"))
+			ok(!v.regions[i].modelled, "noise: unreliable region is not modelled");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
+static double truth_pdep(const double *x, void *ctx)
+{
+	double g = *(double *)ctx;
+	return 1e-3 * x[0] * x[0] * (1 + g * log2(x[1]) / 5);
+}
+
+/*
+ * Black-box models using a parameter the dependencies exclude: contention
+ * when the growth is significant, noise when the same growth cannot be told
+ * from noise (here: a significance level no test meets), speedup when the
+ * region gets faster, listed but not flagged when the term changes the
+ * model by less than the relevance threshold.
+ */
+static void test_false_dependency(void)
+{
+	static const double sizes[] = { 10, 20, 30, 40, 50 };
+	static const double ps[] = { 2, 4, 8, 16, 32 };
+	const double *vals[] = { sizes, ps };
+	int nvals[] = { 5, 5 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	const char *dp[] = { "size", "p" };
+	static const struct {
+		double g, alpha;
+		const char *cause;
+		int flagged;
+	} cases[] = {
+		{ 0.4, 0.01, "contention", 1 },
+		{ 0.4, 1e-300, "noise", 1 },
+		{ -0.3, 0.01, "speedup", 1 },
+		{ 0.02, 0.01, "noise", 0 },
+	};
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		double g = cases[ci].g;
+		gsl_rng_set(rng, 77 + ci);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, "p");
+		gen_grid(&e, "main->calc", 3, 0.0005, truth_pdep, &g, vals, nvals, rng);
+		struct deps d;
+		gen_deps_init(&d, 2, dp);
+		int only_size[] = { 0 };
+		gen_deps_func(&d, "calc", 1, only_size, NULL);
+		const struct dep_function *funcs[] = { &d.funcs[0] };
+		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
+		for (int strict = 0; strict < 2; strict++) {
+			struct validate_options opt;
+			validate_options_init(&opt);
+			opt.strict = strict;
+			opt.alpha = cases[ci].alpha;
+			struct validation v;
+			struct perr err = { "" };
+			is_int(validate_run(&v, &in, &opt, &err), 0, "false-dep g=%.2f: validates", g);
+			const struct vregion *r = &v.regions[0];
+			ok(r->has_constrained && !pmnf_uses_param(&r->constrained, 1),
+			   "false-dep g=%.2f: constrained model without p", g);
+			ok(pmnf_uses_param(&r->black_box, 1), "false-dep g=%.2f: black-box uses p", g);
+			is_int(r->nexcluded, 1, "false-dep g=%.2f: one excluded parameter listed", g);
+			if (r->nexcluded == 1) {
+				is_str(r->excluded[0].cause, cases[ci].cause, "false-dep g=%.2f alpha=%g: cause", g,
+				       cases[ci].alpha);
+				is_int(r->excluded[0].flagged, cases[ci].flagged, "false-dep g=%.2f: flagged", g);
+			}
+			const struct vflag *f = find_flag(&v, VFLAG_FALSE_DEPENDENCY, 1);
+			ok((f != NULL) == cases[ci].flagged, "false-dep g=%.2f: flag %s", g,
+			   cases[ci].flagged ? "raised" : "absent (effect below 5%)");
+			if (f) {
+				is_str(f->cause, cases[ci].cause, "false-dep g=%.2f: flag's cause", g);
+				is_int(f->blocking, strict, "false-dep g=%.2f strict=%d: blocking only when strict",
+				       g, strict);
+				contains(f->detail, "constrained", "false-dep g=%.2f: detail names both models", g);
+			}
+			int want_contention = !strcmp(cases[ci].cause, "contention");
+			ok((find_flag(&v, VFLAG_CONTENTION, 1) != NULL) == want_contention,
+			   "false-dep g=%.2f: contention flag %s", g, want_contention ? "raised" : "absent");
+			validation_release(&v);
+		}
+		gen_deps_release(&d);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+static double truth_volume(const double *x, void *ctx)
+{
+	double extra = *(double *)ctx;
+	return 1e-6 * pow(x[0], 3 + extra) * x[1];
+}
+
+static int expect_eval(void *ctx, const struct dep_function *f, const struct experiment *e,
+		       int point, double *value, struct perr *err)
+{
+	int *calls = ctx;
+	struct expr *x = expr_parse(f->expect, e->nparams, e->params, err);
+	if (!x)
+		return -1;
+	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
+	expr_free(x);
+	++*calls;
+	return 0;
+}
+
+/* measured / expected: constant when the expectation is right, drifting when a term is off. */
+static void test_volume(void)
+{
+	static const double sizes[] = { 10, 20, 30, 40, 50 };
+	static const double iters[] = { 1, 2, 4, 8, 16 };
+	const double *vals[] = { sizes, iters };
+	int nvals[] = { 5, 5 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	const char *dp[] = { "size", "iters" };
+	for (int wrong = 0; wrong < 2; wrong++) {
+		double extra = wrong ? 0.5 : 0;
+		gsl_rng_set(rng, 500 + wrong);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, "iters");
+		gen_grid(&e, "main->solve", 5, 0.02, truth_volume, &extra, vals, nvals, rng);
+		struct deps d;
+		gen_deps_init(&d, 2, dp);
+		int both[] = { 0, 1 };
+		gen_deps_func(&d, "solve", 2, both, "size^3 * iters");
+		const struct dep_function *funcs[] = { &d.funcs[0] };
+		int calls = 0;
+		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs, .expect = expect_eval,
+					     .expect_ctx = &calls };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "volume %s: validates (%s)",
+		       wrong ? "wrong" : "right", err.msg);
+		is_int(calls, 25, "volume: expected volume evaluated at every point");
+		ok(v.regions[0].volume_tested, "volume: tested");
+		const struct vflag *f = find_flag(&v, VFLAG_VOLUME, -1);
+		if (!wrong) {
+			ok(f == NULL, "volume right: no flag");
+			if (f)
+				dump_flags(&v);
+		} else {
+			ok(f && f->param == 0, "volume wrong: flagged on size");
+			if (f) {
+				is_rel(f->growth, pow(5, 0.5) - 1, 0.1, "volume wrong: drift over size ~ (50/10)^0.5 - 1");
+				ok(!f->blocking, "volume: warning unless strict");
+			}
+		}
+		validation_release(&v);
+		gen_deps_release(&d);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+/* Lines along a parameter: other coordinates fixed, sorted by the varying one. */
+static void test_lines(void)
+{
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "a");
+	experiment_param(&e, "b");
+	/* inserted out of order; (3,20) missing; (9,30) alone on its b-line */
+	static const double pts[][2] = { { 2, 10 }, { 1, 10 }, { 3, 10 }, { 1, 20 }, { 2, 20 }, { 9, 30 } };
+	for (size_t i = 0; i < sizeof(pts) / sizeof(pts[0]); i++)
+		experiment_point(&e, pts[i]);
+	struct vline *l;
+	int n = vlines_find(&e, 0, &l);
+	is_int(n, 2, "lines along a: two lines with 2+ points");
+	if (n == 2) {
+		is_int(l[0].npoints, 3, "first line (b=10) has 3 points");
+		is_int(l[0].points[0] * 100 + l[0].points[1] * 10 + l[0].points[2], 102, "sorted by a: points 1, 0, 2");
+		is_int(l[1].npoints, 2, "second line (b=20) has 2 points");
+	}
+	vlines_free(l, n);
+	n = vlines_find(&e, 1, &l);
+	is_int(n, 2, "lines along b: a=1 and a=2");
+	if (n == 2)
+		ok(l[0].points[0] == 0 && l[0].points[1] == 4 && l[1].points[0] == 1 && l[1].points[1] == 3,
+		   "lines along b ordered by their smallest point");
+	vlines_free(l, n);
+	is_int(vlines_find(&e, 2, &l), 0, "no such parameter: no lines");
+	experiment_release(&e);
+}
+
+int main(void)
+{
+	test_lines();
+	test_volume();
+	test_noise();
+	test_contention();
+	test_contention_two_levels();
+	test_contention_block();
+	test_segments_exact();
+	test_segments();
+	test_false_dependency();
+	test_clean();
+	return done_testing();
+}

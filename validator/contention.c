@@ -1,0 +1,298 @@
+/* The growth test: pooled relative slope, ANOVA and the model in X. */
+#include "validator/contention.h"
+#include "common/xalloc.h"
+#include "validator/vline.h"
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Mean of the point means of a line; NaN when no point has values. */
+static double line_level(const struct exp_series *s, const struct vline *l)
+{
+	double sum = 0;
+	int n = 0;
+	for (int i = 0; i < l->npoints; i++) {
+		const struct exp_values *v = &s->at[l->points[i]];
+		if (!v->n)
+			continue;
+		double m = 0;
+		for (int r = 0; r < v->n; r++)
+			m += v->v[r];
+		sum += m / v->n;
+		n++;
+	}
+	return n ? sum / n : NAN;
+}
+
+static int distinct_x_with_values(const struct experiment *e, const struct exp_series *s,
+				  const struct vline *l)
+{
+	int n = 0;
+	double last = NAN;
+	for (int i = 0; i < l->npoints; i++) {
+		int p = l->points[i];
+		if (!s->at[p].n)
+			continue;
+		double x = experiment_coord(e, p, l->param);
+		if (n == 0 || x != last)
+			n++;
+		last = x;
+	}
+	return n;
+}
+
+static double growth_of(double b, double xbar, double xmin, double xmax)
+{
+	double base = 1 + b * (xmin - xbar);
+	if (base <= 0)
+		return NAN;
+	return b * (xmax - xmin) / base;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The pooled line: every distinct X with all normalised values there, scaled by level. */
+static int fit_model_in_x(const struct experiment *e, const struct exp_series *s,
+			  const struct vline *lines, const int *use, const double *levels, int nlines,
+			  double scale, const struct model_options *opt, struct pmnf_model *out,
+			  struct perr *err)
+{
+	int nx = 0;
+	double *xs = xmalloc(sizeof(double) * (size_t)e->npoints);
+	for (int l = 0; l < nlines; l++) {
+		if (!use[l])
+			continue;
+		for (int i = 0; i < lines[l].npoints; i++)
+			if (s->at[lines[l].points[i]].n)
+				xs[nx++] = experiment_coord(e, lines[l].points[i], lines[l].param);
+	}
+	qsort(xs, (size_t)nx, sizeof(double), cmp_double);
+	int nd = 0;
+	for (int i = 0; i < nx; i++)
+		if (nd == 0 || xs[i] != xs[nd - 1])
+			xs[nd++] = xs[i];
+	struct exp_values *vals = xcalloc((size_t)(nd ? nd : 1), sizeof(*vals));
+	for (int l = 0; l < nlines; l++) {
+		if (!use[l])
+			continue;
+		for (int i = 0; i < lines[l].npoints; i++) {
+			int p = lines[l].points[i];
+			const struct exp_values *v = &s->at[p];
+			double x = experiment_coord(e, p, lines[l].param);
+			double *hit = bsearch(&x, xs, (size_t)nd, sizeof(double), cmp_double);
+			struct exp_values *dst = &vals[hit - xs];
+			for (int r = 0; r < v->n; r++) {
+				XGROW(dst->v, (size_t)dst->n + 1, dst->alloc);
+				dst->v[dst->n++] = v->v[r] / levels[l] * scale;
+			}
+		}
+	}
+	char *names[1] = { e->params[lines[0].param] };
+	struct model_input in = {
+		.nparams = 1, .params = names, .npoints = nd, .coords = xs, .values = vals,
+	};
+	int rc = modeler_fit(&in, opt, NULL, out, err);
+	for (int i = 0; i < nd; i++)
+		free(vals[i].v);
+	free(vals);
+	free(xs);
+	return rc;
+}
+
+int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,
+		    int positive_only, const struct model_options *opt, struct growth_test *g,
+		    struct perr *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->param = param;
+	g->growth = g->growth_lin = g->growth_lo = g->growth_hi = NAN;
+	g->slope_p = g->anova_f = g->anova_p = g->p_value = NAN;
+	g->xmin = g->xmax = NAN;
+	char *pname[1] = { param >= 0 && param < e->nparams ? e->params[param] : NULL };
+	pmnf_init(&g->model, pname[0] ? 1 : 0, pname);
+	if (!s || !pname[0])
+		return 0;
+	gsl_set_error_handler_off();
+
+	struct vline *lines;
+	int nlines = vlines_find(e, param, &lines);
+	if (positive_only)
+		for (int l = 0; l < nlines; l++) {
+			int m = 0;
+			for (int i = 0; i < lines[l].npoints; i++)
+				if (experiment_coord(e, lines[l].points[i], param) > 0)
+					lines[l].points[m++] = lines[l].points[i];
+			lines[l].npoints = m;
+		}
+	int *use = xcalloc((size_t)(nlines ? nlines : 1), sizeof(int));
+	double *levels = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
+	int nuse = 0, longest = 0;
+	for (int l = 0; l < nlines; l++) {
+		int d = distinct_x_with_values(e, s, &lines[l]);
+		levels[l] = line_level(s, &lines[l]);
+		if (d >= 2 && isfinite(levels[l]) && levels[l] > 0) {
+			use[l] = 1;
+			nuse++;
+			if (d > longest)
+				longest = d;
+		}
+	}
+	int rc = 0;
+	if (longest < 2)
+		goto done;
+
+	/* pass 1: per-line means of x and z, overall range */
+	double sxx = 0, sxz = 0, xsum = 0;
+	int nobs = 0, ncells = 0;
+	for (int l = 0; l < nlines; l++) {
+		if (!use[l])
+			continue;
+		double xs = 0, zs = 0;
+		int n = 0;
+		for (int i = 0; i < lines[l].npoints; i++) {
+			int p = lines[l].points[i];
+			double x = experiment_coord(e, p, param);
+			const struct exp_values *v = &s->at[p];
+			if (v->n) {
+				ncells++;
+				if (isnan(g->xmin) || x < g->xmin)
+					g->xmin = x;
+				if (isnan(g->xmax) || x > g->xmax)
+					g->xmax = x;
+			}
+			for (int r = 0; r < v->n; r++) {
+				xs += x;
+				zs += v->v[r] / levels[l];
+				n++;
+			}
+		}
+		double xb = xs / n, zb = zs / n;
+		for (int i = 0; i < lines[l].npoints; i++) {
+			int p = lines[l].points[i];
+			double x = experiment_coord(e, p, param);
+			const struct exp_values *v = &s->at[p];
+			for (int r = 0; r < v->n; r++) {
+				double z = v->v[r] / levels[l];
+				sxx += (x - xb) * (x - xb);
+				sxz += (x - xb) * (z - zb);
+			}
+		}
+		xsum += xs;
+		nobs += n;
+	}
+	g->nlines = nuse;
+	g->nobs = nobs;
+	double b = sxz / sxx;
+	double xbar = xsum / nobs;
+
+	/* pass 2: residuals of the slope fit and the ANOVA sums */
+	double rss = 0, ssw = 0, ssb = 0;
+	for (int l = 0; l < nlines; l++) {
+		if (!use[l])
+			continue;
+		double xs = 0, zs = 0;
+		int n = 0;
+		for (int i = 0; i < lines[l].npoints; i++) {
+			int p = lines[l].points[i];
+			const struct exp_values *v = &s->at[p];
+			for (int r = 0; r < v->n; r++) {
+				xs += experiment_coord(e, p, param);
+				zs += v->v[r] / levels[l];
+				n++;
+			}
+		}
+		double xb = xs / n, zb = zs / n;
+		for (int i = 0; i < lines[l].npoints; i++) {
+			int p = lines[l].points[i];
+			double x = experiment_coord(e, p, param);
+			const struct exp_values *v = &s->at[p];
+			if (!v->n)
+				continue;
+			double cell = 0;
+			for (int r = 0; r < v->n; r++)
+				cell += v->v[r] / levels[l];
+			cell /= v->n;
+			ssb += v->n * (cell - zb) * (cell - zb);
+			for (int r = 0; r < v->n; r++) {
+				double z = v->v[r] / levels[l];
+				double res = z - zb - b * (x - xb);
+				rss += res * res;
+				ssw += (z - cell) * (z - cell);
+			}
+		}
+	}
+	g->slope_df = nobs - nuse - 1;
+	if (g->slope_df < 1 || !(sxx > 0))
+		goto done;
+	double se = sqrt(rss / g->slope_df / sxx);
+	if (se > 0) {
+		double t = fabs(b) / se;
+		g->slope_p = 2 * gsl_cdf_tdist_Q(t, g->slope_df);
+		double tq = gsl_cdf_tdist_Qinv(0.025, g->slope_df);
+		double lo = growth_of(b - tq * se, xbar, g->xmin, g->xmax);
+		double hi = growth_of(b + tq * se, xbar, g->xmin, g->xmax);
+		g->growth_lo = fmin(lo, hi);
+		g->growth_hi = fmax(lo, hi);
+	} else {
+		g->slope_p = b != 0 ? 0 : 1;
+		g->growth_lo = g->growth_hi = growth_of(b, xbar, g->xmin, g->xmax);
+	}
+	g->growth_lin = growth_of(b, xbar, g->xmin, g->xmax);
+
+	g->anova_df1 = ncells - nuse;
+	g->anova_df2 = nobs - ncells;
+	if (g->anova_df1 >= 1 && g->anova_df2 >= 1) {
+		if (ssw > 0) {
+			g->anova_f = (ssb / g->anova_df1) / (ssw / g->anova_df2);
+			g->anova_p = gsl_cdf_fdist_Q(g->anova_f, g->anova_df1, g->anova_df2);
+		} else {
+			g->anova_f = ssb > 0 ? INFINITY : 0;
+			g->anova_p = ssb > 0 ? 0 : 1;
+		}
+	}
+	g->p_value = isnan(g->anova_p) ? g->slope_p : fmax(g->slope_p, g->anova_p);
+
+	/* the model in X, on the pooled line in the mean level's units */
+	double scale = 0;
+	for (int l = 0; l < nlines; l++)
+		if (use[l])
+			scale += levels[l];
+	scale /= nuse;
+	pmnf_release(&g->model);
+	if (longest >= 3) {
+		if (fit_model_in_x(e, s, lines, use, levels, nlines, scale, opt, &g->model, err) < 0) {
+			rc = -1;
+			goto done;
+		}
+	} else {
+		/* two values of X: the model in X is the straight line through the pooled slope */
+		pmnf_init(&g->model, 1, pname);
+		struct pmnf_factor fx = { .param = 0, .poly_exp = 1, .log_exp = 0 };
+		g->model.constant = scale * (1 - b * xbar);
+		pmnf_add_term(&g->model, scale * b, 1, &fx);
+	}
+	double c[1] = { g->xmin }, d[1] = { g->xmax };
+	double f0 = pmnf_eval(&g->model, c), f1 = pmnf_eval(&g->model, d);
+	if (g->model.nterms > 0 && f0 > 0 && isfinite(f1))
+		g->growth = f1 / f0 - 1;
+	else
+		g->growth = g->growth_lin;
+	rc = 1;
+done:
+	free(use);
+	free(levels);
+	vlines_free(lines, nlines);
+	return rc;
+}
+
+void growth_test_release(struct growth_test *g)
+{
+	pmnf_release(&g->model);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,55 @@
+/*
+ * The growth test behind the contention check: do the measurements of one
+ * series grow with a parameter X beyond noise?  X is a program parameter
+ * the region's dependencies exclude, or ranks per node.
+ *
+ * Every line along X (other parameters fixed) is normalised by its own
+ * mean level, so lines at different problem sizes pool into one relative
+ * picture.  Over all repetition values it computes:
+ *   - the pooled relative slope with per-line intercepts, its two-sided
+ *     p-value (Student t) and 95% confidence interval;
+ *   - with repetitions, a one-way ANOVA F-test of the X levels within each
+ *     line against the repetition spread (gsl_cdf_fdist_Q);
+ *   - the model in X: the PMNF modeller's single-parameter model of the
+ *     pooled line, in the series' units (the mean level of the lines).
+ * growth is the relative change over X's range, f(xmax)/f(xmin) - 1, from
+ * the model in X, or from the linear slope when the model is constant.
+ */
+#ifndef PS_CONTENTION_H
+#define PS_CONTENTION_H
+#include "collectors/experiment.h"
+#include "common/error.h"
+#include "validator/modeler.h"
+#include "validator/pmnf.h"
+
+struct growth_test {
+	int param;                      /* X, an experiment parameter index */
+	int nlines;                     /* lines that took part */
+	int nobs;                       /* repetition values used */
+	double xmin, xmax;
+	double growth;                  /* relative change over [xmin, xmax] */
+	double growth_lin;              /* the same from the pooled slope */
+	double growth_lo, growth_hi;    /* 95% confidence interval of growth_lin */
+	double slope_p;                 /* two-sided p-value of the slope */
+	int slope_df;
+	double anova_f, anova_p;        /* NaN without repetitions */
+	int anova_df1, anova_df2;
+	double p_value;                 /* the larger of slope_p and anova_p (if known) */
+	struct pmnf_model model;        /* the model in X (one parameter) */
+};
+
+/*
+ * Run the test for series s along parameter param; positive_only ignores
+ * points whose coordinate is <= 0 (ranks per node 0: a run without a
+ * placement).  Returns 1 when tested,
+ * 0 when there is too little data (no line with 2 distinct X values, or no
+ * residual degrees of freedom; with only two values the model in X is the
+ * straight line of the pooled slope), -1 with err set when the modeller fails.
+ * g is initialised in every case; release it with growth_test_release.
+ */
+int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,
+		    int positive_only, const struct model_options *opt, struct growth_test *g,
+		    struct perr *err);
+void growth_test_release(struct growth_test *g);
+
+#endif

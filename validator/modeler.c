@@ -1,0 +1,905 @@
+/*
+ * The PMNF modeller: Extra-P's single-parameter search (leave-one-out
+ * cross-validated SMAPE over the default building blocks), its
+ * multi-parameter combination step, and the taint-constrained variant.
+ * Least squares go through GSL's Householder QR; nothing here prints.
+ */
+#include "validator/modeler.h"
+#include "common/xalloc.h"
+#include "validator/hypothesis.h"
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COLS (HYP_MAX_TERMS + 1)
+#define RANK_TOL 1e-11
+
+void model_options_init(struct model_options *opt)
+{
+	opt->aggregate = MODEL_MEAN;
+	opt->min_contribution = 0.0005;
+	opt->allow_log = 1;
+}
+
+double model_aggregate_values(const struct exp_values *v, enum model_aggregate how)
+{
+	if (!v || v->n <= 0)
+		return NAN;
+	if (how == MODEL_MEDIAN) {
+		double small[16], *tmp = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
+		memcpy(tmp, v->v, (size_t)v->n * sizeof(double));
+		gsl_sort(tmp, 1, (size_t)v->n);
+		double m = gsl_stats_median_from_sorted_data(tmp, 1, (size_t)v->n);
+		if (tmp != small)
+			free(tmp);
+		return m;
+	}
+	double s = 0;
+	for (int i = 0; i < v->n; i++)
+		s += v->v[i];
+	return s / v->n;
+}
+
+/* Scratch space for the least-squares solves of one fit. */
+struct ws {
+	int rows, cols;
+	double *X, *y, *res, *t;        /* rows x cols, rows, rows, rows */
+	double tau[MAX_COLS], c[MAX_COLS], norm[MAX_COLS];
+};
+
+static void ws_init(struct ws *w, int rows, int cols)
+{
+	w->rows = rows > 0 ? rows : 1;
+	w->cols = cols < 2 ? 2 : cols > MAX_COLS ? MAX_COLS : cols;
+	w->X = xmalloc((size_t)w->rows * (size_t)w->cols * sizeof(double));
+	w->y = xmalloc((size_t)w->rows * sizeof(double));
+	w->res = xmalloc((size_t)w->rows * sizeof(double));
+	w->t = xmalloc((size_t)w->rows * sizeof(double));
+}
+
+static void ws_release(struct ws *w)
+{
+	free(w->X);
+	free(w->y);
+	free(w->res);
+	free(w->t);
+}
+
+/*
+ * Least squares for the n x k system in w->X (row-major) and w->y; the
+ * coefficients land in w->c.  Returns -1 when GSL fails or the columns are
+ * (numerically) linearly dependent, so the hypothesis cannot be fitted.
+ */
+static int lsq(struct ws *w, int n, int k)
+{
+	if (n < k || k > w->cols || n > w->rows)
+		return -1;
+	for (int j = 0; j < k; j++) {
+		double s = 0;
+		for (int i = 0; i < n; i++)
+			s += w->X[i * k + j] * w->X[i * k + j];
+		w->norm[j] = sqrt(s);
+		if (!isfinite(w->norm[j]) || w->norm[j] == 0)
+			return -1;
+	}
+	gsl_matrix_view A = gsl_matrix_view_array(w->X, (size_t)n, (size_t)k);
+	gsl_vector_view tau = gsl_vector_view_array(w->tau, (size_t)k);
+	gsl_vector_view b = gsl_vector_view_array(w->y, (size_t)n);
+	gsl_vector_view x = gsl_vector_view_array(w->c, (size_t)k);
+	gsl_vector_view r = gsl_vector_view_array(w->res, (size_t)n);
+	if (gsl_linalg_QR_decomp(&A.matrix, &tau.vector) != GSL_SUCCESS)
+		return -1;
+	for (int j = 0; j < k; j++)
+		if (!(fabs(w->X[j * k + j]) > RANK_TOL * w->norm[j]))
+			return -1;
+	if (gsl_linalg_QR_lssolve(&A.matrix, &tau.vector, &b.vector, &x.vector, &r.vector) != GSL_SUCCESS)
+		return -1;
+	for (int j = 0; j < k; j++)
+		if (!isfinite(w->c[j]))
+			return -1;
+	return 0;
+}
+
+static double hyp_term(const struct hyp_exponent *h, double x)
+{
+	struct pmnf_factor f = { 0, hyp_poly(h), h->log };
+	struct pmnf_term t = { 1, 1, &f };
+	return pmnf_term_eval(&t, &x);
+}
+
+/* SMAPE contribution of one point: 2|f-y|/(|f|+|y|), 0 when both are 0. */
+static double smape_term(double f, double y)
+{
+	double s = fabs(f) + fabs(y);
+	return s != 0 ? fabs(f - y) / s * 2 : 0;
+}
+
+/* Largest |term value / measured value| over the points; NaN counts as large. */
+static double max_contribution(const double *tv, const double *y, int n)
+{
+	double m = 0;
+	for (int i = 0; i < n; i++) {
+		double c = fabs(tv[i] / y[i]);
+		if (isnan(c) || c > m)
+			m = isnan(c) ? INFINITY : c;
+	}
+	return m;
+}
+
+/* The result of the single-parameter search on one line of points. */
+struct sp_fit {
+	int hyp;                /* index into the defaults, -1 for the constant */
+	double c0, c1;
+	double cv_smape;        /* LOO SMAPE of the chosen candidate (full SMAPE for the constant) */
+};
+
+/*
+ * The factorisations of every single-parameter hypothesis on one set of
+ * coordinates: they depend on the x values only, so callpaths measured on
+ * the same points share them.  For hypothesis h and left-out point i < n
+ * (i == n: all points), qr/tau hold GSL's QR of the design matrix [1, t].
+ */
+struct sp_entry {
+	int n, log_ok;
+	int stored;             /* qr/tau/valid hold the factorisations (small n only) */
+	double *x;              /* the key: n coordinates */
+	int nh;
+	unsigned char *valid;   /* nh x (n + 1): the system has full rank */
+	unsigned char *usable;  /* nh: terms finite and allowed */
+	double *t;              /* nh x n term values */
+	double *qr;             /* nh x (n + 1) x (n x 2) */
+	double *tau;            /* nh x (n + 1) x 2 */
+};
+
+#define CACHE_ENTRIES 8
+/* Lines up to this many points keep their O(n^2) factorisations (~0.7 MB at 32). */
+#define CACHE_MAX_POINTS 32
+
+struct modeler {
+	struct sp_entry e[CACHE_ENTRIES];
+	int used, next;
+};
+
+struct modeler *modeler_new(void)
+{
+	return xcalloc(1, sizeof(struct modeler));
+}
+
+static void sp_entry_release(struct sp_entry *en)
+{
+	free(en->x);
+	free(en->valid);
+	free(en->usable);
+	free(en->t);
+	free(en->qr);
+	free(en->tau);
+	memset(en, 0, sizeof(*en));
+}
+
+void modeler_free(struct modeler *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->used; i++)
+		sp_entry_release(&m->e[i]);
+	free(m);
+}
+
+/* QR-factorise the n x 2 system [1, t] in place; -1 when rank-deficient. */
+static int qr2(double *X, int n, double *tau)
+{
+	double norm[2] = { 0, 0 };
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < 2; j++)
+			norm[j] += X[i * 2 + j] * X[i * 2 + j];
+	for (int j = 0; j < 2; j++) {
+		norm[j] = sqrt(norm[j]);
+		if (!isfinite(norm[j]) || norm[j] == 0)
+			return -1;
+	}
+	gsl_matrix_view A = gsl_matrix_view_array(X, (size_t)n, 2);
+	gsl_vector_view tv = gsl_vector_view_array(tau, 2);
+	if (n < 2 || gsl_linalg_QR_decomp(&A.matrix, &tv.vector) != GSL_SUCCESS)
+		return -1;
+	for (int j = 0; j < 2; j++)
+		if (!(fabs(X[j * 2 + j]) > RANK_TOL * norm[j]))
+			return -1;
+	return 0;
+}
+
+/* Build the design matrix of hypothesis h without point out (n: none) into X and factorise it. */
+static int sp_factorise(const double *t, int n, int out, double *X, double *tau)
+{
+	int r = 0;
+	for (int i = 0; i < n; i++) {
+		if (i == out)
+			continue;
+		X[r * 2] = 1;
+		X[r * 2 + 1] = t[i];
+		r++;
+	}
+	return qr2(X, r, tau);
+}
+
+static void sp_entry_build(struct sp_entry *en, const double *x, int n, int log_ok)
+{
+	const struct hyp_exponent *hyps;
+	int nh = hypothesis_defaults(&hyps);
+	size_t blk = (size_t)(n + 1);
+	en->n = n;
+	en->log_ok = log_ok;
+	en->stored = n <= CACHE_MAX_POINTS;
+	en->x = xmalloc((size_t)n * sizeof(double));
+	memcpy(en->x, x, (size_t)n * sizeof(double));
+	en->nh = nh;
+	en->usable = xcalloc((size_t)nh, 1);
+	en->t = xmalloc((size_t)nh * (size_t)n * sizeof(double));
+	if (en->stored) {
+		en->valid = xcalloc((size_t)nh * blk, 1);
+		en->qr = xmalloc((size_t)nh * blk * (size_t)n * 2 * sizeof(double));
+		en->tau = xmalloc((size_t)nh * blk * 2 * sizeof(double));
+	}
+	for (int h = 0; h < nh; h++) {
+		double *t = &en->t[(size_t)h * n];
+		int bad = hyps[h].log && !log_ok;
+		for (int i = 0; i < n && !bad; i++) {
+			t[i] = hyp_term(&hyps[h], x[i]);
+			bad |= !isfinite(t[i]);
+		}
+		if (bad)
+			continue;
+		en->usable[h] = 1;
+		if (!en->stored)
+			continue;
+		for (int out = 0; out <= n; out++)
+			en->valid[(size_t)h * blk + (size_t)out] = sp_factorise(t, n, out,
+				&en->qr[((size_t)h * blk + (size_t)out) * (size_t)n * 2],
+				&en->tau[((size_t)h * blk + (size_t)out) * 2]) == 0;
+	}
+}
+
+/* The cached factorisations for x, built on first use. */
+static struct sp_entry *sp_entry_get(struct modeler *m, const double *x, int n, int log_ok)
+{
+	for (int i = 0; i < m->used; i++) {
+		struct sp_entry *en = &m->e[i];
+		if (en->n == n && en->log_ok == log_ok && !memcmp(en->x, x, (size_t)n * sizeof(double)))
+			return en;
+	}
+	struct sp_entry *en;
+	if (m->used < CACHE_ENTRIES) {
+		en = &m->e[m->used++];
+	} else {
+		en = &m->e[m->next];
+		m->next = (m->next + 1) % CACHE_ENTRIES;
+		sp_entry_release(en);
+	}
+	sp_entry_build(en, x, n, log_ok);
+	return en;
+}
+
+/*
+ * Solve the cached system (h, out) for right-hand side w->y (r rows) into
+ * w->c: Q^T y, then the 2 x 2 triangle R (GSL's QR_lssolve without the
+ * residual, which is not needed here).
+ */
+static int sp_solve(struct ws *w, const struct sp_entry *en, int h, int out, int r)
+{
+	size_t blk = (size_t)(en->n + 1);
+	const double *qr, *tau_p;
+	double tau_local[2];
+	if (en->stored) {
+		if (!en->valid[(size_t)h * blk + (size_t)out])
+			return -1;
+		qr = &en->qr[((size_t)h * blk + (size_t)out) * (size_t)en->n * 2];
+		tau_p = &en->tau[((size_t)h * blk + (size_t)out) * 2];
+	} else {
+		/* the same factorisation, computed on the spot (long lines) */
+		if (sp_factorise(&en->t[(size_t)h * en->n], en->n, out, w->X, tau_local) < 0)
+			return -1;
+		qr = w->X;
+		tau_p = tau_local;
+	}
+	gsl_matrix_const_view A = gsl_matrix_const_view_array(qr, (size_t)r, 2);
+	gsl_vector_const_view tau = gsl_vector_const_view_array(tau_p, 2);
+	gsl_vector_view b = gsl_vector_view_array(w->y, (size_t)r);
+	gsl_matrix_const_view R = gsl_matrix_const_submatrix(&A.matrix, 0, 0, 2, 2);
+	gsl_vector_const_view qtb = gsl_vector_const_subvector(&b.vector, 0, 2);
+	gsl_vector_view x = gsl_vector_view_array(w->c, 2);
+	if (gsl_linalg_QR_QTvec(&A.matrix, &tau.vector, &b.vector) != GSL_SUCCESS ||
+	    gsl_linalg_R_solve(&R.matrix, &qtb.vector, &x.vector) != GSL_SUCCESS)
+		return -1;
+	return isfinite(w->c[0]) && isfinite(w->c[1]) ? 0 : -1;
+}
+
+/* Extra-P's single-parameter modeller on n points (x[i], y[i]). */
+static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const double *y, int n,
+		       const struct model_options *opt, struct sp_fit *out)
+{
+	double mean = 0, cost = 0, smape = 0;
+	for (int i = 0; i < n; i++)
+		mean += y[i] / n;
+	for (int i = 0; i < n; i++) {
+		cost += (y[i] - mean) * (y[i] - mean);
+		smape += smape_term(mean, y[i]);
+	}
+	out->hyp = -1;
+	out->c0 = mean;
+	out->c1 = 0;
+	out->cv_smape = smape / n * 100;
+	if (cost == 0 || n < 3)
+		return;
+
+	int log_ok = opt->allow_log;
+	for (int i = 0; i < n; i++)
+		if (x[i] < 1)
+			log_ok = 0;
+	const struct sp_entry *en = sp_entry_get(ctx, x, n, log_ok);
+	for (int h = 0; h < en->nh; h++) {
+		if (!en->usable[h])
+			continue;
+		const double *t = &en->t[(size_t)h * n];
+		/* leave-one-out cross-validation */
+		double rss = 0, sm = 0;
+		int bad = 0;
+		for (int oi = 0; oi < n; oi++) {
+			int r = 0;
+			double minimum = INFINITY;
+			for (int i = 0; i < n; i++) {
+				if (i == oi)
+					continue;
+				w->y[r++] = y[i];
+				if (y[i] < minimum)
+					minimum = y[i];
+			}
+			if (sp_solve(w, en, h, oi, r) < 0) {
+				bad = 1;
+				break;
+			}
+			double c0 = w->c[0], c1 = w->c[1];
+			/* Extra-P's clean_constant_coefficient */
+			if (minimum == 0 ? fabs(c0) < opt->min_contribution
+					 : fabs(c0 / minimum) < opt->min_contribution)
+				c0 = 0;
+			double f = c0 + c1 * t[oi], d = f - y[oi];
+			rss += d * d;
+			sm += smape_term(f, y[oi]);
+		}
+		if (bad || !isfinite(rss))
+			continue;
+		sm = sm / n * 100;
+		/* coefficients from all points */
+		memcpy(w->y, y, (size_t)n * sizeof(double));
+		if (sp_solve(w, en, h, n, n) < 0)
+			continue;
+		double c0 = w->c[0], c1 = w->c[1];
+		if (c1 == 0)
+			continue;
+		double m = 0;
+		for (int i = 0; i < n; i++) {
+			double c = fabs(c1 * t[i] / y[i]);
+			if (isnan(c) || c > m)
+				m = isnan(c) ? INFINITY : c;
+		}
+		if (m < opt->min_contribution)
+			continue;
+		if (sm < out->cv_smape) {
+			out->hyp = h;
+			out->c0 = c0;
+			out->c1 = c1;
+			out->cv_smape = sm;
+		}
+	}
+}
+
+/* The aggregated data of one fit. */
+struct agg {
+	int n, m;               /* points, parameters */
+	double *x;              /* n x m */
+	double *y;              /* n */
+};
+
+static int agg_build(struct agg *a, const struct model_input *in, enum model_aggregate how,
+		     struct perr *err)
+{
+	a->m = in->nparams;
+	a->n = 0;
+	a->x = xmalloc((size_t)(in->npoints > 0 ? in->npoints : 1) * (size_t)(a->m > 0 ? a->m : 1) * sizeof(double));
+	a->y = xmalloc((size_t)(in->npoints > 0 ? in->npoints : 1) * sizeof(double));
+	for (int p = 0; p < in->npoints; p++) {
+		const struct exp_values *v = &in->values[p];
+		if (v->n <= 0)
+			continue;
+		for (int i = 0; i < v->n; i++)
+			if (!isfinite(v->v[i]))
+				return perr_set(err, "non-finite value at point %d", p + 1);
+		for (int k = 0; k < a->m; k++) {
+			double c = in->coords[(size_t)p * (size_t)a->m + (size_t)k];
+			if (!isfinite(c))
+				return perr_set(err, "non-finite coordinate of parameter '%s' at point %d",
+						in->params[k], p + 1);
+			a->x[(size_t)a->n * (size_t)a->m + (size_t)k] = c;
+		}
+		a->y[a->n++] = model_aggregate_values(v, how);
+	}
+	if (a->n == 0)
+		return perr_set(err, "no measured points");
+	return 0;
+}
+
+static void agg_release(struct agg *a)
+{
+	free(a->x);
+	free(a->y);
+}
+
+/* Fill the quality figures of m against the aggregated points. */
+static void quality(struct pmnf_model *m, const struct agg *a)
+{
+	double mean = 0, tss = 0, rss = 0, sm = 0, re = 0;
+	int nre = 0, nfac = 0;
+	for (int i = 0; i < a->n; i++)
+		mean += a->y[i] / a->n;
+	for (int i = 0; i < a->n; i++) {
+		double y = a->y[i], f = pmnf_eval(m, &a->x[(size_t)i * (size_t)a->m]), d = f - y;
+		tss += (y - mean) * (y - mean);
+		rss += d * d;
+		sm += smape_term(f, y);
+		if (y != 0) {
+			re += fabs(d / y);
+			nre++;
+		}
+	}
+	for (int k = 0; k < m->nterms; k++)
+		nfac += m->terms[k].nfactors;
+	m->npoints = a->n;
+	m->rss = rss;
+	m->smape = sm / a->n * 100;
+	m->re = nre ? re / nre : 0;
+	if (m->nterms == 0 || tss == 0) {
+		m->ar2 = 1;
+	} else {
+		int dof = a->n - nfac - 1;
+		m->ar2 = dof > 0 ? 1.0 - (rss / tss) * (a->n - 1.0) / dof : NAN;
+	}
+}
+
+int modeler_quality(struct pmnf_model *m, const struct model_input *in,
+		    const struct model_options *opt, struct perr *err)
+{
+	struct model_options def;
+	struct agg a;
+	if (!opt) {
+		model_options_init(&def);
+		opt = &def;
+	}
+	if (m->nparams != in->nparams)
+		return perr_set(err, "model has %d parameters, data has %d", m->nparams, in->nparams);
+	int ret = agg_build(&a, in, opt->aggregate, err);
+	if (!ret)
+		quality(m, &a);
+	agg_release(&a);
+	return ret;
+}
+
+struct line_key {
+	const struct agg *a;
+	int p;
+};
+
+/* Compare points i and j by their coordinates other than p. */
+static int key_cmp(const struct line_key *k, int i, int j)
+{
+	int m = k->a->m;
+	for (int q = 0; q < m; q++) {
+		if (q == k->p)
+			continue;
+		double x = k->a->x[(size_t)i * m + q], y = k->a->x[(size_t)j * m + q];
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/* qsort_r order: by key, equal keys by index (so the sort is deterministic). */
+static int line_cmp(const void *l, const void *r, void *ctx)
+{
+	int i = *(const int *)l, j = *(const int *)r, c = key_cmp(ctx, i, j);
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * The line of points along parameter p (the others fixed): the longest
+ * such line, with lines of equal length averaged, as Extra-P does (only
+ * lines through the first line's first p-coordinate count).  Fills lx/ly
+ * (capacity a->n) and returns the number of points.  group has 2 * a->n
+ * entries, size and cnt a->n: scratch.
+ */
+static int find_line(const struct agg *a, int p, double *lx, double *ly, int *group, int *size, int *cnt)
+{
+	int n = a->n, m = a->m, maxlen = 0, *ok = group + n;
+	/* group the points by their other coordinates: sort, then runs of equal keys */
+	struct line_key key = { a, p };
+	for (int i = 0; i < n; i++)
+		ok[i] = i;
+	qsort_r(ok, (size_t)n, sizeof(int), line_cmp, &key);
+	for (int r = 0; r < n; ) {
+		int e = r + 1;
+		while (e < n && key_cmp(&key, ok[r], ok[e]) == 0)
+			e++;
+		for (int j = r; j < e; j++)
+			group[ok[j]] = ok[r];  /* the lowest index of the line (ties sort by index) */
+		r = e;
+	}
+	memset(size, 0, (size_t)n * sizeof(*size));
+	memset(ok, 0, (size_t)n * sizeof(*ok));
+	for (int i = 0; i < n; i++)
+		if (++size[group[i]] > maxlen)
+			maxlen = size[group[i]];
+	int first = 0;
+	while (size[group[first]] != maxlen)
+		first++;
+	double x0 = a->x[(size_t)first * m + p];
+	for (int i = 0; i < n; i++)
+		if (size[group[i]] == maxlen && a->x[(size_t)i * m + p] == x0)
+			ok[group[i]] = 1;
+	int nl = 0;
+	for (int i = 0; i < n; i++) {
+		if (size[group[i]] != maxlen || !ok[group[i]])
+			continue;
+		double xv = a->x[(size_t)i * m + p];
+		int l = 0;
+		while (l < nl && lx[l] != xv)
+			l++;
+		if (l == nl) {
+			lx[nl] = xv;
+			ly[nl] = 0;
+			cnt[nl] = 0;
+			nl++;
+		}
+		ly[l] += a->y[i];
+		cnt[l]++;
+	}
+	for (int l = 0; l < nl; l++)
+		ly[l] /= cnt[l];
+	return nl;
+}
+
+/* A surviving parameter of the multi-parameter step and its single-parameter term. */
+struct surv {
+	int param;
+	int hyp;
+	double c0, c1;
+	double *tv;             /* the term (coefficient 1) at every aggregated point */
+};
+
+static void add_term(struct pmnf_model *mod, const struct surv *s, int ns, unsigned mask, double coef)
+{
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	struct pmnf_factor f[32];
+	int nf = 0;
+	for (int b = 0; b < ns; b++)
+		if (mask & (1u << b))
+			f[nf++] = (struct pmnf_factor){ s[b].param, hyp_poly(&hyps[s[b].hyp]), hyps[s[b].hyp].log };
+	pmnf_add_term(mod, coef, nf, f);
+}
+
+/* Value of the product of the surviving terms in mask at point i (coefficient 1). */
+static double mask_value(const struct agg *a, int i, const struct surv *s, int ns, unsigned mask)
+{
+	(void)a;
+	double v = 1;
+	for (int b = 0; b < ns; b++)
+		if (mask & (1u << b))
+			v *= s[b].tv[i];
+	return v;
+}
+
+/*
+ * Fit structure st on all points; on success fill coef[0..nterms] and the
+ * SMAPE, and say whether every term contributes enough (Extra-P's rule).
+ */
+static int fit_structure(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+			 const struct hyp_structure *st, const struct model_options *opt,
+			 double *coef, double *smape, int *contributes)
+{
+	int k = st->nterms + 1, n = a->n;
+	for (int i = 0; i < n; i++) {
+		w->X[i * k] = 1;
+		for (int t = 0; t < st->nterms; t++)
+			w->X[i * k + 1 + t] = mask_value(a, i, s, ns, st->mask[t]);
+		w->y[i] = a->y[i];
+	}
+	if (lsq(w, n, k) < 0)
+		return -1;
+	memcpy(coef, w->c, (size_t)k * sizeof(double));
+	double sm = 0;
+	*contributes = 1;
+	for (int i = 0; i < n; i++) {
+		double f = coef[0];
+		for (int t = 0; t < st->nterms; t++) {
+			double tv = coef[1 + t] * mask_value(a, i, s, ns, st->mask[t]);
+			w->t[i] = tv;
+			f += tv;
+		}
+		sm += smape_term(f, a->y[i]);
+	}
+	for (int t = 0; t < st->nterms && *contributes; t++) {
+		for (int i = 0; i < n; i++)
+			w->t[i] = coef[1 + t] * mask_value(a, i, s, ns, st->mask[t]);
+		if (coef[1 + t] == 0 || max_contribution(w->t, a->y, n) < opt->min_contribution)
+			*contributes = 0;
+	}
+	*smape = sm / n * 100;
+	return isfinite(*smape) ? 0 : -1;
+}
+
+/* Map the constraint's terms onto input parameter bitmasks; returns the count. */
+static int constraint_masks(const struct model_input *in, const struct model_constraint *c,
+			    uint64_t *masks, int cap)
+{
+	int nm = 0;
+	if (!c->func || !c->deps)
+		return 0;
+	for (int t = 0; t < c->func->nterms; t++) {
+		uint64_t mask = 0;
+		const struct dep_term *dt = &c->func->terms[t];
+		for (int i = 0; i < dt->n; i++) {
+			int dp = dt->params[i];
+			if (dp < 0 || dp >= c->deps->nparams)
+				continue;
+			for (int k = 0; k < in->nparams && k < 64; k++)
+				if (!strcmp(in->params[k], c->deps->params[dp]))
+					mask |= (uint64_t)1 << k;
+		}
+		if (!mask)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < nm; j++)
+			dup |= masks[j] == mask;
+		if (!dup && nm < cap)
+			masks[nm++] = mask;
+	}
+	return nm;
+}
+
+/* Survivor mask (bits over s[]) to input-parameter mask. */
+static uint64_t to_param_mask(const struct surv *s, int ns, unsigned mask)
+{
+	uint64_t pm = 0;
+	for (int b = 0; b < ns; b++)
+		if (mask & (1u << b))
+			pm |= (uint64_t)1 << s[b].param;
+	return pm;
+}
+
+static int structure_allowed(const struct hyp_structure *st, const struct surv *s, int ns,
+			     const uint64_t *cm, int ncm)
+{
+	for (int t = 0; t < st->nterms; t++) {
+		uint64_t pm = to_param_mask(s, ns, st->mask[t]);
+		int inside = 0;
+		for (int j = 0; j < ncm && !inside; j++)
+			inside = (pm & ~cm[j]) == 0;
+		if (!inside)
+			return 0;
+	}
+	return 1;
+}
+
+static void set_constant(struct pmnf_model *out, const struct agg *a)
+{
+	double mean = 0;
+	for (int i = 0; i < a->n; i++)
+		mean += a->y[i] / a->n;
+	out->constant = mean;
+}
+
+#define MAX_CONSTRAINT_TERMS 64
+#define MAX_STRUCTS 32
+
+static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, const struct model_input *in,
+		     const struct model_options *opt, const uint64_t *cm, int ncm, int constrained,
+		     struct pmnf_model *out)
+{
+	uint64_t active = constrained ? 0 : ~(uint64_t)0;
+	for (int j = 0; j < ncm; j++)
+		active |= cm[j];
+	struct surv s[31];
+	int ns = 0;
+	double *lx = xmalloc((size_t)a->n * sizeof(double)), *ly = xmalloc((size_t)a->n * sizeof(double));
+	int *group = xmalloc((size_t)a->n * 2 * sizeof(int)), *size = xmalloc((size_t)a->n * sizeof(int));
+	int *cnt = xmalloc((size_t)a->n * sizeof(int));
+	for (int p = 0; p < a->m && ns < 31; p++) {
+		if (p < 64 && !(active & ((uint64_t)1 << p)))
+			continue;
+		if (p >= 64 && constrained)
+			continue;
+		struct sp_fit sp;
+		int nl = a->m == 1 ? a->n : find_line(a, p, lx, ly, group, size, cnt);
+		if (a->m == 1) {
+			memcpy(lx, a->x, (size_t)a->n * sizeof(double));
+			memcpy(ly, a->y, (size_t)a->n * sizeof(double));
+		}
+		fit_single(w, ctx, lx, ly, nl, opt, &sp);
+		if (a->m == 1) {
+			/* one parameter: the single-parameter model is the result */
+			out->constant = sp.c0;
+			if (sp.hyp >= 0) {
+				struct surv one = { p, sp.hyp, sp.c0, sp.c1, NULL };
+				add_term(out, &one, 1, 1, sp.c1);
+			}
+			out->cv_smape = sp.hyp >= 0 ? sp.cv_smape : NAN;
+			goto done;
+		}
+		if (sp.hyp >= 0)
+			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL };
+	}
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	double *tvs = xmalloc((size_t)(ns > 0 ? ns : 1) * (size_t)a->n * sizeof(double));
+	for (int b = 0; b < ns; b++) {
+		s[b].tv = &tvs[(size_t)b * a->n];
+		for (int i = 0; i < a->n; i++)
+			s[b].tv[i] = hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
+	}
+	if (ns == 0) {
+		set_constant(out, a);
+	} else if (ns == 1) {
+		/* Extra-P: the line's coefficients or ones recomputed on all points */
+		struct pmnf_model reuse;
+		pmnf_init(&reuse, a->m, in->params);
+		reuse.constant = s[0].c0;
+		add_term(&reuse, s, 1, 1, s[0].c1);
+		quality(&reuse, a);
+		struct hyp_structure st = { 1, { 1 } };
+		double coef[2], sm;
+		int contributes;
+		if (fit_structure(w, a, s, 1, &st, opt, coef, &sm, &contributes) == 0 && sm < reuse.smape) {
+			out->constant = coef[0];
+			add_term(out, s, 1, 1, coef[1]);
+		} else {
+			out->constant = reuse.constant;
+			add_term(out, s, 1, 1, s[0].c1);
+		}
+		pmnf_release(&reuse);
+	} else {
+		struct hyp_structure cand[MAX_STRUCTS + 1];
+		int nc = 0;
+		if (constrained) {
+			/* the dependency structure itself comes first */
+			struct hyp_structure dep = { 0, { 0 } };
+			for (int j = 0; j < ncm && dep.nterms < HYP_MAX_TERMS; j++) {
+				unsigned sm = 0;
+				for (int b = 0; b < ns; b++)
+					if (cm[j] & ((uint64_t)1 << s[b].param))
+						sm |= 1u << b;
+				int dup = !sm;
+				for (int t = 0; t < dep.nterms; t++)
+					dup |= dep.mask[t] == sm;
+				if (!dup)
+					dep.mask[dep.nterms++] = sm;
+			}
+			if (dep.nterms > 0)
+				cand[nc++] = dep;
+		}
+		struct hyp_structure all[MAX_STRUCTS];
+		int na = hypothesis_structures(ns, all);
+		for (int i = 0; i < na; i++)
+			if (!constrained || structure_allowed(&all[i], s, ns, cm, ncm))
+				cand[nc++] = all[i];
+		int best = -1;
+		double best_sm = INFINITY, best_coef[MAX_COLS], coef[MAX_COLS];
+		for (int i = 0; i < nc; i++) {
+			double sm;
+			int contributes;
+			if (fit_structure(w, a, s, ns, &cand[i], opt, coef, &sm, &contributes) < 0)
+				continue;
+			/* Extra-P starts from the first candidate whatever its terms contribute */
+			if (best < 0 ? 1 : (contributes && sm < best_sm)) {
+				best = i;
+				best_sm = sm;
+				memcpy(best_coef, coef, sizeof(coef));
+			}
+		}
+		if (best < 0) {
+			set_constant(out, a);
+		} else {
+			out->constant = best_coef[0];
+			for (int t = 0; t < cand[best].nterms; t++)
+				add_term(out, s, ns, cand[best].mask[t], best_coef[1 + t]);
+		}
+	}
+	free(tvs);
+done:
+	free(lx);
+	free(ly);
+	free(group);
+	free(size);
+	free(cnt);
+	return 0;
+}
+
+int modeler_fit(const struct model_input *in, const struct model_options *opt,
+		const struct model_constraint *constraint, struct pmnf_model *out,
+		struct perr *err)
+{
+	return modeler_fit_ctx(NULL, in, opt, constraint, out, err);
+}
+
+int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+		    const struct model_constraint *constraint, struct pmnf_model *out,
+		    struct perr *err)
+{
+	struct model_options def;
+	struct agg a;
+	struct ws w;
+	uint64_t cm[MAX_CONSTRAINT_TERMS];
+	int ncm = 0;
+	struct modeler *own = NULL;
+
+	gsl_set_error_handler_off();
+	pmnf_init(out, in->nparams, in->params);
+	if (!opt) {
+		model_options_init(&def);
+		opt = &def;
+	}
+	if (in->nparams < 1)
+		return perr_set(err, "no parameters");
+	if (constraint && in->nparams > 64)
+		return perr_set(err, "too many parameters for a constrained model (%d, at most 64)", in->nparams);
+	if (agg_build(&a, in, opt->aggregate, err) < 0) {
+		agg_release(&a);
+		return -1;
+	}
+	if (!ctx)
+		ctx = own = modeler_new();
+	if (constraint)
+		ncm = constraint_masks(in, constraint, cm, MAX_CONSTRAINT_TERMS);
+	/* columns: the constant plus at most max(3, parameters) terms, or the dependency terms */
+	ws_init(&w, a.n, 1 + (in->nparams > 3 ? in->nparams : 3) + (constraint ? ncm : 0));
+	if (constraint && ncm == 0)
+		set_constant(out, &a);
+	else
+		fit_multi(&w, ctx, &a, in, opt, cm, ncm, constraint != NULL, out);
+	quality(out, &a);
+	ws_release(&w);
+	agg_release(&a);
+	modeler_free(own);
+	return 0;
+}
+
+int modeler_fit_series(const struct experiment *e, int callpath, int metric,
+		       const struct model_options *opt,
+		       const struct model_constraint *constraint,
+		       struct pmnf_model *out, struct perr *err)
+{
+	return modeler_fit_series_ctx(NULL, e, callpath, metric, opt, constraint, out, err);
+}
+
+int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int callpath, int metric,
+			   const struct model_options *opt,
+			   const struct model_constraint *constraint,
+			   struct pmnf_model *out, struct perr *err)
+{
+	const struct exp_series *s = experiment_series(e, callpath, metric);
+	if (!s) {
+		pmnf_init(out, e->nparams, e->params);
+		return perr_set(err, "no values for callpath '%s' and metric '%s'",
+				callpath >= 0 && callpath < e->ncallpaths ? e->callpaths[callpath] : "?",
+				metric >= 0 && metric < e->nmetrics ? e->metrics[metric] : "?");
+	}
+	struct model_input in = {
+		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
+		.coords = e->coords, .values = s->at,
+	};
+	return modeler_fit_ctx(ctx, &in, opt, constraint, out, err);
+}

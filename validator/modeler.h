@@ -1,0 +1,108 @@
+/*
+ * The PMNF modeller: Extra-P's published method (hypothesis search over
+ * the default exponent sets, linear least squares via GSL, selection by
+ * leave-one-out cross-validated SMAPE, the multi-parameter combination of
+ * single-parameter terms), optionally constrained by taint dependencies.
+ * docs/modelling.md describes the method and its rules.
+ *
+ * Invariants: the library does not print and does not keep global state
+ * (apart from switching GSL's error handler off); it is a pure function
+ * of its input: equal input gives bit-identical models.  Inputs are only
+ * read; the output model owns all its memory (pmnf_release()).
+ */
+#ifndef PS_MODELER_H
+#define PS_MODELER_H
+#include "collectors/experiment.h"
+#include "common/error.h"
+#include "designs/deps.h"
+#include "validator/pmnf.h"
+
+/*
+ * Measured data for one callpath and metric on plain arrays, so callers can
+ * fit any subset of points (e.g. one line of a grid).  Points with no
+ * values (values[p].n == 0) are skipped.  Parameters are named so that a
+ * constraint can be mapped onto them by name.
+ */
+struct model_input {
+	int nparams;
+	char *const *params;                    /* nparams names */
+	int npoints;
+	const double *coords;                   /* npoints x nparams, row-major */
+	const struct exp_values *values;        /* npoints: the repetitions of each point */
+};
+
+enum model_aggregate {
+	MODEL_MEAN = 0,                         /* Extra-P's default */
+	MODEL_MEDIAN,
+};
+
+struct model_options {
+	enum model_aggregate aggregate;
+	double min_contribution;                /* reject terms below this share everywhere (0.0005) */
+	int allow_log;                          /* use log2 terms when all coordinates >= 1 (1) */
+};
+
+/* Extra-P's defaults. */
+void model_options_init(struct model_options *opt);
+
+/*
+ * Taint constraint for one region: the dependency terms of func, whose
+ * parameter indices refer to deps->params.  They are mapped onto the input
+ * parameters by name; dependency parameters the input lacks are ignored.
+ * Input parameters that occur in no term are not used at all; parameters
+ * that only occur in separate terms are combined additively, parameters
+ * sharing a term may multiply.  func->nterms == 0 gives the constant model.
+ */
+struct model_constraint {
+	const struct deps *deps;
+	const struct dep_function *func;
+};
+
+/*
+ * Fit the best PMNF model to in.  constraint NULL fits a black-box model.
+ * out is initialised by the call (release it with pmnf_release()), also
+ * on error.  Returns 0, or -1 with err set (no parameters, no points with
+ * values, non-finite values or coordinates).  Candidates that GSL cannot
+ * fit (rank-deficient, non-finite terms) are skipped, never an error.
+ * opt NULL means the defaults.
+ */
+int modeler_fit(const struct model_input *in, const struct model_options *opt,
+		const struct model_constraint *constraint, struct pmnf_model *out,
+		struct perr *err);
+
+/* The same for one callpath and metric of an experiment (all its points). */
+int modeler_fit_series(const struct experiment *e, int callpath, int metric,
+		       const struct model_options *opt,
+		       const struct model_constraint *constraint,
+		       struct pmnf_model *out, struct perr *err);
+
+/*
+ * An optional context for fitting many callpaths: it caches the
+ * factorisations of the single-parameter hypotheses per set of
+ * coordinates (they do not depend on the measured values).  Results are
+ * bit-identical with or without it.  Not thread-safe: use one per thread.
+ */
+struct modeler;
+struct modeler *modeler_new(void);
+void modeler_free(struct modeler *ctx);
+/* modeler_fit() and modeler_fit_series() with a context (NULL: none). */
+int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in,
+		    const struct model_options *opt,
+		    const struct model_constraint *constraint, struct pmnf_model *out,
+		    struct perr *err);
+int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int callpath,
+			   int metric, const struct model_options *opt,
+			   const struct model_constraint *constraint,
+			   struct pmnf_model *out, struct perr *err);
+
+/*
+ * Fill m's quality figures (npoints, rss, ar2, smape, re) against in's
+ * aggregated values, keeping its terms.  Parameters must match by position.
+ */
+int modeler_quality(struct pmnf_model *m, const struct model_input *in,
+		    const struct model_options *opt, struct perr *err);
+
+/* The aggregate (mean or median) of one point's repetitions; NaN if none. */
+double model_aggregate_values(const struct exp_values *v, enum model_aggregate how);
+
+#endif

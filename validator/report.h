@@ -1,0 +1,49 @@
+/*
+ * The validity report in three forms: a text summary (one line per flag,
+ * then the verdict), the JSON contract for scripts, and a self-contained
+ * HTML page with one SVG plot per flagged region (drawn by gnuplot).
+ *
+ * JSON contract (stable):
+ *   {"verdict": "publishable"|"blocked",
+ *    "flags": [{"callpath", "metric", "kind", "parameter", "growth", "p_value", "detail"}],
+ *    "regions": [{"callpath", "metric", "points", "modelled", "unreliable",
+ *                 "max_cov", "noisy_points", "model", "constrained",
+ *                 "dependencies", "excluded_parameters", "flags", "blocking"}]}
+ * kind is one of noise, false-dependency, contention, segmented, volume;
+ * parameter, growth and p_value are null where they do not apply.
+ */
+#ifndef PS_REPORT_H
+#define PS_REPORT_H
+#include "common/error.h"
+#include "validator/validate.h"
+#include <jansson.h>
+#include <stdio.h>
+
+/* What the HTML page shows besides the validation (all optional). */
+struct report_context {
+	const char *title;              /* e.g. the campaign or input name */
+	const char *input;              /* input path */
+	const char *deps_path;          /* dependency file, or NULL */
+	const char *placements;         /* preformatted placement table, or NULL */
+	double core_hours_planned;      /* NaN when unknown */
+	double core_hours_spent;        /* NaN when unknown */
+	const char *gnuplot;            /* gnuplot program; NULL: "gnuplot" from PATH */
+};
+
+void report_context_init(struct report_context *c);
+
+/* One line per flag, the contention-study summary, and the verdict line. */
+void report_text(FILE *f, const struct validation *v);
+
+/* The JSON document; the caller owns the reference (json_decref). */
+json_t *report_json(const struct validation *v);
+
+/*
+ * Write the HTML report to path.  Plots are drawn with gnuplot (fork/exec,
+ * no shell) into a private temporary directory and inlined.  Returns 0, or
+ * -1 with err set (cannot write, gnuplot missing or failing).
+ */
+int report_html(const char *path, const struct validation *v, const struct report_context *c,
+		struct perr *err);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * The segmented-behaviour check: along one parameter line with enough
+ * points (9 by default), is the data better described by two PMNF models,
+ * one on each side of a change point, than by one?  (MILC's communication
+ * routines behaved differently for 4-16 ranks than for more: one PMNF
+ * model cannot represent two regimes.)
+ *
+ * Every split leaving at least SEGMENT_MIN_SIDE points on each side is
+ * tried; each side gets the modeller's single-parameter model, and the
+ * split with the smallest residual sum of squares over all repetition
+ * values wins.  Significance is an F-test of the two-model fit against the
+ * one-model fit, counting for each model its coefficients plus one for the
+ * chosen exponents, and one for the change point.
+ */
+#ifndef PS_SEGMENT_H
+#define PS_SEGMENT_H
+#include "collectors/experiment.h"
+#include "common/error.h"
+#include "validator/modeler.h"
+#include "validator/pmnf.h"
+#include "validator/vline.h"
+
+#define SEGMENT_MIN_SIDE 3
+
+struct segment_result {
+	int param;
+	int npoints;                    /* line points with values */
+	int *points;                    /* those points, by ascending coordinate */
+	int change;                     /* index (into points) of the first point of the second regime */
+	double x_before, x_after;       /* coordinates either side of the change */
+	double rss_one, rss_two;        /* over all repetition values */
+	double improvement;             /* 1 - rss_two / rss_one (0 when rss_one is 0) */
+	double f, p_value;              /* F-test of two models against one */
+	int df1, df2;
+	struct pmnf_model one, left, right;
+};
+
+/*
+ * Test one line of series s.  Returns 1 when tested, 0 when the line has
+ * fewer than min_points points with values, -1 with err set when the
+ * modeller fails.  r is initialised in every case (segment_result_release).
+ */
+int segment_test(const struct experiment *e, const struct exp_series *s, const struct vline *line,
+		 int min_points, const struct model_options *opt, struct segment_result *r,
+		 struct perr *err);
+void segment_result_release(struct segment_result *r);
+
+#endif

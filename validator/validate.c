@@ -1,0 +1,466 @@
+/* Running every check per region and metric, and building the verdict. */
+#include "validator/validate.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "validator/falsedep.h"
+#include "validator/vline.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[VFLAG_NKINDS] = {
+	"noise", "false-dependency", "contention", "segmented", "volume",
+};
+
+const char *vflag_kind_name(enum vflag_kind k)
+{
+	return k >= 0 && k < VFLAG_NKINDS ? kind_names[k] : "?";
+}
+
+void validate_options_init(struct validate_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cov_threshold = 0.1;
+	o->unreliable_fraction = 0.5;
+	o->alpha = 0.01;
+	o->min_growth = 0.05;
+	o->segment_points = 9;
+	o->segment_improvement = 0.5;
+	model_options_init(&o->model);
+}
+
+static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind kind, int param,
+			      double growth, double p_value, int blocking)
+{
+	XGROW(v->flags, (size_t)v->nflags + 1, v->flags_alloc);
+	struct vflag *f = &v->flags[v->nflags++];
+	memset(f, 0, sizeof(*f));
+	f->region = region;
+	f->kind = kind;
+	f->param = param;
+	f->growth = growth;
+	f->p_value = p_value;
+	f->blocking = blocking;
+	v->regions[region].nflags++;
+	if (blocking) {
+		v->regions[region].nblocking++;
+		v->nblocking++;
+	}
+	return f;
+}
+
+/* "size=30,p=64" for a point. */
+static void point_name(struct strbuf *sb, const struct experiment *e, int p)
+{
+	for (int k = 0; k < e->nparams; k++)
+		strbuf_addf(sb, "%s%s=%g", k ? "," : "", e->params[k], experiment_coord(e, p, k));
+}
+
+/* 1 when the dependency file names the parameter (by name, as the modeller maps them). */
+static int deps_names_param(const struct deps *d, const char *name)
+{
+	for (int i = 0; d && i < d->nparams; i++)
+		if (!strcmp(d->params[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Experiment parameter indices a dependency function allows (mask), and
+ * those the dependency file speaks about: its parameters, and ranks per
+ * node, which no function's volume depends on.
+ */
+static void allowed_params(const struct experiment *e, const struct deps *d,
+			   const struct dep_function *f, int rpn, int *allowed, int *known)
+{
+	for (int k = 0; k < e->nparams; k++) {
+		allowed[k] = 0;
+		known[k] = deps_names_param(d, e->params[k]) || (d && k == rpn);
+	}
+	if (!f)
+		return;
+	for (int t = 0; t < f->nterms; t++)
+		for (int i = 0; i < f->terms[t].n; i++) {
+			int k = experiment_find_param(e, d->params[f->terms[t].params[i]]);
+			if (k >= 0)
+				allowed[k] = 1;
+		}
+}
+
+static char *model_string(const struct pmnf_model *m)
+{
+	return pmnf_format(m, 4);
+}
+
+/*
+ * How much model m depends on parameter k: the largest relative change of
+ * m at a measured point when k moves there from its smallest measured value.
+ */
+static double model_effect(const struct pmnf_model *m, const struct experiment *e,
+			   const struct exp_series *s, int k)
+{
+	double xmin = INFINITY, worst = 0;
+	for (int p = 0; p < e->npoints; p++)
+		if (s->at[p].n && experiment_coord(e, p, k) < xmin)
+			xmin = experiment_coord(e, p, k);
+	double *c = xmalloc(sizeof(double) * (size_t)(e->nparams ? e->nparams : 1));
+	for (int p = 0; p < e->npoints; p++) {
+		if (!s->at[p].n)
+			continue;
+		memcpy(c, &e->coords[(size_t)p * (size_t)e->nparams], sizeof(double) * (size_t)e->nparams);
+		double at = pmnf_eval(m, c);
+		c[k] = xmin;
+		double base = pmnf_eval(m, c);
+		if (base != 0 && isfinite(at) && isfinite(base))
+			worst = fmax(worst, fabs(at - base) / fabs(base));
+	}
+	free(c);
+	return worst;
+}
+
+static void check_noise(struct validation *v, int ri)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct noise_result *n = &r->noise;
+	if (!n->nnoisy)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (n->unreliable)
+		strbuf_addf(&sb, "unreliable, not modelled: ");
+	strbuf_addf(&sb, "%d of %d points above CoV %g (max %.3g at ", n->nnoisy, n->nmeasured,
+		    v->opt.cov_threshold, n->max_cov);
+	point_name(&sb, v->e, n->worst_point);
+	strbuf_addstr(&sb, ")");
+	/* noisy data blocks either way: a modelled region's model rests on it, and an
+	   unreliable region leaves the campaign without a model for it */
+	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, 1);
+	f->detail = strbuf_detach(&sb);
+}
+
+static int check_segments(struct validation *v, int ri, const struct exp_series *s, struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	for (int k = 0; k < e->nparams; k++) {
+		struct vline *lines;
+		int nl = vlines_find(e, k, &lines);
+		for (int l = 0; l < nl; l++) {
+			struct segment_result sr;
+			int rc = segment_test(e, s, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
+			if (rc < 0) {
+				segment_result_release(&sr);
+				vlines_free(lines, nl);
+				return -1;
+			}
+			if (rc == 0) {
+				segment_result_release(&sr);
+				continue;
+			}
+			struct segment_result *best = &r->segment[k];
+			int better = !r->segment_tested[k] || sr.p_value < best->p_value ||
+				     (sr.p_value == best->p_value && sr.improvement > best->improvement);
+			if (better) {
+				if (r->segment_tested[k])
+					segment_result_release(best);
+				*best = sr;
+				r->segment_tested[k] = 1;
+			} else {
+				segment_result_release(&sr);
+			}
+		}
+		vlines_free(lines, nl);
+		if (!r->segment_tested[k])
+			continue;
+		struct segment_result *sr = &r->segment[k];
+		if (!(sr->p_value < v->opt.alpha && sr->improvement >= v->opt.segment_improvement))
+			continue;
+		char *ml = model_string(&sr->left), *mr = model_string(&sr->right);
+		struct vflag *f = add_flag(v, ri, VFLAG_SEGMENTED, k, NAN, sr->p_value, 1);
+		f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g; "
+				      "add points between %g and %g or model the ranges separately",
+				      e->params[k], sr->x_before, e->params[k], sr->x_after, ml,
+				      sr->x_before, mr, sr->x_after, sr->x_before, sr->x_after);
+		free(ml);
+		free(mr);
+	}
+	return 0;
+}
+
+static int check_region(struct validation *v, const struct validate_input *in, int ri,
+			struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	const struct exp_series *s = experiment_series(e, r->callpath, r->metric);
+	int np = e->nparams;
+	int *allowed = xcalloc((size_t)(np ? np : 1), sizeof(int));
+	int *known = xcalloc((size_t)(np ? np : 1), sizeof(int));
+	int rc = -1;
+
+	noise_check(e, s, v->opt.cov_threshold, v->opt.unreliable_fraction, &r->noise);
+	for (int p = 0; p < e->npoints; p++)
+		if (s && s->at[p].n)
+			r->npoints++;
+	r->modelled = r->npoints > 0 && !r->noise.unreliable;
+	check_noise(v, ri);
+	if (!r->modelled) {
+		rc = 0;
+		goto out;
+	}
+
+	pmnf_release(&r->black_box);
+	if (modeler_fit_series(e, r->callpath, r->metric, &v->opt.model, NULL, &r->black_box, err) < 0)
+		goto out;
+	allowed_params(e, in->deps, r->func, v->rpn_param, allowed, known);
+	if (r->func) {
+		struct model_constraint c = { .deps = in->deps, .func = r->func };
+		pmnf_release(&r->constrained);
+		if (modeler_fit_series(e, r->callpath, r->metric, &v->opt.model, &c, &r->constrained, err) < 0)
+			goto out;
+		r->has_constrained = 1;
+	}
+
+	/* contention: excluded program parameters and ranks per node */
+	for (int k = 0; k < np; k++) {
+		int excluded = (r->func && known[k] && !allowed[k]) || k == v->rpn_param;
+		if (!excluded)
+			continue;
+		int t = growth_test_run(e, s, k, k == v->rpn_param, &v->opt.model, &r->growth[k], err);
+		if (t < 0)
+			goto out;
+		r->growth_tested[k] = t;
+		const struct growth_test *g = &r->growth[k];
+		if (t && g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
+			char *m = model_string(&g->model);
+			struct vflag *f = add_flag(v, ri, VFLAG_CONTENTION, k, g->growth, g->p_value, 1);
+			struct strbuf sb;
+			strbuf_init(&sb);
+			strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
+				    "model in %s: %s; linear slope %+.0f%% (95%% CI %+.0f%%..%+.0f%%, p=%.2g)",
+				    100 * g->growth, e->params[k], g->xmin, g->xmax, e->params[k], e->params[k],
+				    m, 100 * g->growth_lin, 100 * g->growth_lo, 100 * g->growth_hi, g->slope_p);
+			if (!isnan(g->anova_p))
+				strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
+			else
+				strbuf_addstr(&sb, ", no repetitions for ANOVA");
+			f->detail = strbuf_detach(&sb);
+			free(m);
+		}
+	}
+
+	/* false dependencies: black-box parameters the dependencies exclude */
+	if (r->func) {
+		for (int k = 0; k < np; k++) {
+			if (allowed[k] || !known[k] || !pmnf_uses_param(&r->black_box, k))
+				continue;
+			double effect = model_effect(&r->black_box, e, s, k);
+			XGROW(r->excluded, (size_t)r->nexcluded + 1, r->excluded_alloc);
+			struct vexcluded *x = &r->excluded[r->nexcluded++];
+			x->param = k;
+			x->effect = effect;
+			x->cause = "noise";
+			x->flagged = 0;
+			if (!(effect >= v->opt.min_growth))
+				continue;       /* a negligible term: listed, not flagged */
+			struct falsedep_result fd;
+			if (falsedep_measure(e, s, &r->black_box, &r->constrained, k, &fd, err) < 0)
+				goto out;
+			int contention = 0;
+			for (int i = 0; i < v->nflags; i++)
+				if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_CONTENTION &&
+				    v->flags[i].param == k)
+					contention = 1;
+			const struct growth_test *g = &r->growth[k];
+			double growth = r->growth_tested[k] ? g->growth : NAN;
+			int speedup = !contention && r->growth_tested[k] && g->p_value < v->opt.alpha &&
+				      g->growth <= -v->opt.min_growth;
+			struct vflag *f = add_flag(v, ri, VFLAG_FALSE_DEPENDENCY, k, growth, fd.p_value,
+						   v->opt.strict);
+			f->cause = contention ? "contention" : speedup ? "speedup" : "noise";
+			x->cause = f->cause;
+			x->flagged = 1;
+			char *mb = model_string(&r->black_box), *mc = model_string(&r->constrained);
+			struct strbuf sb;
+			strbuf_init(&sb);
+			strbuf_addf(&sb, "black-box %s uses %s (changes up to %.0f%% over its range), excluded by "
+				    "the dependencies; constrained %s; %s terms remove %.0f%% of the constrained "
+				    "residual (adj. R^2 %.3f vs %.3f); ", mb, e->params[k], 100 * effect, mc,
+				    e->params[k], 100 * fd.bought, r->black_box.ar2, r->constrained.ar2);
+			if (contention)
+				strbuf_addf(&sb, "cause: contention (%+.0f%% over %s, p=%.2g)",
+					    100 * growth, e->params[k], g->p_value);
+			else if (speedup)
+				strbuf_addf(&sb, "cause: speedup (%+.0f%% over %s, p=%.2g: faster, not contention)",
+					    100 * growth, e->params[k], g->p_value);
+			else if (r->growth_tested[k])
+				strbuf_addf(&sb, "cause: noise (measured change %+.0f%% over %s, p=%.2g: not "
+					    "significant at %g or below %.0f%%)", 100 * growth, e->params[k],
+					    g->p_value, v->opt.alpha, 100 * v->opt.min_growth);
+			else
+				strbuf_addf(&sb, "cause: noise (too few values of %s to test growth)",
+					    e->params[k]);
+			f->detail = strbuf_detach(&sb);
+			free(mb);
+			free(mc);
+		}
+	}
+
+	if (check_segments(v, ri, s, err) < 0)
+		goto out;
+
+	/* volume contradiction */
+	if (r->func && r->func->expect && in->expect) {
+		double *expected = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
+		int bad = 0;
+		for (int p = 0; p < e->npoints && !bad; p++)
+			if (in->expect(in->expect_ctx, r->func, e, p, &expected[p], err) < 0)
+				bad = 1;
+		int t = bad ? -1 : volume_test(e, s, expected, allowed, &r->volume, err);
+		free(expected);
+		if (t < 0) {
+			perr_prefix(err, "expected volume of '%s'", r->func->name);
+			goto out;
+		}
+		r->volume_tested = t;
+		const struct volume_result *vr = &r->volume;
+		if (t && vr->p_value < v->opt.alpha && fabs(vr->growth) >= v->opt.min_growth) {
+			struct vflag *f = add_flag(v, ri, VFLAG_VOLUME, vr->param, vr->growth, vr->p_value,
+						   v->opt.strict);
+			f->detail = xasprintf("measured/expected (%s) drifts %+.0f%% over %s; ratio %.3g..%.3g: "
+					      "a term is missing or wrong", r->func->expect, 100 * vr->growth,
+					      e->params[vr->param], vr->ratio_min, vr->ratio_max);
+		}
+	}
+	rc = 0;
+out:
+	free(allowed);
+	free(known);
+	return rc;
+}
+
+/* The contention-study summary over regions of one metric. */
+static void summarise_study(struct validation *v, int metric)
+{
+	struct contention_summary *cs = &v->study;
+	cs->param = v->rpn_param;
+	cs->metric = metric;
+	cs->program_region = -1;
+	cs->program_growth = cs->program_p = cs->program_first = cs->program_last = NAN;
+	cs->xmin = cs->xmax = NAN;
+	if (v->rpn_param < 0)
+		return;
+	double best = -INFINITY;
+	for (int i = 0; i < v->nregions; i++) {
+		struct vregion *r = &v->regions[i];
+		if (r->metric != metric || !r->growth_tested || !r->growth_tested[v->rpn_param])
+			continue;
+		const struct growth_test *g = &r->growth[v->rpn_param];
+		cs->ntested++;
+		if (g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth)
+			cs->nincreasing++;
+		if (strstr(v->e->callpaths[r->callpath], "->"))
+			continue;
+		double level = pmnf_eval(&g->model, &g->xmin);
+		if (level > best) {
+			best = level;
+			cs->program_region = i;
+			cs->program_growth = g->growth;
+			cs->program_p = g->p_value;
+			cs->program_first = level;
+			cs->program_last = pmnf_eval(&g->model, &g->xmax);
+			cs->xmin = g->xmin;
+			cs->xmax = g->xmax;
+		}
+	}
+}
+
+static int cmp_regions(const void *a, const void *b, void *arg)
+{
+	const struct experiment *e = arg;
+	const struct vregion *x = a, *y = b;
+	int c = strcmp(e->callpaths[x->callpath], e->callpaths[y->callpath]);
+	return c ? c : strcmp(e->metrics[x->metric], e->metrics[y->metric]);
+}
+
+int validate_run(struct validation *v, const struct validate_input *in,
+		 const struct validate_options *opt, struct perr *err)
+{
+	memset(v, 0, sizeof(*v));
+	v->e = in->e;
+	v->deps = in->deps;
+	if (opt)
+		v->opt = *opt;
+	else
+		validate_options_init(&v->opt);
+	const struct experiment *e = in->e;
+	v->rpn_param = experiment_find_param(e, VALIDATE_RPN_PARAM);
+	v->study.param = -1;
+	v->study.program_region = -1;
+
+	int metric = -1;
+	if (v->opt.metric) {
+		metric = experiment_find_metric(e, v->opt.metric);
+		if (metric < 0)
+			return perr_set(err, "no metric '%s' in the data", v->opt.metric);
+	} else {
+		metric = experiment_find_metric(e, "time");
+	}
+	int np = e->nparams;
+	for (int c = 0; c < e->ncallpaths; c++)
+		for (int m = 0; m < e->nmetrics; m++) {
+			if (metric >= 0 && m != metric)
+				continue;
+			if (!experiment_series(e, c, m))
+				continue;
+			XGROW(v->regions, (size_t)v->nregions + 1, v->regions_alloc);
+			struct vregion *r = &v->regions[v->nregions++];
+			memset(r, 0, sizeof(*r));
+			r->callpath = c;
+			r->metric = m;
+			r->func = in->deps && in->funcs ? in->funcs[c] : NULL;
+			pmnf_init(&r->black_box, np, e->params);
+			pmnf_init(&r->constrained, np, e->params);
+			r->growth = xcalloc((size_t)(np ? np : 1), sizeof(*r->growth));
+			r->growth_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
+			r->segment = xcalloc((size_t)(np ? np : 1), sizeof(*r->segment));
+			r->segment_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
+		}
+	/* by call path and metric name, so every input form of the same data reports alike */
+	if (v->nregions > 1)
+		qsort_r(v->regions, (size_t)v->nregions, sizeof(*v->regions), cmp_regions, (void *)e);
+	for (int i = 0; i < v->nregions; i++)
+		if (check_region(v, in, i, err) < 0) {
+			perr_prefix(err, "'%s'", e->callpaths[v->regions[i].callpath]);
+			return -1;
+		}
+	summarise_study(v, metric >= 0 ? metric : (v->nregions ? v->regions[0].metric : -1));
+	return 0;
+}
+
+void validation_release(struct validation *v)
+{
+	int np = v->e ? v->e->nparams : 0;
+	for (int i = 0; i < v->nregions; i++) {
+		struct vregion *r = &v->regions[i];
+		noise_result_release(&r->noise);
+		pmnf_release(&r->black_box);
+		pmnf_release(&r->constrained);
+		for (int k = 0; k < np; k++) {
+			if (r->growth_tested[k] || r->growth[k].model.params)
+				growth_test_release(&r->growth[k]);
+			if (r->segment_tested[k])
+				segment_result_release(&r->segment[k]);
+		}
+		free(r->growth);
+		free(r->growth_tested);
+		free(r->segment);
+		free(r->segment_tested);
+		free(r->excluded);
+	}
+	for (int i = 0; i < v->nflags; i++)
+		free(v->flags[i].detail);
+	free(v->regions);
+	free(v->flags);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,171 @@
+/*
+ * The validator: runs every check on every region (callpath) and metric of
+ * an experiment and builds the verdict that gates publishing.
+ *
+ *   noise             CoV of each point's repetitions above the threshold;
+ *                     a mostly noisy region is unreliable: reported, not modelled
+ *   false-dependency  the black-box model uses a parameter the region's
+ *                     dependencies exclude (needs a dependency file)
+ *   contention        the measurements grow with a parameter the dependencies
+ *                     exclude, or with ranks per node, beyond noise
+ *   segmented         a line of >= 9 points is better described by two models
+ *   volume            measured / expected volume drifts across the design
+ *                     (needs `expect` expressions and an evaluator)
+ *
+ * Blocking: contention, segmented, and noise in a modelled region; with
+ * strict also false-dependency and volume.  docs/validation.md has the rules.
+ *
+ * Invariants: flags are ordered by region, then in the order the checks
+ * run (noise, contention, false-dependency, segmented, volume), then by
+ * parameter; regions by call path name then metric name, so the result is
+ * a pure function of the data, whatever order the input lists it in.  The validation borrows the experiment and the dependencies: they
+ * must outlive it.
+ */
+#ifndef PS_VALIDATE_H
+#define PS_VALIDATE_H
+#include "collectors/experiment.h"
+#include "common/error.h"
+#include "designs/deps.h"
+#include "validator/contention.h"
+#include "validator/modeler.h"
+#include "validator/noise.h"
+#include "validator/pmnf.h"
+#include "validator/segment.h"
+#include "validator/volume.h"
+
+/* The name of the placement parameter the store adds when it varies. */
+#define VALIDATE_RPN_PARAM "ranks_per_node"
+
+enum vflag_kind {
+	VFLAG_NOISE,
+	VFLAG_FALSE_DEPENDENCY,
+	VFLAG_CONTENTION,
+	VFLAG_SEGMENTED,
+	VFLAG_VOLUME,
+	VFLAG_NKINDS
+};
+
+/* "noise", "false-dependency", "contention", "segmented", "volume". */
+const char *vflag_kind_name(enum vflag_kind k);
+
+struct vflag {
+	int region;             /* index into validation.regions */
+	enum vflag_kind kind;
+	int param;              /* experiment parameter concerned, -1 for none */
+	double growth;          /* relative change over the parameter's range, NaN if none */
+	double p_value;         /* NaN if no test applies */
+	int blocking;
+	const char *cause;      /* false-dependency: "contention" or "noise"; else NULL */
+	char *detail;           /* one line, for people */
+};
+
+/*
+ * A parameter the black-box model uses although the region's dependencies
+ * exclude it.  Only those whose effect reaches min_growth are flagged;
+ * smaller terms are listed (cause "noise") so that every one is reported.
+ */
+struct vexcluded {
+	int param;
+	double effect;          /* largest relative change of the black-box model along it */
+	const char *cause;      /* "contention", "speedup" or "noise" */
+	int flagged;
+};
+
+struct vregion {
+	int callpath, metric;
+	const struct dep_function *func;        /* matched dependencies, NULL if none */
+	int npoints;            /* points with values */
+	struct noise_result noise;
+	int modelled;           /* has data and is not unreliable */
+	struct pmnf_model black_box;
+	int has_constrained;
+	struct pmnf_model constrained;
+	int nflags, nblocking;
+	/* per experiment parameter: growth test (tested[k] 1 when run) */
+	struct growth_test *growth;
+	int *growth_tested;
+	/* per experiment parameter: strongest segmented line (tested[k] 1 when run) */
+	struct segment_result *segment;
+	int *segment_tested;
+	int volume_tested;
+	struct volume_result volume;
+	/* every parameter the black-box model uses that the dependencies exclude */
+	int nexcluded;
+	struct vexcluded *excluded;
+	size_t excluded_alloc;  /* private */
+};
+
+struct validate_options {
+	const char *metric;             /* NULL: "time" when present, else every metric */
+	double cov_threshold;           /* 0.1 */
+	double unreliable_fraction;     /* 0.5 */
+	double alpha;                   /* significance level of every test: 0.01 */
+	double min_growth;              /* smallest relevant relative growth or drift: 0.05 */
+	int segment_points;             /* points a line needs for the segment test: 9 */
+	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
+	int strict;                     /* false-dependency and volume block too */
+	struct model_options model;
+};
+
+void validate_options_init(struct validate_options *o);
+
+/*
+ * Evaluate an `expect` expression at one point of the experiment; the
+ * validator calls it for the volume check.  Returns 0 with *value set, or
+ * -1 with err set.
+ */
+typedef int (*validate_expect_fn)(void *ctx, const struct dep_function *f,
+				  const struct experiment *e, int point, double *value,
+				  struct perr *err);
+
+struct validate_input {
+	const struct experiment *e;
+	const struct deps *deps;                        /* NULL: no dependency file */
+	const struct dep_function *const *funcs;       /* per callpath, NULL entries unmatched */
+	validate_expect_fn expect;                      /* NULL: no volume check */
+	void *expect_ctx;
+};
+
+/* The contention-study summary (only when ranks per node varies). */
+struct contention_summary {
+	int param;              /* ranks per node's index, -1 when it does not vary */
+	int metric;             /* the metric summarised */
+	int ntested;            /* regions with a growth test along it */
+	int nincreasing;        /* of those: significant growth >= min_growth */
+	int program_region;     /* the whole program (largest root), -1 if none */
+	double program_growth, program_p;
+	double program_first, program_last;     /* its model at the range's ends */
+	double xmin, xmax;
+};
+
+struct validation {
+	const struct experiment *e;
+	const struct deps *deps;
+	struct validate_options opt;
+	int nregions;
+	struct vregion *regions;
+	int nflags;
+	struct vflag *flags;
+	int nblocking;
+	int rpn_param;          /* -1 when the experiment has none */
+	struct contention_summary study;
+	/* private */
+	size_t regions_alloc, flags_alloc;
+};
+
+/*
+ * Validate in.  v is initialised by the call (validation_release also on
+ * error).  Returns 0, or -1 with err set (no such metric, modeller or
+ * evaluator failure).
+ */
+int validate_run(struct validation *v, const struct validate_input *in,
+		 const struct validate_options *opt, struct perr *err);
+void validation_release(struct validation *v);
+
+/* 1 when no flag blocks publishing. */
+static inline int validation_publishable(const struct validation *v)
+{
+	return v->nblocking == 0;
+}
+
+#endif

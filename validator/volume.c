@@ -1,0 +1,158 @@
+/* Drift of measured / expected volume across the design: log-log regression and F-test. */
+#include "validator/volume.h"
+#include "common/xalloc.h"
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int usable(const struct experiment *e, const double *expected, int p)
+{
+	if (!(expected[p] > 0) || !isfinite(expected[p]))
+		return 0;
+	for (int k = 0; k < e->nparams; k++)
+		if (!(experiment_coord(e, p, k) > 0))
+			return 0;
+	return 1;
+}
+
+/* Least-squares RSS of y on the first ncols columns of x; *coef (if asked) the coefficients. */
+static int lsq_rss(const gsl_matrix *x, size_t ncols, const gsl_vector *y, gsl_vector **coef,
+		   double *rss, struct perr *err)
+{
+	gsl_matrix_const_view xv = gsl_matrix_const_submatrix(x, 0, 0, x->size1, ncols);
+	gsl_vector *c = gsl_vector_alloc(ncols);
+	gsl_matrix *cov = gsl_matrix_alloc(ncols, ncols);
+	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(x->size1, ncols);
+	int st = gsl_multifit_linear(&xv.matrix, y, c, cov, rss, w);
+	gsl_multifit_linear_free(w);
+	gsl_matrix_free(cov);
+	if (st) {
+		gsl_vector_free(c);
+		return perr_set(err, "least squares failed: %s", gsl_strerror(st));
+	}
+	if (coef)
+		*coef = c;
+	else
+		gsl_vector_free(c);
+	return 0;
+}
+
+int volume_test(const struct experiment *e, const struct exp_series *s, const double *expected,
+		const int *consider, struct volume_result *r, struct perr *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->param = -1;
+	r->ratio_min = r->ratio_max = r->growth = r->f = r->p_value = NAN;
+	if (!s)
+		return 0;
+	gsl_set_error_handler_off();
+	size_t np = (size_t)(e->nparams ? e->nparams : 1);
+	int *vary = xcalloc(np, sizeof(int));
+	int *col_of = xmalloc(sizeof(int) * np);
+	double *lo = xmalloc(sizeof(double) * np);
+	double *hi = xmalloc(sizeof(double) * np);
+	int nobs = 0, first = 1;
+	for (int p = 0; p < e->npoints; p++) {
+		if (!usable(e, expected, p))
+			continue;
+		const struct exp_values *v = &s->at[p];
+		double sum = 0;
+		int n = 0;
+		for (int k = 0; k < v->n; k++)
+			if (v->v[k] > 0) {
+				sum += v->v[k];
+				n++;
+			}
+		if (!n)
+			continue;
+		nobs += n;
+		double ratio = sum / n / expected[p];
+		if (first || ratio < r->ratio_min)
+			r->ratio_min = ratio;
+		if (first || ratio > r->ratio_max)
+			r->ratio_max = ratio;
+		for (int k = 0; k < e->nparams; k++) {
+			double x = experiment_coord(e, p, k);
+			if (first || x < lo[k])
+				lo[k] = x;
+			if (first || x > hi[k])
+				hi[k] = x;
+		}
+		first = 0;
+	}
+	/* columns: intercept, nuisance parameters, considered parameters */
+	int nnuis = 0, ncons = 0;
+	for (int k = 0; k < e->nparams; k++) {
+		vary[k] = !first && hi[k] > lo[k];
+		col_of[k] = -1;
+		if (vary[k] && consider && !consider[k])
+			col_of[k] = 1 + nnuis++;
+	}
+	for (int k = 0; k < e->nparams; k++)
+		if (vary[k] && (!consider || consider[k]))
+			col_of[k] = 1 + nnuis + ncons++;
+	r->nobs = nobs;
+	int rc = 0;
+	size_t ncols = 1 + (size_t)(nnuis + ncons);
+	if (ncons == 0 || nobs <= (int)ncols)
+		goto done;
+	gsl_matrix *x = gsl_matrix_alloc((size_t)nobs, ncols);
+	gsl_vector *y = gsl_vector_alloc((size_t)nobs);
+	size_t i = 0;
+	for (int p = 0; p < e->npoints; p++) {
+		if (!usable(e, expected, p))
+			continue;
+		const struct exp_values *v = &s->at[p];
+		for (int j = 0; j < v->n; j++) {
+			if (!(v->v[j] > 0))
+				continue;
+			gsl_vector_set(y, i, log(v->v[j] / expected[p]));
+			gsl_matrix_set(x, i, 0, 1.0);
+			for (int k = 0; k < e->nparams; k++)
+				if (col_of[k] >= 0)
+					gsl_matrix_set(x, i, (size_t)col_of[k], log(experiment_coord(e, p, k)));
+			i++;
+		}
+	}
+	gsl_vector *c = NULL;
+	double rss_full, rss_base;
+	if (lsq_rss(x, ncols, y, &c, &rss_full, err) < 0 ||
+	    lsq_rss(x, 1 + (size_t)nnuis, y, NULL, &rss_base, err) < 0) {
+		rc = -1;
+	} else {
+		if (rss_full > rss_base)
+			rss_full = rss_base;    /* rounding: the larger basis never fits worse */
+		r->df1 = ncons;
+		r->df2 = nobs - (int)ncols;
+		if (rss_full > 0) {
+			r->f = ((rss_base - rss_full) / r->df1) / (rss_full / r->df2);
+			r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
+		} else {
+			r->f = rss_base > 0 ? INFINITY : 0;
+			r->p_value = rss_base > 0 ? 0 : 1;
+		}
+		for (int k = 0; k < e->nparams; k++) {
+			if (!vary[k] || (consider && !consider[k]))
+				continue;
+			double g = pow(hi[k] / lo[k], gsl_vector_get(c, (size_t)col_of[k])) - 1;
+			if (r->param < 0 || fabs(g) > fabs(r->growth)) {
+				r->param = k;
+				r->growth = g;
+			}
+		}
+		rc = 1;
+	}
+	if (c)
+		gsl_vector_free(c);
+	gsl_matrix_free(x);
+	gsl_vector_free(y);
+done:
+	free(col_of);
+	free(vary);
+	free(lo);
+	free(hi);
+	return rc;
+}
