@@ -635,11 +635,12 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	return 0;
 }
 
-/* Find jobs of this campaign left by an earlier orchestrator (queued or running). */
+/* Find jobs of this campaign left by an earlier orchestrator (queued or
+   running): our own jobs only, so this stays cheap on a busy cluster. */
 static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
-	if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+	if (slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (slurm_transient(e))
 			return 1;

@@ -330,7 +330,7 @@ int main(void)
 	b2->ops->free(b2);
 
 	/* 7. Starting a run whose job an earlier orchestrator submitted takes it over. */
-	char *a11[] = { "/bin/sh", "-c", "sleep 2; echo once", NULL };
+	char *a11[] = { "/bin/sh", "-c", "sleep 3; echo once", NULL };
 	struct run_spec rs11 = spec(11, a11, 1, 0);
 	b1 = new_backend("emu", 0);
 	is_int(b1->ops->start(b1, &rs11, &id, &err), 0, "start run 11");
@@ -449,8 +449,12 @@ int main(void)
 		} else {
 			ok(0, "run 16 reported");
 		}
-		snprintf(cmd, sizeof(cmd), "scontrol update nodename=%s state=resume", node);
-		is_int(node[0] ? system(cmd) : -1, 0, "node %s back", node);
+		/* ReturnToService=2 may bring it back by itself; resume it otherwise */
+		snprintf(cmd, sizeof(cmd),
+			 "scontrol update nodename=%s state=resume >/dev/null 2>&1; "
+			 "for i in $(seq 150); do case $(sinfo -h -n %s -o %%t) in "
+			 "*down*|*drain*|*fail*) sleep 0.2 ;; *) exit 0 ;; esac; done; exit 1", node, node);
+		is_int(node[0] ? system(cmd) : -1, 0, "node %s back in service", node);
 		bn->ops->free(bn);
 	}
 
