@@ -219,6 +219,7 @@ cmd_start() {
 		write_conf "$d" "$base"
 	fi
 	echo "SlurmctldPort=$base" >"/tmp/perfsweep-slurm-ports.$$"
+	trap 'rm -f "/tmp/perfsweep-slurm-ports.$$"' EXIT
 	start_munge "$d"
 	start_ctld "$d"
 	start_slurmd "$d"
