@@ -154,9 +154,11 @@ static const char *slurm_errstr(int e)
 static int parse_mem_mb(const char *s, uint64_t *mb)
 {
 	char *end;
+	if (*s < '0' || *s > '9')   /* strtoull would take "-4" as a huge number */
+		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno || end == s || v > (1ULL << 40))
 		return -1;
 	double f = 1;
 	switch (*end) {
@@ -175,7 +177,7 @@ static int parse_mem_mb(const char *s, uint64_t *mb)
 #define EXTRA_SUPPORTED "--constraint, --reservation, --exclude, --nodelist, --mem, " \
 	"--mem-per-cpu, --gres, --licenses, --cpus-per-task, --wckey, --nice, --requeue, --no-requeue"
 
-static int extra_parse(struct extra_opts *xo, int n, char **extra, struct perr *err)
+static int extra_parse(struct extra_opts *xo, int n, char *const *extra, struct perr *err)
 {
 	memset(xo, 0, sizeof(*xo));
 	xo->requeue = -1;
@@ -265,6 +267,14 @@ static void extra_release(struct extra_opts *xo)
 	free(xo->tres_per_node);
 	free(xo->licenses);
 	free(xo->wckey);
+}
+
+int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err)
+{
+	struct extra_opts xo;
+	int rc = extra_parse(&xo, nextra, extra, err);
+	extra_release(&xo);
+	return rc;
 }
 
 /* ---- job script --------------------------------------------------------- */
