@@ -25,7 +25,6 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
