@@ -85,6 +85,9 @@ struct backend {
 
 int backend_local_new(struct backend **b, int jobs, struct perr *err);
 int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
+/* Check the slurm backend's `extra` options without contacting SLURM (for
+   config checks): 0, or -1 with err naming the option. */
+int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err);
 /* Kill what is left of a local run from its backend id ("PGID:STARTTIME"),
    if that process group still exists.  Returns 1 if something was killed. */
 int backend_local_cancel_id(const char *backend_id);

@@ -25,7 +25,6 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +43,8 @@ extern char **environ;
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
+#define STEP_TRIES 12         /* srun attempts in the job when the step cannot start */
+#define STEP_PAUSE 5          /* seconds between them */
 
 struct sjob {
 	long long run;
@@ -51,6 +52,7 @@ struct sjob {
 	int missing;          /* full job lists in a row that did not show it */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
 	int running;          /* its start was reported */
+	char *run_dir;
 };
 
 /* Options from backend.extra, applied to every job description. */
@@ -151,9 +153,11 @@ static const char *slurm_errstr(int e)
 static int parse_mem_mb(const char *s, uint64_t *mb)
 {
 	char *end;
+	if (*s < '0' || *s > '9')   /* strtoull would take "-4" as a huge number */
+		return -1;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno || end == s || v > (1ULL << 40))
 		return -1;
 	double f = 1;
 	switch (*end) {
@@ -172,7 +176,7 @@ static int parse_mem_mb(const char *s, uint64_t *mb)
 #define EXTRA_SUPPORTED "--constraint, --reservation, --exclude, --nodelist, --mem, " \
 	"--mem-per-cpu, --gres, --licenses, --cpus-per-task, --wckey, --nice, --requeue, --no-requeue"
 
-static int extra_parse(struct extra_opts *xo, int n, char **extra, struct perr *err)
+static int extra_parse(struct extra_opts *xo, int n, char *const *extra, struct perr *err)
 {
 	memset(xo, 0, sizeof(*xo));
 	xo->requeue = -1;
@@ -264,6 +268,14 @@ static void extra_release(struct extra_opts *xo)
 	free(xo->wckey);
 }
 
+int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err)
+{
+	struct extra_opts xo;
+	int rc = extra_parse(&xo, nextra, extra, err);
+	extra_release(&xo);
+	return rc;
+}
+
 /* ---- job script --------------------------------------------------------- */
 
 /* Single-quote s for sh. */
@@ -351,10 +363,15 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 	strbuf_addstr(&sc, "cd ");
 	sh_quote(&sc, rs->workdir ? rs->workdir : rs->run_dir);
 	strbuf_addstr(&sc, " || exit 125\n");
+	/* srun needs the controller to start its step.  When no rank started
+	   (rank 0 creates stdout first thing), wait for the controller and try
+	   again; give up after STEP_TRIES and leave job.step-failed behind. */
+	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\n"
+		      "rm -f \"$d/stdout\" \"$d/job.step-failed\"\n"
+		      "n=0\n"
+		      "while :; do\n\t");
 	if (rs->timeout > 0)
-		strbuf_addf(&sc, "exec timeout --kill-after=10 %.3f ", rs->timeout);
-	else
-		strbuf_addstr(&sc, "exec ");
+		strbuf_addf(&sc, "timeout --kill-after=10 %.3f ", rs->timeout);
 	strbuf_addf(&sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
 	if (nodes > 0)
 		strbuf_addf(&sc, " --nodes=%d", nodes);
@@ -380,7 +397,12 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 		strbuf_addch(&sc, ' ');
 		sh_quote(&sc, *a);
 	}
-	strbuf_addch(&sc, '\n');
+	strbuf_addf(&sc, "\n\trc=$?\n"
+		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then exit $rc; fi\n"
+		    "\tn=$((n + 1))\n"
+		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; exit $rc; fi\n"
+		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
+		    "done\n", STEP_TRIES, STEP_PAUSE);
 	return strbuf_detach(&sc);
 }
 
@@ -450,13 +472,15 @@ static int write_file(const char *path, const char *text, struct perr *err)
 
 /* ---- job tracking --------------------------------------------------------- */
 
-static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout)
+static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
+		  const char *run_dir)
 {
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (sb->jobs[i].job == job)
 			return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
-	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout };
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
+					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
 	sb->poll_interval = POLL_MIN;
 	if (sb->next_poll > now() + POLL_MIN)
 		sb->next_poll = now() + POLL_MIN;
@@ -464,6 +488,7 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 
 static void untrack(struct slurm_backend *sb, size_t i)
 {
+	free(sb->jobs[i].run_dir);
 	sb->jobs[i] = sb->jobs[--sb->njobs];
 }
 
@@ -474,7 +499,7 @@ static int job_finished(uint32_t state)
 
 /* The run result of a finished job. */
 static void job_result(const slurm_job_info_t *j, long long run, double timeout,
-		       struct run_result *r)
+		       const char *run_dir, struct run_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->id = run;
@@ -508,6 +533,16 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 	}
 	r->failed = 1;
 	char detail[160] = "";
+	char *marker = run_dir ? xasprintf("%s/job.step-failed", run_dir) : NULL;
+	int step_failed = marker && !access(marker, F_OK);
+	free(marker);
+	if (step_failed && (base == JOB_FAILED || base == JOB_COMPLETE)) {
+		/* srun never started a rank: the controller or a node, not the program */
+		r->retry_free = 1;
+		snprintf(r->reason, sizeof(r->reason),
+			 "job step could not start, see job.err (slurm job %u)", j->job_id);
+		return;
+	}
 	if (base == JOB_FAILED || base == JOB_COMPLETE) {
 		if (timeout > 0 && r->exit_status == 124)
 			snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
@@ -540,7 +575,6 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	if (slurm_load_jobs(sb->last_update, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (e == SLURM_NO_CHANGE_IN_DATA) {
-			sb->outage = 0;
 			sb->poll_interval = fmin(sb->poll_interval * 1.5, POLL_MAX);
 			sb->next_poll = now() + sb->poll_interval;
 			return 0;
@@ -553,8 +587,14 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		}
 		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
 	}
-	sb->outage = 0;
-	sb->last_update = msg->last_update;
+	if (sb->outage) {
+		/* A restarted controller may date its job list before ours: ask
+		   for everything next time rather than trust "no change". */
+		sb->last_update = 0;
+		sb->outage = 0;
+	} else {
+		sb->last_update = msg->last_update;
+	}
 	int changed = 0;
 	for (size_t i = 0; i < sb->njobs; i++)
 		sb->jobs[i].missing++;
@@ -575,7 +615,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			}
 			if (job_finished(j->job_state)) {
 				struct run_result r;
-				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, &r);
+				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
 				push_ready(sb, &r);
 				untrack(sb, i);
 				changed = 1;
@@ -604,11 +644,12 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	return 0;
 }
 
-/* Find jobs of this campaign left by an earlier orchestrator (queued or running). */
+/* Find jobs of this campaign left by an earlier orchestrator (queued or
+   running): our own jobs only, so this stays cheap on a busy cluster. */
 static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
-	if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+	if (slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (slurm_transient(e))
 			return 1;
@@ -703,7 +744,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if (oi >= 0 && sb->orphan_ids[oi]) {
 		uint32_t job = sb->orphan_ids[oi];
 		sb->orphan_ids[oi] = 0;
-		track(sb, rs->id, job, rs->timeout);
+		track(sb, rs->id, job, rs->timeout, rs->run_dir);
 		*backend_id = xasprintf("%u", job);
 		free(name);
 		return 0;
@@ -803,7 +844,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 		free(name);
 		return -1;
 	}
-	track(sb, rs->id, job, rs->timeout);
+	track(sb, rs->id, job, rs->timeout, rs->run_dir);
 	*backend_id = xasprintf("%u", job);
 	free(name);
 	return 0;
@@ -822,9 +863,14 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 			sb->nready -= (size_t)n;
 			return n;
 		}
-		if (sb->njobs == 0)
-			return 0;
 		double t = now();
+		if (sb->njobs == 0) {
+			/* Nothing to wait for: do not let a caller spin while a
+			   submission back-off runs, but return once it is over. */
+			double until = fmin(deadline, sb->submit_after > t ? sb->submit_after : t);
+			sleep_for(until - t);
+			return 0;
+		}
 		if (t >= sb->next_poll) {
 			if (poll_jobs(sb, err))
 				return -1;
@@ -909,10 +955,10 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		adopted = 1;
 		if (job_finished(j->job_state)) {
 			struct run_result r;
-			job_result(j, rs->id, rs->timeout, &r);
+			job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 			push_ready(sb, &r);
 		} else {
-			track(sb, rs->id, job, rs->timeout);
+			track(sb, rs->id, job, rs->timeout, rs->run_dir);
 		}
 	}
 	free(name);
@@ -932,6 +978,8 @@ static void sl_free(struct backend *b)
 		free(sb->extra[i]);
 	free(sb->extra);
 	extra_release(&sb->xo);
+	for (size_t i = 0; i < sb->njobs; i++)
+		free(sb->jobs[i].run_dir);
 	free(sb->jobs);
 	free(sb->ready);
 	free(sb->scan_campaign);
@@ -970,6 +1018,59 @@ static int check_slurm_conf(struct perr *err)
 	return 0;
 }
 
+/*
+ * libslurm calls fatal() -- exit(1) -- on a config it cannot parse.  Try
+ * slurm_init in a child first and turn its death into an error that quotes
+ * libslurm's own first complaint.
+ */
+static int probe_slurm_conf(struct perr *err)
+{
+	const char *conf = getenv("SLURM_CONF");
+	if (!conf || !*conf)
+		conf = PS_SLURM_DEFAULT_CONF;
+	int fds[2];
+	if (pipe(fds))
+		return 0;   /* cannot probe: let libslurm speak for itself */
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], STDERR_FILENO);
+		slurm_init(NULL);
+		_exit(0);
+	}
+	close(fds[1]);
+	char buf[2048];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			len += (size_t)n;
+	buf[len] = '\0';
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* "prog: error: MESSAGE" lines: keep the first message */
+	const char *why = "libslurm cannot use it";
+	char *line = strstr(buf, "error: ");
+	if (!line)
+		line = strstr(buf, "fatal: ");
+	if (line) {
+		line += 7;
+		line[strcspn(line, "\n")] = '\0';
+		why = line;
+	}
+	return perr_set(err, "cannot read slurm config '%s': %s", conf, why);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
@@ -986,7 +1087,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 		extra_release(&xo);
 		return -1;
 	}
-	if (check_slurm_conf(err)) {
+	if (check_slurm_conf(err) || (slurm_refs == 0 && probe_slurm_conf(err))) {
 		extra_release(&xo);
 		return -1;
 	}

@@ -20,6 +20,12 @@ static const struct cli_command commands[] = {
 	{ "status", cmd_status, "status DIR [--json]", "summarise a campaign's progress",
 	  "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
 	  "campaign, backend, measurements, collection_errors and the runs with problems." },
+	{ "cancel", cmd_cancel, "cancel DIR [--run ID]",
+	  "cancel a campaign's pending and in-flight runs, or one run",
+	  "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
+	  "libslurm) or, on the local backend, their process groups.  A running\n"
+	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
+	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
 	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
 	  "fit performance models (Extra-P's PMNF method) to every callpath",
 	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
@@ -101,12 +107,6 @@ static const struct cli_command commands[] = {
 	  "  --once      print one plain-text snapshot of the screen and exit\n"
 	  "              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
 	  "NO_COLOR set and not empty turns colours off.  See docs/top.md." },
-	{ "cancel", cmd_cancel, "cancel DIR [--run ID]",
-	  "cancel a campaign's pending and in-flight runs, or one run",
-	  "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
-	  "libslurm) or, on the local backend, their process groups.  A running\n"
-	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
-	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -9,6 +9,7 @@
 #include "orchestrator/backend.h"
 #include "orchestrator/cli.h"
 #include "orchestrator/store.h"
+#include "common/xalloc.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -21,6 +22,46 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct canceller {
+	struct store *st;
+	int is_slurm;
+	struct backend *b;      /* created on the first slurm job to cancel */
+	int nkilled, ret;
+};
+
+/* Mark one run cancelled (the store first, so a running orchestrator does
+   not retry it), then kill its job or process group.  0, or -1 if the store
+   could not be changed. */
+static int cancel_run(struct canceller *cc, const struct run *r)
+{
+	struct perr err;
+	int inflight = r->state != RUN_PENDING && r->backend_id && *r->backend_id;
+	if (inflight && cc->is_slurm && !cc->b) {
+		struct backend_config bc = { .type = "slurm" };
+		if (backend_slurm_new(&cc->b, &bc, &err)) {
+			cc->b = NULL;
+			cc->ret = cli_error(EXIT_RUNS_FAILED, "cannot cancel slurm job of run %lld: %s",
+					    r->id, err.msg);
+			inflight = 0;
+		}
+	}
+	if (store_mark_cancelled(cc->st, r->id, now(), "cancelled by user", &err)) {
+		cc->ret = cli_error(EXIT_RUNS_FAILED, "run %lld: %s", r->id, err.msg);
+		return -1;
+	}
+	if (!inflight)
+		return 0;
+	if (cc->is_slurm) {
+		if (cc->b->ops->cancel(cc->b, r->id, r->backend_id, &err))
+			cc->ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+		else
+			cc->nkilled++;
+	} else {
+		cc->nkilled += backend_local_cancel_id(r->backend_id);
+	}
+	return 0;
 }
 
 int cmd_cancel(int argc, char **argv)
@@ -62,9 +103,11 @@ int cmd_cancel(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
 	char *backend_name = store_get_meta(st, "backend");
-	int is_slurm = backend_name && !strcmp(backend_name, "slurm");
-	struct backend *b = NULL;
-	int ret = EXIT_OK, found = 0, ncancelled = 0, nkilled = 0;
+	struct canceller cc = { .st = st, .is_slurm = backend_name && !strcmp(backend_name, "slurm"),
+				.ret = EXIT_OK };
+	int found = 0, ncancelled = 0;
+	long long *was_pending = xcalloc((size_t)nruns + 1, sizeof(long long));
+	int npending = 0;
 
 	for (int i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
@@ -77,32 +120,30 @@ int cmd_cancel(int argc, char **argv)
 					run_state_name(r->state));
 			continue;
 		}
-		int inflight = r->state != RUN_PENDING && r->backend_id && *r->backend_id;
-		if (inflight && is_slurm && !b) {
-			struct backend_config bc = { .type = "slurm" };
-			if (backend_slurm_new(&b, &bc, &err)) {
-				ret = cli_error(EXIT_RUNS_FAILED, "cannot cancel slurm jobs: %s", err.msg);
-				break;
-			}
-		}
-		/* The store first, so that a running orchestrator does not retry it. */
-		if (store_mark_cancelled(st, r->id, now(), "cancelled by user", &err)) {
-			ret = cli_error(EXIT_RUNS_FAILED, "run %lld: %s", r->id, err.msg);
+		if (cancel_run(&cc, r))
 			continue;
-		}
 		ncancelled++;
-		if (!inflight)
-			continue;
-		if (is_slurm) {
-			if (b->ops->cancel(b, r->id, r->backend_id, &err)) {
-				ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+		if (r->state == RUN_PENDING)
+			was_pending[npending++] = r->id;
+	}
+	/* A live `perfsweep run` may have been submitting one of the pending
+	   runs just then: its "submitted" overwrote our "cancelled".  Look again
+	   once that submission is over, and cancel what slipped through. */
+	if (npending > 0) {
+		struct timespec pause = { 1, 500000000 };
+		nanosleep(&pause, NULL);
+		for (int k = 0; k < npending; k++) {
+			struct run r;
+			if (store_load_run(st, was_pending[k], &r, &err))
 				continue;
-			}
-			nkilled++;
-		} else {
-			nkilled += backend_local_cancel_id(r->backend_id);
+			if (r.state == RUN_SUBMITTED || r.state == RUN_RUNNING)
+				cancel_run(&cc, &r);
+			run_release(&r);
 		}
 	}
+	free(was_pending);
+	struct backend *b = cc.b;
+	int ret = cc.ret, nkilled = cc.nkilled, is_slurm = cc.is_slurm;
 	if (only && !found)
 		ret = cli_error(EXIT_USAGE, "no run %lld in '%s'", only, dir);
 	else

@@ -379,6 +379,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		const config_setting_t *x = config_setting_get_member(s, "extra");
 		if (x && get_strings(c, x, "extra", &b->extra, &b->nextra, err))
 			return -1;
+		struct perr xerr;
+		if (x && !strcmp(b->type, "slurm") &&
+		    backend_slurm_check_extra(b->nextra, b->extra, &xerr))
+			return bad(c, err, x, "%s", xerr.msg);
 	} else {
 		return bad(c, err, s, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
 	}

@@ -5,6 +5,10 @@
 out=$("$PS" help 2>&1); is $? 0 "help exits 0"
 like "$out" "exit codes" "help documents the exit codes"
 like "$out" "plan" "help lists plan"
+is "$("$PS" help | awk '/^  [a-z]/ {print $1}' | sort | uniq -d | wc -l)" 0 "every command is listed once"
+for c in plan run status export model validate deps import topo cancel top; do
+	"$PS" help $c > /dev/null 2>&1; is $? 0 "help $c exits 0"
+done
 out=$("$PS" --version); is $? 0 "--version exits 0"
 like "$out" "perfsweep " "--version prints the version"
 out=$("$PS" frobnicate 2>&1); is $? 2 "an unknown command exits 2"

@@ -16,10 +16,33 @@ cpus=$(nproc --all)
 is "$(sinfo -h -N -p real -o '%N %c' | sort | tr '\n' ' ')" "r1 $cpus r2 $cpus " \
 	"partition real: r1-r2 with this machine's $cpus CPUs"
 
+# A fake srun that fails FAKE_FAILS times as if the controller were down.
+mkdir -p "$work/fake" "$work/step1" "$work/step2"
+cat >"$work/fake/srun" <<'SRUN'
+#!/bin/sh
+c=$(cat "$FAKE_COUNT" 2>/dev/null || echo 0); c=$((c + 1)); echo $c >"$FAKE_COUNT"
+if [ $c -le $FAKE_FAILS ]; then echo "srun: error: Unable to create step for job: Unable to contact slurm controller" >&2; exit 1; fi
+while [ "$1" != /bin/sh ]; do shift; done
+SLURM_PROCID=0 exec "$@"
+SRUN
+chmod +x "$work/fake/srun"
+export PERFSWEEP_TEST_FAKE_SRUN=$work/fake
 out=$("$build/tests/test_backend_slurm.t" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/    /'
 t $rc "backend through libslurm ($(echo "$out" | grep -c '^ok') passed, $(echo "$out" | grep -c '^not ok') failed)"
+
+# The job script retries srun when its step could not start (no rank ran),
+# and leaves job.step-failed when it gives up; a fake srun plays the controller.
+job=$(ls "$work"/perfsweep-test-*/runs/1/job.sh 2>/dev/null | head -n 1)
+PATH=$work/fake:$PATH PERFSWEEP_RUN_DIR=$work/step1 PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step1/count FAKE_FAILS=2 \
+	sh "$job" >/dev/null 2>&1
+is "$?:$(cat "$work/step1/count"):$(ls "$work/step1" | tr '\n' ' ')" "0:3:count stderr stdout " \
+	"job script: step failed twice, third srun runs the app (exit 0, 3 sruns, no marker)"
+PATH=$work/fake:$PATH PERFSWEEP_RUN_DIR=$work/step2 PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step2/count FAKE_FAILS=99 \
+	sh "$job" >/dev/null 2>&1
+is "$?:$(cat "$work/step2/count"):$(ls "$work/step2" | tr '\n' ' ')" "1:12:count job.step-failed " \
+	"job script: gives up after 12 sruns and leaves job.step-failed"
 
 "$root/tests/slurm/cluster.sh" stop "$cdir" >/dev/null 2>&1
 t $? "cluster stops"

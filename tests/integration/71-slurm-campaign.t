@@ -88,6 +88,24 @@ is "$(status_field "$work/outage" done)" 6 "all 6 runs done"
 is "$(status_field "$work/outage" failed)" 0 "no run failed because of the outage"
 is "$(duplicated ps:outage:)" "" "no run was submitted twice"
 
+# 3b. A campaign started while slurmctld is down waits for it.
+config down emu 2 '"/bin/sh", "-c", "echo time: {n}"' '{ name = "n"; values = [ 1, 2 ]; }'
+"$root/tests/slurm/cluster.sh" ctld-stop "$cdir"
+"$perfsweep" run "$work/down.cfg" --dir "$work/down" --quiet >"$work/down.out" 2>&1 &
+bgpid=$!
+sleep 3
+kill -0 $bgpid 2>/dev/null
+t $? "orchestrator started without a controller waits"
+is "$(status_field "$work/down" failed)" 0 "and fails nothing"
+"$root/tests/slurm/cluster.sh" ctld-start "$cdir"
+wait_until 120 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
+wait $bgpid
+rc=$?
+bgpid=
+is "$rc" 0 "campaign completes once the controller is up"
+[ $rc = 0 ] || sed 's/^/# /' "$work/down.out"
+is "$(status_field "$work/down" done)" 2 "both runs done"
+
 # 4. perfsweep cancel.
 config cancel emu 4 '"/bin/sleep", "60"' '{ name = "n"; values = [ 1, 2, 3, 4 ]; }'
 "$perfsweep" run "$work/cancel.cfg" --dir "$work/cancel" --quiet >"$work/cancel.out" 2>&1 &
@@ -116,6 +134,13 @@ out=$(SLURM_CONF=$work/none.conf "$perfsweep" run "$work/cancel.cfg" --dir "$wor
 is "$?" 2 "run without the slurm config exits 2"
 case "$out" in *"slurm config '$work/none.conf' (from SLURM_CONF) does not exist"*) r=0 ;; *) r=1 ;; esac
 t $r "and says which config is missing"
+[ $r = 0 ] || diag "$out"
+
+printf 'ClusterName=x\nNoSuchKey=1\n' >"$work/bad.conf"
+out=$(SLURM_CONF=$work/bad.conf "$perfsweep" run "$work/cancel.cfg" --dir "$work/badconf" 2>&1)
+is "$?" 2 "run with an unparsable slurm config exits 2"
+case "$out" in *"cannot read slurm config '$work/bad.conf': _parse_next_key: Parsing error at unrecognized key: NoSuchKey"*) r=0 ;; *) r=1 ;; esac
+t $r "and quotes libslurm's complaint"
 [ $r = 0 ] || diag "$out"
 
 slurm_test_done

@@ -212,6 +212,10 @@ cmd_start() {
 	d=$(cd "$d" && pwd)
 	chmod 755 "$d"
 	mkdir -p "$d/state" "$d/spool" "$d/log" "$d/run"
+	# Pick the ports and claim them under a lock, so that clusters started
+	# at the same moment (prove -j) do not pick the same block.
+	exec 9>/tmp/perfsweep-slurm-ports.lock
+	command -v flock >/dev/null && flock 9
 	if [ -s "$d/slurm.conf" ]; then
 		base=$(sed -n 's/^SlurmctldPort=//p' "$d/slurm.conf")
 	else
@@ -219,6 +223,9 @@ cmd_start() {
 		write_conf "$d" "$base"
 	fi
 	echo "SlurmctldPort=$base" >"/tmp/perfsweep-slurm-ports.$$"
+	trap 'rm -f "/tmp/perfsweep-slurm-ports.$$"' EXIT
+	command -v flock >/dev/null && flock -u 9
+	exec 9>&-
 	start_munge "$d"
 	start_ctld "$d"
 	start_slurmd "$d"

@@ -2,9 +2,21 @@
 # private cluster (tests/slurm/cluster.sh) that is always stopped on exit.
 #   . "$root/tests/slurm/testlib.sh"; slurm_test_init; ... ; slurm_test_done
 root=${PERFSWEEP_ROOT:-$(pwd)}
-build=${PERFSWEEP_BUILD:-$root/build}
-perfsweep=${PERFSWEEP_BIN:-$root/bin/perfsweep}
+# Programs in $PERFSWEEP_BIN (bin/, or build-san/bin for sanitized builds);
+# unit-test programs in the matching build directory (or $PERFSWEEP_BUILD).
+bindir=${PERFSWEEP_BIN:-$root/bin}
+export PERFSWEEP_BIN=$bindir
+perfsweep=$bindir/perfsweep
+if [ -n "${PERFSWEEP_BUILD:-}" ]; then
+	build=$PERFSWEEP_BUILD
+elif [ "$(basename "$bindir")" = bin ] && [ "$(cd "$bindir/.." 2>/dev/null && pwd)" != "$(cd "$root" && pwd)" ]; then
+	build=$(cd "$bindir/.." && pwd)
+else
+	build=$root/build
+fi
 tap_n=0
+# libslurm leaks a little on its error paths (unpacked error responses).
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$root/tests/slurm/lsan.supp
 tap_failed=0
 
 # t STATUS DESCRIPTION: one TAP line from an exit status.

@@ -155,6 +155,18 @@ int main(void)
 		is_int(backend_slurm_new(&b, &cfg0, &err), -1, "no SLURM_CONF and no /etc/slurm is an error");
 		contains(err.msg, "SLURM_CONF is unset", "error says what is missing");
 	}
+	/* A config libslurm cannot parse: an error, not an exit. */
+	char badconf[1024];
+	snprintf(badconf, sizeof(badconf), "%s/bad-slurm.conf", campaign_dir);
+	FILE *bf = fopen(badconf, "w");
+	if (bf) {
+		fputs("ClusterName=x\nNoSuchKey=1\n", bf);
+		fclose(bf);
+	}
+	setenv("SLURM_CONF", badconf, 1);
+	is_int(backend_slurm_new(&b, &cfg0, &err), -1, "unparsable slurm config is an error, not an exit");
+	contains(err.msg, "cannot read slurm config '", "error names the config");
+	contains(err.msg, "NoSuchKey", "and quotes libslurm's complaint");
 	setenv("SLURM_CONF", saved, 1);
 
 	/* Unsupported extra options are refused up front. */
@@ -315,9 +327,10 @@ int main(void)
 		ok(0, "run 9 finished");
 	}
 	free(id9);
+	b2->ops->free(b2);
 
 	/* 7. Starting a run whose job an earlier orchestrator submitted takes it over. */
-	char *a11[] = { "/bin/sh", "-c", "sleep 2; echo once", NULL };
+	char *a11[] = { "/bin/sh", "-c", "sleep 3; echo once", NULL };
 	struct run_spec rs11 = spec(11, a11, 1, 0);
 	b1 = new_backend("emu", 0);
 	is_int(b1->ops->start(b1, &rs11, &id, &err), 0, "start run 11");
@@ -350,7 +363,10 @@ int main(void)
 	}
 
 	/* 8b. Binding through perfsweep-bind on the partition with the real topology. */
-	const char *bind = tap_src("bin/perfsweep-bind");
+	char bindbuf[1024];
+	const char *bindir = getenv("PERFSWEEP_BIN");
+	snprintf(bindbuf, sizeof(bindbuf), "%s/perfsweep-bind", bindir ? bindir : tap_src("bin"));
+	const char *bind = bindbuf;
 	if (bind[0] == '/' && !access(bind, X_OK)) {
 		struct backend *br = new_backend("real", 0);
 		char *a15[] = { "/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status", NULL };
@@ -396,6 +412,72 @@ int main(void)
 		br->ops->free(br);
 	} else {
 		ok(1, "# SKIP bin/perfsweep-bind not built");
+	}
+
+	/* 8c. A node failure: retried without using up an attempt. */
+	char *noreq[] = { "--no-requeue" };
+	struct backend_config cfgn = { .type = "slurm", .partition = "emu", .nextra = 1, .extra = noreq };
+	struct backend *bn = NULL;
+	if (backend_slurm_new(&bn, &cfgn, &err)) {
+		ok(0, "backend with --no-requeue: %s", err.msg);
+	} else {
+		struct run_spec rs16 = spec(16, sleeper, 1, 0);
+		is_int(bn->ops->start(bn, &rs16, &id, &err), 0, "start a run whose node will fail");
+		uint32_t job16 = id ? (uint32_t)atoi(id) : 0;
+		free(id);
+		id = NULL;
+		char node[64] = "";
+		double until16 = now() + 30;
+		while (!node[0] && now() < until16) {
+			job_info_msg_t *m = NULL;
+			if (!slurm_load_job(&m, job16, 0) && m->record_count == 1 &&
+			    (m->job_array[0].job_state & JOB_STATE_BASE) == JOB_RUNNING && m->job_array[0].nodes)
+				snprintf(node, sizeof(node), "%s", m->job_array[0].nodes);
+			if (m)
+				slurm_free_job_info_msg(m);
+			if (!node[0])
+				usleep(100000);
+		}
+		ok(node[0] != 0, "run 16 is running on %s", node[0] ? node : "(nothing)");
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "scontrol update nodename=%s state=down reason=perfsweep-test", node);
+		is_int(node[0] ? system(cmd) : -1, 0, "node %s set down", node);
+		if (!wait_run(bn, 16, &r, 60)) {
+			is_int(r.failed, 1, "run on the failed node did not succeed");
+			is_int(r.retry_free, 1, "node failure does not use up an attempt");
+			contains(r.reason, "node failure", "reason says node failure");
+		} else {
+			ok(0, "run 16 reported");
+		}
+		/* ReturnToService=2 may bring it back by itself; resume it otherwise */
+		snprintf(cmd, sizeof(cmd),
+			 "scontrol update nodename=%s state=resume >/dev/null 2>&1; "
+			 "for i in $(seq 150); do case $(sinfo -h -n %s -o %%t) in "
+			 "*down*|*drain*|*fail*) sleep 0.2 ;; *) exit 0 ;; esac; done; exit 1", node, node);
+		is_int(node[0] ? system(cmd) : -1, 0, "node %s back in service", node);
+		bn->ops->free(bn);
+	}
+
+	/* 8d. srun could never start the step (fake srun, as if the controller
+	   stayed down): not the program's fault. */
+	const char *fake = getenv("PERFSWEEP_TEST_FAKE_SRUN");
+	if (fake) {
+		char path_env[1200], count_env[1200];
+		snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/bin:/bin", fake);
+		struct run_spec rs17 = spec(17, a1, 1, 0);
+		snprintf(count_env, sizeof(count_env), "FAKE_COUNT=%s/count", rs17.run_dir);
+		char *env17[] = { path_env, count_env, "FAKE_FAILS=99", "PERFSWEEP_STEP_PAUSE=0", NULL };
+		rs17.env = env17;
+		is_int(b->ops->start(b, &rs17, &id, &err), 0, "start a run whose step never starts");
+		free(id);
+		id = NULL;
+		if (!wait_run(b, 17, &r, 60)) {
+			is_int(r.failed, 1, "the run did not succeed");
+			is_int(r.retry_free, 1, "a step that never started does not use up an attempt");
+			contains(r.reason, "job step could not start", "reason says so");
+		} else {
+			ok(0, "run 17 reported");
+		}
 	}
 
 	/* 9. Controller outage: nothing fails, the run completes after the restart. */
