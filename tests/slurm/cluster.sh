@@ -234,6 +234,24 @@ cmd_start() {
 	echo "export SLURM_CONF=$d/slurm.conf" >"$d/env"
 }
 
+# Step daemons whose slurmd died under them (node-failure tests) outlive
+# everything: find this cluster's by their SLURM_CONF and kill them with
+# their descendants.
+kill_leftover_steps() {
+	local d=$1 p kids all=() queue=()
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+		tr '\0' '\n' < "$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$d/slurm.conf" || continue
+		queue+=("${p#/proc/}")
+	done
+	while [ ${#queue[@]} -gt 0 ]; do
+		p=${queue[0]}; queue=("${queue[@]:1}"); all+=("$p")
+		for kids in $(cat "/proc/$p/task/"*/children 2>/dev/null); do queue+=("$kids"); done
+	done
+	[ ${#all[@]} -gt 0 ] && kill -9 "${all[@]}" 2>/dev/null
+	return 0
+}
+
 cmd_stop() {
 	local d=$1 n pid i
 	[ -d "$d" ] || return 0
@@ -252,6 +270,7 @@ cmd_stop() {
 	done
 	stop_pid "$pid" slurmctld
 	stop_pid "$(pidof_file "$d/munge/munged.pid")" munged
+	kill_leftover_steps "$d"
 }
 
 cmd_status() {
