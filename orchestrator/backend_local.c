@@ -6,6 +6,7 @@
  * leftover process from an unrelated one that reused the pid.
  */
 #include "orchestrator/backend.h"
+#include "common/clock.h"
 #include "common/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -39,19 +40,7 @@ struct local {
 	size_t alloc;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
-static double wallclock(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Start time of a process (clock ticks since boot), or 0 if it is gone. */
 static unsigned long long proc_starttime(pid_t pid)
@@ -159,8 +148,8 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 	r->id = rs->id;
 	r->npids = rs->ranks > 0 ? rs->ranks : 1;
 	r->pids = xcalloc((size_t)r->npids, sizeof(pid_t));
-	r->t0 = mono();
-	r->started_at = wallclock();
+	r->t0 = mono_now();
+	r->started_at = wall_now();
 	r->timeout = rs->timeout;
 	r->deadline = rs->timeout > 0 ? r->t0 + rs->timeout : 0;
 	for (int i = 0; i < r->npids; i++) {
@@ -214,7 +203,7 @@ static void finish(struct local_run *r, struct run_result *res)
 	memset(res, 0, sizeof(*res));
 	res->id = r->id;
 	res->started_at = r->started_at;
-	res->wall = mono() - r->t0;
+	res->wall = mono_now() - r->t0;
 	res->ended_at = r->started_at + res->wall;
 	res->exit_status = r->status;
 	if (r->timed_out) {
@@ -237,7 +226,7 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 {
 	(void)err;
 	struct local *l = b->priv;
-	double end = mono() + timeout;
+	double end = mono_now() + timeout;
 	int got = 0;
 	for (;;) {
 		for (int i = 0; i < l->n && got < max;) {
@@ -253,7 +242,7 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 				if (code && !r->status)
 					r->status = code;
 			}
-			if (r->alive > 0 && r->deadline > 0 && mono() > r->deadline && !r->timed_out) {
+			if (r->alive > 0 && r->deadline > 0 && mono_now() > r->deadline && !r->timed_out) {
 				r->timed_out = 1;
 				kill_run(r, SIGKILL);
 			}
@@ -266,7 +255,7 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 			}
 			i++;
 		}
-		if (got || mono() >= end || l->n == 0)
+		if (got || mono_now() >= end || l->n == 0)
 			return got;
 		struct timespec ts = { 0, 5 * 1000 * 1000 };
 		nanosleep(&ts, NULL);

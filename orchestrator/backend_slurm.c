@@ -19,6 +19,7 @@
  * make start() return 1 and hold further submissions back with exponential
  * back-off; other errors fail the run with SLURM's message.
  */
+#include "common/clock.h"
 #include "orchestrator/backend.h"
 #include "orchestrator/slurm_compat.h"
 #include "common/strbuf.h"
@@ -95,12 +96,6 @@ struct slurm_backend {
 
 static int slurm_refs;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void sleep_for(double s)
 {
@@ -482,8 +477,8 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
 					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
 	sb->poll_interval = POLL_MIN;
-	if (sb->next_poll > now() + POLL_MIN)
-		sb->next_poll = now() + POLL_MIN;
+	if (sb->next_poll > wall_now() + POLL_MIN)
+		sb->next_poll = wall_now() + POLL_MIN;
 }
 
 static void untrack(struct slurm_backend *sb, size_t i)
@@ -505,7 +500,7 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 	r->id = run;
 	r->exit_status = -1;
 	r->started_at = j->start_time > 0 ? (double)j->start_time : 0;
-	r->ended_at = j->end_time > 0 ? (double)j->end_time : now();
+	r->ended_at = j->end_time > 0 ? (double)j->end_time : wall_now();
 	r->wall = r->started_at > 0 && r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
 	int st = (int)j->exit_code;
 	if (j->exit_code != NO_VAL) {
@@ -576,13 +571,13 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		int e = slurm_get_errno();
 		if (e == SLURM_NO_CHANGE_IN_DATA) {
 			sb->poll_interval = fmin(sb->poll_interval * 1.5, POLL_MAX);
-			sb->next_poll = now() + sb->poll_interval;
+			sb->next_poll = wall_now() + sb->poll_interval;
 			return 0;
 		}
 		if (slurm_transient(e)) {
 			sb->outage = 1;
 			sb->poll_interval = fmin(fmax(sb->poll_interval * 2, OUTAGE_POLL), POLL_MAX);
-			sb->next_poll = now() + sb->poll_interval;
+			sb->next_poll = wall_now() + sb->poll_interval;
 			return 0;
 		}
 		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
@@ -628,7 +623,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	for (size_t i = 0; i < sb->njobs;) {
 		if (sb->jobs[i].missing >= 2) {
 			struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
-						.retry_free = 1, .ended_at = now() };
+						.retry_free = 1, .ended_at = wall_now() };
 			snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
 				 sb->jobs[i].job);
 			push_ready(sb, &r);
@@ -640,7 +635,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	}
 	slurm_free_job_info_msg(msg);
 	sb->poll_interval = changed ? POLL_MIN : fmin(sb->poll_interval * 1.5, POLL_MAX);
-	sb->next_poll = now() + sb->poll_interval;
+	sb->next_poll = wall_now() + sb->poll_interval;
 	return 0;
 }
 
@@ -697,7 +692,7 @@ static int sl_inflight(struct backend *b)
 static int sl_capacity(struct backend *b)
 {
 	struct slurm_backend *sb = b->priv;
-	if (now() < sb->submit_after)
+	if (wall_now() < sb->submit_after)
 		return 0;
 	int c = sb->max_inflight - (int)sb->njobs;
 	return c > 0 ? c : 0;
@@ -707,7 +702,7 @@ static void submit_backoff(struct slurm_backend *sb)
 {
 	sb->submit_backoff = sb->submit_backoff > 0 ? fmin(sb->submit_backoff * 2, SUBMIT_BACKOFF_MAX)
 						    : SUBMIT_BACKOFF_MIN;
-	sb->submit_after = now() + sb->submit_backoff;
+	sb->submit_after = wall_now() + sb->submit_backoff;
 }
 
 static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
@@ -726,7 +721,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 				rs->id, rs->ranks, nodes, rs->ranks_per_node);
 	if (rs->ranks_per_node > UINT16_MAX - 2)
 		return perr_set(err, "run %lld: %d ranks per node is too many", rs->id, rs->ranks_per_node);
-	if ((int)sb->njobs >= sb->max_inflight || now() < sb->submit_after)
+	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
 		return 1;
 
 	char *name = job_name(rs->campaign, rs->id);
@@ -854,7 +849,7 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 		   struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
-	double deadline = now() + (timeout > 0 ? timeout : 0);
+	double deadline = wall_now() + (timeout > 0 ? timeout : 0);
 	for (;;) {
 		if (sb->nready > 0 && max > 0) {
 			int n = (int)sb->nready < max ? (int)sb->nready : max;
@@ -863,7 +858,7 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 			sb->nready -= (size_t)n;
 			return n;
 		}
-		double t = now();
+		double t = wall_now();
 		if (sb->njobs == 0) {
 			/* Nothing to wait for: do not let a caller spin while a
 			   submission back-off runs, but return once it is over. */
@@ -876,7 +871,7 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 				return -1;
 			if (sb->nready)
 				continue;
-			t = now();
+			t = wall_now();
 		}
 		if (t >= deadline)
 			return 0;
@@ -902,14 +897,14 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 	if (parse_job_id(backend_id, &job))
 		return perr_set(err, "run %lld: '%s' is not a slurm job id", id,
 				backend_id ? backend_id : "");
-	double give_up = now() + 60;
+	double give_up = wall_now() + 60;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
 		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
 			break;
 		int e = slurm_get_errno();
 		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
 			break;
-		if (!slurm_transient(e) || now() + pause > give_up)
+		if (!slurm_transient(e) || wall_now() + pause > give_up)
 			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, id,
 					slurm_errstr(e));
 		sleep_for(pause);
@@ -918,7 +913,7 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (sb->jobs[i].job == job) {
 			sb->poll_interval = POLL_MIN;
-			sb->next_poll = now();
+			sb->next_poll = wall_now();
 		}
 	return 0;
 }
@@ -931,7 +926,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 	if (parse_job_id(backend_id, &job))
 		return 0;   /* no job was recorded: nothing to adopt */
 	job_info_msg_t *msg = NULL;
-	double give_up = now() + ADOPT_PATIENCE;
+	double give_up = wall_now() + ADOPT_PATIENCE;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
 		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
 			break;
@@ -941,7 +936,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		if (!slurm_transient(e))
 			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
 					slurm_errstr(e));
-		if (now() + pause > give_up)
+		if (wall_now() + pause > give_up)
 			return perr_set(err, "slurm controller unreachable for %.0f s: %s",
 					ADOPT_PATIENCE, slurm_errstr(e));
 		sleep_for(pause);

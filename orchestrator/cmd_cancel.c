@@ -6,6 +6,7 @@
  * runs by killing their process group.  Done, failed and cancelled runs are
  * left alone.
  */
+#include "common/clock.h"
 #include "orchestrator/backend.h"
 #include "orchestrator/cli.h"
 #include "orchestrator/store.h"
@@ -17,12 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct canceller {
 	struct store *st;
@@ -47,7 +42,7 @@ static int cancel_run(struct canceller *cc, const struct run *r)
 			inflight = 0;
 		}
 	}
-	if (store_mark_cancelled(cc->st, r->id, now(), "cancelled by user", &err)) {
+	if (store_mark_cancelled(cc->st, r->id, wall_now(), "cancelled by user", &err)) {
 		cc->ret = cli_error(EXIT_RUNS_FAILED, "run %lld: %s", r->id, err.msg);
 		return -1;
 	}

@@ -5,6 +5,7 @@
  * file.  Every (point, repetition) becomes one done run of backend
  * "import"; its measurements carry rank -1 (already aggregated).
  */
+#include "common/clock.h"
 #include "collectors/cubex.h"
 #include "collectors/extrap_json.h"
 #include "collectors/extrap_text.h"
@@ -27,12 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Split "a,b,c" into a NULL-terminated array (caller frees each and the array). */
 static char **split_list(const char *s, int *n)
@@ -243,7 +238,7 @@ int cmd_import(int argc, char **argv)
 	struct deps d;
 	memset(&d, 0, sizeof(d));
 	int have_deps = 0, rc = EXIT_USAGE;
-	double t0 = now();
+	double t0 = wall_now();
 
 	if (deps_path) {
 		if (deps_read(&d, deps_path, &err) < 0)
@@ -365,7 +360,7 @@ int cmd_import(int argc, char **argv)
 	for (int i = 0; i < nruns; i++) {
 		struct measurement_list ml;
 		measurement_list_init(&ml);
-		double t = now();
+		double t = wall_now();
 		if (run_measurements(&s, runs[i].point, runs[i].repetition, &ml) < 0 ||
 		    store_mark_submitted(st, runs[i].id, "import", t, &err) < 0 ||
 		    store_mark_done(st, runs[i].id, t, 0, -1, &ml, NULL, &err) < 0) {
@@ -390,7 +385,7 @@ int cmd_import(int argc, char **argv)
 		for (int k = 0; k < pl.nparams; k++)
 			printf("%s%s", k ? ", " : "", pl.params[k].name);
 		printf("): %d call paths, %d metrics, %lld measurements into %s in %.2f s\n", loaded.ncallpaths,
-		       loaded.nmetrics, nmeas, out, now() - t0);
+		       loaded.nmetrics, nmeas, out, wall_now() - t0);
 	}
 	free(campaign);
 	if (have_deps) {

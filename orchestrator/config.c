@@ -103,13 +103,7 @@ static int get_string(const struct campaign_config *c, const config_setting_t *p
 	return 0;
 }
 
-static int is_number(const config_setting_t *s)
-{
-	int t = config_setting_type(s);
-	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
-}
-
-static double number(const config_setting_t *s)
+double config_number(const config_setting_t *s)
 {
 	return config_setting_type(s) == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
 							   : (double)config_setting_get_int64(s);
@@ -121,9 +115,9 @@ static int get_number(const struct campaign_config *c, const config_setting_t *p
 	const config_setting_t *s = config_setting_get_member(parent, key);
 	if (!s)
 		return 0;
-	if (!is_number(s))
+	if (!config_setting_is_number(s))
 		return bad(c, err, s, "'%s' must be a number, not %s", key, type_name(config_setting_type(s)));
-	*out = number(s);
+	*out = config_number(s);
 	return 0;
 }
 
@@ -248,10 +242,10 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 		p->is_int = 1;
 		for (int j = 0; j < nv; j++) {
 			const config_setting_t *e = config_setting_get_elem(v, (unsigned)j);
-			if (!is_number(e))
+			if (!config_setting_is_number(e))
 				return bad(c, err, e, "value %d of '%s' must be a number, not %s", j + 1,
 					   p->name, type_name(config_setting_type(e)));
-			double x = number(e);
+			double x = config_number(e);
 			if (!isfinite(x))
 				return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
 			for (int q = 0; q < p->nvalues; q++)

@@ -55,5 +55,7 @@ void config_release(struct campaign_config *c);
 const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
 			 size_t n);
 int config_find_param(const struct campaign_config *c, const char *name);
+/* The value of a numeric setting (integer or float; test with config_setting_is_number). */
+double config_number(const config_setting_t *s);
 
 #endif

@@ -77,18 +77,6 @@ static int group(struct pb *b, const config_setting_t *s, const char *name)
 	return 0;
 }
 
-static int is_number(const config_setting_t *s)
-{
-	int t = config_setting_type(s);
-	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
-}
-
-static double number(const config_setting_t *s)
-{
-	return config_setting_type(s) == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
-							   : (double)config_setting_get_int64(s);
-}
-
 /* An integer member >= min; absent leaves *out unchanged. */
 static int get_int(struct pb *b, const config_setting_t *g, const char *key, int min, int *out)
 {
@@ -173,9 +161,9 @@ static int get_point(struct pb *b, const config_setting_t *g, const char *what, 
 		int k = config_find_param(c, config_setting_name(s));
 		if (k < 0)
 			return bad(b, s, "unknown parameter '%s' in %s", config_setting_name(s), what);
-		if (!is_number(s))
+		if (!config_setting_is_number(s))
 			return bad(b, s, "the %s value of '%s' must be a number", what, config_setting_name(s));
-		double v = number(s);
+		double v = config_number(s);
 		if (member) {
 			int found = 0;
 			for (int j = 0; j < c->params[k].nvalues; j++)
@@ -236,9 +224,9 @@ static int parse_budget(struct pb *b)
 		return -1;
 	const config_setting_t *ch = config_setting_get_member(g, "core_hours");
 	if (ch) {
-		if (!is_number(ch) || number(ch) <= 0)
+		if (!config_setting_is_number(ch) || config_number(ch) <= 0)
 			return bad(b, ch, "'core_hours' must be a positive number; write core_hours = 500.0;");
-		b->spec.budget_core_hours = number(ch);
+		b->spec.budget_core_hours = config_number(ch);
 	}
 	if (get_int(b, g, "min_repetitions", 1, &b->spec.min_repetitions) ||
 	    get_int(b, g, "cores_per_node", 1, &b->spec.cores_per_node))

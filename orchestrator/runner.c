@@ -1,4 +1,5 @@
 /* The run engine: pending -> submitted -> running -> done | failed. */
+#include "common/clock.h"
 #include "orchestrator/runner.h"
 #include "collectors/cubex_collect.h"
 #include "collectors/regex_collect.h"
@@ -18,12 +19,6 @@
 #include <unistd.h>
 
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void event(const struct runner_options *o, long long id, const char *what, const char *detail)
 {
@@ -299,7 +294,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			write_argv(sb.run_dir, sb.argv);
 			char *bid = NULL;
 			struct perr serr = { "" };
-			double t = now();
+			double t = wall_now();
 			int rc = b->ops->start(b, &sb.spec, &bid, &serr);
 			spec_release(&sb);
 			if (rc == 1) {          /* transient: try again after a wait */
@@ -310,7 +305,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			if (rc < 0) {
 				/* a run that cannot even start fails for good: retrying cannot help */
 				if (store_mark_submitted(st, id, NULL, t, err) ||
-				    store_mark_failed(st, id, now(), -1, -1, serr.msg, 0, err)) {
+				    store_mark_failed(st, id, wall_now(), -1, -1, serr.msg, 0, err)) {
 					run_release(&r);
 					goto done;
 				}

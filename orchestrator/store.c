@@ -5,6 +5,7 @@
  * run bumps its `seq` above every other, which gives readers such as the
  * TUI an incremental "what changed since" query.
  */
+#include "common/clock.h"
 #include "orchestrator/store.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -111,12 +112,6 @@ static sqlite3_stmt *prepare(struct store *st, const char *sql, struct perr *err
 	return s;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int mkdir_p(const char *path)
 {
@@ -497,7 +492,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	}
 	char ver[16], created[32];
 	snprintf(ver, sizeof(ver), "%d", STORE_SCHEMA_VERSION);
-	snprintf(created, sizeof(created), "%.3f", now());
+	snprintf(created, sizeof(created), "%.3f", wall_now());
 	if (begin(st, err))
 		goto fail;
 	if (exec(st, schema, err) || put_meta(st, "schema_version", ver, err) ||
@@ -755,7 +750,7 @@ static int apply_change(struct store *st, long long id, enum run_state state, co
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_double(s, 2, now());
+	sqlite3_bind_double(s, 2, wall_now());
 	sqlite3_bind_int(s, 3, (int)state);
 	if (detail)
 		sqlite3_bind_text(s, 4, detail, -1, SQLITE_STATIC);

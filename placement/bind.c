@@ -2,6 +2,7 @@
  * perfsweep-bind's library part: rank discovery, binding with read-back
  * verification, running the application, and the per-rank JSON record.
  */
+#include "common/clock.h"
 #include "placement/bind.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -161,12 +162,6 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx)
 static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT };
 #define NFORWARDED (int)(sizeof(forwarded) / sizeof(forwarded[0]))
 
-static double now(clockid_t clk)
-{
-	struct timespec ts;
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
@@ -197,8 +192,8 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	for (int i = 0; i < NFORWARDED; i++)
 		sigaction(forwarded[i], &sa, &old[i]);
 	pid_t parent = getpid();
-	double mono0 = now(CLOCK_MONOTONIC);
-	res->start = now(CLOCK_REALTIME);
+	double mono0 = mono_now();
+	res->start = wall_now();
 	pid_t pid = fork();
 	if (pid == 0) {
 		for (int i = 0; i < NFORWARDED; i++)
@@ -240,7 +235,7 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	do
 		w = waitpid(pid, &status, 0);
 	while (w < 0 && errno == EINTR);
-	res->wall = now(CLOCK_MONOTONIC) - mono0;
+	res->wall = mono_now() - mono0;
 	res->end = res->start + res->wall;
 	if (w < 0) {
 		res->exit_status = 126;

@@ -1,4 +1,5 @@
 /* Cancel and retry from the monitor, through the store's transitions. */
+#include "common/clock.h"
 #include "tui/actions.h"
 #include "orchestrator/backend.h"
 #include "orchestrator/store.h"
@@ -6,12 +7,6 @@
 #include <string.h>
 #include <sys/time.h>
 
-static double now_seconds(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncancelled,
 		    struct perr *err)
@@ -42,7 +37,7 @@ int top_cancel_runs(const char *dir, const long long *ids, size_t n, int *ncance
 			}
 		}
 		if (!ret && live) {
-			if (store_mark_cancelled(st, r.id, now_seconds(), "cancelled from perfsweep top",
+			if (store_mark_cancelled(st, r.id, wall_now(), "cancelled from perfsweep top",
 						 err) < 0)
 				ret = -1;
 			else

@@ -4,6 +4,7 @@
  * Refresh is incremental: each tick loads only the runs changed since the
  * last one.
  */
+#include "common/clock.h"
 #include "tui/top.h"
 #include "common/xalloc.h"
 #include "tui/actions.h"
@@ -17,12 +18,6 @@
 
 #define FLAGS_MIN_INTERVAL 5.0
 
-static double now_seconds(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 static void __attribute__((format(printf, 3, 4)))
 app_message(struct top_app *a, int error, const char *fmt, ...)
@@ -73,10 +68,10 @@ static int app_flags(struct top_app *a, int i, double now, int force, struct per
 	if (!force && f->computed && (f->done == done || now < a->flags_at[i]))
 		return 0;
 	/* on a big store this reads every measurement: keep it under 5% of the time */
-	double t0 = now_seconds();
+	double t0 = wall_now();
 	if (top_flags_compute(a->models[i].st, TOP_FLAGS_COV, TOP_FLAGS_MIN_REPS, f, err) < 0)
 		return -1;
-	double took = now_seconds() - t0;
+	double took = wall_now() - t0;
 	f->done = done;
 	a->flags_at[i] = now + (took * 20 > FLAGS_MIN_INTERVAL ? took * 20 : FLAGS_MIN_INTERVAL);
 	return 0;
@@ -415,7 +410,7 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 {
 	struct top_app a;
 	struct screen scr;
-	double now = now_seconds();
+	double now = wall_now();
 	keys_init();
 	if (app_open(&a, dirs, ndirs, now, err) < 0) {
 		app_release(&a);
@@ -444,10 +439,10 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 			screen_resize(&scr, tw, th);
 		view_draw(&scr, &a);
 		term_draw(&scr);
-		now = now_seconds();
+		now = wall_now();
 		int wait = next > now ? (int)((next - now) * 1000) + 1 : 0;
 		int key = term_getkey(wait);
-		now = now_seconds();
+		now = wall_now();
 		struct top_ctx c = { .a = &a, .height = top_table_rows(scr.h), .now = now };
 		if (key == TK_INTERRUPT)
 			break;
@@ -479,7 +474,7 @@ int top_snapshot(char *const *dirs, int ndirs, int width, int height, FILE *out,
 {
 	struct top_app a;
 	struct screen scr;
-	double now = now_seconds();
+	double now = wall_now();
 	keys_init();
 	if (app_open(&a, dirs, ndirs, now, err) < 0) {
 		app_release(&a);

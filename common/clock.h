@@ -1,0 +1,12 @@
+/*
+ * Time as seconds in a double.  wall_now() is Unix time, for what is
+ * recorded (submitted_at, ended_at); mono_now() never jumps, for durations
+ * and deadlines.
+ */
+#ifndef PS_CLOCK_H
+#define PS_CLOCK_H
+
+double wall_now(void);
+double mono_now(void);
+
+#endif
