@@ -4,13 +4,11 @@
  * campaign or of an Extra-P text/JSON/JSON-lines file, optionally next to
  * the taint-constrained model of each region's dependencies.
  */
-#include "collectors/extrap_json.h"
-#include "collectors/extrap_text.h"
 #include "collectors/region_match.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "orchestrator/cli.h"
-#include "orchestrator/store.h"
+#include "orchestrator/input.h"
 #include "validator/modeler.h"
 #include <errno.h>
 #include <getopt.h>
@@ -29,20 +27,16 @@ static int is_regular_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The same loader as validate's: a directory is a campaign or a Score-P folder. */
 static int load_input(struct experiment *e, enum input_kind kind, const char *path, const char *metric,
 		      struct perr *err)
 {
-	switch (kind) {
-	case IN_TEXT: return extrap_text_read(e, path, err);
-	case IN_JSON: return extrap_json_read(e, path, err);
-	case IN_JSONL: return extrap_jsonl_read(e, path, err);
-	case IN_DIR: break;
-	}
-	struct store *st;
-	if (store_open(&st, path, STORE_READONLY, err) < 0)
-		return -1;
-	int ret = store_load_experiment(st, metric, e, err);
-	store_close(st);
+	static const char *const formats[] = { [IN_DIR] = NULL, [IN_TEXT] = "text",
+					       [IN_JSON] = "json", [IN_JSONL] = "jsonl" };
+	struct input_source src;
+	input_source_init(&src);
+	int ret = input_load(&src, path, formats[kind], metric, e, err);
+	input_source_release(&src);
 	return ret;
 }
 

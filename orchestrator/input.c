@@ -138,6 +138,7 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return perr_set(err, "cannot read '%s': %s", path, strerror(errno));
+	int autodetect = !format;
 	if (!format) {
 		if (S_ISDIR(st.st_mode)) {
 			char *db = xasprintf("%s/campaign.db", path);
@@ -154,6 +155,7 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 		return load_campaign(s, path, metric, e, err);
 	}
 	int rc;
+	int detected = autodetect && dir;
 	if (!strcmp(format, "scorep")) {
 		if (!dir)
 			return perr_set(err, "'%s' is not a directory of Score-P experiments", path);
@@ -164,6 +166,10 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 			o.nmetrics = 1;
 		}
 		rc = scorep_dir_read(e, path, &o, err);
+		/* a directory that is neither: say both things it could have been */
+		if (rc && detected && strstr(err->msg, "no Score-P experiment directories"))
+			return perr_set(err, "'%s' is not a campaign directory (no campaign.db) nor a folder of "
+					"Score-P experiment directories", path);
 	} else if (!strcmp(format, "text") || !strcmp(format, "json") || !strcmp(format, "jsonl")) {
 		if (dir)
 			return perr_set(err, "'%s' is a directory, not an Extra-P %s file", path, format);
