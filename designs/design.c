@@ -222,24 +222,29 @@ static int popcount(unsigned x)
 	return n;
 }
 
+/* Is planned point i off baseline in exactly the parameters mask selects from gp? */
+static int support_matches(const struct builder *b, int i, const int *gp, int g, unsigned mask, int rpn)
+{
+	const struct cand *c = &b->c[i];
+	if (c->rpn != rpn || c->contention)
+		return 0;
+	for (int k = 0; k < b->np; k++) {
+		int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+		for (int j = 0; j < g; j++)
+			if (gp[j] == k)
+				in = mask >> j & 1;
+		if (off != in)
+			return 0;
+	}
+	return 1;
+}
+
 /* Planned points whose off-baseline parameters are exactly mask of gp. */
 static int count_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
 {
 	int n = 0;
-	for (int i = 0; i < b->nc; i++) {
-		const struct cand *c = &b->c[i];
-		if (c->rpn != rpn || c->contention)
-			continue;
-		int match = 1;
-		for (int k = 0; k < b->np && match; k++) {
-			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
-			for (int j = 0; j < g; j++)
-				if (gp[j] == k)
-					in = mask >> j & 1;
-			match = off == in;
-		}
-		n += match;
-	}
+	for (int i = 0; i < b->nc; i++)
+		n += support_matches(b, i, gp, g, mask, rpn);
 	return n;
 }
 
@@ -247,18 +252,7 @@ static int count_support(const struct builder *b, const int *gp, int g, unsigned
 static int find_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
 {
 	for (int i = 0; i < b->nc; i++) {
-		const struct cand *c = &b->c[i];
-		if (c->rpn != rpn || c->contention)
-			continue;
-		int match = 1;
-		for (int k = 0; k < b->np && match; k++) {
-			int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
-			for (int j = 0; j < g; j++)
-				if (gp[j] == k)
-					in = mask >> j & 1;
-			match = off == in;
-		}
-		if (match)
+		if (support_matches(b, i, gp, g, mask, rpn))
 			return i;
 	}
 	return -1;

@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
-#include "designs/expr.h"
 #include "orchestrator/cli.h"
 #include "orchestrator/input.h"
 #include "validator/report.h"
@@ -19,18 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The volume check's evaluator: an `expect` expression over the experiment's parameters. */
-static int eval_expect(void *ctx, const struct dep_function *f, const struct experiment *e,
-		       int point, double *value, struct perr *err)
-{
-	(void)ctx;
-	struct expr *x = expr_parse(f->expect, e->nparams, e->params, err);
-	if (!x)
-		return perr_prefix(err, "'%s'", f->expect);
-	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
-	expr_free(x);
-	return 0;
-}
 
 static double parse_double(const char *s, int *bad)
 {
@@ -131,7 +118,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	struct validate_input in = {
 		.e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
-		.expect = eval_expect, .expect_ctx = NULL,
+		.expect = validate_expect_expr, .expect_ctx = NULL,
 	};
 	if (validate_run(&v, &in, &vo, &err) < 0) {
 		cli_error(EXIT_USAGE, "%s", err.msg);

@@ -4,7 +4,6 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
-#include "designs/expr.h"
 #include "orchestrator/input.h"
 #include "validator/contention.h"
 #include "validator/noise.h"
@@ -172,18 +171,6 @@ void top_flags_summary(const struct top_flags *f, char *buf, size_t n)
 	}
 }
 
-/* The volume check's evaluator, as perfsweep validate has it. */
-static int eval_expect(void *ctx, const struct dep_function *fn, const struct experiment *e,
-		       int point, double *value, struct perr *err)
-{
-	(void)ctx;
-	struct expr *x = expr_parse(fn->expect, e->nparams, e->params, err);
-	if (!x)
-		return perr_prefix(err, "'%s'", fn->expect);
-	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
-	expr_free(x);
-	return 0;
-}
 
 /* The dependency file the campaign's stored config names, if it can be found. */
 static char *find_deps(const char *dir)
@@ -271,7 +258,7 @@ int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n
 	struct validate_options vo;
 	validate_options_init(&vo);
 	struct validate_input in = { .e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
-				     .expect = eval_expect };
+				     .expect = validate_expect_expr };
 	if (validate_run(&v, &in, &vo, err) < 0)
 		goto out;
 	char *buf = NULL;

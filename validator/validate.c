@@ -1,5 +1,6 @@
 /* Running every check per region and metric, and building the verdict. */
 #include "validator/validate.h"
+#include "designs/expr.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "validator/falsedep.h"
@@ -463,4 +464,16 @@ void validation_release(struct validation *v)
 	free(v->regions);
 	free(v->flags);
 	memset(v, 0, sizeof(*v));
+}
+
+int validate_expect_expr(void *ctx, const struct dep_function *f, const struct experiment *e,
+			 int point, double *value, struct perr *err)
+{
+	(void)ctx;
+	struct expr *x = expr_parse(f->expect, e->nparams, e->params, err);
+	if (!x)
+		return perr_prefix(err, "'%s'", f->expect);
+	*value = expr_eval(x, &e->coords[(size_t)point * (size_t)e->nparams]);
+	expr_free(x);
+	return 0;
 }

@@ -118,6 +118,11 @@ typedef int (*validate_expect_fn)(void *ctx, const struct dep_function *f,
 				  const struct experiment *e, int point, double *value,
 				  struct perr *err);
 
+/* The standard evaluator: the expression parsed with designs/expr over the
+   experiment's parameter names (ctx unused). */
+int validate_expect_expr(void *ctx, const struct dep_function *f, const struct experiment *e,
+			 int point, double *value, struct perr *err);
+
 struct validate_input {
 	const struct experiment *e;
 	const struct deps *deps;                        /* NULL: no dependency file */
