@@ -29,6 +29,8 @@ struct run_spec {
 	const char *policy;         /* placement policy for perfsweep-bind, or NULL: no binding */
 	const char *bind_path;      /* absolute path of perfsweep-bind */
 	double est_seconds;         /* estimated runtime (time limits), 0 = unknown */
+	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
+	                               backends that name jobs name each attempt apart */
 };
 
 struct run_result {
@@ -73,6 +75,14 @@ struct backend_ops {
 	   adopted (it will finish through wait), 0: it is gone (re-run it), -1 err. */
 	int (*adopt)(struct backend *b, const struct run_spec *rs, const char *backend_id,
 		     struct perr *err);
+	/* Optional (NULL when a backend cannot outlive its orchestrator).  Before
+	   a fresh attempt: take over this attempt's job if an earlier orchestrator
+	   submitted it but died before recording it, even one that has finished
+	   since.  1: taken over, *backend_id set, its result comes through wait;
+	   0: there is none, start the run; 2: cannot tell now (controller down),
+	   try later; -1: err. */
+	int (*recover)(struct backend *b, const struct run_spec *rs, char **backend_id,
+		       struct perr *err);
 	/* Runs in flight right now. */
 	int (*inflight)(struct backend *b);
 	void (*free)(struct backend *b);

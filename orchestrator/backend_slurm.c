@@ -307,9 +307,12 @@ static uint32_t job_time_limit(const struct slurm_backend *sb, const struct run_
 	return NO_VAL;
 }
 
-static char *job_name(const char *campaign, long long id)
+/* "ps:<campaign>:<run>.<attempt>": one name per attempt, so that a job an
+   earlier orchestrator submitted and never recorded is told apart from the
+   recorded jobs of earlier attempts. */
+static char *job_name(const char *campaign, long long id, int attempt)
 {
-	return xasprintf("ps:%s:%lld", campaign ? campaign : "", id);
+	return xasprintf("ps:%s:%lld.%d", campaign ? campaign : "", id, attempt > 0 ? attempt : 1);
 }
 
 static char *job_comment(const struct run_spec *rs)
@@ -320,7 +323,7 @@ static char *job_comment(const struct run_spec *rs)
 static void script_sbatch_lines(struct strbuf *sc, const struct slurm_backend *sb,
 				const struct run_spec *rs, int nodes, uint32_t tl)
 {
-	char *name = job_name(rs->campaign, rs->id);
+	char *name = job_name(rs->campaign, rs->id, rs->attempt);
 	/* For the reader and for resubmitting by hand: libslurm applies these
 	   settings through the job description, not by parsing these lines. */
 	strbuf_addf(sc, "#SBATCH --job-name=%s\n", name);
@@ -639,8 +642,9 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	return 0;
 }
 
-/* Find jobs of this campaign left by an earlier orchestrator (queued or
-   running): our own jobs only, so this stays cheap on a busy cluster. */
+/* Find jobs of this campaign left by an earlier orchestrator (queued,
+   running or finished): our own jobs only, so this stays cheap on a busy
+   cluster. */
 static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
@@ -660,7 +664,7 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, str
 	uid_t uid = getuid();
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
-		if (j->user_id != uid || job_finished(j->job_state) || !j->name || !j->comment)
+		if (j->user_id != uid || !j->name || !j->comment)
 			continue;
 		if (strncmp(j->name, prefix, strlen(prefix)) || strncmp(j->comment, cprefix, strlen(cprefix)))
 			continue;
@@ -705,6 +709,59 @@ static void submit_backoff(struct slurm_backend *sb)
 	sb->submit_after = wall_now() + sb->submit_backoff;
 }
 
+/*
+ * The job of this attempt left by an earlier orchestrator, if any: tracked
+ * when it is still queued or running, its result made ready when it has
+ * finished.  1: taken over; 0: none; 2: the controller cannot tell now; -1.
+ */
+static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id,
+		     struct perr *err)
+{
+	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
+		int rc = scan_orphans(sb, rs, err);
+		if (rc > 0)
+			submit_backoff(sb);
+		if (rc)
+			return rc > 0 ? 2 : -1;
+	}
+	char *name = job_name(rs->campaign, rs->id, rs->attempt);
+	int oi = strmap_get(&sb->orphans, name);
+	free(name);
+	if (oi < 0 || !sb->orphan_ids[oi])
+		return 0;
+	uint32_t job = sb->orphan_ids[oi];
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: nothing to take over */
+			sb->orphan_ids[oi] = 0;
+			return 0;
+		}
+		if (slurm_transient(e))
+			return 2;
+		return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
+				slurm_errstr(e));
+	}
+	sb->orphan_ids[oi] = 0;
+	const slurm_job_info_t *j = msg->record_count ? &msg->job_array[0] : NULL;
+	if (j && job_finished(j->job_state)) {
+		struct run_result r;
+		job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
+		push_ready(sb, &r);
+	} else {
+		track(sb, rs->id, job, rs->timeout, rs->run_dir);
+	}
+	slurm_free_job_info_msg(msg);
+	*backend_id = xasprintf("%u", job);
+	return 1;
+}
+
+static int sl_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
+		      struct perr *err)
+{
+	return take_over(b->priv, rs, backend_id, err);
+}
+
 static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		    struct perr *err)
 {
@@ -724,26 +781,13 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
 		return 1;
 
-	char *name = job_name(rs->campaign, rs->id);
-	/* Take over a job an earlier orchestrator submitted for this run. */
-	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
-		int rc = scan_orphans(sb, rs, err);
-		if (rc) {
-			free(name);
-			if (rc > 0)
-				submit_backoff(sb);
-			return rc;
-		}
-	}
-	int oi = strmap_get(&sb->orphans, name);
-	if (oi >= 0 && sb->orphan_ids[oi]) {
-		uint32_t job = sb->orphan_ids[oi];
-		sb->orphan_ids[oi] = 0;
-		track(sb, rs->id, job, rs->timeout, rs->run_dir);
-		*backend_id = xasprintf("%u", job);
-		free(name);
+	/* Take over a job an earlier orchestrator submitted for this attempt. */
+	int tk = take_over(sb, rs, backend_id, err);
+	if (tk == 1)
 		return 0;
-	}
+	if (tk)
+		return tk == 2 ? 1 : -1;
+	char *name = job_name(rs->campaign, rs->id, rs->attempt);
 
 	uint32_t tl = job_time_limit(sb, rs);
 	char *script = job_script(sb, rs, nodes, tl);
@@ -942,7 +986,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		sleep_for(pause);
 	}
 	int adopted = 0;
-	char *name = job_name(rs->campaign, rs->id);
+	char *name = job_name(rs->campaign, rs->id, rs->attempt);
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
 		if (j->job_id != job || !j->name || strcmp(j->name, name))
@@ -993,6 +1037,7 @@ static const struct backend_ops slurm_ops = {
 	.wait = sl_wait,
 	.cancel = sl_cancel,
 	.adopt = sl_adopt,
+	.recover = sl_recover,
 	.inflight = sl_inflight,
 	.free = sl_free,
 };

@@ -253,6 +253,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) {
 			struct spec_buf sb;
 			spec_build(&sb, c, st, r, o);
+			sb.spec.attempt = r->attempts;
 			int a = b->ops->adopt(b, &sb.spec, r->backend_id, err);
 			spec_release(&sb);
 			if (a < 0)
@@ -290,12 +291,33 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			}
 			struct spec_buf sb;
 			spec_build(&sb, c, st, &r, o);
-			clean_run_dir(sb.run_dir);
-			write_argv(sb.run_dir, sb.argv);
+			sb.spec.attempt = r.attempts + 1;
 			char *bid = NULL;
 			struct perr serr = { "" };
 			double t = wall_now();
-			int rc = b->ops->start(b, &sb.spec, &bid, &serr);
+			/* an earlier orchestrator may have submitted this very attempt and died
+			   before recording it: take its job over, files and all */
+			int rec = b->ops->recover ? b->ops->recover(b, &sb.spec, &bid, &serr) : 0;
+			if (rec == 2) {
+				spec_release(&sb);
+				run_release(&r);
+				break;
+			}
+			if (rec == 1) {
+				spec_release(&sb);
+				q.head++;
+				stats->adopted++;
+				event(o, id, "recovered", bid);
+				int wr = store_mark_submitted(st, id, bid, t, err);
+				free(bid);
+				run_release(&r);
+				if (wr)
+					goto done;
+				continue;
+			}
+			clean_run_dir(sb.run_dir);
+			write_argv(sb.run_dir, sb.argv);
+			int rc = rec < 0 ? -1 : b->ops->start(b, &sb.spec, &bid, &serr);
 			spec_release(&sb);
 			if (rc == 1) {          /* transient: try again after a wait */
 				run_release(&r);

@@ -235,7 +235,7 @@ int main(void)
 		is_int(j->num_tasks, 8, "job record: 8 tasks");
 		is_int(j->shared, 0, "job record: exclusive");
 		contains(j->comment, campaign_dir, "job comment names the campaign directory");
-		is_str(j->name, "ps:test:3", "job name names campaign and run");
+		is_str(j->name, "ps:test:3.1", "job name names campaign and run");
 	} else {
 		ok(0, "job %u is in slurm", job3);
 	}
@@ -340,7 +340,7 @@ int main(void)
 	struct backend *b3 = new_backend("emu", 0);
 	is_int(b3->ops->start(b3, &rs11, &id, &err), 0, "start run 11 again after a restart");
 	is_str(id, id11, "the queued job is taken over, not submitted again");
-	is_int(count_jobs("ps:test:11"), 1, "exactly one job for run 11");
+	is_int(count_jobs("ps:test:11.1"), 1, "exactly one job for run 11");
 	free(id);
 	id = NULL;
 	ok(!wait_run(b3, 11, &r, 60) && !r.failed, "run 11 finishes once");
@@ -348,6 +348,43 @@ int main(void)
 	   "run 11's start was reported before its end (%.0f, %.0f)", seen_running[11], r.started_at);
 	free(id11);
 	b3->ops->free(b3);
+
+	/* 7b. An attempt submitted by an orchestrator that died before recording
+	   it, and finished meanwhile, is recovered with its result, not rerun. */
+	char *a30[] = { "/bin/sh", "-c", "echo recovered-once", NULL };
+	struct run_spec rs30 = spec(30, a30, 1, 0);
+	b1 = new_backend("emu", 0);
+	is_int(b1->ops->start(b1, &rs30, &id, &err), 0, "start run 30");
+	char *id30 = id;
+	id = NULL;
+	b1->ops->free(b1);   /* died before the store recorded the job */
+	int finished = 0;
+	for (int i = 0; i < 300 && !finished; i++) {
+		job_info_msg_t *jm = NULL;
+		if (slurm_load_job(&jm, (uint32_t)atoi(id30), SHOW_ALL) == 0 && jm->record_count == 1) {
+			uint32_t stt = jm->job_array[0].job_state;
+			finished = (stt & JOB_STATE_BASE) > JOB_SUSPENDED && !(stt & JOB_COMPLETING);
+		}
+		if (jm)
+			slurm_free_job_info_msg(jm);
+		if (!finished)
+			usleep(100000);
+	}
+	ok(finished, "run 30's job finished while no orchestrator watched it");
+	struct backend *b4 = new_backend("emu", 0);
+	ok(b4->ops->recover != NULL, "the slurm backend can recover unrecorded attempts");
+	is_int(b4->ops->recover(b4, &rs30, &id, &err), 1, "the finished attempt is recovered");
+	is_str(id, id30, "with the job it ran as");
+	free(id);
+	id = NULL;
+	ok(!wait_run(b4, 30, &r, 30) && !r.failed, "its result comes through wait");
+	is_str(slurp(rs30.run_dir, "stdout"), "recovered-once\n", "its output is kept");
+	is_int(count_jobs("ps:test:30.1"), 1, "and it was submitted exactly once");
+	struct run_spec rs30b = rs30;
+	rs30b.attempt = 2;
+	is_int(b4->ops->recover(b4, &rs30b, &id, &err), 0, "a later attempt finds nothing to recover");
+	free(id30);
+	b4->ops->free(b4);
 
 	/* 8. The run's own timeout. */
 	struct run_spec rs12 = spec(12, sleeper, 1, 0);
@@ -369,11 +406,11 @@ int main(void)
 	const char *bind = bindbuf;
 	if (bind[0] == '/' && !access(bind, X_OK)) {
 		struct backend *br = new_backend("real", 0);
-		char *a15[] = { "/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status", NULL };
-		struct run_spec rs15 = spec(15, a15, 4, 2);
-		rs15.policy = "compact";
-		rs15.bind_path = bind;
-		is_int(br->ops->start(br, &rs15, &id, &err), 0, "start 4 bound ranks on r1-r2");
+		char *a16[] = { "/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status", NULL };
+		struct run_spec rs16 = spec(15, a16, 4, 2);
+		rs16.policy = "compact";
+		rs16.bind_path = bind;
+		is_int(br->ops->start(br, &rs16, &id, &err), 0, "start 4 bound ranks on r1-r2");
 		free(id);
 		id = NULL;
 		if (!wait_run(br, 15, &r, 60))
@@ -382,7 +419,7 @@ int main(void)
 		int recs = 0;
 		for (int rk = 0; rk < 4; rk++) {
 			char path[1024], fn[64];
-			snprintf(path, sizeof(path), "%s/rank-%d.json", rs15.run_dir, rk);
+			snprintf(path, sizeof(path), "%s/rank-%d.json", rs16.run_dir, rk);
 			json_error_t je;
 			json_t *o = json_load_file(path, 0, &je);
 			const char *node = json_string_value(json_object_get(o, "node"));
@@ -399,7 +436,7 @@ int main(void)
 			snprintf(fn, sizeof(fn), rk ? "rank-%d.stdout" : "stdout", rk);
 			char want[128];
 			snprintf(want, sizeof(want), "Cpus_allowed_list:\t%s\n", cpuset);
-			is_str(slurp(rs15.run_dir, fn), want, "rank %d runs bound to the recorded cpuset %s", rk, cpuset);
+			is_str(slurp(rs16.run_dir, fn), want, "rank %d runs bound to the recorded cpuset %s", rk, cpuset);
 			json_decref(o);
 		}
 		is_int(recs, 4, "a binding record from each rank on r1/r2");
@@ -407,7 +444,7 @@ int main(void)
 		   !strcmp(seen[0][0], seen[1][0]) && !strcmp(seen[0][1], seen[1][1]),
 		   "local ranks 0 and 1 bound to different cores, the same on both nodes (%s %s | %s %s)",
 		   seen[0][0], seen[0][1], seen[1][0], seen[1][1]);
-		contains(slurp(rs15.run_dir, "job.sh"), "perfsweep-bind' --policy 'compact' --ranks-per-node 2 --",
+		contains(slurp(rs16.run_dir, "job.sh"), "perfsweep-bind' --policy 'compact' --ranks-per-node 2 --",
 			 "job script launches ranks through perfsweep-bind");
 		br->ops->free(br);
 	} else {
@@ -514,7 +551,7 @@ int main(void)
 	free(id);
 	id = NULL;
 	ok(!wait_run(b, 14, &r, 60) && !r.failed, "run 14 done");
-	is_int(count_jobs("ps:test:14"), 1, "exactly one job for run 14");
+	is_int(count_jobs("ps:test:14.1"), 1, "exactly one job for run 14");
 
 	b->ops->free(b);
 	return done_testing();
