@@ -7,31 +7,12 @@
  */
 #include "collectors/cubex.h"
 #include "common/strbuf.h"
+#include "tests/lib/tar_build.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void tar_add(struct strbuf *sb, const char *name, const void *data, size_t len)
-{
-	unsigned char h[512];
-	memset(h, 0, sizeof(h));
-	snprintf((char *)h, 100, "%s", name);
-	snprintf((char *)h + 100, 8, "%07o", 0644);
-	snprintf((char *)h + 124, 12, "%011zo", len);
-	h[156] = '0';
-	memcpy(h + 257, "ustar", 6);
-	memset(h + 148, ' ', 8);
-	unsigned sum = 0;
-	for (int i = 0; i < 512; i++)
-		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	strbuf_add(sb, (const char *)h, 512);
-	strbuf_add(sb, data, len);
-	static const char zero[1024];
-	if (len % 512)
-		strbuf_add(sb, zero, 512 - len % 512);
-}
 
 static void exercise(const uint8_t *data, size_t size)
 {
@@ -70,8 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		p = q + 4;
 	}
-	static const char zero[1024];
-	strbuf_add(&sb, zero, sizeof(zero));
+	tar_end(&sb);
 	exercise((const uint8_t *)sb.buf, sb.len);
 	strbuf_release(&sb);
 	return 0;

@@ -2,43 +2,14 @@
 #include "collectors/cubex.h"
 #include "collectors/scorep_dir.h"
 #include "common/strbuf.h"
+#include "tests/lib/tar_build.h"
 #include "common/xalloc.h"
 #include "tests/tap.h"
 #include <stdint.h>
 #include <zlib.h>
 
-/* ---- a tiny tar writer for synthetic profiles ---- */
 
-static void tar_add(struct strbuf *sb, const char *name, const void *data, size_t len)
-{
-	unsigned char h[512];
-	memset(h, 0, sizeof(h));
-	snprintf((char *)h, 100, "%s", name);
-	snprintf((char *)h + 100, 8, "%07o", 0644);
-	snprintf((char *)h + 108, 8, "%07o", 0);
-	snprintf((char *)h + 116, 8, "%07o", 0);
-	snprintf((char *)h + 124, 12, "%011zo", len);
-	snprintf((char *)h + 136, 12, "%011o", 0);
-	h[156] = '0';
-	memcpy(h + 257, "ustar", 6);
-	memcpy(h + 263, "00", 2);
-	memset(h + 148, ' ', 8);
-	unsigned sum = 0;
-	for (int i = 0; i < 512; i++)
-		sum += h[i];
-	snprintf((char *)h + 148, 8, "%06o", sum);
-	strbuf_add(sb, (const char *)h, 512);
-	strbuf_add(sb, data, len);
-	static const char zero[512];
-	if (len % 512)
-		strbuf_add(sb, zero, 512 - len % 512);
-}
 
-static void tar_end(struct strbuf *sb)
-{
-	static const char zero[1024];
-	strbuf_add(sb, zero, 1024);
-}
 
 static void put_u(struct strbuf *sb, uint64_t v, int n, int big)
 {
