@@ -132,6 +132,8 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 		}
 	int *use = xcalloc((size_t)(nlines ? nlines : 1), sizeof(int));
 	double *levels = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
+	double *xmean = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
+	double *zmean = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
 	int nuse = 0, longest = 0;
 	for (int l = 0; l < nlines; l++) {
 		int d = distinct_x_with_values(e, s, &lines[l]);
@@ -147,7 +149,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	if (longest < 2)
 		goto done;
 
-	/* pass 1: per-line means of x and z, overall range */
+	/* pass 1: per-line means of x and z (kept for pass 2), overall range */
 	double sxx = 0, sxz = 0, xsum = 0;
 	int nobs = 0, ncells = 0;
 	for (int l = 0; l < nlines; l++) {
@@ -172,7 +174,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 				n++;
 			}
 		}
-		double xb = xs / n, zb = zs / n;
+		double xb = xmean[l] = xs / n, zb = zmean[l] = zs / n;
 		for (int i = 0; i < lines[l].npoints; i++) {
 			int p = lines[l].points[i];
 			double x = experiment_coord(e, p, param);
@@ -196,18 +198,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	for (int l = 0; l < nlines; l++) {
 		if (!use[l])
 			continue;
-		double xs = 0, zs = 0;
-		int n = 0;
-		for (int i = 0; i < lines[l].npoints; i++) {
-			int p = lines[l].points[i];
-			const struct exp_values *v = &s->at[p];
-			for (int r = 0; r < v->n; r++) {
-				xs += experiment_coord(e, p, param);
-				zs += v->v[r] / levels[l];
-				n++;
-			}
-		}
-		double xb = xs / n, zb = zs / n;
+		double xb = xmean[l], zb = zmean[l];
 		for (int i = 0; i < lines[l].npoints; i++) {
 			int p = lines[l].points[i];
 			double x = experiment_coord(e, p, param);
@@ -287,6 +278,8 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 done:
 	free(use);
 	free(levels);
+	free(xmean);
+	free(zmean);
 	vlines_free(lines, nlines);
 	return rc;
 }
