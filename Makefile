@@ -30,7 +30,7 @@ BIN ?= build-san/bin
 endif
 B   ?= build
 BIN ?= bin
-LIB_DIRS  := common designs placement collectors validator orchestrator tui
+LIB_DIRS  := common designs placement collectors models validator orchestrator tui cli
 LIB_SRCS  := $(filter-out %_main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 MAIN_SRCS := $(wildcard $(addsuffix /*_main.c,$(LIB_DIRS)))
@@ -55,13 +55,10 @@ $(B)/libperfsweep.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/%: $(B)/orchestrator/%_main.o $(B)/libperfsweep.a
+$(BIN)/%: $(B)/cli/%_main.o $(B)/libperfsweep.a
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 $(BIN)/%: $(B)/placement/%_main.o $(B)/libperfsweep.a
-	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
-$(BIN)/%: $(B)/tui/%_main.o $(B)/libperfsweep.a
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -70,13 +67,19 @@ $(BIN)/demo-app: examples/demo-app.c
 	@mkdir -p $(BIN)
 	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
-$(B)/tests/%.t: tests/unit/%.c $(B)/libperfsweep.a tests/tap.h
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libperfsweep.a $(LIBS)
+# Test helpers (tests/lib/*.c) are a library of their own, linked only into tests.
+TESTLIB_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard tests/lib/*.c))
+$(B)/libpstest.a: $(TESTLIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(B)/bench/%: tests/bench/%.c $(B)/libperfsweep.a
+$(B)/tests/%.t: tests/unit/%.c $(B)/libpstest.a $(B)/libperfsweep.a tests/lib/tap.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libperfsweep.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpstest.a $(B)/libperfsweep.a $(LIBS)
+
+$(B)/bench/%: tests/bench/%.c $(B)/libpstest.a $(B)/libperfsweep.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpstest.a $(B)/libperfsweep.a $(LIBS)
 
 test-build: all $(UNIT_TESTS)
 
@@ -102,4 +105,4 @@ fuzz:
 clean:
 	rm -rf build build-san build-clang bin
 
--include $(LIB_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

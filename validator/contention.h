@@ -19,8 +19,8 @@
 #define PS_CONTENTION_H
 #include "collectors/experiment.h"
 #include "common/error.h"
-#include "validator/modeler.h"
-#include "validator/pmnf.h"
+#include "models/modeler.h"
+#include "models/pmnf.h"
 
 struct growth_test {
 	int param;                      /* X, an experiment parameter index */

@@ -10,7 +10,7 @@
 #define PS_FALSEDEP_H
 #include "collectors/experiment.h"
 #include "common/error.h"
-#include "validator/pmnf.h"
+#include "models/pmnf.h"
 
 struct falsedep_result {
 	int param;              /* the extra parameter (experiment index) */

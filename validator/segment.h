@@ -16,8 +16,8 @@
 #define PS_SEGMENT_H
 #include "collectors/experiment.h"
 #include "common/error.h"
-#include "validator/modeler.h"
-#include "validator/pmnf.h"
+#include "models/modeler.h"
+#include "models/pmnf.h"
 #include "validator/vline.h"
 
 #define SEGMENT_MIN_SIDE 3

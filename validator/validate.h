@@ -27,9 +27,9 @@
 #include "common/error.h"
 #include "designs/deps.h"
 #include "validator/contention.h"
-#include "validator/modeler.h"
+#include "models/modeler.h"
 #include "validator/noise.h"
-#include "validator/pmnf.h"
+#include "models/pmnf.h"
 #include "validator/segment.h"
 #include "validator/volume.h"
 

@@ -8,7 +8,7 @@
 #include "collectors/extrap_text.h"
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * repetitions), best CPU time of three rounds, compared with Extra-P 4.2.5's ~8 ms (one parameter) and
  * ~24 ms (two parameters) per callpath on this class of machine.
  */
-#include "validator/hypothesis.h"
-#include "validator/modeler.h"
+#include "models/hypothesis.h"
+#include "models/modeler.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * and the modeller must not crash on its first series.
  */
 #include "collectors/extrap_text.h"
-#include "validator/modeler.h"
+#include "models/modeler.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  */
 #include "orchestrator/backend.h"
 #include "orchestrator/slurm_compat.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <errno.h>
 #include <jansson.h>
 #include <sys/stat.h>

@@ -4,7 +4,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "designs/plan.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static void test_strmap(void)
 {

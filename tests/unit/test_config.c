@@ -1,6 +1,6 @@
 /* Campaign config: valid files load; each kind of mistake gets FILE:LINE and a hint. */
 #include "orchestrator/config.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static const char *write_cfg(const char *name, const char *text)
 {

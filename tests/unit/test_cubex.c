@@ -4,7 +4,7 @@
 #include "common/strbuf.h"
 #include "tests/lib/tar_build.h"
 #include "common/xalloc.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <stdint.h>
 #include <zlib.h>
 

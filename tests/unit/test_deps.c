@@ -3,7 +3,7 @@
 #include "common/xalloc.h"
 #include "designs/analysis.h"
 #include "designs/deps.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 /* "a*b|c*d": the analysis groups as a string, parameters joined by '*'. */
 static char *groups_str(const struct deps_analysis *a)

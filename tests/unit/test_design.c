@@ -3,7 +3,7 @@
 #include "designs/deps.h"
 #include "designs/expr.h"
 #include "designs/plan.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static double V5a[] = { 25, 30, 35, 40, 45 }, V5p[] = { 27, 64, 125, 216, 343 },
 	      V5r[] = { 1, 2, 4, 8, 16 }, V5[] = { 1, 2, 3, 4, 5 };

@@ -1,9 +1,9 @@
 /* Tests of Extra-P's JSON and JSON Lines formats: reading, writing, lossless round trips. */
-#include "collectors/exp_compare.h"
+#include "tests/lib/exp_compare.h"
 #include "collectors/extrap_json.h"
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <float.h>
 
 static char *slurp(FILE *f, size_t *len)

@@ -1,6 +1,6 @@
 /* Tests of the Extra-P text format reader and writer. */
 #include "collectors/extrap_text.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static int parse(struct experiment *e, const char *text, struct perr *err)
 {

@@ -1,12 +1,12 @@
 /* perfsweep import: LULESH profiles into a store, and lossless import -> export -> import round trips. */
-#include "collectors/exp_compare.h"
+#include "tests/lib/exp_compare.h"
 #include "collectors/extrap_json.h"
 #include "collectors/extrap_text.h"
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static int run_import(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,
 		      const char *a6)

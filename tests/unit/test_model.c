@@ -1,8 +1,8 @@
 /* Tests of the PMNF modeller: exact recovery, Extra-P's inputs, constraints, determinism. */
 #include "collectors/extrap_text.h"
-#include "tests/tap.h"
-#include "validator/hypothesis.h"
-#include "validator/modeler.h"
+#include "tests/lib/tap.h"
+#include "models/hypothesis.h"
+#include "models/modeler.h"
 
 static const double xs[5] = { 2, 4, 8, 16, 32 };
 

@@ -5,7 +5,7 @@
 #include "placement/bind.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <ctype.h>
 #include <jansson.h>
 #include <sched.h>

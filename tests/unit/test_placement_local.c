@@ -5,7 +5,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/backend.h"
 #include "placement/topology.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <jansson.h>
 #include <sys/stat.h>
 

@@ -2,7 +2,7 @@
 #include "collectors/region_match.h"
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <jansson.h>
 
 /* A struct deps built by hand (the dependency reader lives in designs/). */

@@ -3,7 +3,7 @@
 #include "collectors/scorep_dir.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

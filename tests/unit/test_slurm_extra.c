@@ -1,6 +1,6 @@
 /* The slurm backend's `extra` options, checked without a cluster. */
 #include "orchestrator/backend.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static int check(const char *opt, struct perr *err)
 {

@@ -1,6 +1,6 @@
 /* Campaign store: plan, transitions, measurements, concurrent readers, resume. */
 #include "orchestrator/store.h"
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 
 static void make_plan(struct plan *pl, int reps)
 {

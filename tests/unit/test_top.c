@@ -3,7 +3,7 @@
  * 100,000-run store for filtering, sorting, incremental refresh, progress
  * and budget arithmetic; small stores for ETA, flags and actions.
  */
-#include "../tap.h"
+#include "tests/lib/tap.h"
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
 #include "tui/actions.h"

@@ -4,7 +4,7 @@
  * depends on the clock).  The whole 80x24 screen is compared with the
  * expected text, from the library and from the real program.
  */
-#include "../tap.h"
+#include "tests/lib/tap.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/store.h"

@@ -4,7 +4,7 @@
  * line, noisy points, false dependencies, and clean data over a fixed set
  * of seeds (the false-flag rate).
  */
-#include "tests/tap.h"
+#include "tests/lib/tap.h"
 #include "tests/unit/validate_gen.h"
 #include "designs/expr.h"
 #include "validator/falsedep.h"

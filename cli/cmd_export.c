@@ -7,7 +7,7 @@
 #include "collectors/experiment.h"
 #include "collectors/extrap_json.h"
 #include "collectors/extrap_text.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
 #include "orchestrator/template.h"
 #include <errno.h>

@@ -15,7 +15,7 @@
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/plan.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* perfsweep run CONFIG [--dir DIR] [--jobs N]: execute or resume a campaign. */
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/runner.h"

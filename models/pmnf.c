@@ -1,5 +1,5 @@
 /* PMNF models: construction, evaluation and Extra-P-style formatting. */
-#include "validator/pmnf.h"
+#include "models/pmnf.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <locale.h>

@@ -4,9 +4,9 @@
  * multi-parameter combination step, and the taint-constrained variant.
  * Least squares go through GSL's Householder QR; nothing here prints.
  */
-#include "validator/modeler.h"
+#include "models/modeler.h"
 #include "common/xalloc.h"
-#include "validator/hypothesis.h"
+#include "models/hypothesis.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>

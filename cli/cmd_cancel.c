@@ -8,7 +8,7 @@
  */
 #include "common/clock.h"
 #include "orchestrator/backend.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
 #include "common/xalloc.h"
 #include <errno.h>

@@ -15,7 +15,7 @@
 #include "collectors/experiment.h"
 #include "common/error.h"
 #include "designs/deps.h"
-#include "validator/pmnf.h"
+#include "models/pmnf.h"
 
 /*
  * Measured data for one callpath and metric on plain arrays, so callers can

@@ -1,5 +1,5 @@
 /* perfsweep: plan, run and check performance-modelling campaigns. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include <locale.h>
 
 int main(int argc, char **argv)

@@ -6,7 +6,7 @@
  * contract for scripts (docs/designs.md).
  */
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/template.h"

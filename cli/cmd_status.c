@@ -1,5 +1,5 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/store.h"
 #include <getopt.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /* Extra-P's default exponent sets and multi-parameter combination structures. */
-#include "validator/hypothesis.h"
+#include "models/hypothesis.h"
 
 /* In Extra-P's search order (ties keep the earlier candidate). */
 static const struct hyp_exponent defaults[] = {

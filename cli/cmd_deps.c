@@ -7,7 +7,7 @@
 #include "designs/analysis.h"
 #include "designs/deps.h"
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

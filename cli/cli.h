@@ -3,7 +3,7 @@
  * command (cmd_<name>.c), each exporting int cmd_<name>(int argc, char **argv).
  *
  * Adding a command:
- *   1. write orchestrator/cmd_<name>.c with cmd_<name>(); parse options with
+ *   1. write cli/cmd_<name>.c with cmd_<name>(); parse options with
  *      getopt_long and report bad ones through cli_usage();
  *   2. declare it below and add its row to the table in cli.c (usage + summary);
  *   3. add a test under tests/ and document it in docs/ and `perfsweep help`.

@@ -7,9 +7,9 @@
 #include "collectors/region_match.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/input.h"
-#include "validator/modeler.h"
+#include "models/modeler.h"
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>

@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/input.h"
 #include "validator/report.h"
 #include "validator/validate.h"

@@ -1,5 +1,5 @@
 /* perfsweep top: the campaign monitor (tui/), or one plain-text snapshot with --once. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "tui/top.h"
 #include <getopt.h>
 #include <math.h>

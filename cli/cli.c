@@ -1,5 +1,5 @@
 /* The command table and dispatch for `perfsweep`. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

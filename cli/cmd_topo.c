@@ -5,7 +5,7 @@
  */
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/config.h"
 #include "placement/policy.h"
 #include "placement/topology.h"

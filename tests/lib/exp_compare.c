@@ -1,5 +1,5 @@
 /* Semantic, bit-exact comparison of two experiments (round-trip checks). */
-#include "collectors/exp_compare.h"
+#include "tests/lib/exp_compare.h"
 #include "common/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
