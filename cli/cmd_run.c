@@ -53,7 +53,7 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	long jobs = 0;          /* 0: the default, decided once the config is read */
 	int quiet = 0, c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -75,8 +75,6 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage("run", optind >= argc ? "missing CONFIG" : "too many arguments");
-	if (jobs < 1)
-		jobs = 1;
 
 	struct campaign_config cfg;
 	struct perr err;
@@ -90,6 +88,12 @@ int cmd_run(int argc, char **argv)
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	/* the core allocator keeps concurrent runs on disjoint cores; a placement or
+	   contention study runs one run at a time unless asked otherwise */
+	if (jobs == 0)
+		jobs = cfg.placement || cfg.contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
 	campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg.dir, cfg.name);
 	if (store_create(&st, campaign_dir, cfg.name, cfg.backend.type, cfg.text, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);

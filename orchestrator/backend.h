@@ -27,6 +27,8 @@ struct run_spec {
 	int nodes;                  /* 0 = backend decides (ceil(ranks/ranks_per_node)) */
 	int ranks_per_node;         /* 0 = unset */
 	const char *policy;         /* placement policy for perfsweep-bind, or NULL: no binding */
+	const char *cores_per_rank; /* placement.cores_per_rank ("N" or "all"), or NULL: 1 */
+	const char *map;            /* explicit policy: the map file, or NULL */
 	const char *bind_path;      /* absolute path of perfsweep-bind */
 	double est_seconds;         /* estimated runtime (time limits), 0 = unknown */
 	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
@@ -93,6 +95,13 @@ struct backend {
 	void *priv;
 };
 
+/*
+ * The local backend runs at most jobs runs at once, and gives each its own
+ * cores of this machine (placement/core_alloc.h): a run whose cores are not
+ * free waits (start returns 1), and ranks of a run with a policy are bound
+ * inside its cores.  A run without a policy reserves one core per rank but
+ * is not bound.
+ */
 int backend_local_new(struct backend **b, int jobs, struct perr *err);
 int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
 /* Check the slurm backend's `extra` options without contacting SLURM (for

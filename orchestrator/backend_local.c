@@ -8,6 +8,9 @@
 #include "orchestrator/backend.h"
 #include "common/clock.h"
 #include "common/xalloc.h"
+#include "placement/core_alloc.h"
+#include "placement/launch.h"
+#include "placement/policy.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -31,6 +34,7 @@ struct local_run {
 	int timed_out;
 	double timeout;
 	char *reason;
+	hwloc_bitmap_t cores;       /* the units the core allocator gave it */
 };
 
 struct local {
@@ -38,6 +42,9 @@ struct local {
 	struct local_run *runs;
 	int n;
 	size_t alloc;
+	int have_topo;              /* the host topology loaded: cores are allocated */
+	struct topology topo;
+	struct core_alloc cores;
 };
 
 
@@ -78,7 +85,8 @@ static int local_inflight(struct backend *b)
 }
 
 /* In the child: redirect output, set the environment, exec.  Never returns. */
-static void child_exec(const struct run_spec *rs, int rank, int errfd)
+static void child_exec(const struct run_spec *rs, const struct launch_placement *lp, int rank,
+		       int errfd)
 {
 	char *out = rank ? xasprintf("%s/rank-%d.stdout", rs->run_dir, rank)
 			 : xasprintf("%s/stdout", rs->run_dir);
@@ -107,18 +115,13 @@ static void child_exec(const struct run_spec *rs, int rank, int errfd)
 	setenv("PERFSWEEP_RUN_DIR", rs->run_dir, 1);
 	signal(SIGPIPE, SIG_DFL);
 	if (rs->policy) {
-		/* perfsweep-bind --policy P --ranks-per-node R -- argv... */
-		int n = 0;
+		char **pre = launch_argv(rs->bind_path, lp);
+		int n = 0, k = 0;
 		while (rs->argv[n])
 			n++;
-		char **av = xcalloc((size_t)n + 7, sizeof(char *));
-		int k = 0;
-		av[k++] = (char *)rs->bind_path;
-		av[k++] = "--policy";
-		av[k++] = (char *)rs->policy;
-		av[k++] = "--ranks-per-node";
-		av[k++] = xasprintf("%d", rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
-		av[k++] = "--";
+		char **av = xcalloc((size_t)n + 16, sizeof(char *));
+		for (char **a = pre; *a; a++)
+			av[k++] = *a;
 		for (int i = 0; i < n; i++)
 			av[k++] = rs->argv[i];
 		execv(rs->bind_path, av);
@@ -138,13 +141,83 @@ static void kill_run(struct local_run *r, int sig)
 		killpg(r->pgid, sig);
 }
 
+/*
+ * The units run rs needs, taken into set: 0 taken, 1 not free now (wait),
+ * -1 never fits this machine (err).
+ */
+static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t set, struct perr *err)
+{
+	int units = l->topo.nunits, ranks = rs->ranks > 0 ? rs->ranks : 1;
+	if (!rs->policy)        /* unbound: a core per rank, at most all of them */
+		return core_alloc_take(&l->cores, ranks < units ? ranks : units, 0, set);
+	if (!strcmp(rs->policy, "explicit")) {
+		struct policy p;
+		policy_init(&p);
+		int rc = rs->map ? policy_load_map(&p, rs->map, err)
+				 : perr_set(err, "the explicit policy needs a placement map");
+		for (int i = 0; rc == 0 && i < p.nsets; i++)
+			hwloc_bitmap_or(set, set, p.sets[i]);
+		policy_release(&p);
+		if (rc)
+			return -1;
+		if (hwloc_bitmap_last(set) >= units)
+			return perr_set(err, "the placement map names core %d, but this machine has %d usable "
+					"cores (0-%d)", hwloc_bitmap_last(set), units, units - 1);
+		return core_alloc_take_set(&l->cores, set);
+	}
+	int rpn = rs->ranks_per_node > 0 ? rs->ranks_per_node : ranks, cpr = 1;
+	if (rs->cores_per_rank && policy_parse_cores_per_rank(rs->cores_per_rank, &cpr, err) < 0)
+		return -1;
+	long need = cpr == 0 ? units : (long)rpn * cpr;
+	if (need > units)
+		return perr_set(err, "%d ranks of %d core%s each need %ld cores, but this machine has %d "
+				"usable cores", rpn, cpr, cpr == 1 ? "" : "s", need, units);
+	return core_alloc_take(&l->cores, (int)need, !strcmp(rs->policy, "spread"), set);
+}
+
+static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
+		       const struct launch_placement *lp, struct perr *err);
+
 static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       struct perr *err)
 {
 	struct local *l = b->priv;
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	char *within = NULL;
+	int rc = l->have_topo ? take_cores(l, rs, cores, err) : 0;
+	if (rc) {
+		hwloc_bitmap_free(cores);
+		return rc;
+	}
+	struct launch_placement lp = {
+		.policy = rs->policy,
+		.ranks_per_node = rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks,
+		.cores_per_rank = rs->cores_per_rank,
+		.map = rs->map,
+	};
+	if (l->have_topo && rs->policy && strcmp(rs->policy, "explicit") &&
+	    hwloc_bitmap_list_asprintf(&within, cores) >= 0)
+		lp.within = within;
 	XGROW(l->runs, (size_t)l->n + 1, l->alloc);
 	struct local_run *r = &l->runs[l->n];
 	memset(r, 0, sizeof(*r));
+	r->cores = cores;
+	rc = spawn_ranks(r, rs, &lp, err);
+	free(within);
+	if (rc) {
+		core_alloc_give(&l->cores, cores);
+		hwloc_bitmap_free(cores);
+		return rc;
+	}
+	*backend_id = xasprintf("%d:%llu", (int)r->pgid, proc_starttime(r->pgid));
+	l->n++;
+	return 0;
+}
+
+/* Fork and exec every rank of run r.  0, 1 (transient) or -1 (err). */
+static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
+		       const struct launch_placement *lp, struct perr *err)
+{
 	r->id = rs->id;
 	r->npids = rs->ranks > 0 ? rs->ranks : 1;
 	r->pids = xcalloc((size_t)r->npids, sizeof(pid_t));
@@ -173,7 +246,7 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 		if (pid == 0) {
 			close(pfd[0]);
 			setpgid(0, i == 0 ? 0 : r->pgid);
-			child_exec(rs, i, pfd[1]);
+			child_exec(rs, lp, i, pfd[1]);
 		}
 		if (i == 0)
 			r->pgid = pid;
@@ -193,8 +266,6 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 			return perr_set(err, "cannot execute '%s': %s", what, strerror(e));
 		}
 	}
-	*backend_id = xasprintf("%d:%llu", (int)r->pgid, proc_starttime(r->pgid));
-	l->n++;
 	return 0;
 }
 
@@ -250,6 +321,8 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 				/* the group may hold grandchildren the ranks left behind */
 				kill_run(r, SIGKILL);
 				finish(r, &res[got++]);
+				core_alloc_give(&l->cores, r->cores);
+				hwloc_bitmap_free(r->cores);
 				l->runs[i] = l->runs[--l->n];
 				continue;
 			}
@@ -313,6 +386,11 @@ static void local_free(struct backend *b)
 			if (l->runs[i].pids[k] > 0)
 				waitpid(l->runs[i].pids[k], NULL, 0);
 		free(l->runs[i].pids);
+		hwloc_bitmap_free(l->runs[i].cores);
+	}
+	if (l->have_topo) {
+		core_alloc_release(&l->cores);
+		topology_release(&l->topo);
 	}
 	free(l->runs);
 	free(l);
@@ -337,6 +415,11 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 	struct backend *b = xcalloc(1, sizeof(*b));
 	struct local *l = xcalloc(1, sizeof(*l));
 	l->jobs = jobs;
+	struct perr terr;
+	if (topology_load(&l->topo, NULL, NULL, &terr) == 0) {
+		l->have_topo = 1;
+		core_alloc_init(&l->cores, &l->topo);
+	}
 	b->ops = &local_ops;
 	b->priv = l;
 	*out = b;

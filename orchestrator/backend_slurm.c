@@ -21,6 +21,7 @@
  */
 #include "common/clock.h"
 #include "orchestrator/backend.h"
+#include "placement/launch.h"
 #include "orchestrator/slurm_compat.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
@@ -381,15 +382,23 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
 		      "exec \"$@\"' perfsweep-rank");
 	if (rs->policy && rs->bind_path) {
-		strbuf_addch(&sc, ' ');
-		sh_quote(&sc, rs->bind_path);
-		strbuf_addstr(&sc, " --policy ");
-		sh_quote(&sc, rs->policy);
-		if (rs->ranks_per_node > 0)
-			strbuf_addf(&sc, " --ranks-per-node %d", rs->ranks_per_node);
-		else if (nodes > 0)
-			strbuf_addf(&sc, " --ranks-per-node %d", (rs->ranks + nodes - 1) / nodes);
-		strbuf_addstr(&sc, " --");
+		struct launch_placement lp = {
+			.policy = rs->policy,
+			.ranks_per_node = rs->ranks_per_node > 0 ? rs->ranks_per_node
+				: nodes > 0 ? (rs->ranks + nodes - 1) / nodes : 0,
+			.cores_per_rank = rs->cores_per_rank,
+			.map = rs->map,
+		};
+		char **pre = launch_argv(rs->bind_path, &lp);
+		for (char **a = pre; *a; a++) {
+			strbuf_addch(&sc, ' ');
+			/* options and counts need no quotes; names and paths get them */
+			if (strspn(*a, "-0123456789") == strlen(*a) || !strncmp(*a, "--", 2))
+				strbuf_addstr(&sc, *a);
+			else
+				sh_quote(&sc, *a);
+		}
+		launch_argv_free(pre);
 	}
 	for (char *const *a = rs->argv; *a; a++) {
 		strbuf_addch(&sc, ' ');

@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
+#include "orchestrator/plan_check.h"
 #include "orchestrator/store.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
@@ -497,6 +498,15 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));
 		}
+		goto done;
+	}
+	if (!strcmp(c->backend.type, "local") && plan_check_local(pl, c, 0, err) < 0) {
+		const config_setting_t *at = c->placement ? c->placement : c->contention;
+		if (at) {
+			char where[PATH_MAX + 32];
+			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));
+		}
+		plan_release(pl);
 		goto done;
 	}
 	rc = 0;

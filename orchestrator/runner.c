@@ -163,10 +163,6 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	sb->env[ne++] = xasprintf("PERFSWEEP_RUN_ID=%lld", r->id);
 	sb->env[ne++] = xasprintf("PERFSWEEP_CAMPAIGN=%s", c->name);
 	sb->env[ne++] = xasprintf("PERFSWEEP_REPETITION=%d", r->repetition);
-	if (c->placement_map)
-		sb->env[ne++] = xasprintf("PERFSWEEP_MAP=%s", c->placement_map);
-	if (c->cores_per_rank)
-		sb->env[ne++] = xasprintf("PERFSWEEP_CORES_PER_RANK=%s", c->cores_per_rank);
 	if (c->collect_cubex) {
 		sb->env[ne++] = xasprintf("SCOREP_EXPERIMENT_DIRECTORY=%s/scorep", sb->run_dir);
 		sb->env[ne++] = xstrdup("SCOREP_ENABLE_PROFILING=true");
@@ -187,6 +183,8 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->nodes = r->nodes;
 	s->ranks_per_node = r->ranks_per_node;
 	s->policy = r->policy;
+	s->cores_per_rank = c->cores_per_rank;
+	s->map = c->placement_map;
 	s->bind_path = o->bind_path;
 	s->est_seconds = r->core_hours > 0 ? r->core_hours * 3600.0 / s->ranks : 0;
 }

@@ -22,7 +22,7 @@
 
 static const char usage[] =
 	"usage: perfsweep-bind [--policy compact|spread --ranks-per-node R [--cores-per-rank N|all]\n"
-	"                       | --map FILE] [--run-dir DIR] -- APP [ARGS...]\n";
+	"                       [--within CORES] | --map FILE] [--run-dir DIR] -- APP [ARGS...]\n";
 
 static int fail(int code, const char *msg)
 {
@@ -36,6 +36,19 @@ static int fail_usage(const char *msg)
 	return 2;
 }
 
+/* --within CORES: place inside the cores a core allocator handed out. */
+static int restrict_to(struct topology *t, const char *list, struct perr *err)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int rc = policy_parse_cores(list, set, err);
+	if (rc == 0)
+		rc = topology_restrict(t, set, err);
+	if (rc < 0)
+		perr_prefix(err, "--within %s", list);
+	hwloc_bitmap_free(set);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -44,6 +57,7 @@ int main(int argc, char **argv)
 		{ "cores-per-rank", required_argument, NULL, 'c' },
 		{ "map", required_argument, NULL, 'm' },
 		{ "run-dir", required_argument, NULL, 'd' },
+		{ "within", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -52,10 +66,10 @@ int main(int argc, char **argv)
 	struct policy pol;
 	policy_init(&pol);
 	int have_policy = 0, ranks_opt = 0, have_cores = 0, ch;
-	const char *map = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
+	const char *map = NULL, *within = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
 	opterr = 0;
 	/* '+': stop at APP, whose own options are not ours */
-	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:w:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
 			if (policy_parse_kind(optarg, &pol.kind, &err) < 0)
@@ -83,6 +97,9 @@ int main(int argc, char **argv)
 		case 'd':
 			run_dir = optarg;
 			break;
+		case 'w':
+			within = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -104,6 +121,8 @@ int main(int argc, char **argv)
 	}
 	if (have_cores && (map || pol.kind == POLICY_EXPLICIT))
 		return fail_usage("--cores-per-rank does not apply to an explicit map");
+	if (within && (map || pol.kind == POLICY_EXPLICIT))
+		return fail_usage("--within does not apply to an explicit map");
 	/* perfsweep's backends pass the campaign's cores per rank in the environment */
 	const char *cpr = getenv("PERFSWEEP_CORES_PER_RANK");
 	if (!have_cores && !map && pol.kind != POLICY_EXPLICIT && cpr && *cpr) {
@@ -162,6 +181,8 @@ int main(int argc, char **argv)
 	if (topology_load(&t, NULL, NULL, &err) < 0)
 		goto failed;
 	loaded = 1;
+	if (within && restrict_to(&t, within, &err) < 0)
+		goto failed;
 	if (policy_place(&pol, &t, rpn, &pl, &err) < 0)
 		goto failed;
 	if (bind_apply(&t, pl.cpusets[rk.local_rank], actual, &err) < 0) {
@@ -171,7 +192,7 @@ int main(int argc, char **argv)
 	rec.cpuset = actual;
 	for (int u = 0; u < t.nunits; u++)
 		if (hwloc_bitmap_intersects(t.unit_pus[u], actual))
-			hwloc_bitmap_set(cores, (unsigned)u);
+			hwloc_bitmap_set(cores, (unsigned)t.unit_id[u]);
 	rec.cores = cores;
 
 	struct bind_result res;

@@ -36,6 +36,7 @@ static void collect_units(struct topology *t)
 	t->unit_pus = xcalloc((size_t)n + 1, sizeof(*t->unit_pus));
 	t->unit_package = xcalloc((size_t)n + 1, sizeof(int));
 	t->unit_numa = xcalloc((size_t)n + 1, sizeof(int));
+	t->unit_id = xcalloc((size_t)n + 1, sizeof(int));
 	unsigned *pkg_ids = xcalloc((size_t)n + 1, sizeof(unsigned));
 	unsigned *numa_ids = xcalloc((size_t)n + 1, sizeof(unsigned));
 	int npkg = 0, nnuma = 0;
@@ -52,6 +53,7 @@ static void collect_units(struct topology *t)
 		int k = t->nunits++;
 		t->units[k] = o;
 		t->unit_pus[k] = pus;
+		t->unit_id[k] = k;
 		t->unit_package[k] = index_of(pkg_ids, &npkg, pkg ? pkg->logical_index : 0);
 		t->unit_numa[k] = index_of(numa_ids, &nnuma, numa < 0 ? 0 : (unsigned)numa);
 	}
@@ -117,8 +119,51 @@ void topology_release(struct topology *t)
 	free(t->unit_pus);
 	free(t->unit_package);
 	free(t->unit_numa);
+	free(t->unit_id);
 	free(t->source);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Renumber ids[0..n) densely in order of first appearance. */
+static int renumber(int *ids, int n)
+{
+	int *seen = xcalloc((size_t)n + 1, sizeof(int)), m = 0;
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+		while (k < m && seen[k] != ids[i])
+			k++;
+		if (k == m)
+			seen[m++] = ids[i];
+		ids[i] = k;
+	}
+	free(seen);
+	return m;
+}
+
+int topology_restrict(struct topology *t, hwloc_const_bitmap_t units, struct perr *err)
+{
+	int last = hwloc_bitmap_last(units);
+	if (hwloc_bitmap_iszero(units) || last < 0)
+		return perr_set(err, "no cores to restrict the placement to");
+	if (last >= t->nunits)
+		return perr_set(err, "core %d does not exist (cores are 0-%d)", last, t->nunits - 1);
+	int k = 0;
+	for (int u = 0; u < t->nunits; u++) {
+		if (!hwloc_bitmap_isset(units, (unsigned)u)) {
+			hwloc_bitmap_free(t->unit_pus[u]);
+			continue;
+		}
+		t->units[k] = t->units[u];
+		t->unit_pus[k] = t->unit_pus[u];
+		t->unit_package[k] = t->unit_package[u];
+		t->unit_numa[k] = t->unit_numa[u];
+		t->unit_id[k] = t->unit_id[u];
+		k++;
+	}
+	t->nunits = k;
+	t->npackages = renumber(t->unit_package, k);
+	t->nnuma = renumber(t->unit_numa, k);
+	return 0;
 }
 
 int topology_is_this_system(const struct topology *t)

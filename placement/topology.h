@@ -31,6 +31,7 @@ struct topology {
 	int *unit_package;      /* index into 0..npackages-1, in logical order */
 	int *unit_numa;         /* index into 0..nnuma-1 (first local NUMA node) */
 	int npackages, nnuma;   /* packages and NUMA nodes holding usable units (>= 1) */
+	int *unit_id;           /* each unit's number before topology_restrict (else its index) */
 };
 
 struct topology_summary {
@@ -45,6 +46,13 @@ struct topology_summary {
  */
 int topology_load(struct topology *t, const char *spec, const char *basedir, struct perr *err);
 void topology_release(struct topology *t);
+/*
+ * Keep only the usable units listed in units (their numbers 0..nunits-1):
+ * placements on t then stay inside them, and unit_id keeps each kept
+ * unit's original number.  Fails, leaving t unchanged, when units names
+ * no usable unit or one that does not exist.
+ */
+int topology_restrict(struct topology *t, hwloc_const_bitmap_t units, struct perr *err);
 /* Non-zero when hwloc can bind on t (it describes the running machine). */
 int topology_is_this_system(const struct topology *t);
 void topology_summarize(const struct topology *t, struct topology_summary *s);

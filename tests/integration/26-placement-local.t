@@ -36,10 +36,15 @@ out=$("$PS" plan "$T/nomap.cfg" 2>&1); is $? 2 "explicit without a map is a conf
 like "$out" "nomap.cfg:5: " "naming the placement line"
 like "$out" "map = " "and saying what to write"
 
-# more ranks per node than cores: the launcher refuses, the run fails with the reason
+# more ranks per node than cores: refused at plan time, naming the point and placement
 sed -e 's/"place"/"toomany"/' -e "s/values = \[ 2 \]; role/values = [ $((ncores + 1)) ]; role/" \
     -e "s/ranks_per_node = \[ 2 \]/ranks_per_node = [ $((ncores + 1)) ]/" "$T/c.cfg" > "$T/toomany.cfg"
-echo 'max_attempts = 1;' >> "$T/toomany.cfg"
-"$PS" run "$T/toomany.cfg" --quiet > "$T/out" 2>&1; is $? 1 "more ranks than cores fails the run"
-like "$(cat "$T/toomany.campaign/runs/1/stderr")" "core" "perfsweep-bind says why"
+out=$("$PS" run "$T/toomany.cfg" --quiet 2>&1); is $? 2 "more ranks than cores is refused before anything runs"
+like "$out" "toomany.cfg:5: point 1 (n=10, np=$((ncores + 1))): placement $((ncores + 1)) ranks, $((ncores + 1)) per node, compact needs $((ncores + 1)) cores, but this machine has $ncores usable cores" "naming the point and the placement"
+ok $([ ! -e "$T/toomany.campaign/campaign.db" ]; echo $?) "and no campaign is created"
+
+# more ranks than ranks per node needs a second node, which the local backend lacks
+sed -e 's/"place"/"twonode"/' -e "s/ranks_per_node = \[ 2 \]/ranks_per_node = [ 1, 2 ]/" "$T/c.cfg" > "$T/twonode.cfg"
+out=$("$PS" plan "$T/twonode.cfg" 2>&1); is $? 2 "np = 2 with ranks_per_node = 1 is refused by plan"
+like "$out" "point 1 (n=10, np=2): placement 2 ranks, 1 per node, compact needs 2 nodes, but the local backend has one node" "saying the point needs two nodes"
 done_testing

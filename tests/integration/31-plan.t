@@ -78,6 +78,7 @@ like "$(cat "$T/pr.txt")" "  global: affects no loop in" "--explain says why glo
 # ---- cost, placement, contention, budget
 COST='cost_model = "2e-3 * size^3 / p * 8 + 1";'
 lulesh_cfg "$T/c.cfg" sparse "$COST
+backend = { type = \"slurm\"; partition = \"big\"; };
 placement = { ranks_per_node = [ 36 ]; policy = \"spread\"; };
 contention = { point = { p = 64; size = 30; }; ranks_per_node = { from = 2; to = 18; step = 2; }; };"
 "$PS" plan "$T/c.cfg" --json > "$T/c.json"; is $? 0 "placement and contention plan"

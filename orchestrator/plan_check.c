@@ -1,0 +1,73 @@
+/* Plan-time placement checks against the local backend's one node. */
+#include "orchestrator/plan_check.h"
+#include "common/strbuf.h"
+#include "orchestrator/template.h"
+#include "placement/policy.h"
+#include "placement/topology.h"
+#include <limits.h>
+#include <string.h>
+
+static int point_ranks(const struct plan *pl, const struct plan_point *pt)
+{
+	for (int k = 0; k < pl->nparams; k++)
+		if (pl->params[k].role && !strcmp(pl->params[k].role, "ranks"))
+			return (int)pt->values[k];
+	return pt->nodes > 0 && pt->ranks_per_node > 0 ? pt->nodes * pt->ranks_per_node : 1;
+}
+
+/* "point 3 (np=2, n=10): placement 2x1 compact" */
+static void describe(struct strbuf *sb, const struct plan *pl, int i, int ranks, int rpn)
+{
+	const struct plan_point *pt = &pl->points[i];
+	strbuf_addf(sb, "point %d (", i + 1);
+	for (int k = 0; k < pl->nparams; k++) {
+		char v[64];
+		template_format_value(v, sizeof(v), pt->values[k], pl->params[k].is_int);
+		strbuf_addf(sb, "%s%s=%s", k ? ", " : "", pl->params[k].name, v);
+	}
+	strbuf_addf(sb, "): placement %d rank%s, %d per node, %s", ranks, ranks == 1 ? "" : "s", rpn,
+		    pt->policy ? pt->policy : "compact");
+}
+
+int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
+		     struct perr *err)
+{
+	if (!usable_cores) {
+		struct topology t;
+		if (topology_load(&t, NULL, NULL, err) < 0)
+			return -1;
+		usable_cores = t.nunits;
+		topology_release(&t);
+	}
+	int cpr = 1;
+	if (c->cores_per_rank && policy_parse_cores_per_rank(c->cores_per_rank, &cpr, err) < 0)
+		return -1;
+	for (int i = 0; i < pl->npoints; i++) {
+		const struct plan_point *pt = &pl->points[i];
+		if (!pt->policy && pt->ranks_per_node <= 0)
+			continue;       /* unbound: the ranks share whatever cores there are */
+		int ranks = point_ranks(pl, pt);
+		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : ranks;
+		long need = cpr == 0 ? rpn : (long)rpn * cpr;
+		const char *why = NULL;
+		char buf[200];
+		if (ranks > rpn) {
+			snprintf(buf, sizeof(buf), "needs %d nodes, but the local backend has one node; "
+				 "use ranks_per_node = %d or the slurm backend", (ranks + rpn - 1) / rpn, ranks);
+			why = buf;
+		} else if (need > usable_cores) {
+			snprintf(buf, sizeof(buf), "needs %ld cores, but this machine has %d usable cores", need,
+				 usable_cores);
+			why = buf;
+		}
+		if (why) {
+			struct strbuf sb;
+			strbuf_init(&sb);
+			describe(&sb, pl, i, ranks, rpn);
+			perr_set(err, "%s %s", sb.buf, why);
+			strbuf_release(&sb);
+			return -1;
+		}
+	}
+	return 0;
+}
