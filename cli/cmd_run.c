@@ -145,7 +145,11 @@ int cmd_run(int argc, char **argv)
 	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
 	       rs.started, rs.retried, rs.rerun, rs.adopted);
 	printf("store: %s/campaign.db\n", campaign_dir);
-	if (rs.interrupted) {
+	if (rs.budget_stopped) {
+		fprintf(stderr, "stopped starting runs: the budget would be overrun (runs in flight finished); "
+			"raise budget.overrun or budget.core_hours, then run again to go on\n");
+		ret = EXIT_RUNS_FAILED;
+	} else if (rs.interrupted) {
 		fprintf(stderr, "interrupted: run the same command again to resume\n");
 		ret = EXIT_RUNS_FAILED;
 	} else {

@@ -36,9 +36,17 @@ int cmd_status(int argc, char **argv)
 	}
 	char *name = store_get_meta(st, "name"), *backend = store_get_meta(st, "backend");
 	char *budget = store_get_meta(st, "budget_core_hours");
+	char *order = store_get_meta(st, "order"), *seed = store_get_meta(st, "order_seed");
 	long long collect_errors = 0;
-	for (int i = 0; i < nruns; i++)
-		collect_errors += runs[i].collect_error != NULL;
+	int pass = 0, passes = 0;   /* the repetition pass the campaign is in */
+	for (int i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		collect_errors += r->collect_error != NULL;
+		passes = r->repetition > passes ? r->repetition : passes;
+		if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
+		    (!pass || r->repetition < pass))
+			pass = r->repetition;
+	}
 	if (json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "campaign", json_string(name ? name : ""));
@@ -56,6 +64,12 @@ int cmd_status(int argc, char **argv)
 		json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
 		if (budget)
 			json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
+		json_object_set_new(o, "budget", json_pack("{s:o, s:f, s:f}", "core_hours",
+			budget ? json_real(atof(budget)) : json_null(), "spent", cnt.core_hours_spent,
+			"planned", cnt.core_hours_planned));
+		if (order)
+			json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", order,
+				"seed", seed ? seed : "", "pass", pass, "passes", passes));
 		json_t *fails = json_array();
 		for (int i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
@@ -78,9 +92,18 @@ int cmd_status(int argc, char **argv)
 		printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
 		printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
 		       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
-		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
-		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
-		       budget ? ", budget " : "", budget ? budget : "");
+		if (cnt.core_hours_planned > 0)
+			printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
+			       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
+			       budget ? ", budget " : "", budget ? budget : "");
+		else
+			printf("measured:  %lld values; %.4g core-hours spent (no cost model, nothing planned)\n",
+			       cnt.measurements, cnt.core_hours_spent);
+		if (order && strcmp(order, "grouped"))
+			printf("order:     %s (seed %s), %s %d of %d\n", order, seed ? seed : "?",
+			       pass ? "pass" : "passes done:", pass ? pass : passes, passes);
+		else if (order)
+			printf("order:     grouped\n");
 		for (int i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			if (r->state == RUN_FAILED)
@@ -93,6 +116,8 @@ int cmd_status(int argc, char **argv)
 	free(name);
 	free(backend);
 	free(budget);
+	free(order);
+	free(seed);
 	runs_free(runs, nruns);
 	store_close(st);
 	return EXIT_OK;

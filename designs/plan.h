@@ -56,7 +56,40 @@ struct plan {
 	char **notes;           /* warnings and budget actions, one line each */
 	int repetitions;        /* repetitions per point after budget trimming */
 	int dropped;            /* optional points dropped to fit the budget */
+	/* set by the caller after plan_design; not part of the fingerprint */
+	int order;              /* enum plan_order: the order runs execute in */
+	unsigned long order_seed;   /* the shuffles' seed */
+	double budget_core_hours;   /* 0: no budget */
+	int charge;                 /* enum design_charge */
+	double budget_overrun;      /* run stops starting runs beyond budget x (1 + this) */
 };
+
+/*
+ * The order runs execute in:
+ *   interleaved  repetition pass 1 over all points (shuffled), then pass 2
+ *                (shuffled again), and so on, so time-correlated noise hits
+ *                different points rather than all repetitions of one;
+ *   random       every run of every point shuffled;
+ *   grouped      all repetitions of point 1, then point 2, ...
+ */
+/* zero (a zeroed plan, an import) is grouped; configs default to interleaved */
+enum plan_order { ORDER_GROUPED = 0, ORDER_INTERLEAVED, ORDER_RANDOM };
+const char *plan_order_name(int order);
+/* -1 for an unknown name. */
+int plan_order_parse(const char *name);
+
+/* One run of the plan: its point and repetition (its pass, 1-based). */
+struct plan_run {
+	int point;
+	int repetition;
+};
+
+/*
+ * Every run of pl (sum of repetitions) in pl->order, shuffled with
+ * pl->order_seed (GSL's mt19937, so the same seed gives the same order on
+ * every machine).  *runs is malloc'ed; the caller frees it.
+ */
+void plan_run_order(const struct plan *pl, struct plan_run **runs, long long *n);
 
 enum design_strategy { DESIGN_FULL = 0, DESIGN_TAINT, DESIGN_SPARSE };
 enum design_charge { CHARGE_CORE = 0, CHARGE_NODE };

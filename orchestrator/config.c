@@ -506,6 +506,32 @@ static int parse_placement_launch(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* order = "interleaved" | "random" | "grouped"; order_seed = N; */
+static int parse_order(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *root = config_root_setting(&c->cfg);
+	char *order = NULL;
+	if (get_string(c, root, "order", &order, 0, err))
+		return -1;
+	c->order = ORDER_INTERLEAVED;
+	if (order) {
+		c->order = plan_order_parse(order);
+		free(order);
+		if (c->order < 0)
+			return bad(c, err, config_setting_get_member(root, "order"),
+				   "unknown order; write order = \"interleaved\", \"random\" or \"grouped\";");
+	}
+	const config_setting_t *s = config_setting_get_member(root, "order_seed");
+	if (s) {
+		int t = config_setting_type(s);
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || config_setting_get_int64(s) < 0)
+			return bad(c, err, s, "order_seed must be a non-negative integer; write order_seed = 42;");
+		c->have_order_seed = 1;
+		c->order_seed = (unsigned long)config_setting_get_int64(s);
+	}
+	return 0;
+}
+
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -536,7 +562,8 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	const config_setting_t *root = config_root_setting(&c->cfg);
 	static const char *const keys[] = { "name", "app", "parameters", "repetitions", "max_attempts",
 					    "backend", "collect", "dependencies", "budget", "design",
-					    "placement", "contention", "cost_model", "topology", NULL };
+					    "placement", "contention", "cost_model", "topology", "order",
+					    "order_seed", NULL };
 	if (check_keys(c, root, keys, "the campaign", err))
 		return -1;
 	if (get_string(c, root, "name", &c->name, 1, err))
@@ -565,7 +592,7 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 		c->dependencies = resolve_path(c, deps);
 		free(deps);
 	}
-	if (parse_placement_launch(c, err))
+	if (parse_placement_launch(c, err) || parse_order(c, err))
 		return -1;
 	c->design = config_setting_get_member(root, "design");
 	c->budget = config_setting_get_member(root, "budget");

@@ -30,6 +30,9 @@ struct campaign_config {
 	struct plan_param *params;
 	int repetitions;
 	int max_attempts;
+	int order;                  /* enum plan_order (default interleaved) */
+	int have_order_seed;        /* order_seed was given */
+	unsigned long order_seed;
 	struct backend_config backend;
 	/* collectors */
 	int collect_wall;

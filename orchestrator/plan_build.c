@@ -6,6 +6,7 @@
  * `perfsweep run` stores and executes exactly the same plan.
  */
 #include "orchestrator/plan_build.h"
+#include "common/clock.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct pb {
 	const struct campaign_config *c;
@@ -32,6 +34,7 @@ struct pb {
 	double *cpoint;
 	char **attach;
 	char *cost_text;        /* cost model from an earlier campaign */
+	double overrun;         /* budget.overrun */
 };
 
 static int bad(struct pb *b, const config_setting_t *s, const char *fmt, ...)
@@ -220,7 +223,8 @@ static int parse_budget(struct pb *b)
 	const config_setting_t *g = b->c->budget;
 	if (!g)
 		return 0;
-	static const char *const k[] = { "core_hours", "min_repetitions", "charge", "cores_per_node", NULL };
+	static const char *const k[] = { "core_hours", "min_repetitions", "charge", "cores_per_node",
+					 "overrun", NULL };
 	if (group(b, g, "budget") || keys(b, g, "budget", k))
 		return -1;
 	const config_setting_t *ch = config_setting_get_member(g, "core_hours");
@@ -229,6 +233,10 @@ static int parse_budget(struct pb *b)
 			return bad(b, ch, "'core_hours' must be a positive number; write core_hours = 500.0;");
 		b->spec.budget_core_hours = config_number(ch);
 	}
+	const config_setting_t *ov = config_setting_get_member(g, "overrun");
+	if (ov && (!config_setting_is_number(ov) || config_number(ov) < 0))
+		return bad(b, ov, "'overrun' must be a fraction >= 0; write overrun = 0.1; (10%%)");
+	b->overrun = ov ? config_number(ov) : 0.1;
 	if (get_int(b, g, "min_repetitions", 1, &b->spec.min_repetitions) ||
 	    get_int(b, g, "cores_per_node", 1, &b->spec.cores_per_node))
 		return -1;
@@ -477,7 +485,7 @@ static int parse_placement(struct pb *b)
 int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
-	struct pb b = { .c = c, .err = err };
+	struct pb b = { .c = c, .err = err, .overrun = 0.1 };
 	b.spec.nparams = c->nparams;
 	b.spec.params = c->params;
 	b.spec.repetitions = c->repetitions;
@@ -500,6 +508,12 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		}
 		goto done;
 	}
+	pl->order = c->order;
+	pl->order_seed = c->have_order_seed ? c->order_seed
+		: (unsigned long)(wall_now() * 1000.0) ^ ((unsigned long)getpid() << 16);
+	pl->budget_core_hours = b.spec.budget_core_hours;
+	pl->charge = b.spec.charge;
+	pl->budget_overrun = b.overrun;
 	if (!strcmp(c->backend.type, "local") && plan_check_local(pl, c, 0, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
 		if (at) {

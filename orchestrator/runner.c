@@ -6,6 +6,7 @@
 #include "collectors/wall.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/budget_watch.h"
 #include "orchestrator/template.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -222,6 +223,19 @@ static void collect(const struct campaign_config *c, const char *run_dir, const 
 	strbuf_release(&errs);
 }
 
+/* Before starting r: 1 when the budget stops new starts (said once), -1 err. */
+static int budget_stop(const struct budget_watch *bw, struct store *st, const struct run *r,
+		       const struct runner_options *o, struct runner_stats *stats, struct perr *err)
+{
+	char why[300];
+	int rc = budget_watch_check(bw, st, r->core_hours, why, sizeof(why), err);
+	if (rc == 1) {
+		stats->budget_stopped = 1;
+		event(o, r->id, "budget", why);
+	}
+	return rc;
+}
+
 struct queue {
 	long long *ids;
 	size_t head, n, alloc;
@@ -272,12 +286,14 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 	}
 
 	struct run_result res[32];
+	struct budget_watch bw;
+	budget_watch_init(&bw, st);
 	for (;;) {
 		if (o->stop && *o->stop) {
 			stats->interrupted = 1;
 			break;
 		}
-		while (q.head < q.n && b->ops->capacity(b) > 0) {
+		while (!stats->budget_stopped && q.head < q.n && b->ops->capacity(b) > 0) {
 			long long id = q.ids[q.head];
 			struct run r;
 			if (store_load_run(st, id, &r, err))
@@ -286,6 +302,12 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 				q.head++;
 				run_release(&r);
 				continue;
+			}
+			if (budget_stop(&bw, st, &r, o, stats, err)) {
+				run_release(&r);
+				if (stats->budget_stopped)
+					break;
+				goto done;
 			}
 			struct spec_buf sb;
 			spec_build(&sb, c, st, &r, o);
@@ -344,7 +366,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			if (wr)
 				goto done;
 		}
-		if (q.head >= q.n && b->ops->inflight(b) == 0)
+		if ((q.head >= q.n || stats->budget_stopped) && b->ops->inflight(b) == 0)
 			break;
 		int n = b->ops->wait(b, 0.25, res, 32, err);
 		if (n < 0)

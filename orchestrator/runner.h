@@ -24,6 +24,7 @@ struct runner_options {
 struct runner_stats {
 	int started, done, failed, retried, adopted, rerun, cancelled;
 	int interrupted;                    /* stopped by *stop before the end */
+	int budget_stopped;                 /* no new runs started: the budget would overrun */
 };
 
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,

@@ -324,6 +324,60 @@ static int point_ranks(const struct plan *pl, const struct plan_point *pt)
 	return 1;
 }
 
+/* The runs, in the plan's order: run ids (and so execution) follow it. */
+static int insert_runs(struct store *st, const struct plan *pl, sqlite3_stmt *sr, struct perr *err)
+{
+	struct plan_run *order;
+	long long n;
+	plan_run_order(pl, &order, &n);
+	for (long long k = 0; k < n; k++) {
+		const struct plan_point *pt = &pl->points[order[k].point];
+		double per_run = pt->repetitions > 0 ? pt->core_hours / pt->repetitions : 0;
+		sqlite3_bind_int(sr, 1, order[k].point);
+		sqlite3_bind_int(sr, 2, order[k].repetition);
+		sqlite3_bind_int(sr, 3, pt->nodes);
+		sqlite3_bind_int(sr, 4, point_ranks(pl, pt));
+		sqlite3_bind_int(sr, 5, pt->ranks_per_node);
+		if (pt->policy)
+			sqlite3_bind_text(sr, 6, pt->policy, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(sr, 6);
+		sqlite3_bind_double(sr, 7, per_run);
+		sqlite3_bind_int64(sr, 8, k + 1);
+		if (sqlite3_step(sr) != SQLITE_DONE) {
+			free(order);
+			return db_err(st, err, "write runs");
+		}
+		sqlite3_reset(sr);
+	}
+	free(order);
+	return 0;
+}
+
+/* The budget and its charge rule as meta keys (none: removed). */
+static int put_budget_meta(struct store *st, const struct plan *pl, struct perr *err)
+{
+	char budget[64], overrun[64];
+	snprintf(budget, sizeof(budget), "%.17g", pl->budget_core_hours);
+	snprintf(overrun, sizeof(overrun), "%.17g", pl->budget_overrun);
+	if (pl->budget_core_hours <= 0)
+		return exec(st, "DELETE FROM meta WHERE key IN ('budget_core_hours', 'budget_charge',"
+			    " 'budget_overrun')", err);
+	return put_meta(st, "budget_core_hours", budget, err) ||
+	       put_meta(st, "budget_charge", pl->charge == CHARGE_NODE ? "node" : "core", err) ||
+	       put_meta(st, "budget_overrun", overrun, err) ? -1 : 0;
+}
+
+/* The run order, its seed and the budget, as meta keys. */
+static int put_plan_meta(struct store *st, const struct plan *pl, struct perr *err)
+{
+	char seed[32];
+	snprintf(seed, sizeof(seed), "%lu", pl->order_seed);
+	if (put_meta(st, "order", plan_order_name(pl->order), err) || put_meta(st, "order_seed", seed, err))
+		return -1;
+	return put_budget_meta(st, pl, err);
+}
+
 static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
 {
 	sqlite3_stmt *sp = prepare(st, "INSERT INTO params(idx, name, role, is_int) VALUES(?,?,?,?)", err);
@@ -352,7 +406,6 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 				   " policy, state, core_hours, seq, exit_status, wall)"
 				   " VALUES(?,?,?,?,?,?,0,?,?,-1,-1)", err);
 	int ret = -1;
-	long long seq = 0;
 	if (!spt || !spv || !sr)
 		goto done;
 	for (int i = 0; i < pl->npoints; i++) {
@@ -382,27 +435,9 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 			}
 			sqlite3_reset(spv);
 		}
-		int ranks = point_ranks(pl, pt);
-		double per_run = pt->repetitions > 0 ? pt->core_hours / pt->repetitions : 0;
-		for (int r = 1; r <= pt->repetitions; r++) {
-			sqlite3_bind_int(sr, 1, i);
-			sqlite3_bind_int(sr, 2, r);
-			sqlite3_bind_int(sr, 3, pt->nodes);
-			sqlite3_bind_int(sr, 4, ranks);
-			sqlite3_bind_int(sr, 5, pt->ranks_per_node);
-			if (pt->policy)
-				sqlite3_bind_text(sr, 6, pt->policy, -1, SQLITE_STATIC);
-			else
-				sqlite3_bind_null(sr, 6);
-			sqlite3_bind_double(sr, 7, per_run);
-			sqlite3_bind_int64(sr, 8, ++seq);
-			if (sqlite3_step(sr) != SQLITE_DONE) {
-				db_err(st, err, "write runs");
-				goto done;
-			}
-			sqlite3_reset(sr);
-		}
 	}
+	if (insert_runs(st, pl, sr, err))
+		goto done;
 	ret = 0;
 done:
 	sqlite3_finalize(spt);
@@ -482,6 +517,12 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 			store_close(st);
 			return -1;
 		}
+		/* resume: the run order stays as stored, the budget follows the config */
+		if (begin(st, err) || put_budget_meta(st, pl, err) || commit(st, err)) {
+			rollback(st);
+			store_close(st);
+			return -1;
+		}
 		*out = st;
 		return 0;
 	}
@@ -499,7 +540,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	    put_meta(st, "name", name, err) || put_meta(st, "backend", backend ? backend : "local", err) ||
 	    put_meta(st, "config", config_text ? config_text : "", err) ||
 	    put_meta(st, "created", created, err) || put_meta(st, "plan", fp, err) ||
-	    insert_plan(st, pl, err)) {
+	    put_plan_meta(st, pl, err) || insert_plan(st, pl, err)) {
 		rollback(st);
 		goto fail;
 	}
@@ -548,8 +589,8 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 		c->core_hours_planned += ch;
 		switch (sqlite3_column_int(s, 0)) {
 		case RUN_PENDING: c->pending = n; break;
-		case RUN_SUBMITTED: c->submitted = n; break;
-		case RUN_RUNNING: c->running = n; break;
+		case RUN_SUBMITTED: c->submitted = n; c->core_hours_inflight += ch; break;
+		case RUN_RUNNING: c->running = n; c->core_hours_inflight += ch; break;
 		case RUN_DONE: c->done = n; break;
 		case RUN_FAILED: c->failed = n; break;
 		case RUN_CANCELLED: c->cancelled = n; break;

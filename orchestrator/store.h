@@ -55,6 +55,7 @@ struct store_counts {
 	long long planned, pending, submitted, running, done, failed, cancelled;
 	long long measurements;
 	double core_hours_planned, core_hours_spent;
+	double core_hours_inflight;     /* planned cost of the runs submitted or running */
 };
 
 struct store;

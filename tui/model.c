@@ -782,6 +782,7 @@ int top_model_open(struct top_model *m, const char *dir, double now, struct perr
 	m->backend = store_get_meta(m->st, "backend");
 	if (!m->backend)
 		m->backend = xstrdup("?");
+	m->order = store_get_meta(m->st, "order");
 	char *b = store_get_meta(m->st, "budget_core_hours");
 	if (b) {
 		char *end;
@@ -809,6 +810,7 @@ void top_model_release(struct top_model *m)
 	for (size_t i = 0; i < m->nrows; i++)
 		run_release(&m->rows[i].run);
 	free(m->rows);
+	free(m->order);
 	free(m->view);
 	free(m->view_tmp);
 	free(m->dirty);
@@ -929,6 +931,14 @@ void top_model_progress(const struct top_model *m, struct top_progress *p)
 	p->inflight = p->submitted + p->running;
 	p->fraction = p->planned ? (double)(p->done + p->failed + p->cancelled) / (double)p->planned
 				 : 0;
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct run *r = &m->rows[i].run;
+		if (r->repetition > p->passes)
+			p->passes = r->repetition;
+		if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
+		    (!p->pass || r->repetition < p->pass))
+			p->pass = r->repetition;
+	}
 }
 
 void top_model_budget(const struct top_model *m, struct top_budget *b)

@@ -89,6 +89,8 @@ struct top_progress {
 	long long planned, pending, submitted, running, done, failed, cancelled;
 	long long inflight;     /* submitted + running */
 	double fraction;        /* finished (done + failed + cancelled) / planned */
+	int pass, passes;       /* repetition pass of the first unfinished run (0: none left)
+	                           and the number of passes */
 };
 
 /* Core hours: spent by finished runs, committed to runs in flight, planned for
@@ -104,6 +106,7 @@ struct top_model {
 	int nparams;
 	char **params;          /* parameter names, plan order */
 	double budget;          /* core hours, < 0 when unset */
+	char *order;            /* run order ("interleaved", ...), or NULL for an old store */
 	struct top_row *rows;
 	size_t nrows, rows_alloc;
 	long long last_seq;

@@ -86,7 +86,9 @@ void view_header_draw(struct screen *s, const struct top_app *a, int y)
 			x += screen_printf(s, y + 1, x, SA_COLOR(SC_RED) | SA_BOLD, " %lld fail",
 					   p.failed);
 		if (p.cancelled)
-			screen_printf(s, y + 1, x, 0, " %lld canc", p.cancelled);
+			x += screen_printf(s, y + 1, x, 0, " %lld canc", p.cancelled);
+		if (m->order && strcmp(m->order, "grouped") && p.pass)
+			screen_printf(s, y + 1, x, 0, " pass %d/%d", p.pass, p.passes);
 	}
 
 	/* line 3: core hours */

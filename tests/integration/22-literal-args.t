@@ -7,6 +7,7 @@ name = "lit";
 app = { command = [ "$DEMO", "--echo", "{n};touch pwned1", "\$(touch pwned2)", "a b", "x{{y}}", "\`touch pwned3\`" ]; };
 parameters = ( { name = "n"; values = ( 7, 2.5 ); } );
 repetitions = 1;
+order = "grouped";   # run 1 is n = 7, run 2 is n = 2.5
 CFG
 "$PS" run "$T/c.cfg" --quiet > /dev/null 2>&1; is $? 0 "the campaign runs"
 out=$(cat "$T/lit.campaign/runs/1/stdout")

@@ -9,6 +9,7 @@ name = "lc";
 app = { command = [ "/bin/sh", "-c", "if [ {n} = 1 ]; then echo time: 1; else sleep 61.4321; fi" ]; };
 parameters = ( { name = "n"; values = [ 1, 2, 3, 4, 5 ]; } );
 repetitions = 1;
+order = "grouped";   # run 1 finishes first
 collect = { regex = ( { region = "k"; metric = "time"; pattern = "^time: ([0-9.]+)"; } ); };
 CFG
 "$PS" run "$T/c.cfg" --dir "$T/lc" --jobs 2 --quiet >"$T/run.out" 2>&1 &

@@ -32,6 +32,7 @@ parameters = (
   { name = "s"; values = [ 1.5, 60.0 ]; }
 );
 repetitions = 4;
+order = "grouped";   # short runs first, then the long ones
 backend = "local";
 collect = { wall = true; };
 CFG
