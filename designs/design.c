@@ -676,8 +676,8 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 		*have_an = 1;
 		for (int k = 0; k < s->nparams; k++) {
 			int dk = deps_find_param(s->deps, names[k]);
-			if (!b->modelled[k] || dk < 0 || !an->pruned[dk])
-				continue;
+			if (!b->modelled[k] || dk < 0 || !an->pruned[dk] || plan_param_is_study_axis(&s->params[k]))
+				continue;       /* a study axis stays, even when no loop depends on it */
 			b->modelled[k] = 0;
 			pl->pruned = xrealloc(pl->pruned, sizeof(char *) * (size_t)(pl->npruned + 1));
 			pl->pruned_why = xrealloc(pl->pruned_why, sizeof(char *) * (size_t)(pl->npruned + 1));
@@ -705,7 +705,7 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	free(names);
 	int minv = s->min_values > 0 ? s->min_values : 5;
 	for (int k = 0; k < s->nparams; k++)
-		if (b->modelled[k] && s->params[k].nvalues < minv)
+		if (b->modelled[k] && s->params[k].nvalues < minv && !plan_param_is_study_axis(&s->params[k]))
 			add_note(pl, xasprintf("warning: parameter '%s' has %d values; a reliable model "
 					       "needs at least %d", s->params[k].name,
 					       s->params[k].nvalues, minv));

@@ -53,6 +53,11 @@ int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct 
 	return 0;
 }
 
+int plan_param_is_study_axis(const struct plan_param *p)
+{
+	return p->role && (!strcmp(p->role, "ranks") || !strcmp(p->role, "ranks_per_node"));
+}
+
 void plan_release(struct plan *pl)
 {
 	for (int k = 0; k < pl->nparams; k++) {

@@ -16,6 +16,14 @@ struct plan_param {
 	int is_int;             /* every value is an integer */
 };
 
+/*
+ * A study axis: a parameter with role "ranks" (or "ranks_per_node").  The
+ * design never prunes it, whatever the dependency file says, since the
+ * study is about how runs change along it (contention), and it gets no
+ * "needs at least N values" warning: it is not modelled as a function.
+ */
+int plan_param_is_study_axis(const struct plan_param *p);
+
 struct plan_point {
 	double *values;         /* one per plan parameter */
 	int nodes;              /* 0 when the campaign has no placement axis */

@@ -469,6 +469,61 @@ static void test_big(void)
 	deps_release(&d);
 }
 
+/* Points i and j differ only along parameter k (same rpn, same other values). */
+static int differ_only_in(const struct plan *pl, int i, int j, int k)
+{
+	const struct plan_point *a = &pl->points[i], *b = &pl->points[j];
+	if (a->ranks_per_node != b->ranks_per_node || a->values[k] == b->values[k])
+		return 0;
+	for (int q = 0; q < pl->nparams; q++)
+		if (q != k && a->values[q] != b->values[q])
+			return 0;
+	return 1;
+}
+
+/* The study axis np (role ranks, no loop depends on it) and a contention
+   block, with the dependency file: every strategy keeps np and yields a
+   line along it, and the contention points form a line along ranks per node. */
+static void test_study_axes(void)
+{
+	struct deps d;
+	if (read_deps(&d, "configs/contention-local.deps") < 0)
+		return;
+	static double N[] = { 128, 256, 384 }, I[] = { 10 }, NP[] = { 1, 2 };
+	struct plan_param pp[] = { { "n", NULL, 3, N, 1 }, { "i", NULL, 1, I, 1 }, { "np", "ranks", 2, NP, 1 } };
+	int crpn[] = { 1, 2 };
+	double cpoint[] = { NAN, NAN, 2 };
+	const char *names[] = { "full", "taint", "sparse" };
+	for (int st = DESIGN_FULL; st <= DESIGN_SPARSE; st++) {
+		struct design_spec s = { .nparams = 3, .params = pp, .repetitions = 3, .strategy = st, .deps = &d,
+					 .ncontention = 2, .contention_rpn = crpn, .contention_point = cpoint };
+		struct plan pl;
+		struct perr err;
+		if (!ok(plan_design(&pl, &s, &err) == 0, "%s: plans with the dependency file", names[st]))
+			diag("%s", err.msg);
+		is_int(pl.npruned, 0, "%s: np is a study axis: not pruned", names[st]);
+		int np_line = 0, c_line = 0, base = -1;
+		for (int i = 0; i < pl.npoints; i++)
+			if (!strcmp(pl.points[i].reason, "baseline"))
+				base = i;
+		for (int j = 0; base >= 0 && j < pl.npoints; j++)
+			np_line |= !strstr(pl.points[j].reason, "contention") && differ_only_in(&pl, base, j, 2);
+		ok(np_line, "%s: a point differs from the baseline in np only: a line along np", names[st]);
+		for (int i = 0; i < pl.npoints; i++)
+			for (int j = 0; j < pl.npoints; j++)
+				c_line |= strstr(pl.points[i].reason, "contention") && strstr(pl.points[j].reason, "contention") &&
+					  pl.points[i].ranks_per_node != pl.points[j].ranks_per_node &&
+					  !memcmp(pl.points[i].values, pl.points[j].values, sizeof(double) * 3);
+		ok(c_line, "%s: the contention points differ in ranks per node only", names[st]);
+		int warned = 0;
+		for (int i = 0; i < pl.nnotes; i++)
+			warned |= strstr(pl.notes[i], "'np'") != NULL;
+		ok(!warned, "%s: no 'needs at least 5 values' warning for the study axis", names[st]);
+		plan_release(&pl);
+	}
+	deps_release(&d);
+}
+
 int main(void)
 {
 	test_expr();
@@ -477,6 +532,7 @@ int main(void)
 	test_shared_subsets();
 	test_cost_placement();
 	test_contention();
+	test_study_axes();
 	test_budget();
 	test_big();
 	return done_testing();
