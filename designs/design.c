@@ -214,6 +214,51 @@ static double pick_cost(struct builder *b, const double *v, const int *idx, cons
 	return d;
 }
 
+static double run_floor(const struct builder *b)
+{
+	return b->s->min_run_seconds > 0 ? b->s->min_run_seconds : 0.1;
+}
+
+/*
+ * Rank of a candidate for a sparse extra point, lowest first: points whose
+ * estimated run time is above the measurability floor before those below
+ * it, and among them mid-range values (each member's value index nearest
+ * the middle of its range) before extreme ones, the cheaper breaking ties.
+ * Below the floor, the longest runs first.
+ */
+static double extra_key(struct builder *b, const double *v, const int *idx, const int *gp, int g,
+			unsigned mask, int rpn)
+{
+	double mid = 0, cost = pick_cost(b, v, idx, gp, g, rpn);
+	if (cost < 0)
+		return -1;
+	for (int j = 0; j < g; j++) {
+		int n = b->s->params[gp[j]].nvalues;
+		if ((mask >> j & 1) && n > 1)
+			mid += fabs(idx[j] - (n - 1) / 2.0) / ((n - 1) / 2.0);
+	}
+	double key = mid + 0.5 * cost / (1 + cost);
+	if (b->cost) {
+		double secs = expr_eval(b->cost, v);
+		if (secs < run_floor(b))
+			key = 1e6 + (run_floor(b) - secs);
+	}
+	return key;
+}
+
+/* Why an extra point was chosen, for --explain. */
+static char *extra_reason(struct builder *b, const char *reason, const double *v)
+{
+	if (!b->cost)
+		return xasprintf("%s; mid-range values (no cost model)", reason);
+	double secs = expr_eval(b->cost, v), fl = run_floor(b);
+	if (secs >= fl)
+		return xasprintf("%s; mid-range values, est. %.3g s per run (above min_run_seconds %g s)",
+				 reason, secs, fl);
+	return xasprintf("%s; est. %.3g s per run, below min_run_seconds %g s: no candidate above it",
+			 reason, secs, fl);
+}
+
 static int popcount(unsigned x)
 {
 	int n = 0;
@@ -307,7 +352,8 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 			idx[j] = (mask >> j & 1) ? opts[j][pos[j]] : b->base[gp[j]];
 			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
 		}
-		double cst = pick_cost(b, v, idx, gp, g, rpn);
+		double cst = required ? pick_cost(b, v, idx, gp, g, rpn)
+				      : extra_key(b, v, idx, gp, g, mask, rpn);
 		if (cst < 0) {
 			rc = -1;
 			break;
@@ -340,7 +386,9 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 	int added = 0;
 	for (int i = 0; i < nbest; i++) {
 		if (rc == 0 && added < want && cand_find(b, best_v[i], rpn) < 0) {
-			cand_add(b, best_v[i], rpn, required, 0, reason);
+			char *why = required ? NULL : extra_reason(b, reason, best_v[i]);
+			cand_add(b, best_v[i], rpn, required, 0, why ? why : reason);
+			free(why);
 			added++;
 		}
 		free(best_v[i]);
@@ -712,6 +760,31 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	return 0;
 }
 
+/* A note naming the points whose estimated run time is below the floor. */
+static void floor_warning(struct builder *b, struct plan *pl)
+{
+	if (!b->cost)
+		return;
+	double fl = run_floor(b);
+	int n = 0;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int i = 0; i < b->nc; i++) {
+		double secs = expr_eval(b->cost, b->c[i].v);
+		if (!(secs < fl) || ++n > 3)
+			continue;
+		strbuf_addstr(&sb, n > 1 ? "; " : "");
+		for (int k = 0; k < b->np; k++)
+			strbuf_addf(&sb, "%s%s=%g", k ? " " : "", b->s->params[k].name, b->c[i].v[k]);
+		strbuf_addf(&sb, " (%.3g s)", secs);
+	}
+	if (n)
+		add_note(pl, xasprintf("warning: %d point%s estimated below min_run_seconds = %g s per run, "
+				       "too short to measure reliably: %s%s", n, n == 1 ? " is" : "s are", fl,
+				       sb.buf, n > 3 ? "; ..." : ""));
+	strbuf_release(&sb);
+}
+
 static int group_index(const struct design_spec *s, const char *name)
 {
 	for (int k = 0; k < s->nparams; k++)
@@ -790,6 +863,7 @@ int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
 		if ((c->run_ch = run_cost(&b, c->v, c->rpn)) < 0)
 			goto done;
 	}
+	floor_warning(&b, pl);
 	full_factorial(&b, pl);
 	keep = xmalloc((size_t)b.nc + 1);
 	memset(keep, 1, (size_t)b.nc + 1);

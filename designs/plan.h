@@ -121,6 +121,7 @@ struct design_spec {
 	int min_repetitions;        /* budget floor; 0 means 3 */
 	int min_values;             /* warn below this many values per modelled parameter; 0 means 5 */
 	int sparse_extra;           /* extra off-line points per group for sparse; 0 means 1, <0 none */
+	double min_run_seconds;     /* measurability floor per run (cost model); 0 means 0.1 */
 	double budget_core_hours;   /* 0: no budget */
 	int charge;                 /* enum design_charge */
 	int cores_per_node;         /* needed for charge node; 0: unknown */

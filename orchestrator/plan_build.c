@@ -186,7 +186,8 @@ static int parse_design(struct pb *b)
 	b->spec.strategy = DESIGN_FULL;
 	if (!d)
 		return 0;
-	static const char *const k[] = { "strategy", "baseline", "min_values", "sparse_extra", NULL };
+	static const char *const k[] = { "strategy", "baseline", "min_values", "sparse_extra",
+					 "min_run_seconds", NULL };
 	if (group(b, d, "design") || keys(b, d, "design", k))
 		return -1;
 	int rc;
@@ -215,6 +216,12 @@ static int parse_design(struct pb *b)
 	if (get_int(b, d, "min_values", 1, &b->spec.min_values) || get_int(b, d, "sparse_extra", 0, &extra))
 		return -1;
 	b->spec.sparse_extra = extra == 0 ? -1 : extra;
+	const config_setting_t *mr = config_setting_get_member(d, "min_run_seconds");
+	if (mr && (!config_setting_is_number(mr) || config_number(mr) <= 0))
+		return bad(b, mr, "'min_run_seconds' must be a positive number of seconds; write "
+			   "min_run_seconds = 0.1;");
+	if (mr)
+		b->spec.min_run_seconds = config_number(mr);
 	return 0;
 }
 

@@ -524,6 +524,54 @@ static void test_study_axes(void)
 	deps_release(&d);
 }
 
+/* The measurability floor: a warning for points too short to measure, and
+   sparse extra points chosen above it, mid-range first. */
+static void test_floor(void)
+{
+	struct deps d;
+	if (read_deps(&d, "configs/demo.deps") < 0)
+		return;
+	static double N[] = { 100, 140, 180, 220, 260 }, I[] = { 2, 4, 6, 8, 10 };
+	struct plan_param pp[] = { { "n", NULL, 5, N, 1 }, { "i", NULL, 5, I, 1 } };
+	struct design_spec s = { .nparams = 2, .params = pp, .repetitions = 3, .strategy = DESIGN_SPARSE,
+				 .deps = &d, .sparse_extra = 2,
+				 .cost_model = "0.05 + 2e-9 * n^3 * i + 1.7e-4 * n * i" };
+	struct plan pl;
+	struct perr err;
+	if (!ok(plan_design(&pl, &s, &err) == 0, "demo sparse plans"))
+		diag("%s", err.msg);
+	int nextra = 0, mid = 0, warned = 0;
+	for (int i = 0; i < pl.npoints; i++)
+		if (strstr(pl.points[i].reason, "extra point")) {
+			nextra++;
+			mid += pl.points[i].values[0] == 180 && (pl.points[i].values[1] == 6 || pl.points[i].values[1] == 4);
+			contains(pl.points[i].reason, "mid-range values, est. ", "the reason says why it was chosen");
+		}
+	is_int(nextra, 2, "two extra points");
+	is_int(mid, 2, "mid-range: n=180 with i=6 and i=4, not the cheapest (180,4), (140,6)");
+	for (int i = 0; i < pl.nnotes; i++)
+		warned |= strstr(pl.notes[i], "1 point is estimated below min_run_seconds = 0.1 s") &&
+			  strstr(pl.notes[i], "n=100 i=2 (0.088 s)");
+	ok(warned, "the baseline (0.088 s per run) is warned about");
+	plan_release(&pl);
+	/* a floor of 0.2 s: 1e-4 * n * i is above it only for n * i >= 2000 */
+	s.cost_model = "1e-4 * n * i";
+	s.min_run_seconds = 0.2;
+	if (!ok(plan_design(&pl, &s, &err) == 0, "plans with a 0.2 s floor"))
+		diag("%s", err.msg);
+	int above = 0;
+	nextra = 0;
+	for (int i = 0; i < pl.npoints; i++)
+		if (strstr(pl.points[i].reason, "extra point")) {
+			nextra++;
+			above += 1e-4 * pl.points[i].values[0] * pl.points[i].values[1] >= 0.2;
+		}
+	is_int(nextra, 2, "two extra points");
+	is_int(above, 2, "both above the floor although cheaper points exist");
+	plan_release(&pl);
+	deps_release(&d);
+}
+
 int main(void)
 {
 	test_expr();
@@ -533,6 +581,7 @@ int main(void)
 	test_cost_placement();
 	test_contention();
 	test_study_axes();
+	test_floor();
 	test_budget();
 	test_big();
 	return done_testing();
