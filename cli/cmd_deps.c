@@ -119,6 +119,13 @@ int cmd_deps(int argc, char **argv)
 		}
 		printf("  %s\n", d.funcs[a.consts[i]].name);
 	}
+	int nexpect = 0;
+	for (int f = 0; f < d.nfuncs; f++)
+		nexpect += d.funcs[f].expect != NULL;
+	printf("expected volumes (expect, checked by validate's volume check):%s\n", nexpect ? "" : " none");
+	for (int f = 0; f < d.nfuncs; f++)
+		if (d.funcs[f].expect)
+			printf("  %s: %s\n", d.funcs[f].name, d.funcs[f].expect);
 	deps_analysis_release(&a);
 	free(sel);
 	free(copy);

@@ -40,6 +40,10 @@ static void print_json(const struct plan *pl)
 		json_object_set_new(place, "nodes", json_integer(pt->nodes));
 		json_object_set_new(place, "ranks_per_node", json_integer(pt->ranks_per_node));
 		json_object_set_new(place, "policy", pt->policy ? json_string(pt->policy) : json_null());
+		if (pt->map)
+			json_object_set_new(place, "map", json_string(pt->map));
+		if (pt->cores_per_rank)
+			json_object_set_new(place, "cores_per_rank", json_string(pt->cores_per_rank));
 		json_object_set_new(p, "params", params);
 		json_object_set_new(p, "placement", place);
 		json_object_set_new(p, "repetitions", json_integer(pt->repetitions));
@@ -93,10 +97,15 @@ static double saved(double part, double whole)
 	return whole > 0 ? 100.0 * (1 - part / whole) : 0;
 }
 
-/* One decimal, but never "100.0%" for a saving that is not total. */
+/* One decimal, but never "100.0%" for a saving that is not total, nor "-0.0%";
+   a plan bigger than the factorial (contention points) saves nothing. */
 static void print_pct(double v)
 {
-	if (v > 99.95 && v < 100)
+	if (v < 0)
+		printf("none");
+	else if (v < 0.05)
+		printf("0.0%%");
+	else if (v > 99.95 && v < 100)
 		printf("%.2f%%", floor(v * 100) / 100);
 	else
 		printf("%.1f%%", v);
@@ -123,8 +132,10 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 			template_format_value(v, sizeof(v), pt->values[k], pl->params[k].is_int);
 			printf("%10s ", v);
 		}
-		if (placed)
+		if (placed && (pt->nodes > 0 || pt->ranks_per_node > 0))
 			printf("%6d %5d %-8s ", pt->nodes, pt->ranks_per_node, pt->policy ? pt->policy : "-");
+		else if (placed)        /* a point without a placement */
+			printf("%6s %5s %-8s ", "-", "-", "-");
 		if (pl->cost_known)
 			printf("%5d %12.4g", pt->repetitions, pt->core_hours);
 		else
@@ -147,6 +158,8 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 		print_pct(saved(pl->core_hours, pl->full_core_hours));
 		printf(" of core-hours");
 	}
+	if (pl->npoints > pl->full_points)
+		printf(" (contention and placement points come on top of the factorial)");
 	printf("\n");
 	printf("multiplicative groups:%s\n", pl->ngroups ? "" : " none");
 	for (int g = 0; g < pl->ngroups; g++) {

@@ -776,6 +776,8 @@ static void floor_warning(struct builder *b, struct plan *pl)
 		strbuf_addstr(&sb, n > 1 ? "; " : "");
 		for (int k = 0; k < b->np; k++)
 			strbuf_addf(&sb, "%s%s=%g", k ? " " : "", b->s->params[k].name, b->c[i].v[k]);
+		if (b->c[i].rpn > 0)
+			strbuf_addf(&sb, " rpn=%d", b->c[i].rpn);
 		strbuf_addf(&sb, " (%.3g s)", secs);
 	}
 	if (n)

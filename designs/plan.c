@@ -68,6 +68,8 @@ void plan_release(struct plan *pl)
 	for (int i = 0; i < pl->npoints; i++) {
 		free(pl->points[i].values);
 		free(pl->points[i].policy);
+		free(pl->points[i].map);
+		free(pl->points[i].cores_per_rank);
 		free(pl->points[i].reason);
 	}
 	for (int i = 0; i < pl->npruned; i++) {

@@ -29,6 +29,8 @@ struct plan_point {
 	int nodes;              /* 0 when the campaign has no placement axis */
 	int ranks_per_node;     /* 0 when unset */
 	char *policy;           /* "compact", "spread", "explicit" or NULL */
+	char *map;              /* explicit policy: the map file (set by the caller), or NULL */
+	char *cores_per_rank;   /* "N" or "all" when set (by the caller), or NULL: one */
 	int repetitions;
 	double core_hours;      /* estimated cost of all repetitions; 0 if unknown */
 	char *reason;           /* why the point is in the plan */

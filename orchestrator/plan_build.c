@@ -489,6 +489,31 @@ static int parse_placement(struct pb *b)
 	return 0;
 }
 
+/*
+ * What the plan carries beyond the design: each placed point's map and
+ * cores per rank (so the store and the fingerprint cover them), and a note
+ * with a cost model fitted to an earlier campaign.
+ */
+static void carry_placement(struct plan *pl, const struct campaign_config *c, const char *fitted,
+			    const config_setting_t *cost)
+{
+	for (int i = 0; i < pl->npoints; i++) {
+		struct plan_point *pt = &pl->points[i];
+		if (!pt->policy)
+			continue;
+		if (c->placement_map && !strcmp(pt->policy, "explicit"))
+			pt->map = xstrdup(c->placement_map);
+		if (c->cores_per_rank && strcmp(pt->policy, "explicit"))
+			pt->cores_per_rank = xstrdup(c->cores_per_rank);
+	}
+	if (!fitted)
+		return;
+	const config_setting_t *camp = config_setting_get_member(cost, "campaign");
+	pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
+	pl->notes[pl->nnotes++] = xasprintf("cost model fitted to campaign '%s': %s seconds per run",
+					    camp ? config_setting_get_string(camp) : "?", fitted);
+}
+
 int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
@@ -515,6 +540,7 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		}
 		goto done;
 	}
+	carry_placement(pl, c, b.cost_text, c->cost_model);
 	pl->order = c->order;
 	pl->order_seed = c->have_order_seed ? c->order_seed
 		: (unsigned long)(wall_now() * 1000.0) ^ ((unsigned long)getpid() << 16);

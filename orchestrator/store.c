@@ -295,8 +295,13 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
 	return commit(st, err);
 }
 
-/* A fingerprint of the plan, so a resumed campaign runs the plan it stored. */
-static char *plan_fingerprint(const struct plan *pl)
+/*
+ * A fingerprint of the plan, so a resumed campaign runs the plan it stored.
+ * Since version 2 it covers each point's placement contract (policy, map,
+ * cores per rank); version 1 (stores made before) did not, and is still
+ * accepted on resume.
+ */
+static char *plan_fingerprint(const struct plan *pl, int version)
 {
 	uint64_t h = 1469598103934665603ULL;
 #define MIX(ptr, n) do { const unsigned char *b_ = (const void *)(ptr); \
@@ -309,6 +314,11 @@ static char *plan_fingerprint(const struct plan *pl)
 		MIX(&pt->nodes, sizeof(int));
 		MIX(&pt->ranks_per_node, sizeof(int));
 		MIX(&pt->repetitions, sizeof(int));
+		if (version >= 2 && (pt->policy || pt->map || pt->cores_per_rank)) {
+			const char *parts[3] = { pt->policy, pt->map, pt->cores_per_rank };
+			for (int j = 0; j < 3; j++)
+				MIX(parts[j] ? parts[j] : "", strlen(parts[j] ? parts[j] : "") + 1);
+		}
 	}
 #undef MIX
 	return xasprintf("%016llx:%d", (unsigned long long)h, pl->npoints);
@@ -497,7 +507,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 		remove_db(dir);
 		exists = 0;
 	}
-	char *fp = plan_fingerprint(pl);
+	char *fp = plan_fingerprint(pl, 2);
 	if (exists) {
 		if (store_open(&st, dir, 0, err)) {
 			free(fp);
@@ -506,10 +516,12 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 		char *old_name = store_get_meta(st, "name");
 		char *old_fp = store_get_meta(st, "plan");
 		int same_name = old_name && !strcmp(old_name, name);
-		int same_plan = old_fp && !strcmp(old_fp, fp);
+		char *fp1 = plan_fingerprint(pl, 1);
+		int same_plan = old_fp && (!strcmp(old_fp, fp) || !strcmp(old_fp, fp1));
 		free(old_name);
 		free(old_fp);
 		free(fp);
+		free(fp1);
 		if (!same_name || !same_plan) {
 			perr_set(err, "'%s' holds %s; give another --dir for this campaign", dir,
 				 same_name ? "the same campaign with a different plan"

@@ -194,6 +194,13 @@ void term_draw(const struct screen *s)
 			x = e;
 		}
 	}
+	/* the bottom-right cell, inserted so the screen does not scroll; drawing
+	   it every time leaves no stale cell after the window shrinks */
+	if (w > 0 && h > 0) {
+		size_t at = (size_t)(h - 1) * (size_t)s->w + (size_t)(w - 1);
+		attrset(map_attr(s->attr[at]));
+		mvinsch(h - 1, w - 1, (chtype)(unsigned char)s->ch[at]);
+	}
 	attrset(A_NORMAL);
 	wnoutrefresh(stdscr);
 	doupdate();

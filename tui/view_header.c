@@ -114,9 +114,11 @@ void view_header_draw(struct screen *s, const struct top_app *a, int y)
 		fmt_ch(b.planned, pl, sizeof(pl));
 		if (b.budget >= 0)
 			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s budget", sp, cm, bu);
-		else
+		else if (b.planned > 0)
 			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s plan, no budget",
 					   sp, cm, pl);
+		else
+			x += screen_printf(s, y + 2, x, 0, " %s spent, no cost model, no budget", sp);
 		if (b.over > 0) {
 			fmt_ch(b.over, bu, sizeof(bu));
 			screen_printf(s, y + 2, x, SA_BOLD | SA_COLOR(SC_RED), " OVER +%s", bu);

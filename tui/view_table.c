@@ -31,13 +31,19 @@ static void column_widths(const struct top_model *m, int w, int *cw)
 	long long maxid = m->nrows ? m->rows[m->nrows - 1].run.id : 1;
 	int job = m->stats.job_width;
 	cw[TOP_COL_ID] = digits(maxid) > 2 ? digits(maxid) : 2;
-	cw[TOP_COL_PLACEMENT] = 9;
+	cw[TOP_COL_PLACEMENT] = 12;     /* "1x2 explicit" */
 	cw[TOP_COL_REP] = 3;
 	cw[TOP_COL_STATE] = 9;
 	cw[TOP_COL_JOB] = job > 10 ? 10 : job;
 	cw[TOP_COL_ATTEMPTS] = 3;
 	cw[TOP_COL_ELAPSED] = 7;
 	cw[TOP_COL_EXIT] = 4;
+	/* room for the name and the sort marker (^ or v) */
+	for (int c = 0; c < TOP_NCOLS; c++) {
+		int need = (int)strlen(top_col_name((enum top_col)c)) + 1;
+		if (c != TOP_COL_POINT && cw[c] < need)
+			cw[c] = need;
+	}
 	int fixed = 1;  /* the mark column */
 	for (int c = 0; c < TOP_NCOLS; c++)
 		if (c != TOP_COL_POINT)
@@ -45,8 +51,8 @@ static void column_widths(const struct top_model *m, int w, int *cw)
 	int rest = w - fixed - 1;
 	/* a wide screen gives placement and job more room first */
 	if (rest > 40) {
-		cw[TOP_COL_PLACEMENT] = 13;
-		rest -= 4;
+		cw[TOP_COL_PLACEMENT] = 14;
+		rest -= 2;
 	}
 	cw[TOP_COL_POINT] = rest > 6 ? rest : 6;
 }
