@@ -77,7 +77,7 @@ wait_for main "4/8 done" 15; ok $? "progress advances while the campaign runs"
 last=$(done_count main)
 ok $([ "$last" -gt "$first" ]; echo $?) "done went from $first to $last"
 like "$(screen main)" "8/8 runs" "the status line counts the runs"
-like "$(screen main | sed -n 5p)" " ID POINT" "the runs table has its header"
+like "$(screen main | sed -n 5p)" " ID^ POINT" "the runs table has its header, with the sort marker on ID"
 like "$(screen main)" "  1 n=20 s=1.5" "a run row shows id and design point"
 ok $([ "$(screen main | awk '{ if (length($0) > 80) print }' | wc -l)" -eq 0 ]; echo $?) \
 	"everything fits in 80 columns"
@@ -91,7 +91,7 @@ like "$(screen main)" "history" "details show the state history"
 keys main j
 wait_for main "run 2  n=20 s=1.5"; ok $? "Down in details moves to the next run"
 keys main Escape
-wait_for main " ID POINT"; ok $? "Esc goes back to the table"
+wait_for main " ID^ POINT"; ok $? "Esc goes back to the table"
 
 # filter
 keys main / C-u s=60 Enter
@@ -202,7 +202,7 @@ wait "$TICKPID" 2> /dev/null
 COLUMNS=80 LINES=24 "$PS" top "$CAMP" --once > "$T/once.txt"
 is $? 0 "--once exits 0"
 like "$(head -1 "$T/once.txt")" "perfsweep top  toptest (local)" "--once prints the header"
-like "$(cat "$T/once.txt")" " ID POINT" "--once prints the table"
+like "$(cat "$T/once.txt")" " ID^ POINT" "--once prints the table"
 ok $(! grep -q $'\e' "$T/once.txt"; echo $?) "--once writes no escape sequences"
 ok $([ "$(wc -l < "$T/once.txt")" -le 24 ]; echo $?) "--once fits the 24 rows"
 
