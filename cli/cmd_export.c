@@ -1,5 +1,6 @@
 /*
  * perfsweep export DIR --format extrap-text|csv|json|jsonl [--out FILE]:
+ * (csv rows end with the rank's node and cpuset, as its binding recorded)
  * a campaign's measurements as CSV (one row per run, rank, region and
  * metric) or in Extra-P's text, JSON and JSON-lines formats (one value per
  * repetition of every point, averaged over ranks).
@@ -26,14 +27,18 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 	fputs("run,repetition", f);
 	for (int k = 0; k < store_nparams(st); k++)
 		fprintf(f, ",%s", store_param_name(st, k));
-	fputs(",nodes,ranks_per_node,rank,region,metric,value\n", f);
+	fputs(",nodes,ranks_per_node,rank,region,metric,value,node,cpuset\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
 		if (r->state != RUN_DONE)
 			continue;
 		struct measurement_list ml;
 		measurement_list_init(&ml);
-		if (store_load_measurements(st, r->id, &ml, err)) {
+		struct run_binding *bd = NULL;
+		int nb = 0;
+		if (store_load_measurements(st, r->id, &ml, err) ||
+		    store_load_bindings(st, r->id, &bd, &nb, err)) {
+			measurement_list_release(&ml);
 			runs_free(runs, n);
 			return -1;
 		}
@@ -48,8 +53,14 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 			fprintf(f, ",%d,%d,%d,\"", r->nodes, r->ranks_per_node, ml.m[j].rank);
 			for (const char *p = ml.m[j].region; *p; p++)
 				fputs(*p == '"' ? "\"\"" : (char[]){ *p, 0 }, f);
-			fprintf(f, "\",%s,%.17g\n", ml.m[j].metric, ml.m[j].value);
+			fprintf(f, "\",%s,%.17g,", ml.m[j].metric, ml.m[j].value);
+			/* the rank's real binding: node and cpuset (quoted: "0-1,4") */
+			const struct run_binding *b = NULL;
+			for (int q = 0; q < nb && !b; q++)
+				b = bd[q].rank == ml.m[j].rank ? &bd[q] : NULL;
+			fprintf(f, "%s,\"%s\"\n", b && b->node ? b->node : "", b && b->cpuset ? b->cpuset : "");
 		}
+		run_bindings_free(bd, nb);
 		measurement_list_release(&ml);
 	}
 	runs_free(runs, n);

@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/budget_watch.h"
+#include "orchestrator/run_bindings.h"
 #include "orchestrator/template.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -410,7 +411,8 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			measurement_list_init(&ml);
 			char *cerr = NULL;
 			collect(c, run_dir, x, &ml, &cerr);
-			int dr = store_mark_done(st, x->id, x->ended_at, x->exit_status, x->wall, &ml, cerr, err);
+			int dr = run_bindings_record(st, x->id, run_dir, err);
+			dr = dr ? dr : store_mark_done(st, x->id, x->ended_at, x->exit_status, x->wall, &ml, cerr, err);
 			stats->done++;
 			event(o, x->id, cerr ? "done-with-collection-error" : "done", cerr);
 			free(cerr);

@@ -49,6 +49,10 @@ int run_state_parse(const char *name)
 	return -1;
 }
 
+/* Added after schema version 1: created on open by writers (migration). */
+#define BINDINGS_TABLE "CREATE TABLE IF NOT EXISTS bindings(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
+	" node TEXT, cpuset TEXT, cores TEXT, PRIMARY KEY(run, rank));"
+
 static const char *schema =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS params(idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
@@ -69,7 +73,8 @@ static const char *schema =
 	"CREATE INDEX IF NOT EXISTS run_events_run ON run_events(run);"
 	"CREATE TABLE IF NOT EXISTS measurements(run INTEGER NOT NULL, rank INTEGER NOT NULL,"
 	" region TEXT NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);";
+	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);"
+	BINDINGS_TABLE;
 
 static int db_err(struct store *st, struct perr *err, const char *what)
 {
@@ -235,7 +240,9 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	struct store *st;
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
-	if (check_schema(st, err) || load_params(st, err)) {
+	/* migration: tables added since schema version 1 */
+	if (check_schema(st, err) || load_params(st, err) ||
+	    (!(flags & STORE_READONLY) && exec(st, BINDINGS_TABLE, err))) {
 		store_close(st);
 		return -1;
 	}
@@ -1004,4 +1011,82 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 	free(coords);
 	sqlite3_finalize(s);
 	return 0;
+}
+
+int store_put_bindings(struct store *st, long long id, const struct run_binding *b, int n,
+		       struct perr *err)
+{
+	if (begin(st, err))
+		return -1;
+	sqlite3_stmt *del = prepare(st, "DELETE FROM bindings WHERE run = ?", err);
+	sqlite3_stmt *ins = prepare(st, "INSERT OR REPLACE INTO bindings(run, rank, node, cpuset, cores)"
+				    " VALUES(?,?,?,?,?)", err);
+	int ok = del && ins;
+	if (ok) {
+		sqlite3_bind_int64(del, 1, id);
+		ok = sqlite3_step(del) == SQLITE_DONE;
+	}
+	for (int i = 0; ok && i < n; i++) {
+		sqlite3_bind_int64(ins, 1, id);
+		sqlite3_bind_int(ins, 2, b[i].rank);
+		const char *txt[3] = { b[i].node, b[i].cpuset, b[i].cores };
+		for (int k = 0; k < 3; k++)
+			if (txt[k])
+				sqlite3_bind_text(ins, 3 + k, txt[k], -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(ins, 3 + k);
+		ok = sqlite3_step(ins) == SQLITE_DONE;
+		sqlite3_reset(ins);
+	}
+	if (!ok && (del && ins))
+		db_err(st, err, "write bindings");
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	if (!ok) {
+		rollback(st);
+		return -1;
+	}
+	return commit(st, err);
+}
+
+static char *col_dup(sqlite3_stmt *s, int c)
+{
+	const unsigned char *t = sqlite3_column_text(s, c);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int store_load_bindings(struct store *st, long long id, struct run_binding **out, int *n,
+			struct perr *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s = NULL;
+	/* a store from before the bindings table, opened read-only, has none */
+	if (sqlite3_prepare_v2(st->db, "SELECT rank, node, cpuset, cores FROM bindings WHERE run = ?"
+			       " ORDER BY rank", -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return strstr(sqlite3_errmsg(st->db), "no such table") ? 0 : db_err(st, err, "read bindings");
+	}
+	sqlite3_bind_int64(s, 1, id);
+	size_t alloc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_binding *b = &(*out)[(*n)++];
+		b->rank = sqlite3_column_int(s, 0);
+		b->node = col_dup(s, 1);
+		b->cpuset = col_dup(s, 2);
+		b->cores = col_dup(s, 3);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+void run_bindings_free(struct run_binding *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(b[i].node);
+		free(b[i].cpuset);
+		free(b[i].cores);
+	}
+	free(b);
 }

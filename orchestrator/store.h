@@ -134,4 +134,21 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err);
 
+/*
+ * The binding each rank of a run really had (from its rank record): node
+ * name, cpuset (OS PU list) and logical cores.  Replaces the run's earlier
+ * bindings.  Stores made before this table get it when opened for writing;
+ * read-only, they simply have none.
+ */
+struct run_binding {
+	int rank;
+	char *node, *cpuset, *cores;    /* NULL when unknown */
+};
+int store_put_bindings(struct store *st, long long id, const struct run_binding *b, int n,
+		       struct perr *err);
+/* A run's bindings by rank; free with run_bindings_free. */
+int store_load_bindings(struct store *st, long long id, struct run_binding **b, int *n,
+			struct perr *err);
+void run_bindings_free(struct run_binding *b, int n);
+
 #endif

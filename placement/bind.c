@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "placement/bind.h"
 #include "common/xalloc.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -331,4 +332,87 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 	free(path);
 	json_decref(o);
 	return r;
+}
+
+static char *dup_or_null(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	return v ? xstrdup(v) : NULL;
+}
+
+static double num_or(json_t *o, const char *key, double dflt)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int bind_record_read(const char *path, struct bind_info *out, struct perr *err)
+{
+	memset(out, 0, sizeof(*out));
+	json_error_t jerr;
+	json_t *o = json_load_file(path, 0, &jerr);
+	if (!o)
+		return perr_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
+	const char *fmt = json_string_value(json_object_get(o, "format"));
+	if (!json_is_object(o) || !fmt || strcmp(fmt, "perfsweep-rank/1") ||
+	    !json_is_integer(json_object_get(o, "rank"))) {
+		json_decref(o);
+		return perr_set(err, "%s: not a perfsweep-rank/1 record", path);
+	}
+	out->rank = (int)json_integer_value(json_object_get(o, "rank"));
+	out->local_rank = (int)num_or(o, "local_rank", 0);
+	out->ranks_per_node = (int)num_or(o, "ranks_per_node", 0);
+	out->node = dup_or_null(o, "node");
+	out->policy = dup_or_null(o, "policy");
+	out->cpuset = dup_or_null(o, "cpuset");
+	out->cores = dup_or_null(o, "cores");
+	out->error = dup_or_null(o, "error");
+	out->start = num_or(o, "start", -1);
+	out->end = num_or(o, "end", -1);
+	out->wall = num_or(o, "wall", -1);
+	out->exit_status = (int)num_or(o, "exit_status", 2);
+	json_decref(o);
+	return 0;
+}
+
+void bind_info_release(struct bind_info *bi)
+{
+	free(bi->node);
+	free(bi->policy);
+	free(bi->cpuset);
+	free(bi->cores);
+	free(bi->error);
+	memset(bi, 0, sizeof(*bi));
+}
+
+void bind_records_in(const char *dir, struct bind_info **out, int *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t alloc = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int r, len = 0;
+		if (sscanf(e->d_name, "rank-%d.json%n", &r, &len) != 1 || e->d_name[len] || r < 0)
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct bind_info bi;
+		struct perr rerr;
+		if (bind_record_read(path, &bi, &rerr) == 0) {
+			XGROW(*out, (size_t)*n + 1, alloc);
+			(*out)[(*n)++] = bi;
+		}
+		free(path);
+	}
+	closedir(d);
+}
+
+void bind_infos_free(struct bind_info *bi, int n)
+{
+	for (int i = 0; i < n; i++)
+		bind_info_release(&bi[i]);
+	free(bi);
 }

@@ -80,4 +80,29 @@ const char *bind_node_name(void);
    termination signals held back until it is in place. */
 int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err);
 
+/* A rank record as read back (strings owned; NULL where the record has null). */
+struct bind_info {
+	int rank, local_rank, ranks_per_node;   /* ranks_per_node 0: null */
+	char *node, *policy;
+	char *cpuset;               /* the binding read back (OS PU list), or NULL */
+	char *cores;                /* its logical cores, or NULL */
+	double start, end, wall;    /* < 0: null */
+	int exit_status;
+	char *error;
+};
+
+/*
+ * Read one rank record (perfsweep-rank/1).  Fails, naming the file, when it
+ * does not parse or is not such a record.  Free with bind_info_release.
+ */
+int bind_record_read(const char *path, struct bind_info *out, struct perr *err);
+void bind_info_release(struct bind_info *bi);
+/*
+ * Every readable rank record rank-<r>.json in dir (others are skipped), in
+ * no particular order.  *out is NULL when there is none.  Free with
+ * bind_infos_free.
+ */
+void bind_records_in(const char *dir, struct bind_info **out, int *n);
+void bind_infos_free(struct bind_info *bi, int n);
+
 #endif

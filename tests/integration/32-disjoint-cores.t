@@ -43,6 +43,15 @@ is "$(overlaps "$T/one.campaign")" "pairs=some shared=0" "runs overlap in time, 
 n=$(for f in "$T"/one.campaign/runs/*/rank-0.json; do json "$f" '$j->{cpuset}'; done | sort -u | wc -l)
 ok $([ "$n" -ge 2 ]; echo $?) "the runs used more than one core ($n distinct cpusets)"
 
+# the store keeps each rank's real binding, and export carries node and cpuset
+"$PS" export "$T/one.campaign" --format csv > "$T/one.csv"; is $? 0 "export csv"
+is "$(head -1 "$T/one.csv" | awk -F, '{ print $(NF-1) "," $NF }')" "node,cpuset" "the csv ends with node and cpuset"
+want=$(for d in "$T"/one.campaign/runs/*/; do r=$(basename "$d"); echo "$r $(json "$d/rank-0.json" '$j->{node} . " " . $j->{cpuset}')"; done | sort -n)
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rank") rk = i; next }
+	$rk == 0 { gsub(/"/, "", $NF); print $1, $(NF-1), $NF }' "$T/one.csv" | sort -un)
+is "$got" "$want" "each rank's node and cpuset in the export match its rank record"
+is "$(sqlite3 "$T/one.campaign/campaign.db" "SELECT COUNT(*) FROM bindings")" 6 "the store holds one binding per rank"
+
 # the default for a placement campaign is one run at a time
 sed 's/"one"/"seq"/' "$T/one.cfg" > "$T/seq.cfg"
 "$PS" run "$T/seq.cfg" --quiet > "$T/out" 2>&1; is $? 0 "the same campaign without --jobs completes"
