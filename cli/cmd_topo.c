@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 #include "cli/cli.h"
 #include "orchestrator/config.h"
+#include "placement/placement_spec.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include <getopt.h>
@@ -147,7 +148,7 @@ int cmd_topo(int argc, char **argv)
 	struct perr err;
 	struct policy pol;
 	policy_init(&pol);
-	const char *topo_opt = NULL, *map = NULL;
+	const char *topo_opt = NULL, *map = NULL, *policy_s = NULL, *cores_s = NULL;
 	int have_policy = 0, have_cores = 0, ranks = 0, json = 0, ret = EXIT_USAGE;
 	char *spec = NULL, *dir = NULL;
 	struct topology t = { 0 };
@@ -164,11 +165,7 @@ int cmd_topo(int argc, char **argv)
 			topo_opt = optarg;
 			break;
 		case 'p':
-			if (policy_parse_kind(optarg, &pol.kind, &err) < 0) {
-				ret = cli_usage("topo", "%s", err.msg);
-				goto out;
-			}
-			have_policy = 1;
+			policy_s = optarg;
 			break;
 		case 'r': {
 			char *end;
@@ -181,11 +178,7 @@ int cmd_topo(int argc, char **argv)
 			break;
 		}
 		case 'c':
-			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0) {
-				ret = cli_usage("topo", "%s", err.msg);
-				goto out;
-			}
-			have_cores = 1;
+			cores_s = optarg;
 			break;
 		case 'm':
 			map = optarg;
@@ -199,19 +192,15 @@ int cmd_topo(int argc, char **argv)
 		ret = cli_usage("topo", "too many arguments");
 		goto out;
 	}
-	if (map && have_policy && pol.kind != POLICY_EXPLICIT) {
-		ret = cli_usage("topo", "--map goes with the explicit policy, not '%s'",
-				policy_kind_name(pol.kind));
+	struct placement_spec ps;
+	if (placement_spec_parse(&ps, policy_s, cores_s, map, ranks, SPEC_OPTIONS, 0, NULL, &err) < 0) {
+		ret = cli_usage("topo", "%s", err.msg);
 		goto out;
 	}
-	if (!map && have_policy && pol.kind == POLICY_EXPLICIT) {
-		ret = cli_usage("topo", "the explicit policy needs --map FILE");
-		goto out;
-	}
-	if (have_cores && (map || pol.kind == POLICY_EXPLICIT)) {
-		ret = cli_usage("topo", "--cores-per-rank does not apply to an explicit map");
-		goto out;
-	}
+	pol.kind = ps.policy;
+	pol.cores_per_rank = ps.cores_per_rank;
+	have_policy = ps.have_policy;
+	have_cores = ps.have_cores;
 	if (have_cores && !have_policy) {
 		ret = cli_usage("topo", "--cores-per-rank needs --policy");
 		goto out;

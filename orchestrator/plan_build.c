@@ -12,6 +12,7 @@
 #include "designs/deps.h"
 #include "designs/expr.h"
 #include "orchestrator/plan_check.h"
+#include "placement/placement_spec.h"
 #include "orchestrator/store.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
@@ -431,20 +432,21 @@ static int parse_placement(struct pb *b)
 		const char *pol = get_str(b, g, "policy", &rc);
 		if (rc)
 			return -1;
-		if (pol && strcmp(pol, "compact") && strcmp(pol, "spread") && strcmp(pol, "explicit"))
-			return bad(b, config_setting_get_member(g, "policy"),
-				   "unknown policy '%s'; write policy = \"compact\", \"spread\" or \"explicit\";", pol);
-		b->spec.policy = pol ? pol : "compact";
-		int explicit_policy = !strcmp(b->spec.policy, "explicit");
-		if (explicit_policy && !b->c->placement_map)
-			return bad(b, g, "policy \"explicit\" needs the core sets: map = \"cores.map\"; "
-				   "(one line of cores per local rank, docs/placement.md)");
-		if (!explicit_policy && b->c->placement_map)
-			return bad(b, config_setting_get_member(g, "map"),
-				   "a placement map goes with policy = \"explicit\";");
-		if (explicit_policy && b->c->cores_per_rank)
-			return bad(b, config_setting_get_member(g, "cores_per_rank"),
-				   "cores_per_rank does not apply to an explicit map");
+		/* the one placement contract (placement/placement_spec.h) */
+		struct placement_spec ps;
+		enum spec_field bad_field;
+		if (placement_spec_parse(&ps, pol, b->c->cores_per_rank, b->c->placement_map, 0, SPEC_CONFIG, 0,
+					 &bad_field, b->err) < 0) {
+			static const char *const key[] = { "policy", "map", "cores_per_rank", "ranks_per_node" };
+			const config_setting_t *at = config_setting_get_member(g, key[bad_field]);
+			char msg[sizeof(b->err->msg)];
+			snprintf(msg, sizeof(msg), "%s", b->err->msg);
+			if (bad_field == SPEC_POLICY && pol && strstr(msg, "unknown"))
+				return bad(b, at, "unknown policy '%s'; write policy = \"compact\", \"spread\" or "
+					   "\"explicit\";", pol);
+			return bad(b, at ? at : g, "%s", msg);
+		}
+		b->spec.policy = policy_kind_name(ps.policy);
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);

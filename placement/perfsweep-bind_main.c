@@ -11,6 +11,7 @@
  */
 #include "common/xalloc.h"
 #include "placement/bind.h"
+#include "placement/placement_spec.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include <getopt.h>
@@ -65,16 +66,14 @@ int main(int argc, char **argv)
 	struct perr err, werr;
 	struct policy pol;
 	policy_init(&pol);
-	int have_policy = 0, ranks_opt = 0, have_cores = 0, ch;
-	const char *map = NULL, *within = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
+	int ranks_opt = 0, ch;
+	const char *map = NULL, *within = NULL, *policy_s = NULL, *cores_s = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
 	opterr = 0;
 	/* '+': stop at APP, whose own options are not ours */
 	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:w:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
-			if (policy_parse_kind(optarg, &pol.kind, &err) < 0)
-				return fail_usage(err.msg);
-			have_policy = 1;
+			policy_s = optarg;
 			break;
 		case 'r': {
 			char *end;
@@ -87,9 +86,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'c':
-			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0)
-				return fail_usage(err.msg);
-			have_cores = 1;
+			cores_s = optarg;
 			break;
 		case 'm':
 			map = optarg;
@@ -112,23 +109,17 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return fail_usage("no application to run (give it after --)");
 	char **app = argv + optind;
-	if (!have_policy && !map)
-		pol.kind = POLICY_COMPACT;
-	if (map && have_policy && pol.kind != POLICY_EXPLICIT) {
-		snprintf(err.msg, sizeof(err.msg), "--map goes with the explicit policy, not '%s'",
-			 policy_kind_name(pol.kind));
+	/* hand-made launches may pass cores per rank and the map in the environment */
+	const char *env_cores = getenv("PERFSWEEP_CORES_PER_RANK");
+	if (!cores_s && !map && !(policy_s && !strcmp(policy_s, "explicit")) && env_cores && *env_cores)
+		cores_s = env_cores;
+	struct placement_spec ps;
+	if (placement_spec_parse(&ps, policy_s, cores_s, map, ranks_opt, SPEC_OPTIONS, 1, NULL, &err) < 0)
 		return fail_usage(err.msg);
-	}
-	if (have_cores && (map || pol.kind == POLICY_EXPLICIT))
-		return fail_usage("--cores-per-rank does not apply to an explicit map");
-	if (within && (map || pol.kind == POLICY_EXPLICIT))
+	if (within && ps.policy == POLICY_EXPLICIT)
 		return fail_usage("--within does not apply to an explicit map");
-	/* perfsweep's backends pass the campaign's cores per rank in the environment */
-	const char *cpr = getenv("PERFSWEEP_CORES_PER_RANK");
-	if (!have_cores && !map && pol.kind != POLICY_EXPLICIT && cpr && *cpr) {
-		if (policy_parse_cores_per_rank(cpr, &pol.cores_per_rank, &err) < 0)
-			return fail_usage(err.msg);
-	}
+	pol.kind = ps.policy;
+	pol.cores_per_rank = ps.cores_per_rank;
 	if (!map && pol.kind == POLICY_EXPLICIT)
 		map = getenv("PERFSWEEP_MAP");
 	if (!map && pol.kind == POLICY_EXPLICIT)

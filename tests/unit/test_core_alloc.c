@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 #include "placement/core_alloc.h"
 #include "placement/launch.h"
+#include "placement/placement_spec.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include "tests/lib/tap.h"
@@ -110,8 +111,42 @@ static void check_launch(void)
 	launch_argv_free(av);
 }
 
+/* The one placement contract: the same combinations pass or fail in both syntaxes. */
+static void check_spec(void)
+{
+	struct placement_spec ps;
+	struct perr err;
+	enum spec_field f;
+	static const struct { const char *policy, *cores, *map; int ok; enum spec_field field; } cases[] = {
+		{ NULL, NULL, NULL, 1, 0 },
+		{ "spread", "all", NULL, 1, 0 },
+		{ NULL, NULL, "m.map", 1, 0 },
+		{ "explicit", NULL, "m.map", 1, 0 },
+		{ "explicit", NULL, NULL, 0, SPEC_POLICY },
+		{ "compact", NULL, "m.map", 0, SPEC_MAP },
+		{ "explicit", "2", "m.map", 0, SPEC_CORES },
+		{ "tight", NULL, NULL, 0, SPEC_POLICY },
+		{ "compact", "0", NULL, 0, SPEC_CORES },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (int syn = SPEC_OPTIONS; syn <= SPEC_CONFIG; syn++) {
+			int rc = placement_spec_parse(&ps, cases[i].policy, cases[i].cores, cases[i].map, 2,
+						      (enum spec_syntax)syn, 0, &f, &err);
+			ok(cases[i].ok ? rc == 0 : rc < 0 && f == cases[i].field, "case %zu (%s): %s%s", i,
+			   syn == SPEC_OPTIONS ? "options" : "config", cases[i].ok ? "accepted" : "refused: ",
+			   cases[i].ok ? "" : err.msg);
+		}
+	placement_spec_parse(&ps, NULL, NULL, "m.map", 0, SPEC_CONFIG, 0, NULL, &err);
+	is_int(ps.policy, POLICY_EXPLICIT, "a map alone means the explicit policy");
+	placement_spec_parse(&ps, "spread", "all", NULL, 0, SPEC_OPTIONS, 0, NULL, &err);
+	is_int(ps.cores_per_rank, 0, "\"all\" is cores per rank 0");
+	ok(placement_spec_parse(&ps, "explicit", NULL, NULL, 0, SPEC_OPTIONS, 1, NULL, &err) == 0,
+	   "perfsweep-bind may take the map from the environment later");
+}
+
 int main(void)
 {
+	check_spec();
 	check_alloc();
 	check_restrict();
 	check_launch();
