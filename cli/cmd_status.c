@@ -7,6 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* status --json: budget {core_hours, spent, planned} and the run order. */
+static void add_budget_order(json_t *o, const char *budget, const struct store_counts *cnt,
+			     const char *order, const char *seed, int pass, int passes)
+{
+	json_object_set_new(o, "budget", json_pack("{s:o, s:f, s:f}", "core_hours",
+		budget ? json_real(atof(budget)) : json_null(), "spent", cnt->core_hours_spent,
+		"planned", cnt->core_hours_planned));
+	if (order)
+		json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", order,
+			"seed", seed ? seed : "", "pass", pass, "passes", passes));
+}
+
+/* The "measured:" and "order:" lines. */
+static void print_spent_order(const struct store_counts *cnt, const char *budget, const char *order,
+			      const char *seed, int pass, int passes)
+{
+	if (cnt->core_hours_planned > 0)
+		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
+		       cnt->measurements, cnt->core_hours_spent, cnt->core_hours_planned,
+		       budget ? ", budget " : "", budget ? budget : "");
+	else
+		printf("measured:  %lld values; %.4g core-hours spent (no cost model, nothing planned)\n",
+		       cnt->measurements, cnt->core_hours_spent);
+	if (order && strcmp(order, "grouped"))
+		printf("order:     %s (seed %s), %s %d of %d\n", order, seed ? seed : "?",
+		       pass ? "pass" : "passes done:", pass ? pass : passes, passes);
+	else if (order)
+		printf("order:     grouped\n");
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -40,12 +70,8 @@ int cmd_status(int argc, char **argv)
 	long long collect_errors = 0;
 	int pass = 0, passes = 0;   /* the repetition pass the campaign is in */
 	for (int i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
-		collect_errors += r->collect_error != NULL;
-		passes = r->repetition > passes ? r->repetition : passes;
-		if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
-		    (!pass || r->repetition < pass))
-			pass = r->repetition;
+		collect_errors += runs[i].collect_error != NULL;
+		run_pass_add(&runs[i], &pass, &passes);
 	}
 	if (json) {
 		json_t *o = json_object();
@@ -64,12 +90,7 @@ int cmd_status(int argc, char **argv)
 		json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
 		if (budget)
 			json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
-		json_object_set_new(o, "budget", json_pack("{s:o, s:f, s:f}", "core_hours",
-			budget ? json_real(atof(budget)) : json_null(), "spent", cnt.core_hours_spent,
-			"planned", cnt.core_hours_planned));
-		if (order)
-			json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", order,
-				"seed", seed ? seed : "", "pass", pass, "passes", passes));
+		add_budget_order(o, budget, &cnt, order, seed, pass, passes);
 		json_t *fails = json_array();
 		for (int i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
@@ -92,18 +113,7 @@ int cmd_status(int argc, char **argv)
 		printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
 		printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
 		       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
-		if (cnt.core_hours_planned > 0)
-			printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
-			       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
-			       budget ? ", budget " : "", budget ? budget : "");
-		else
-			printf("measured:  %lld values; %.4g core-hours spent (no cost model, nothing planned)\n",
-			       cnt.measurements, cnt.core_hours_spent);
-		if (order && strcmp(order, "grouped"))
-			printf("order:     %s (seed %s), %s %d of %d\n", order, seed ? seed : "?",
-			       pass ? "pass" : "passes done:", pass ? pass : passes, passes);
-		else if (order)
-			printf("order:     grouped\n");
+		print_spent_order(&cnt, budget, order, seed, pass, passes);
 		for (int i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			if (r->state == RUN_FAILED)

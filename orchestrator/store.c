@@ -491,6 +491,40 @@ static int store_is_empty(const char *dir)
 	return empty;
 }
 
+/*
+ * Open the existing campaign in dir for the same campaign and plan: the run
+ * order stays as stored, the budget follows the config.
+ */
+static int store_resume(struct store **out, const char *dir, const char *name, const struct plan *pl,
+			struct perr *err)
+{
+	struct store *st;
+	if (store_open(&st, dir, 0, err))
+		return -1;
+	char *old_name = store_get_meta(st, "name");
+	char *old_fp = store_get_meta(st, "plan");
+	char *fp = plan_fingerprint(pl, 2), *fp1 = plan_fingerprint(pl, 1);
+	int same_name = old_name && !strcmp(old_name, name);
+	int same_plan = old_fp && (!strcmp(old_fp, fp) || !strcmp(old_fp, fp1));
+	free(old_name);
+	free(old_fp);
+	free(fp);
+	free(fp1);
+	if (!same_name || !same_plan) {
+		perr_set(err, "'%s' holds %s; give another --dir for this campaign", dir,
+			 same_name ? "the same campaign with a different plan" : "a different campaign");
+		store_close(st);
+		return -1;
+	}
+	if (begin(st, err) || put_budget_meta(st, pl, err) || commit(st, err)) {
+		rollback(st);
+		store_close(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
 int store_create(struct store **out, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err)
 {
@@ -514,37 +548,9 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 		remove_db(dir);
 		exists = 0;
 	}
+	if (exists)
+		return store_resume(out, dir, name, pl, err);
 	char *fp = plan_fingerprint(pl, 2);
-	if (exists) {
-		if (store_open(&st, dir, 0, err)) {
-			free(fp);
-			return -1;
-		}
-		char *old_name = store_get_meta(st, "name");
-		char *old_fp = store_get_meta(st, "plan");
-		int same_name = old_name && !strcmp(old_name, name);
-		char *fp1 = plan_fingerprint(pl, 1);
-		int same_plan = old_fp && (!strcmp(old_fp, fp) || !strcmp(old_fp, fp1));
-		free(old_name);
-		free(old_fp);
-		free(fp);
-		free(fp1);
-		if (!same_name || !same_plan) {
-			perr_set(err, "'%s' holds %s; give another --dir for this campaign", dir,
-				 same_name ? "the same campaign with a different plan"
-					   : "a different campaign");
-			store_close(st);
-			return -1;
-		}
-		/* resume: the run order stays as stored, the budget follows the config */
-		if (begin(st, err) || put_budget_meta(st, pl, err) || commit(st, err)) {
-			rollback(st);
-			store_close(st);
-			return -1;
-		}
-		*out = st;
-		return 0;
-	}
 
 	if (open_db(&st, dir, 0, 1, err)) {
 		free(fp);
@@ -1089,4 +1095,13 @@ void run_bindings_free(struct run_binding *b, int n)
 		free(b[i].cores);
 	}
 	free(b);
+}
+
+void run_pass_add(const struct run *r, int *pass, int *passes)
+{
+	if (r->repetition > *passes)
+		*passes = r->repetition;
+	if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
+	    (!*pass || r->repetition < *pass))
+		*pass = r->repetition;
 }

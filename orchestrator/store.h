@@ -95,6 +95,12 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 		    struct perr *err);
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err);
 void run_release(struct run *r);
+/*
+ * Fold run r into the repetition pass a campaign is in: *pass is the lowest
+ * repetition of a run not yet finished (0 while none), *passes the highest
+ * repetition.  Start both at 0.
+ */
+void run_pass_add(const struct run *r, int *pass, int *passes);
 void runs_free(struct run *runs, int n);
 /* The highest change counter so far (for incremental refresh). */
 long long store_last_seq(struct store *st);

@@ -931,14 +931,8 @@ void top_model_progress(const struct top_model *m, struct top_progress *p)
 	p->inflight = p->submitted + p->running;
 	p->fraction = p->planned ? (double)(p->done + p->failed + p->cancelled) / (double)p->planned
 				 : 0;
-	for (size_t i = 0; i < m->nrows; i++) {
-		const struct run *r = &m->rows[i].run;
-		if (r->repetition > p->passes)
-			p->passes = r->repetition;
-		if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
-		    (!p->pass || r->repetition < p->pass))
-			p->pass = r->repetition;
-	}
+	for (size_t i = 0; i < m->nrows; i++)
+		run_pass_add(&m->rows[i].run, &p->pass, &p->passes);
 }
 
 void top_model_budget(const struct top_model *m, struct top_budget *b)
