@@ -27,7 +27,18 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 	fputs("run,repetition", f);
 	for (int k = 0; k < store_nparams(st); k++)
 		fprintf(f, ",%s", store_param_name(st, k));
-	fputs(",nodes,ranks_per_node,rank,region,metric,value,node,cpuset\n", f);
+	/* campaigns whose ranks were bound also get each rank's node and cpuset */
+	int bound = 0;
+	for (int i = 0; i < n && !bound; i++) {
+		struct run_binding *bd;
+		int nb;
+		if (runs[i].state == RUN_DONE && !store_load_bindings(st, runs[i].id, &bd, &nb, err)) {
+			bound = nb > 0;
+			run_bindings_free(bd, nb);
+		}
+	}
+	fputs(bound ? ",nodes,ranks_per_node,rank,region,metric,value,node,cpuset\n"
+		    : ",nodes,ranks_per_node,rank,region,metric,value\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
 		if (r->state != RUN_DONE)
@@ -53,12 +64,14 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 			fprintf(f, ",%d,%d,%d,\"", r->nodes, r->ranks_per_node, ml.m[j].rank);
 			for (const char *p = ml.m[j].region; *p; p++)
 				fputs(*p == '"' ? "\"\"" : (char[]){ *p, 0 }, f);
-			fprintf(f, "\",%s,%.17g,", ml.m[j].metric, ml.m[j].value);
+			fprintf(f, "\",%s,%.17g", ml.m[j].metric, ml.m[j].value);
 			/* the rank's real binding: node and cpuset (quoted: "0-1,4") */
 			const struct run_binding *b = NULL;
 			for (int q = 0; q < nb && !b; q++)
 				b = bd[q].rank == ml.m[j].rank ? &bd[q] : NULL;
-			fprintf(f, "%s,\"%s\"\n", b && b->node ? b->node : "", b && b->cpuset ? b->cpuset : "");
+			if (bound)
+				fprintf(f, ",%s,\"%s\"", b && b->node ? b->node : "", b && b->cpuset ? b->cpuset : "");
+			fputc('\n', f);
 		}
 		run_bindings_free(bd, nb);
 		measurement_list_release(&ml);

@@ -14,6 +14,7 @@ name = "probe";
 app = { command = [ "/bin/true" ]; };
 parameters = ( { name = "p"; values = [ 2 ]; role = "ranks"; } );
 placement = { ranks_per_node = [ 1, 2 ]; };
+backend = { type = "slurm"; partition = "probe"; };
 CFG
 "${PERFSWEEP_BIN:-$root/bin}/perfsweep" plan "$probe/p.cfg" 2>&1 | grep -q "2 points"
 probe_rc=$?
