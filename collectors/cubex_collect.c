@@ -7,31 +7,49 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The single .cubex in dir (profile.cubex preferred), or NULL. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cubex_list_profiles(const char *dir, char ***out, int *n)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	struct dirent *de;
+	size_t alloc = 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 6, ".cubex"))
+			continue;
+		XGROW(*out, (size_t)*n + 1, alloc);
+		(*out)[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*out, (size_t)*n, sizeof(char *), cmp_str);
+	return 0;
+}
+
+/* The single .cubex in dir (profile.cubex preferred, else the first by name), or NULL. */
 static char *one_cubex(const char *dir)
 {
 	char *p = xasprintf("%s/profile.cubex", dir);
 	if (access(p, R_OK) == 0)
 		return p;
 	free(p);
-	DIR *d = opendir(dir);
-	if (!d)
+	char **files;
+	int n;
+	if (cubex_list_profiles(dir, &files, &n) < 0 || n == 0)
 		return NULL;
-	char *found = NULL;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] != '.' && l > 6 && !strcmp(de->d_name + l - 6, ".cubex")) {
-			n++;
-			if (!found || strcmp(de->d_name, strrchr(found, '/') + 1) < 0) {
-				free(found);
-				found = xasprintf("%s/%s", dir, de->d_name);
-			}
-		}
-	}
-	closedir(d);
-	return found;
+	for (int i = 1; i < n; i++)
+		free(files[i]);
+	p = files[0];
+	free(files);
+	return p;
 }
 
 char *cubex_find_profile(const char *run_dir)

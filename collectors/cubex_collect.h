@@ -24,6 +24,13 @@
 int collect_cubex(const char *run_dir, char *const *metrics, int nmetrics, struct measurement_list *out,
 		  struct perr *err);
 
+/*
+ * The .cubex files of dir (names not starting with '.'), as "dir/name",
+ * sorted by name; *out is an array of *n strings, all of which the caller
+ * frees.  -1 (and none) when dir cannot be read.
+ */
+int cubex_list_profiles(const char *dir, char ***out, int *n);
+
 /* The profile path collect_cubex would read (caller frees), or NULL. */
 char *cubex_find_profile(const char *run_dir);
 
