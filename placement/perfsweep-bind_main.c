@@ -164,9 +164,7 @@ static int bind_rank(struct policy *pol, const struct bind_ranks *rk, int rpn, s
 		return -1;
 	}
 	rec->cpuset = s->actual;
-	for (int u = 0; u < s->t.nunits; u++)
-		if (hwloc_bitmap_intersects(s->t.unit_pus[u], s->actual))
-			hwloc_bitmap_set(s->cores, (unsigned)u);
+	topology_units_of(&s->t, s->actual, s->cores);
 	rec->cores = s->cores;
 	return 0;
 }
