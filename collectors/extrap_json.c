@@ -393,26 +393,28 @@ int extrap_json_read_mem(struct experiment *e, const char *name, const char *buf
 	return rc;
 }
 
-int extrap_json_read(struct experiment *e, const char *path, struct perr *err)
+/* Read path and hand its text to one of the _mem readers. */
+static int read_path(struct experiment *e, const char *path,
+		     int (*read_mem)(struct experiment *, const char *, const char *, size_t, struct perr *),
+		     struct perr *err)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
 	int rc = read_file(path, &sb, err);
 	if (!rc)
-		rc = extrap_json_read_mem(e, path, sb.buf, sb.len, err);
+		rc = read_mem(e, path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return rc;
 }
 
+int extrap_json_read(struct experiment *e, const char *path, struct perr *err)
+{
+	return read_path(e, path, extrap_json_read_mem, err);
+}
+
 int extrap_jsonl_read(struct experiment *e, const char *path, struct perr *err)
 {
-	struct strbuf sb;
-	strbuf_init(&sb);
-	int rc = read_file(path, &sb, err);
-	if (!rc)
-		rc = extrap_jsonl_read_mem(e, path, sb.buf, sb.len, err);
-	strbuf_release(&sb);
-	return rc;
+	return read_path(e, path, extrap_jsonl_read_mem, err);
 }
 
 /* ---------- writing ---------- */

@@ -229,8 +229,11 @@ static void clear_dirty(struct top_model *m)
 	m->ndirty = 0;
 }
 
-static void view_alloc(struct top_model *m)
+/* Room for every row in the view; *keep and *line: the cursor's run and screen line, for keep_cursor. */
+static void view_alloc(struct top_model *m, long long *keep, long long *line)
 {
+	*keep = m->cursor < m->nview ? m->rows[m->view[m->cursor]].run.id : -1;
+	*line = (long long)m->cursor - (long long)m->scroll;
 	size_t n = m->nrows ? m->nrows : 1;
 	m->view = xrealloc(m->view, sizeof(*m->view) * n);
 	m->view_tmp = xrealloc(m->view_tmp, sizeof(*m->view_tmp) * n);
@@ -239,9 +242,8 @@ static void view_alloc(struct top_model *m)
 /* Filter and sort every row: after a new filter or sort, or many changes. */
 static void view_rebuild(struct top_model *m)
 {
-	long long keep = m->cursor < m->nview ? m->rows[m->view[m->cursor]].run.id : -1;
-	long long line = (long long)m->cursor - (long long)m->scroll;
-	view_alloc(m);
+	long long keep, line;
+	view_alloc(m, &keep, &line);
 	size_t n = 0;
 	for (size_t i = 0; i < m->nrows; i++)
 		if (m->rows[i].match)
@@ -263,9 +265,8 @@ static void view_rebuild(struct top_model *m)
  */
 static void view_update(struct top_model *m)
 {
-	long long keep = m->cursor < m->nview ? m->rows[m->view[m->cursor]].run.id : -1;
-	long long line = (long long)m->cursor - (long long)m->scroll;
-	view_alloc(m);
+	long long keep, line;
+	view_alloc(m, &keep, &line);
 	size_t w = 0;
 	for (size_t i = 0; i < m->nview; i++)
 		if (!m->rows[m->view[i]].dirty)
