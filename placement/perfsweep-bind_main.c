@@ -37,6 +37,108 @@ static int fail_usage(const char *msg)
 	return 2;
 }
 
+/* What the command line (and the environment) asked for. */
+struct bind_opts {
+	struct policy pol;
+	int ranks_opt;
+	const char *policy, *cores, *within;   /* as given, or NULL */
+	const char *map, *run_dir;
+	char **app;
+};
+
+/* Read the options into o; -1 to go on, else the exit code (usage printed). */
+static int parse_opts(int argc, char **argv, struct bind_opts *o)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "ranks-per-node", required_argument, NULL, 'r' },
+		{ "cores-per-rank", required_argument, NULL, 'c' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "run-dir", required_argument, NULL, 'd' },
+		{ "within", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct perr err;
+	int ch;
+	opterr = 0;
+	/* '+': stop at APP, whose own options are not ours */
+	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:w:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 'r': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 1 << 20) {
+				snprintf(err.msg, sizeof(err.msg), "invalid ranks per node '%s'", optarg);
+				return fail_usage(err.msg);
+			}
+			o->ranks_opt = (int)v;
+			break;
+		}
+		case 'c':
+			o->cores = optarg;
+			break;
+		case 'w':
+			o->within = optarg;
+			break;
+		case 'm':
+			o->map = optarg;
+			break;
+		case 'd':
+			o->run_dir = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			snprintf(err.msg, sizeof(err.msg), "unknown or incomplete option '%s'",
+				 argv[optind - 1]);
+			return fail_usage(err.msg);
+		}
+	}
+	if (optind >= argc)
+		return fail_usage("no application to run (give it after --)");
+	o->app = argv + optind;
+	return -1;
+}
+
+/* Settle the policy, the map and the run directory; -1 to go on, else the exit code. */
+static int check_opts(struct bind_opts *o)
+{
+	struct perr err;
+	struct policy *pol = &o->pol;
+	/* hand-made launches may pass cores per rank and the map in the environment */
+	const char *env_cores = getenv("PERFSWEEP_CORES_PER_RANK");
+	if (!o->cores && !o->map && !(o->policy && !strcmp(o->policy, "explicit")) && env_cores && *env_cores)
+		o->cores = env_cores;
+	/* the one placement contract (placement/placement_spec.h) */
+	struct placement_spec ps;
+	if (placement_spec_parse(&ps, o->policy, o->cores, o->map, o->ranks_opt, SPEC_OPTIONS, 1, NULL, &err) < 0)
+		return fail_usage(err.msg);
+	if (o->within && ps.policy == POLICY_EXPLICIT)
+		return fail_usage("--within does not apply to an explicit map");
+	pol->kind = ps.policy;
+	pol->cores_per_rank = ps.cores_per_rank;
+	if (!o->map && pol->kind == POLICY_EXPLICIT)
+		o->map = getenv("PERFSWEEP_MAP");
+	if (!o->map && pol->kind == POLICY_EXPLICIT)
+		return fail_usage("the explicit policy needs --map FILE (or PERFSWEEP_MAP)");
+	if (!o->run_dir || !*o->run_dir)
+		o->run_dir = ".";
+	return -1;
+}
+
+/* What binding a rank holds until it is released. */
+struct rank_state {
+	struct topology t;
+	int loaded;
+	struct placement pl;
+	hwloc_bitmap_t actual, cores;
+};
+
 /* --within CORES: place inside the cores a core allocator handed out. */
 static int restrict_to(struct topology *t, const char *list, struct perr *err)
 {
@@ -50,169 +152,110 @@ static int restrict_to(struct topology *t, const char *list, struct perr *err)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* Place and bind the rank on this machine and fill rec's binding; -1 with err. */
+static int bind_rank(struct policy *pol, const char *within, const struct bind_ranks *rk, int rpn,
+		     struct rank_state *s, struct bind_record *rec, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "ranks-per-node", required_argument, NULL, 'r' },
-		{ "cores-per-rank", required_argument, NULL, 'c' },
-		{ "map", required_argument, NULL, 'm' },
-		{ "run-dir", required_argument, NULL, 'd' },
-		{ "within", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	setlocale(LC_ALL, "C");
-	struct perr err, werr;
-	struct policy pol;
-	policy_init(&pol);
-	int ranks_opt = 0, ch;
-	const char *map = NULL, *within = NULL, *policy_s = NULL, *cores_s = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
-	opterr = 0;
-	/* '+': stop at APP, whose own options are not ours */
-	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:w:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			policy_s = optarg;
-			break;
-		case 'r': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > 1 << 20) {
-				snprintf(err.msg, sizeof(err.msg), "invalid ranks per node '%s'", optarg);
-				return fail_usage(err.msg);
-			}
-			ranks_opt = (int)v;
-			break;
-		}
-		case 'c':
-			cores_s = optarg;
-			break;
-		case 'm':
-			map = optarg;
-			break;
-		case 'd':
-			run_dir = optarg;
-			break;
-		case 'w':
-			within = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			snprintf(err.msg, sizeof(err.msg), "unknown or incomplete option '%s'",
-				 argv[optind - 1]);
-			return fail_usage(err.msg);
-		}
+	if (!rpn) {
+		snprintf(err->msg, sizeof(err->msg), "ranks per node unknown: give --ranks-per-node or "
+			 "set PERFSWEEP_RANKS_PER_NODE");
+		return -1;
 	}
-	if (optind >= argc)
-		return fail_usage("no application to run (give it after --)");
-	char **app = argv + optind;
-	/* hand-made launches may pass cores per rank and the map in the environment */
-	const char *env_cores = getenv("PERFSWEEP_CORES_PER_RANK");
-	if (!cores_s && !map && !(policy_s && !strcmp(policy_s, "explicit")) && env_cores && *env_cores)
-		cores_s = env_cores;
-	struct placement_spec ps;
-	if (placement_spec_parse(&ps, policy_s, cores_s, map, ranks_opt, SPEC_OPTIONS, 1, NULL, &err) < 0)
-		return fail_usage(err.msg);
-	if (within && ps.policy == POLICY_EXPLICIT)
-		return fail_usage("--within does not apply to an explicit map");
-	pol.kind = ps.policy;
-	pol.cores_per_rank = ps.cores_per_rank;
-	if (!map && pol.kind == POLICY_EXPLICIT)
-		map = getenv("PERFSWEEP_MAP");
-	if (!map && pol.kind == POLICY_EXPLICIT)
-		return fail_usage("the explicit policy needs --map FILE (or PERFSWEEP_MAP)");
-	if (!run_dir || !*run_dir)
-		run_dir = ".";
-	if (access(run_dir, W_OK | X_OK) < 0) {
-		snprintf(err.msg, sizeof(err.msg), "cannot write to run directory '%s': %m", run_dir);
-		policy_release(&pol);
-		return fail(2, err.msg);
+	if (rk->local_rank >= rpn) {
+		snprintf(err->msg, sizeof(err->msg), "local rank %d (%s) is not below the %d ranks per node",
+			 rk->local_rank, rk->local_from, rpn);
+		return -1;
 	}
+	if (topology_load(&s->t, NULL, NULL, err) < 0)
+		return -1;
+	s->loaded = 1;
+	if (within && restrict_to(&s->t, within, err) < 0)
+		return -1;
+	if (policy_place(pol, &s->t, rpn, &s->pl, err) < 0)
+		return -1;
+	if (bind_apply(&s->t, s->pl.cpusets[rk->local_rank], s->actual, err) < 0) {
+		rec->cpuset = hwloc_bitmap_iszero(s->actual) ? NULL : s->actual;
+		return -1;
+	}
+	rec->cpuset = s->actual;
+	topology_units_of(&s->t, s->actual, s->cores);
+	rec->cores = s->cores;
+	return 0;
+}
 
-	struct bind_ranks rk;
-	if (bind_ranks_from_env(&rk, &err) < 0) {
-		policy_release(&pol);
-		return fail(2, err.msg);
-	}
+/* Bind, run and record one rank whose ranks are known; the exit code. */
+static int run_rank(struct bind_opts *o, const struct bind_ranks *rk)
+{
+	struct perr err, werr;
+	struct policy *pol = &o->pol;
 	/* from here on the rank is known: failures leave a record */
-	int map_failed = map && policy_load_map(&pol, map, &err) < 0;
-	int rpn = ranks_opt ? ranks_opt : rk.ranks_per_node;
-	if (!rpn && pol.kind == POLICY_EXPLICIT)
-		rpn = pol.nsets;
+	int map_failed = o->map && policy_load_map(pol, o->map, &err) < 0;
+	int rpn = o->ranks_opt ? o->ranks_opt : rk->ranks_per_node;
+	if (!rpn && pol->kind == POLICY_EXPLICIT)
+		rpn = pol->nsets;
 	struct bind_record rec = {
-		.rank = rk.rank,
-		.local_rank = rk.local_rank,
+		.rank = rk->rank,
+		.local_rank = rk->local_rank,
 		.ranks_per_node = rpn,
 		.node = bind_node_name(),
-		.policy = policy_kind_name(pol.kind),
-		.cores_per_rank = pol.kind == POLICY_EXPLICIT ? -1 : pol.cores_per_rank,
+		.policy = policy_kind_name(pol->kind),
+		.cores_per_rank = pol->kind == POLICY_EXPLICIT ? -1 : pol->cores_per_rank,
 		.exit_status = 2,
-		.argv = app,
+		.argv = o->app,
 	};
 	int code = 2;
-	struct topology t;
-	int loaded = 0;
-	struct placement pl = { 0 };
-	hwloc_bitmap_t actual = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
-	if (map_failed)
-		goto failed;
-	if (!rpn) {
-		snprintf(err.msg, sizeof(err.msg), "ranks per node unknown: give --ranks-per-node or "
-			 "set PERFSWEEP_RANKS_PER_NODE");
-		goto failed;
-	}
-	if (rk.local_rank >= rpn) {
-		snprintf(err.msg, sizeof(err.msg), "local rank %d (%s) is not below the %d ranks per node",
-			 rk.local_rank, rk.local_from, rpn);
-		goto failed;
-	}
-	if (topology_load(&t, NULL, NULL, &err) < 0)
-		goto failed;
-	loaded = 1;
-	if (within && restrict_to(&t, within, &err) < 0)
-		goto failed;
-	if (policy_place(&pol, &t, rpn, &pl, &err) < 0)
-		goto failed;
-	if (bind_apply(&t, pl.cpusets[rk.local_rank], actual, &err) < 0) {
-		rec.cpuset = hwloc_bitmap_iszero(actual) ? NULL : actual;
-		goto failed;
-	}
-	rec.cpuset = actual;
-	for (int u = 0; u < t.nunits; u++)
-		if (hwloc_bitmap_intersects(t.unit_pus[u], actual))
-			hwloc_bitmap_set(cores, (unsigned)t.unit_id[u]);
-	rec.cores = cores;
-
-	struct bind_result res;
-	int run_failed = bind_run(app, &res, &err) < 0;
-	rec.result = &res;
-	code = res.exit_status;
-	if (run_failed) {
+	struct rank_state s = { .loaded = 0, .actual = hwloc_bitmap_alloc(), .cores = hwloc_bitmap_alloc() };
+	if (map_failed || bind_rank(pol, o->within, rk, rpn, &s, &rec, &err) < 0) {
+		/* the rank is known: leave a record saying why it did not run */
 		rec.error = err.msg;
-		fail(code, err.msg);
+		fail(2, err.msg);
+		if (bind_record_write(&rec, o->run_dir, &werr) < 0)
+			fail(2, werr.msg);
+	} else {
+		struct bind_result res;
+		int run_failed = bind_run(o->app, &res, &err) < 0;
+		rec.result = &res;
+		code = res.exit_status;
+		if (run_failed) {
+			rec.error = err.msg;
+			fail(code, err.msg);
+		}
+		if (bind_record_write(&rec, o->run_dir, &werr) < 0) {
+			fail(2, werr.msg);
+			if (!code)
+				code = 2;
+		}
 	}
-	if (bind_record_write(&rec, run_dir, &werr) < 0) {
-		fail(2, werr.msg);
-		if (!code)
-			code = 2;
-	}
-	goto out;
+	placement_release(&s.pl);
+	if (s.loaded)
+		topology_release(&s.t);
+	hwloc_bitmap_free(s.actual);
+	hwloc_bitmap_free(s.cores);
+	return code;
+}
 
-failed:
-	/* the rank is known: leave a record saying why it did not run */
-	rec.error = err.msg;
-	fail(2, err.msg);
-	if (bind_record_write(&rec, run_dir, &werr) < 0)
-		fail(2, werr.msg);
-out:
-	placement_release(&pl);
-	if (loaded)
-		topology_release(&t);
-	hwloc_bitmap_free(actual);
-	hwloc_bitmap_free(cores);
-	policy_release(&pol);
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	struct bind_opts o = { .run_dir = getenv("PERFSWEEP_RUN_DIR") };
+	policy_init(&o.pol);
+	int code = parse_opts(argc, argv, &o);
+	if (code < 0)
+		code = check_opts(&o);
+	if (code >= 0)
+		return code;
+	struct perr err;
+	if (access(o.run_dir, W_OK | X_OK) < 0) {
+		snprintf(err.msg, sizeof(err.msg), "cannot write to run directory '%s': %m", o.run_dir);
+		policy_release(&o.pol);
+		return fail(2, err.msg);
+	}
+	struct bind_ranks rk;
+	if (bind_ranks_from_env(&rk, &err) < 0) {
+		policy_release(&o.pol);
+		return fail(2, err.msg);
+	}
+	code = run_rank(&o, &rk);
+	policy_release(&o.pol);
 	return code;
 }

@@ -61,10 +61,8 @@ void topology_describe(const struct topology *t, struct strbuf *out);
 /* The usable units (logical), PUs and NUMA nodes (OS indexes) of package pkg. */
 void topology_package_sets(const struct topology *t, int pkg, hwloc_bitmap_t units, hwloc_bitmap_t pus,
 			   hwloc_bitmap_t numa);
-/* The usable units whose PUs intersect pus. */
+/* The usable units whose PUs intersect pus, by their numbers before any
+   topology_restrict (unit_id). */
 void topology_units_of(const struct topology *t, hwloc_const_bitmap_t pus, hwloc_bitmap_t units);
-/* The PUs of the usable units listed in cores (logical unit indexes). */
-int topology_units_to_pus(const struct topology *t, hwloc_const_bitmap_t cores, hwloc_bitmap_t pus,
-			  struct perr *err);
 
 #endif
