@@ -22,6 +22,18 @@ static void print_names(const struct deps *d, const char *flags, const char *non
 	printf("%s\n", n ? "" : none);
 }
 
+/* The functions' expected volumes (`expect`), which validate's volume check tests. */
+static void print_expects(const struct deps *d)
+{
+	int nexpect = 0;
+	for (int f = 0; f < d->nfuncs; f++)
+		nexpect += d->funcs[f].expect != NULL;
+	printf("expected volumes (expect, checked by validate's volume check):%s\n", nexpect ? "" : " none");
+	for (int f = 0; f < d->nfuncs; f++)
+		if (d->funcs[f].expect)
+			printf("  %s: %s\n", d->funcs[f].name, d->funcs[f].expect);
+}
+
 int cmd_deps(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -119,13 +131,7 @@ int cmd_deps(int argc, char **argv)
 		}
 		printf("  %s\n", d.funcs[a.consts[i]].name);
 	}
-	int nexpect = 0;
-	for (int f = 0; f < d.nfuncs; f++)
-		nexpect += d.funcs[f].expect != NULL;
-	printf("expected volumes (expect, checked by validate's volume check):%s\n", nexpect ? "" : " none");
-	for (int f = 0; f < d.nfuncs; f++)
-		if (d.funcs[f].expect)
-			printf("  %s: %s\n", d.funcs[f].name, d.funcs[f].expect);
+	print_expects(&d);
 	deps_analysis_release(&a);
 	free(sel);
 	free(copy);

@@ -44,6 +44,16 @@ static char *bind_path(void)
 	return xasprintf("%s/perfsweep-bind", dirname(self));
 }
 
+/* --jobs, or its default: the core allocator keeps concurrent runs on
+   disjoint cores; a placement or contention study runs one run at a time
+   unless asked otherwise. */
+static long default_jobs(const struct campaign_config *cfg, long jobs)
+{
+	if (jobs == 0)
+		jobs = cfg->placement || cfg->contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+	return jobs < 1 ? 1 : jobs;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -88,12 +98,7 @@ int cmd_run(int argc, char **argv)
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
-	/* the core allocator keeps concurrent runs on disjoint cores; a placement or
-	   contention study runs one run at a time unless asked otherwise */
-	if (jobs == 0)
-		jobs = cfg.placement || cfg.contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-	if (jobs < 1)
-		jobs = 1;
+	jobs = default_jobs(&cfg, jobs);
 	campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg.dir, cfg.name);
 	if (store_create(&st, campaign_dir, cfg.name, cfg.backend.type, cfg.text, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
