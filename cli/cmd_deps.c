@@ -8,7 +8,6 @@
 #include "designs/deps.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,27 +21,10 @@ static void print_names(const struct deps *d, const char *flags, const char *non
 	printf("%s\n", n ? "" : none);
 }
 
-int cmd_deps(int argc, char **argv)
+static int exec_deps(struct cli_args *args)
 {
-	static const struct option opts[] = {
-		{ "params", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *params = NULL;
-	int all = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': params = optarg; break;
-		case 'a': all = 1; break;
-		default: return cli_usage("deps", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("deps", optind >= argc ? "missing dependency file" : "too many arguments");
-	const char *path = argv[optind];
+	const char *params = cli_value(args, 'p'), *path = args->args[0];
+	int all = cli_flag(args, 'a') > 0;
 	struct deps d;
 	struct perr err;
 	if (deps_read(&d, path, &err) < 0)
@@ -125,3 +107,23 @@ int cmd_deps(int argc, char **argv)
 	deps_release(&d);
 	return EXIT_OK;
 }
+
+static const struct cli_option deps_options[] = {
+	{ "params", 'p', 1, NULL, NULL },
+	{ "all", 'a', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_deps_entry = {
+	.name = "deps",
+	.usage = "deps FILE [--params a,b,...] [--all]",
+	.summary = "analyse a dependency file: pruned parameters, multiplicative groups",
+	.help = "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
+		"--params a,b   analyse only these parameters; the others are held fixed\n"
+		"--all          list every function, not the first few",
+	.options = deps_options,
+	.shortopts = "p:a",
+	.errors = CLI_ERRORS_PLAIN,
+	.min_args = 1, .max_args = 1, .too_few = "missing dependency file",
+	.exec = exec_deps,
+};

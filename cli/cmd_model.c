@@ -11,7 +11,6 @@
 #include "orchestrator/input.h"
 #include "models/modeler.h"
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -99,51 +98,53 @@ static char **rewrite_json_input(int argc, char **argv)
 	return out;
 }
 
-int cmd_model(int argc, char **argv)
+static const struct cli_option model_options[] = {
+	{ "text", 't', 1, NULL, NULL },
+	{ "json-input", 'J', 1, NULL, NULL },
+	{ "jsonl", 'L', 1, NULL, NULL },
+	{ "deps", 'd', 1, NULL, NULL },
+	{ "metric", 'm', 1, NULL, NULL },
+	{ "median", 'M', 0, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static int exec_parsed(struct cli_args *a);
+
+/* `--json FILE` is rewritten before parsing, so the command parses its own argv. */
+static int exec_model(struct cli_args *raw)
 {
-	static const struct option opts[] = {
-		{ "text", required_argument, NULL, 't' },
-		{ "json-input", required_argument, NULL, 'J' },
-		{ "jsonl", required_argument, NULL, 'L' },
-		{ "deps", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "median", no_argument, NULL, 'M' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = NULL, *deps_path = NULL, *metric = NULL;
+	char **args = rewrite_json_input(raw->argc, raw->argv);
+	struct cli_args a;
+	int rc = cli_parse(&cmd_model_entry, raw->argc, args, &a);
+	if (!rc)
+		rc = exec_parsed(&a);
+	cli_args_release(&a);
+	free(args);
+	return rc;
+}
+
+static int exec_parsed(struct cli_args *a)
+{
+	const char *path = NULL, *deps_path = cli_value(a, 'd'), *metric = cli_value(a, 'm');
 	enum input_kind kind = IN_DIR;
-	int json = 0, ninputs = 0, c, ret = EXIT_OK;
+	int json = cli_flag(a, 'j') > 0, ninputs = 0, ret = EXIT_OK;
 	struct model_options opt;
 	model_options_init(&opt);
-	char **args = rewrite_json_input(argc, argv);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, args, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': kind = IN_TEXT; path = optarg; ninputs++; break;
-		case 'J': kind = IN_JSON; path = optarg; ninputs++; break;
-		case 'L': kind = IN_JSONL; path = optarg; ninputs++; break;
-		case 'd': deps_path = optarg; break;
-		case 'm': metric = optarg; break;
-		case 'M': opt.aggregate = MODEL_MEDIAN; break;
-		case 'j': json = 1; break;
-		case '?':
-			free(args);
-			if (optopt)
-				return cli_usage("model", "option '%s' needs a value", argv[optind - 1]);
-			return cli_usage("model", "unknown option '%s'", argv[optind - 1]);
-		default:
-			free(args);
-			return cli_usage("model", "unknown option '%s'", argv[optind - 1]);
+	if (cli_flag(a, 'M'))
+		opt.aggregate = MODEL_MEDIAN;
+	for (int i = 0; i < a->nopts; i++) {
+		int k = a->opts[i].key;
+		if (k == 't' || k == 'J' || k == 'L') {
+			kind = k == 't' ? IN_TEXT : k == 'J' ? IN_JSON : IN_JSONL;
+			path = a->opts[i].arg;
+			ninputs++;
 		}
 	}
-	if (optind < argc) {
-		if (ninputs || optind + 1 < argc) {
-			free(args);
+	if (a->nargs > 0) {
+		if (ninputs || a->nargs > 1)
 			return cli_usage("model", "too many inputs");
-		}
-		path = args[optind];
+		path = a->args[0];
 		ninputs++;
 		/* a file given without --text/--json/--jsonl: its extension says which */
 		if (is_regular_file(path)) {
@@ -156,7 +157,6 @@ int cmd_model(int argc, char **argv)
 				kind = IN_TEXT;
 		}
 	}
-	free(args);
 	if (ninputs == 0)
 		return cli_usage("model", "missing INPUT (a campaign directory, --text, --json or --jsonl FILE)");
 	struct stat sb;
@@ -267,3 +267,21 @@ done:
 	experiment_release(&e);
 	return ret;
 }
+
+const struct cli_entry cmd_model_entry = {
+	.name = "model",
+	.usage = "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
+	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
+	.help = "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
+		"JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
+		"select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+		"taint-constrained model of each region's dependencies next to the black-box one.\n"
+		"--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+		"JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
+		"with an existing FILE reads it as input.",
+	.options = model_options,
+	.raw = 1,
+	.errors = CLI_ERRORS_VALUE,
+	.min_args = 0, .max_args = -1,
+	.exec = exec_model,
+};

@@ -6,7 +6,6 @@
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -44,37 +43,20 @@ static char *bind_path(void)
 	return xasprintf("%s/perfsweep-bind", dirname(self));
 }
 
-int cmd_run(int argc, char **argv)
+static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = NULL;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	int quiet = 0, c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'q': quiet = 1; break;
-		case 'j':
-			jobs = strtol(optarg, &end, 10);
-			if (*end || jobs < 1 || jobs > 4096)
-				return cli_usage("run", "--jobs takes a number from 1 to 4096, not '%s'", optarg);
-			break;
-		case '?':
-			if (optopt)
-				return cli_usage("run", "option '%s' needs a value", argv[optind - 1]);
-			/* fallthrough */
-		default: return cli_usage("run", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("run", optind >= argc ? "missing CONFIG" : "too many arguments");
+	(void)a;
+	if (cli_parse_int(o->arg, 1, 4096, &o->i) < 0)
+		return perr_set(err, "--jobs takes a number from 1 to 4096, not '%s'", o->arg);
+	return 0;
+}
+
+static int exec_run(struct cli_args *a)
+{
+	const char *dir = cli_value(a, 'd');
+	const struct cli_opt *jo = cli_opt(a, 'j');
+	long jobs = jo ? (long)jo->i : sysconf(_SC_NPROCESSORS_ONLN);
+	int quiet = cli_flag(a, 'q') > 0;
 	if (jobs < 1)
 		jobs = 1;
 
@@ -86,7 +68,7 @@ int cmd_run(int argc, char **argv)
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
 	memset(&pl, 0, sizeof(pl));
-	if (config_load(&cfg, argv[optind], &err) || plan_build(&pl, &cfg, &err)) {
+	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -157,3 +139,25 @@ out:
 	free(bind);
 	return ret;
 }
+
+static const struct cli_option run_options[] = {
+	{ "dir", 'd', 1, NULL, NULL },
+	{ "jobs", 'j', 1, check_jobs, NULL },
+	{ "quiet", 'q', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_run_entry = {
+	.name = "run",
+	.usage = "run CONFIG [--dir DIR] [--jobs N] [--quiet]",
+	.summary = "execute (or resume) every planned run that has not completed",
+	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
+		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
+		"a reboot) resume from the store: run the same command again.\n"
+		"--jobs N runs at most N runs at once on the local backend (default: online CPUs).\n"
+		"Exit status 0 when every run is done, 1 when some failed for good.",
+	.options = run_options,
+	.errors = CLI_ERRORS_VALUE,
+	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
+	.exec = exec_run,
+};

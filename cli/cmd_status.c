@@ -1,31 +1,17 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "orchestrator/store.h"
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_status(int argc, char **argv)
+static int exec_status(struct cli_args *a)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return cli_usage("status", "unknown option '%s'", argv[optind - 1]);
-	}
-	if (optind != argc - 1)
-		return cli_usage("status", optind >= argc ? "missing DIR" : "too many arguments");
+	int json = cli_flag(a, 'j') > 0;
 	struct store *st;
 	struct perr err;
-	if (store_open(&st, argv[optind], STORE_READONLY, &err))
+	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	struct store_counts cnt;
 	struct run *runs = NULL;
@@ -97,3 +83,20 @@ int cmd_status(int argc, char **argv)
 	store_close(st);
 	return EXIT_OK;
 }
+
+static const struct cli_option status_options[] = {
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_status_entry = {
+	.name = "status",
+	.usage = "status DIR [--json]",
+	.summary = "summarise a campaign's progress",
+	.help = "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
+		"campaign, backend, measurements, collection_errors and the runs with problems.",
+	.options = status_options,
+	.errors = CLI_ERRORS_PLAIN,
+	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
+	.exec = exec_status,
+};
