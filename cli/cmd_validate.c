@@ -57,8 +57,8 @@ static void engine_options(const struct cli_args *a, struct campaign_validation_
 static void print_text(const struct campaign_validation *c)
 {
 	report_text(stdout, &c->v);
-	const struct region_match *m = &c->match;
-	if (!c->have_deps || !m->nunmatched_regions)
+	const struct region_match *m = &c->in.match;
+	if (!c->in.have_deps || !m->nunmatched_regions)
 		return;
 	printf("note: %d region%s without dependency information (not checked for false "
 	       "dependencies):", m->nunmatched_regions, m->nunmatched_regions == 1 ? "" : "s");
@@ -72,12 +72,12 @@ static int write_html(const struct campaign_validation *c, const char *html, con
 {
 	struct report_context ctx;
 	report_context_init(&ctx);
-	ctx.title = c->src.title ? c->src.title : input;
+	ctx.title = c->in.src.title ? c->in.src.title : input;
 	ctx.input = input;
 	ctx.deps_path = deps_path;
-	ctx.placements = c->src.placements;
-	ctx.core_hours_planned = c->src.core_hours_planned;
-	ctx.core_hours_spent = c->src.core_hours_spent;
+	ctx.placements = c->in.src.placements;
+	ctx.core_hours_planned = c->in.src.core_hours_planned;
+	ctx.core_hours_spent = c->in.src.core_hours_spent;
 	ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
 	return report_html(html, &c->v, &ctx, err);
 }

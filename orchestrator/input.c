@@ -8,6 +8,8 @@
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
 #include <errno.h>
+#include <libconfig.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,4 +320,101 @@ int input_match_regions(const struct experiment *e, const struct deps *d,
 	for (int c = 0; c < e->ncallpaths; c++)
 		funcs[c] = m->func[c];
 	return 0;
+}
+
+/* rel resolved against the directory that holds the campaign directory dir. */
+static char *beside_campaign(const char *dir, const char *rel)
+{
+	if (rel[0] == '/')
+		return xstrdup(rel);
+	/* `perfsweep run` puts <name>.campaign beside the config */
+	char *d = xstrdup(dir);
+	size_t len = strlen(d);
+	while (len > 1 && d[len - 1] == '/')
+		d[--len] = '\0';
+	char *slash = strrchr(d, '/');
+	const char *parent = !slash ? "." : slash == d ? "" : d;
+	if (slash && slash != d)
+		*slash = '\0';
+	char *path = xasprintf("%s/%s", parent, rel);
+	free(d);
+	return path;
+}
+
+/* The `dependencies` setting of a stored config, or NULL. */
+static char *config_deps(const char *text, const char *dir)
+{
+	config_t cfg;
+	const char *rel = NULL;
+	char *path = NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "dependencies", &rel) == CONFIG_TRUE && rel && *rel)
+		path = beside_campaign(dir, rel);
+	config_destroy(&cfg);
+	return path;
+}
+
+char *campaign_deps_path(const char *dir)
+{
+	struct store *st;
+	struct perr err;
+	if (store_open(&st, dir, STORE_READONLY, &err) < 0)
+		return NULL;
+	char *path = store_get_meta(st, "deps");        /* set by import */
+	char *text = path ? NULL : store_get_meta(st, "config");
+	store_close(st);
+	if (text)
+		path = config_deps(text, dir);
+	free(text);
+	if (path && access(path, R_OK) != 0) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* Read the dependency file and match its functions to the call paths. */
+int input_data_match(struct input_data *in, const char *path, const char *deps_path,
+		     int campaign_deps, struct perr *err)
+{
+	in->deps_path = deps_path ? xstrdup(deps_path) : campaign_deps ? campaign_deps_path(path) : NULL;
+	if (!in->deps_path)
+		return 0;
+	struct perr derr;
+	if (deps_read(&in->d, in->deps_path, &derr) < 0) {
+		if (deps_path) {
+			*err = derr;
+			return -1;
+		}
+		snprintf(in->deps_note, sizeof(in->deps_note), "dependencies not used: %s", derr.msg);
+		return 0;
+	}
+	snprintf(in->deps_note, sizeof(in->deps_note), "dependencies %s", in->deps_path);
+	in->have_deps = 1;
+	in->funcs = xcalloc((size_t)in->e.ncallpaths + 1, sizeof(*in->funcs));
+	return input_match_regions(&in->e, &in->d, in->funcs, &in->match, err);
+}
+
+int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
+		    struct perr *err)
+{
+	memset(in, 0, sizeof(*in));
+	experiment_init(&in->e);
+	input_source_init(&in->src);
+	snprintf(in->deps_note, sizeof(in->deps_note), "no dependency file");
+	return input_load(&in->src, path, format, metric, &in->e, err);
+}
+
+void input_data_release(struct input_data *in)
+{
+	free(in->funcs);
+	if (in->have_deps) {
+		region_match_release(&in->match);
+		deps_release(&in->d);
+	}
+	free(in->deps_path);
+	input_source_release(&in->src);
+	experiment_release(&in->e);
+	memset(in, 0, sizeof(*in));
 }

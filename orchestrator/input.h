@@ -79,6 +79,41 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 	       struct experiment *e, struct perr *err);
 
 /*
+ * An input loaded for modelling or validation, and the dependency file
+ * matched against its call paths.  Do not copy: match points into d.
+ */
+struct input_data {
+	struct experiment e;
+	struct input_source src;
+	char *deps_path;                /* the dependency file used, or NULL */
+	char deps_note[1100];           /* "dependencies FILE", "no dependency file", or why not used */
+	int have_deps;                  /* then d, funcs and match are set */
+	struct deps d;
+	const struct dep_function **funcs;      /* per call path, NULL entries unmatched */
+	struct region_match match;
+};
+
+/* Load path (format and metric as for input_load) into in.  Release in either way. */
+int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
+		    struct perr *err);
+/*
+ * Read the dependency file deps_path and match it against the call paths
+ * (a bad file is an error).  With deps_path NULL and campaign_deps set,
+ * use the file the campaign at path names (campaign_deps_path) when there
+ * is one; a bad one is only noted in in->deps_note.
+ */
+int input_data_match(struct input_data *in, const char *path, const char *deps_path,
+		     int campaign_deps, struct perr *err);
+void input_data_release(struct input_data *in);
+
+/*
+ * The dependency file a campaign directory names and that can be read, or
+ * NULL (caller frees): import's, or the stored config's `dependencies`
+ * resolved beside the campaign directory (where `perfsweep run` puts it).
+ */
+char *campaign_deps_path(const char *dir);
+
+/*
  * funcs[c] = the dependency function of call path c, or NULL, by the
  * collectors' region matching (m keeps the unmatched lists; release it
  * with region_match_release).

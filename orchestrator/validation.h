@@ -7,36 +7,24 @@
  */
 #ifndef PS_ORCH_VALIDATION_H
 #define PS_ORCH_VALIDATION_H
-#include "collectors/experiment.h"
-#include "collectors/region_match.h"
 #include "common/error.h"
-#include "designs/deps.h"
 #include "orchestrator/input.h"
 #include "validator/validate.h"
 
 struct campaign_validation_options {
 	const char *format;             /* input format name, NULL: detect (input.h) */
 	const char *deps_path;          /* dependency file; a bad one is an error */
-	/* With deps_path NULL and a campaign directory: use the dependency file
-	   the campaign names (import's, or the stored config's `dependencies`
-	   resolved beside the campaign directory) when it can be read; a bad
-	   one is only noted in deps_note. */
+	/* With deps_path NULL: use the dependency file a campaign names, if
+	   any; a bad one is only noted (input_data_match) */
 	int campaign_deps;
 	struct validate_options vo;     /* validate_options_init, then changes */
 };
 
-/* Everything the reports need.  Do not copy: v points into e and d. */
+/* Everything the reports need.  Do not copy: v points into in. */
 struct campaign_validation {
 	int validated;                  /* 0: no measurements, nothing checked */
-	struct experiment e;
-	struct input_source src;
-	char *deps_path;                /* the dependency file used, or NULL */
-	char deps_note[1100];           /* "dependencies FILE", "no dependency file", or why not used */
-	struct deps d;
-	int have_deps;
-	const struct dep_function **funcs;      /* per call path, when have_deps */
-	struct region_match match;              /* when have_deps */
-	struct validation v;                    /* when validated */
+	struct input_data in;           /* the measurements and the dependency matching */
+	struct validation v;            /* when validated */
 };
 
 /*
@@ -46,8 +34,5 @@ struct campaign_validation {
 int campaign_validate(struct campaign_validation *c, const char *path,
 		      const struct campaign_validation_options *o, struct perr *err);
 void campaign_validation_release(struct campaign_validation *c);
-
-/* The dependency file a campaign directory names and that can be read, or NULL (caller frees). */
-char *campaign_deps_path(const char *dir);
 
 #endif

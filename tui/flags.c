@@ -205,7 +205,7 @@ int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n
 		report_lines(&c.v, lines);
 		snprintf(title, n, "validate: %s, %d flag%s, %d blocking (%.160s)",
 			 validation_publishable(&c.v) ? "publishable" : "blocked", c.v.nflags,
-			 c.v.nflags == 1 ? "" : "s", c.v.nblocking, c.deps_note);
+			 c.v.nflags == 1 ? "" : "s", c.v.nblocking, c.in.deps_note);
 	}
 	campaign_validation_release(&c);
 	return ret;
