@@ -51,15 +51,71 @@ static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *
 	return 0;
 }
 
+/* Create (or reopen) the campaign's store, by its absolute path: children chdir into their run directories. */
+static int open_store(struct store **st, char **campaign_dir, const char *dir,
+		      const struct campaign_config *cfg, const struct plan *pl, struct perr *err)
+{
+	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
+	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
+		return -1;
+	char *abs = realpath(*campaign_dir, NULL);
+	if (!abs)
+		return 0;
+	store_close(*st);
+	*st = NULL;
+	free(*campaign_dir);
+	*campaign_dir = abs;
+	return store_open(st, *campaign_dir, 0, err);
+}
+
+static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs, struct perr *err)
+{
+	if (strcmp(cfg->backend.type, "slurm"))
+		return backend_local_new(b, (int)jobs, err);
+	if (backend_slurm_new(b, &cfg->backend, err))
+		return perr_prefix(err, "%s", cfg->path);
+	return 0;
+}
+
+/* Ctrl-C and kill stop the engine between runs; a closed pipe does not kill us. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The campaign's state after the session, and the exit code it means. */
+static int report(struct store *st, const char *name, const char *campaign_dir,
+		  const struct runner_stats *rs)
+{
+	struct store_counts cnt;
+	struct perr err;
+	if (store_counts(st, &cnt, &err))
+		return cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
+	       name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
+	       cnt.pending + cnt.submitted + cnt.running);
+	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
+	       rs->started, rs->retried, rs->rerun, rs->adopted);
+	printf("store: %s/campaign.db\n", campaign_dir);
+	if (rs->interrupted) {
+		fprintf(stderr, "interrupted: run the same command again to resume\n");
+		return EXIT_RUNS_FAILED;
+	}
+	return cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
+}
+
 static int exec_run(struct cli_args *a)
 {
-	const char *dir = cli_value(a, 'd');
 	const struct cli_opt *jo = cli_opt(a, 'j');
 	long jobs = jo ? (long)jo->i : sysconf(_SC_NPROCESSORS_ONLN);
 	int quiet = cli_flag(a, 'q') > 0;
 	if (jobs < 1)
 		jobs = 1;
-
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
@@ -68,67 +124,21 @@ static int exec_run(struct cli_args *a)
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
 	memset(&pl, 0, sizeof(pl));
-	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg.dir, cfg.name);
-	if (store_create(&st, campaign_dir, cfg.name, cfg.backend.type, cfg.text, &pl, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	/* children chdir into their run directories: give them absolute paths */
-	char *abs = realpath(campaign_dir, NULL);
-	if (abs) {
-		store_close(st);
-		free(campaign_dir);
-		campaign_dir = abs;
-		if (store_open(&st, campaign_dir, 0, &err)) {
-			cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
-	}
-	if (!strcmp(cfg.backend.type, "slurm")) {
-		if (backend_slurm_new(&b, &cfg.backend, &err)) {
-			cli_error(EXIT_USAGE, "%s: %s", cfg.path, err.msg);
-			goto out;
-		}
-	} else if (backend_local_new(&b, (int)jobs, &err)) {
+	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err) ||
+	    open_store(&st, &campaign_dir, cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    new_backend(&b, &cfg, jobs, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	bind = bind_path();
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	struct runner_options ro = { .bind_path = bind, .stop = &stop_flag, .event = on_event, .ctx = &quiet };
 	struct runner_stats rs;
 	fprintf(stderr, "campaign '%s' in %s: %d points, %lld runs\n", cfg.name, campaign_dir, pl.npoints, pl.runs);
-	if (runner_execute(st, &cfg, b, &ro, &rs, &err)) {
-		cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-		ret = EXIT_RUNS_FAILED;
-		goto out;
-	}
-	struct store_counts cnt;
-	if (store_counts(st, &cnt, &err)) {
+	if (runner_execute(st, &cfg, b, &ro, &rs, &err))
 		ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-		goto out;
-	}
-	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
-	       cfg.name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
-	       cnt.pending + cnt.submitted + cnt.running);
-	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
-	       rs.started, rs.retried, rs.rerun, rs.adopted);
-	printf("store: %s/campaign.db\n", campaign_dir);
-	if (rs.interrupted) {
-		fprintf(stderr, "interrupted: run the same command again to resume\n");
-		ret = EXIT_RUNS_FAILED;
-	} else {
-		ret = cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
-	}
+	else
+		ret = report(st, cfg.name, campaign_dir, &rs);
 out:
 	if (b)
 		b->ops->free(b);
