@@ -32,28 +32,22 @@ mk "$good/examples/demo.c" "cli/cli.h"
 "$CHECK" "$good" > "$T/good.out" 2>&1; is $? 0 "a tree that only includes downward passes"
 is "$(cat "$T/good.out")" "" "and prints nothing"
 
-up=$T/up
-cp -r "$good" "$up"
-printf '  #  include "tui/top.h"\n' >> "$up/orchestrator/store.c"
-out=$("$CHECK" "$up" 2>&1); is $? 1 "an upward include fails"
-like "$out" "orchestrator/store.c:3: orchestrator includes tui, a folder above it" "and names file, line and folders"
+# bad NAME FILE INCLUDE MESSAGE WHAT: the good tree plus FILE including INCLUDE fails with MESSAGE
+bad() {
+	local tree=$T/$1
+	cp -r "$good" "$tree"
+	mkdir -p "$(dirname "$tree/$2")"
+	printf '  #  include "%s"\n' "$3" >> "$tree/$2"
+	out=$("$CHECK" "$tree" 2>&1); is $? 1 "$5 fails"
+	like "$out" "$4" "and says so"
+}
+bad up orchestrator/store.c tui/top.h "orchestrator/store.c:3: orchestrator includes tui, a folder above it" \
+	"an upward include"
 like "$out" "orchestrator and tui include each other" "the cycle is named too"
-
-peer=$T/peer
-cp -r "$good" "$peer"
-mk "$peer/designs/plan.c" "placement/topology.h"
-out=$("$CHECK" "$peer" 2>&1); is $? 1 "a peer include (designs -> placement) fails"
-like "$out" "designs/plan.c:1: designs includes its peer placement" "and says so"
-
-skip=$T/skip
-cp -r "$good" "$skip"
-mk "$skip/collectors/cubex.c" "models/pmnf.h"
-out=$("$CHECK" "$skip" 2>&1); is $? 1 "collectors including models (one floor up) fails"
-like "$out" "collectors includes models, a folder above it" "and says so"
-
-odd=$T/odd
-cp -r "$good" "$odd"
-mk "$odd/common/xalloc.c" "vendor/thing.h"
-out=$("$CHECK" "$odd" 2>&1); is $? 1 "an include of a folder outside the layering fails"
-like "$out" "common includes vendor, a folder outside the layering" "and says so"
+bad peer designs/plan.c placement/topology.h "designs/plan.c:1: designs includes its peer placement" \
+	"a peer include (designs -> placement)"
+bad skip collectors/cubex.c models/pmnf.h "collectors/cubex.c:1: collectors includes models, a folder above it" \
+	"collectors including models (one floor up)"
+bad odd common/xalloc.c vendor/thing.h "common includes vendor, a folder outside the layering" \
+	"an include of a folder outside the layering"
 done_testing

@@ -386,6 +386,14 @@ static void test_flags_and_actions(void)
 	is_int(cr.nnotes, 1, "the done run gets a note");
 	is_int(cr.nerrors, 0, "no errors");
 	cancel_result_release(&cr);
+	long long nosuch = 99;
+	co.ids = &nosuch;
+	co.nids = 1;
+	ok(campaign_cancel(dir2, &co, &cr, &err) == 0, "cancel a run that does not exist");
+	is_int(cr.nmissing, 1, "it is counted as missing");
+	is_int(cr.first_missing, 99, "by its id");
+	is_int(cr.ncancelled, 0, "and nothing is cancelled");
+	cancel_result_release(&cr);
 	is_int(nc, 2, "the pending and the running run are cancelled, the done one is not");
 	long long rid[2] = { 4, 5 };
 	int nr = -1;
