@@ -95,7 +95,7 @@ int cli_parse(const struct cli_entry *cmd, int argc, char **argv, struct cli_arg
 	a->cmd = cmd;
 	a->argc = argc;
 	a->argv = argv;
-	a->opts = xcalloc((size_t)argc + 1, sizeof(*a->opts));
+	size_t alloc = 0;
 	struct option *lo = long_options(cmd);
 	int getopt_prints = cmd->errors == CLI_ERRORS_GETOPT;
 	/* a leading ':' tells a missing value (':') from an unknown option ('?') */
@@ -108,7 +108,10 @@ int cli_parse(const struct cli_entry *cmd, int argc, char **argv, struct cli_arg
 			rc = option_error(cmd, c, optopt, argv[optind - 1 > 0 ? optind - 1 : 0]);
 			break;
 		}
+		/* one argument may hold several options ("-jq") */
+		XGROW(a->opts, (size_t)a->nopts + 1, alloc);
 		struct cli_opt *o = &a->opts[a->nopts++];
+		memset(o, 0, sizeof(*o));
 		o->key = c;
 		o->arg = optarg;
 		const struct cli_option *row = find_row(cmd, c);

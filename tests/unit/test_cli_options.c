@@ -94,6 +94,13 @@ static void test_parse(void)
 		contains(err, cases[i].msg, "style %d, %s: the message", (int)cases[i].style, cases[i].arg);
 		cli_args_release(&a);
 	}
+	/* one argument, many options: more options than arguments (found by fuzz_cli_args) */
+	char many[260] = "-";
+	memset(many + 1, 'f', 250);
+	char *v5[] = { "plan", "in", many, NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v5, &a, err, sizeof(err)), 0, "-fff...f parses");
+	is_int(cli_flag(&a, 'f'), 250, "into 250 flags");
+	cli_args_release(&a);
 	char *v3[] = { "plan", NULL };
 	is_int(parse(CLI_ERRORS_STRICT, v3, &a, err, sizeof(err)), EXIT_USAGE, "too few arguments");
 	contains(err, "error: missing X", "says what is missing");
