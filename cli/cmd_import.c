@@ -46,7 +46,7 @@ static void print_summary(const struct import_result *r, const char *out, double
 }
 
 /* The import's options from the command line, or a usage error. */
-static int import_options(const struct cli_args *a, struct import_options *o)
+static int read_options(const struct cli_args *a, struct import_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	for (int i = 0; i < a->nopts; i++)
@@ -77,7 +77,7 @@ static int import_options(const struct cli_args *a, struct import_options *o)
 static int exec_import(struct cli_args *a)
 {
 	struct import_options o;
-	int rc = import_options(a, &o);
+	int rc = read_options(a, &o);
 	if (rc)
 		return rc;
 	double t0 = wall_now();
