@@ -69,7 +69,9 @@ INF
 mv -f "$tmp" hpccinf.txt
 # An earlier attempt's results must not be read as this one's (HPCC appends).
 [ "$rank" != 0 ] || rm -f hpccoutf.txt
-echo "hpcc-run: N=$n NB=$nb grid 1x$ranks, rank $rank"
+# The rank's own view of its binding, for the reader (and the tests).
+cpus=$(awk '$1 == "Cpus_allowed_list:" { print $2 }' /proc/self/status)
+echo "hpcc-run: N=$n NB=$nb grid 1x$ranks, rank $rank, cpus $cpus"
 rc=0
 "$HPCC" || rc=$?
 if [ "$rank" = 0 ] && [ -f hpccoutf.txt ]; then
