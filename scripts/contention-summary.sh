@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # contention-summary.sh DIR [PARAM] [ALPHA] [MIN_GROWTH]: per region (metric
-# "time", rank 0) and line of a campaign, the mean at each value of PARAM
+# "time", rank 0, else the whole run) and line of a campaign, the mean at each value of PARAM
 # (default p: the ranks on the node), the growth from its smallest to its
 # largest value, the noise (pooled relative standard deviation of the
 # repetitions) and the smallest growth a test at ALPHA (0.01, two-sided)
@@ -19,15 +19,18 @@ my $hdr = <STDIN>; chomp $hdr; my @h = split /,/, $hdr;
 my %col; @col{@h} = 0 .. $#h;
 defined $col{$x} or die "contention-summary: no parameter $x in the campaign\n";
 my @line = grep { $_ ne $x } @h[2 .. $col{nodes} - 1];
-my (%v, %regions);
+# Rank 0, else the whole run (rank -1: imported data, or wall time only).
+my (%byrank, %v, %regions);
 while (<STDIN>) {
 	chomp; my @f = split /,/;
-	next unless $f[$col{metric}] eq "time" && $f[$col{rank}] eq "0";
+	my $rank = $f[$col{rank}];
+	next unless $f[$col{metric}] eq "time" && ($rank eq "0" || $rank eq "-1");
 	(my $r = $f[$col{region}]) =~ s/"//g;
 	my $l = join(" ", map { "$_=$f[$col{$_}]" } @line);
-	push @{$v{$r}{$l}{$f[$col{$x}]}}, $f[$col{value}];
+	push @{$byrank{$rank}{$r}{$l}{$f[$col{$x}]}}, $f[$col{value}];
 	$regions{$r} = 1;
 }
+$v{$_} = $byrank{0}{$_} // $byrank{-1}{$_} for keys %regions;
 # Quantile of the standard normal (Acklam) and Student t (Cornish-Fisher).
 sub z { my $p = shift; my $q = $p < 0.5 ? $p : 1 - $p; my $t = sqrt(-2 * log($q));
 	my $z = $t - (2.515517 + 0.802853 * $t + 0.010328 * $t * $t) / (1 + 1.432788 * $t + 0.189269 * $t * $t + 0.001308 * $t ** 3);
