@@ -27,10 +27,7 @@ sed -e 's/^name = .*/name = "hpcc-test";/' \
 "$perfsweep" plan "$work/hpcc.cfg" >"$work/plan.out" 2>&1
 is "$(grep -c '^ *1 *[12] *1 *2 compact' "$work/plan.out")" 2 "plan: 1 and 2 ranks on one node, compact"
 
-"$perfsweep" run "$work/hpcc.cfg" --dir "$work/c" --quiet >"$work/run.out" 2>&1
-rc=$?
-is "$rc" 0 "the HPCC campaign completes"
-[ $rc = 0 ] || sed 's/^/# /' "$work/run.out"
+run_campaign "$work/hpcc.cfg" "$work/c" "the HPCC campaign completes"
 is "$(status_field "$work/c" done)" 2 "2 runs done"
 is "$(status_field "$work/c" collection_errors)" 0 "no collection errors"
 
@@ -57,29 +54,17 @@ is "$bad" 0 "each job's srun used --mpi=pmix and HPCC's MPI world (and HPL grid)
 is "$("$perfsweep" export "$work/c" --format csv | grep '"hpcc",ranks' | cut -d, -f3,4,10 | sort | tr '\n' ' ')" \
    "1,1,1 1,2,2 " "the ranks HPCC reports, collected from hpccoutf.txt, equal p"
 
-# Bindings: rank-<r>.json against the cpuset each rank printed itself;
-# compact puts local rank k on the k-th core, the same on every run.
-binds=$(perl -MJSON::PP -e '
-	my ($bad, @l) = (0);
-	for my $d (sort glob("$ARGV[0]/runs/*")) {
-		my @r;
-		for my $f (sort glob("$d/rank-*.json")) {
-			open my $fh, "<", $f or die; local $/; my $j = decode_json(<$fh>);
-			my $out = $j->{rank} ? "$d/rank-$j->{rank}.stdout" : "$d/stdout";
-			open my $o, "<", $out or die "$out"; my $txt = <$o>;
-			$bad++ unless $txt =~ /rank $j->{rank}, cpus \Q$j->{cpuset}\E$/m && $j->{exit_status} == 0
-				&& $j->{policy} eq "compact" && $j->{node} =~ /^r[12]$/ && $j->{local_rank} == $j->{rank};
-			push @r, "$j->{local_rank}:$j->{cpuset}";
-		}
-		push @l, join(",", @r);
-	}
-	print join(" ", @l), " BAD=$bad\n";' "$work/c")
-diag "bindings (local rank:cpuset per run): $binds"
-case "$binds" in *" BAD=0") r=0 ;; *) r=1 ;; esac
-t $r "every rank ran bound to the cpuset its record shows, on r1/r2, local rank = rank"
-c0=$(echo "$binds" | cut -d' ' -f1 | sed 's/^0://')
-set -- $binds
-[ -n "$c0" ] && [ "$2" != "${2#0:$c0,1:}" ] && [ "${2#0:$c0,1:}" != "$c0" ]
-t $? "compact: rank 0 on the same core in both runs, rank 1 on another ($1 / $2)"
+# Bindings: rank-<r>.json against the cpuset each rank printed itself,
+# compact: local rank k on the k-th core of r1 or r2, the same in both runs.
+binds=$(bind_records "$work/c" 'rank \d, cpus ')
+diag "bindings (node:local rank:cpuset per run): $binds"
+case "$binds" in *"RECORDS=3 BAD=0") r=0 ;; *) r=1 ;; esac
+t $r "all 3 ranks ran bound to the cpuset their records show"
+ok1=$(echo "$binds" | tr ' ' '\n' | grep -c '^r[12]:0:[0-9]*$')
+ok2=$(echo "$binds" | tr ' ' '\n' | grep '^r\([12]\):0:[0-9]*,r\1:1:[0-9]*$')
+c0=$(echo "$binds" | tr ' ' '\n' | grep '^r[12]:0:[0-9]*$' | cut -d: -f3)
+[ "$ok1" = 1 ] && [ -n "$ok2" ] && [ "$(echo "$ok2" | cut -d, -f1 | cut -d: -f3)" = "$c0" ] &&
+	[ "$(echo "$ok2" | cut -d, -f2 | cut -d: -f3)" != "$c0" ]
+t $? "compact: p = 1 on one core, p = 2 on that core and another of the same node ($binds)"
 
 slurm_test_done
