@@ -21,7 +21,7 @@ slurm_test_init
 # its command (./hpcc-run.sh beside the config) as shipped.
 cp "$root/configs/hpcc-run.sh" "$work/"
 sed -e 's/^name = .*/name = "hpcc-test";/' \
-    -e 's/values = \[ 3, 6, 48 \]/values = [ 1 ]/' \
+    -e 's/values = \[ 3, 6, 24 \]/values = [ 1 ]/' \
     -e 's/^repetitions = .*/repetitions = 1;/' \
     "$root/configs/hpcc-slurm.cfg" >"$work/hpcc.cfg"
 "$perfsweep" plan "$work/hpcc.cfg" >"$work/plan.out" 2>&1
