@@ -109,7 +109,8 @@ clean:
 	rm -rf build build-san build-clang bin
 
 # Installing.  Configs keep their relative paths: configs/*.cfg name
-# ../bin/demo-app, so the demo program goes to share/perfsweep/bin/.
+# ../bin/demo-app, so the demo program goes to share/perfsweep/bin/.  The
+# man pages name the data directory of PREFIX.
 PREFIX  ?= /usr/local
 BINDIR  := $(PREFIX)/bin
 MANDIR  := $(PREFIX)/share/man
@@ -129,8 +130,9 @@ install: $(BIN)/perfsweep $(BIN)/perfsweep-bind $(BIN)/demo-app
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) \
 	  $(DESTDIR)$(DATADIR)/configs $(DESTDIR)$(DATADIR)/bin $(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(DATADIR)/data/lulesh
 	install -m 755 $(BIN)/perfsweep $(BIN)/perfsweep-bind $(DESTDIR)$(BINDIR)/
-	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	for m in $(MAN1) $(MAN5); do s=$${m##*.}; \
+	  sed 's|/usr/local/share/perfsweep|$(DATADIR)|g' $$m > $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} && \
+	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} || exit 1; done
 	install -m 644 scripts/bash-completion/perfsweep $(DESTDIR)$(COMPDIR)/perfsweep
 	install -m 644 $(CONFIGS) $(DESTDIR)$(DATADIR)/configs/
 	install -m 755 $(SCRIPTS) $(DESTDIR)$(DATADIR)/configs/

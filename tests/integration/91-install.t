@@ -6,7 +6,7 @@
 # leaves nothing behind.
 . "$(dirname "$0")/../lib/tap.sh"
 D=$T/dest
-P=/usr/local
+P=/opt/perfsweep        # not the default, so that nothing assumes /usr/local
 # Install the programs this suite tested (-o: never rebuild them here).
 make -s -C "$ROOT" install DESTDIR="$D" PREFIX=$P BIN="$BIN" \
 	-o "$BIN/perfsweep" -o "$BIN/perfsweep-bind" -o "$BIN/demo-app" > "$T/install.log" 2>&1
@@ -69,6 +69,8 @@ for m in man1/perfsweep.1 man1/perfsweep-bind.1 man5/perfsweep.cfg.5 man5/perfsw
 	MANWIDTH=80 man -l "$D$P/share/man/$m" > man.out 2> man.err
 	is "$?:$(cat man.err):$(grep -c '^NAME' man.out)" "0::1" "man -l renders installed $m"
 done
+
+like "$(cat "$D$P/share/man/man1/perfsweep.1")" "Pa $P/share/perfsweep/configs/" "the man pages name this PREFIX's data directory"
 
 # Bash completion: commands, options, config files, campaign directories.
 complete_words() {  # complete_words WORD...: the completions of the last word
