@@ -93,5 +93,5 @@ is "$(complete_words perfsweep help vali)" "validate " "help completes commands"
 PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin make -s -C "$ROOT" uninstall DESTDIR="$D" PREFIX=$P > un.log 2>&1
 is $? 0 "make uninstall"
 is "$(find "$D" -type f -o -type l | wc -l)" 0 "no file is left"
-is "$(find "$D" -name '*perfsweep*' | wc -l)" 0 "no perfsweep directory is left"
+is "$(find "$D$P" -mindepth 1 -name '*perfsweep*' | wc -l)" 0 "no perfsweep directory is left under PREFIX"
 done_testing
