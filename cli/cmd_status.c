@@ -1,134 +1,149 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "orchestrator/store.h"
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* status --json: budget {core_hours, spent, planned} and the run order. */
-static void add_budget_order(json_t *o, const char *budget, const struct store_counts *cnt,
-			     const char *order, const char *seed, int pass, int passes)
+/* What status shows, read from the store. */
+struct status {
+	struct store_counts cnt;
+	struct run *runs;
+	int nruns;
+	char *name, *backend, *budget;
+	char *order, *seed;         /* run order and its seed, NULL for an old store */
+	int pass, passes;           /* the repetition pass the campaign is in */
+	long long collect_errors;
+};
+
+static void print_json(const struct status *s)
 {
+	const struct store_counts cnt = s->cnt;
+	const struct run *runs = s->runs;
+	int nruns = s->nruns;
+	const char *name = s->name, *backend = s->backend, *budget = s->budget;
+	long long collect_errors = s->collect_errors;
+	json_t *o = json_object();
+	json_object_set_new(o, "campaign", json_string(name ? name : ""));
+	json_object_set_new(o, "backend", json_string(backend ? backend : ""));
+	json_object_set_new(o, "planned", json_integer(cnt.planned));
+	json_object_set_new(o, "pending", json_integer(cnt.pending));
+	json_object_set_new(o, "running", json_integer(cnt.running + cnt.submitted));
+	json_object_set_new(o, "submitted", json_integer(cnt.submitted));
+	json_object_set_new(o, "done", json_integer(cnt.done));
+	json_object_set_new(o, "failed", json_integer(cnt.failed));
+	json_object_set_new(o, "cancelled", json_integer(cnt.cancelled));
+	json_object_set_new(o, "measurements", json_integer(cnt.measurements));
+	json_object_set_new(o, "collection_errors", json_integer(collect_errors));
+	json_object_set_new(o, "core_hours_planned", json_real(cnt.core_hours_planned));
+	json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
+	if (budget)
+		json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
 	json_object_set_new(o, "budget", json_pack("{s:o, s:f, s:f}", "core_hours",
-		budget ? json_real(atof(budget)) : json_null(), "spent", cnt->core_hours_spent,
-		"planned", cnt->core_hours_planned));
-	if (order)
-		json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", order,
-			"seed", seed ? seed : "", "pass", pass, "passes", passes));
+		budget ? json_real(atof(budget)) : json_null(), "spent", cnt.core_hours_spent,
+		"planned", cnt.core_hours_planned));
+	if (s->order)
+		json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", s->order,
+			"seed", s->seed ? s->seed : "", "pass", s->pass, "passes", s->passes));
+	json_t *fails = json_array();
+	for (int i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		if (r->state != RUN_FAILED && !r->collect_error)
+			continue;
+		json_t *f = json_object();
+		json_object_set_new(f, "run", json_integer(r->id));
+		json_object_set_new(f, "state", json_string(run_state_name(r->state)));
+		json_object_set_new(f, "attempts", json_integer(r->attempts));
+		json_object_set_new(f, "reason", json_string(r->reason ? r->reason : ""));
+		if (r->collect_error)
+			json_object_set_new(f, "collect_error", json_string(r->collect_error));
+		json_array_append_new(fails, f);
+	}
+	json_object_set_new(o, "problems", fails);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
 }
 
-/* The "measured:" and "order:" lines. */
-static void print_spent_order(const struct store_counts *cnt, const char *budget, const char *order,
-			      const char *seed, int pass, int passes)
+static void print_text(const struct status *s)
 {
-	if (cnt->core_hours_planned > 0)
+	const struct store_counts cnt = s->cnt;
+	const struct run *runs = s->runs;
+	int nruns = s->nruns;
+	const char *name = s->name, *backend = s->backend, *budget = s->budget;
+	printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
+	printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
+	       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
+	if (cnt.core_hours_planned > 0)
 		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
-		       cnt->measurements, cnt->core_hours_spent, cnt->core_hours_planned,
+		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
 		       budget ? ", budget " : "", budget ? budget : "");
 	else
 		printf("measured:  %lld values; %.4g core-hours spent (no cost model, nothing planned)\n",
-		       cnt->measurements, cnt->core_hours_spent);
-	if (order && strcmp(order, "grouped"))
-		printf("order:     %s (seed %s), %s %d of %d\n", order, seed ? seed : "?",
-		       pass ? "pass" : "passes done:", pass ? pass : passes, passes);
-	else if (order)
+		       cnt.measurements, cnt.core_hours_spent);
+	if (s->order && strcmp(s->order, "grouped"))
+		printf("order:     %s (seed %s), %s %d of %d\n", s->order, s->seed ? s->seed : "?",
+		       s->pass ? "pass" : "passes done:", s->pass ? s->pass : s->passes, s->passes);
+	else if (s->order)
 		printf("order:     grouped\n");
+	for (int i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		if (r->state == RUN_FAILED)
+			printf("failed:    run %lld after %d attempt%s: %s\n", r->id, r->attempts,
+			       r->attempts == 1 ? "" : "s", r->reason ? r->reason : "?");
+		if (r->collect_error)
+			printf("collect:   run %lld: %s\n", r->id, r->collect_error);
+	}
 }
 
-int cmd_status(int argc, char **argv)
+static int exec_status(struct cli_args *a)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return cli_usage("status", "unknown option '%s'", argv[optind - 1]);
-	}
-	if (optind != argc - 1)
-		return cli_usage("status", optind >= argc ? "missing DIR" : "too many arguments");
 	struct store *st;
 	struct perr err;
-	if (store_open(&st, argv[optind], STORE_READONLY, &err))
+	struct status s = { .runs = NULL };
+	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
-	struct store_counts cnt;
-	struct run *runs = NULL;
-	int nruns = 0;
-	if (store_counts(st, &cnt, &err) || store_load_runs(st, 0, &runs, &nruns, &err)) {
+	if (store_counts(st, &s.cnt, &err) || store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	char *name = store_get_meta(st, "name"), *backend = store_get_meta(st, "backend");
-	char *budget = store_get_meta(st, "budget_core_hours");
-	char *order = store_get_meta(st, "order"), *seed = store_get_meta(st, "order_seed");
-	long long collect_errors = 0;
-	int pass = 0, passes = 0;   /* the repetition pass the campaign is in */
-	for (int i = 0; i < nruns; i++) {
-		collect_errors += runs[i].collect_error != NULL;
-		run_pass_add(&runs[i], &pass, &passes);
+	s.name = store_get_meta(st, "name");
+	s.backend = store_get_meta(st, "backend");
+	s.budget = store_get_meta(st, "budget_core_hours");
+	s.order = store_get_meta(st, "order");
+	s.seed = store_get_meta(st, "order_seed");
+	for (int i = 0; i < s.nruns; i++) {
+		s.collect_errors += s.runs[i].collect_error != NULL;
+		run_pass_add(&s.runs[i], &s.pass, &s.passes);
 	}
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "campaign", json_string(name ? name : ""));
-		json_object_set_new(o, "backend", json_string(backend ? backend : ""));
-		json_object_set_new(o, "planned", json_integer(cnt.planned));
-		json_object_set_new(o, "pending", json_integer(cnt.pending));
-		json_object_set_new(o, "running", json_integer(cnt.running + cnt.submitted));
-		json_object_set_new(o, "submitted", json_integer(cnt.submitted));
-		json_object_set_new(o, "done", json_integer(cnt.done));
-		json_object_set_new(o, "failed", json_integer(cnt.failed));
-		json_object_set_new(o, "cancelled", json_integer(cnt.cancelled));
-		json_object_set_new(o, "measurements", json_integer(cnt.measurements));
-		json_object_set_new(o, "collection_errors", json_integer(collect_errors));
-		json_object_set_new(o, "core_hours_planned", json_real(cnt.core_hours_planned));
-		json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
-		if (budget)
-			json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
-		add_budget_order(o, budget, &cnt, order, seed, pass, passes);
-		json_t *fails = json_array();
-		for (int i = 0; i < nruns; i++) {
-			const struct run *r = &runs[i];
-			if (r->state != RUN_FAILED && !r->collect_error)
-				continue;
-			json_t *f = json_object();
-			json_object_set_new(f, "run", json_integer(r->id));
-			json_object_set_new(f, "state", json_string(run_state_name(r->state)));
-			json_object_set_new(f, "attempts", json_integer(r->attempts));
-			json_object_set_new(f, "reason", json_string(r->reason ? r->reason : ""));
-			if (r->collect_error)
-				json_object_set_new(f, "collect_error", json_string(r->collect_error));
-			json_array_append_new(fails, f);
-		}
-		json_object_set_new(o, "problems", fails);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-		json_decref(o);
-	} else {
-		printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
-		printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
-		       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
-		print_spent_order(&cnt, budget, order, seed, pass, passes);
-		for (int i = 0; i < nruns; i++) {
-			const struct run *r = &runs[i];
-			if (r->state == RUN_FAILED)
-				printf("failed:    run %lld after %d attempt%s: %s\n", r->id, r->attempts,
-				       r->attempts == 1 ? "" : "s", r->reason ? r->reason : "?");
-			if (r->collect_error)
-				printf("collect:   run %lld: %s\n", r->id, r->collect_error);
-		}
-	}
-	free(name);
-	free(backend);
-	free(budget);
-	free(order);
-	free(seed);
-	runs_free(runs, nruns);
+	if (cli_flag(a, 'j'))
+		print_json(&s);
+	else
+		print_text(&s);
+	free(s.name);
+	free(s.backend);
+	free(s.budget);
+	free(s.order);
+	free(s.seed);
+	runs_free(s.runs, s.nruns);
 	store_close(st);
 	return EXIT_OK;
 }
+
+static const struct cli_option status_options[] = {
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_status_entry = {
+	.name = "status",
+	.usage = "status DIR [--json]",
+	.summary = "summarise a campaign's progress",
+	.help = "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
+		"campaign, backend, measurements, collection_errors and the runs with problems.",
+	.options = status_options,
+	.errors = CLI_ERRORS_PLAIN,
+	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
+	.exec = exec_status,
+};
