@@ -18,7 +18,8 @@ want="bin/perfsweep bin/perfsweep-bind share/bash-completion/completions/perfswe
 share/man/man1/perfsweep-bind.1 share/man/man1/perfsweep.1 share/man/man5/perfsweep-deps.5
 share/man/man5/perfsweep.cfg.5 share/perfsweep/bin/demo-app
 share/perfsweep/configs/contention-local.cfg share/perfsweep/configs/contention-local.deps
-share/perfsweep/configs/contention-slurm.cfg share/perfsweep/configs/demo-slurm.cfg
+share/perfsweep/configs/contention-slurm.cfg share/perfsweep/configs/cpusets-jobs2.cfg
+share/perfsweep/configs/demo-slurm.cfg share/perfsweep/configs/demo-sparse.cfg
 share/perfsweep/configs/demo.cfg share/perfsweep/configs/demo.deps
 share/perfsweep/configs/hpcc-run.sh share/perfsweep/configs/hpcc-slurm.cfg
 share/perfsweep/configs/hpcc.deps share/perfsweep/configs/lulesh-sparse.cfg
