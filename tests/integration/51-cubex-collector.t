@@ -19,6 +19,7 @@ name = "sp";
 app = { command = [ "$T/fake-scorep-app", "$L", "{size}" ]; };
 parameters = ( { name = "size"; values = [ 25, 30, 40 ]; } );
 repetitions = 1;
+order = "grouped";   # run 1 is size 25, which writes its profile
 collect = { cubex = { metrics = [ "time", "visits" ]; }; };
 CFG
 "$PS" run "$T/c.cfg" --quiet > "$T/run.txt" 2>&1; is $? 0 "the campaign runs"

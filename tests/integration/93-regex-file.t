@@ -19,6 +19,7 @@ name = "f";
 app = { command = [ "$T/app.sh", "{n}" ]; };
 parameters = ( { name = "n"; values = [ 1, 2, 4 ]; } );
 repetitions = 1;
+order = "grouped";   # run ids follow n: the problems list n = 1, 2 before n = 4
 max_attempts = 1;
 collect = {
   wall = false;
