@@ -35,11 +35,13 @@ static const struct cli_command commands[] = {
 	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
 	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
 	  "with an existing FILE reads it as input." },
-	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE]",
 	  "write a campaign's measurements in another format",
 	  "csv: one row per run, rank, region and metric.\n"
 	  "extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
-	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`." },
+	  "point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.\n"
+	  "reference: the repetitions and models as JSON, a saved base for\n"
+	  "'perfsweep compare DIR --reference FILE' (docs/compare.md)." },
 	{ "topo", cmd_topo,
 	  "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
 	  "[--cores-per-rank N|all] | --map FILE] [--json]",
@@ -92,6 +94,29 @@ static const struct cli_command commands[] = {
 	  "exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
 	  "a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
 	  "See docs/validation.md." },
+	{ "compare", cmd_compare,
+	  "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--json] [--html FILE]\n"
+	  "       perfsweep compare NEW --reference FILE [options]",
+	  "did NEW get slower than BASE, and did its scaling change?",
+	  "BASE and NEW are campaign directories, folders of Score-P experiments or Extra-P\n"
+	  "text/JSON files (as for validate); --reference FILE (written by 'perfsweep export\n"
+	  "DIR --format reference') takes the place of BASE.\n"
+	  "Per region, metric and common point: the medians of the repetitions, the change\n"
+	  "NEW/BASE - 1 (Hodges-Lehmann on log values) with its interval at 1 - alpha, and\n"
+	  "the two-sided Mann-Whitney p.  A point regressed when p < alpha (per point) and\n"
+	  "the change exceeds --tolerance (5%, or 0.05); it improved when below -tolerance.\n"
+	  "Higher is worse for every metric.  Mann-Whitney needs at least 5 + 5 repetitions\n"
+	  "to reach p < 0.01 (4 + 4 for 0.05); the report marks points that cannot.\n"
+	  "Per region: both PMNF models, their leading terms, whether the leading term\n"
+	  "changed or grew, and the predicted ratio NEW/BASE at the largest common point and\n"
+	  "at twice it.  A grown leading term is a scaling regression when that ratio at 2x\n"
+	  "exceeds 1 + tolerance and the largest point is significantly slower.\n"
+	  "--json prints {regressions, improvements, unchanged, models: [{callpath, metric,\n"
+	  "base, new, leading_term_changed, predicted_ratio, ...}], ...}; --html FILE writes\n"
+	  "a self-contained page with the tables.\n"
+	  "\n"
+	  "exit status: 0 no regression; 3 a regression or a scaling regression; 2 usage or\n"
+	  "input error.  See docs/compare.md." },
 	{ "deps", cmd_deps, "deps FILE [--params a,b,...] [--all]",
 	  "analyse a dependency file: pruned parameters, multiplicative groups",
 	  "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
@@ -157,7 +182,7 @@ static void print_overview(FILE *f)
 	      "  0  success\n"
 	      "  1  runs failed (run), or an operation did not complete\n"
 	      "  2  usage or input error (bad option, config, dependency file or data)\n"
-	      "  3  validation found a blocking flag (validate)\n"
+	      "  3  validation found a blocking flag (validate), or a regression (compare)\n"
 	      "\n'perfsweep help COMMAND' shows one command; 'perfsweep --version' the version.\n", f);
 }
 

@@ -9,7 +9,8 @@
  *   3. add a test under tests/ and document it in docs/ and `perfsweep help`.
  *
  * Exit codes (documented in `perfsweep help`): 0 success, 1 runs failed,
- * 2 usage or input error, 3 validation blocked publishing.
+ * 2 usage or input error, 3 validation blocked publishing (validate) or a
+ * regression was found (compare).
  */
 #ifndef PS_CLI_H
 #define PS_CLI_H
@@ -48,5 +49,6 @@ int cmd_import(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

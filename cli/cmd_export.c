@@ -1,8 +1,9 @@
 /*
- * perfsweep export DIR --format extrap-text|csv|json|jsonl [--out FILE]:
+ * perfsweep export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE]:
  * a campaign's measurements as CSV (one row per run, rank, region and
  * metric) or in Extra-P's text, JSON and JSON-lines formats (one value per
- * repetition of every point, averaged over ranks).
+ * repetition of every point, averaged over ranks), or as the reference
+ * file `perfsweep compare --reference` reads (validator/reference.h).
  */
 #include "collectors/experiment.h"
 #include "collectors/extrap_json.h"
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "orchestrator/store.h"
 #include "orchestrator/template.h"
+#include "validator/reference.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -82,8 +84,9 @@ int cmd_export(int argc, char **argv)
 	if (!format)
 		return cli_usage("export", "missing --format");
 	if (strcmp(format, "csv") && strcmp(format, "extrap-text") && strcmp(format, "jsonl") &&
-	    strcmp(format, "json"))
-		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json or jsonl", format);
+	    strcmp(format, "json") && strcmp(format, "reference"))
+		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json, jsonl or reference",
+				 format);
 	struct store *st;
 	struct perr err;
 	if (store_open(&st, argv[optind], STORE_READONLY, &err))
@@ -103,6 +106,8 @@ int cmd_export(int argc, char **argv)
 		rc = store_load_experiment(st, NULL, &e, &err);
 		if (!rc && !strcmp(format, "extrap-text"))
 			rc = extrap_text_write(f, &e, -1, &err);
+		else if (!rc && !strcmp(format, "reference"))
+			rc = reference_write(f, &e, &err);
 		else if (!rc && !strcmp(format, "json"))
 			rc = extrap_json_write(f, &e, &err);
 		else if (!rc)

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "orchestrator/input.h"
 #include "models/modeler.h"
+#include "models/pmnf_json.h"
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -38,41 +39,6 @@ static int load_input(struct experiment *e, enum input_kind kind, const char *pa
 	int ret = input_load(&src, path, formats[kind], metric, e, err);
 	input_source_release(&src);
 	return ret;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* The JSON form of one model (the stable contract of docs/modelling.md). */
-static json_t *model_json(const struct pmnf_model *m)
-{
-	json_t *o = json_object(), *terms = json_array();
-	char *s = pmnf_format(m, 0);
-	json_object_set_new(o, "model", json_string(s));
-	free(s);
-	json_object_set_new(o, "constant", num(m->constant));
-	for (int k = 0; k < m->nterms; k++) {
-		json_t *t = json_object(), *fs = json_array();
-		json_object_set_new(t, "coefficient", num(m->terms[k].coef));
-		for (int i = 0; i < m->terms[k].nfactors; i++) {
-			const struct pmnf_factor *f = &m->terms[k].factors[i];
-			json_t *fo = json_object();
-			json_object_set_new(fo, "parameter", json_string(m->params[f->param]));
-			json_object_set_new(fo, "poly_exponent", json_real(f->poly_exp));
-			json_object_set_new(fo, "log_exponent", json_real(f->log_exp));
-			json_array_append_new(fs, fo);
-		}
-		json_object_set_new(t, "factors", fs);
-		json_array_append_new(terms, t);
-	}
-	json_object_set_new(o, "terms", terms);
-	json_object_set_new(o, "rss", num(m->rss));
-	json_object_set_new(o, "ar2", num(m->ar2));
-	json_object_set_new(o, "smape", num(m->smape));
-	json_object_set_new(o, "re", num(m->re));
-	return o;
 }
 
 static void print_model(const char *label, const struct pmnf_model *m)
@@ -228,13 +194,13 @@ int cmd_model(int argc, char **argv)
 				json_t *o = json_object();
 				json_object_set_new(o, "callpath", json_string(e.callpaths[cp]));
 				json_object_set_new(o, "metric", json_string(e.metrics[m]));
-				json_t *body = model_json(constrained ? &cm : &bb);
+				json_t *body = pmnf_json(constrained ? &cm : &bb);
 				json_object_update(o, body);
 				json_decref(body);
 				if (have_deps) {
 					json_object_set_new(o, "function", fn ? json_string(fn->name) : json_null());
 					json_object_set_new(o, "constrained", json_boolean(constrained));
-					json_object_set_new(o, "black_box", model_json(&bb));
+					json_object_set_new(o, "black_box", pmnf_json(&bb));
 				}
 				json_array_append_new(arr, o);
 			} else {

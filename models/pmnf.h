@@ -62,6 +62,12 @@ double pmnf_term_eval(const struct pmnf_term *t, const double *coords);
  */
 char *pmnf_format(const struct pmnf_model *m, int digits);
 
+/*
+ * Term t without its coefficient, e.g. "n^(3/2) * log2(n)^(1)"; t < 0 gives "1"
+ * (a constant model's leading term).  The caller frees the result.
+ */
+char *pmnf_format_term(const struct pmnf_model *m, int t);
+
 /* 1 when both models have the same terms (parameters and exponents), ignoring coefficients. */
 int pmnf_same_shape(const struct pmnf_model *a, const struct pmnf_model *b);
 
