@@ -95,18 +95,29 @@ static const struct compare_point *point_at(const struct compare *c, double n)
 	return NULL;
 }
 
-static void test_slowdown(void)
+/* Generate base and new from their truths (seeded), compare them with the defaults into c. */
+static int compare_pair(unsigned long seed, const struct truth *tb, const struct truth *tn, int reps,
+			double noise, struct compare *c)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, 21);
+	gsl_rng_set(rng, seed);
+	struct experiment b, n;
+	struct perr err;
+	gen(&b, tb, reps, noise, rng);
+	gen(&n, tn, reps, noise, rng);
+	int rc = compare_experiments(&b, &n, NULL, c, &err);
+	experiment_release(&b);
+	experiment_release(&n);
+	gsl_rng_free(rng);
+	return rc;
+}
+
+static void test_slowdown(void)
+{
 	struct truth tb = { 1, 0.5, 0.01, 1.5 }, tn = tb;
 	tn.scale = 1.10;
-	struct experiment b, n;
-	gen(&b, &tb, 5, 0.01, rng);
-	gen(&n, &tn, 5, 0.01, rng);
 	struct compare c;
-	struct perr err;
-	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "slowdown: compared");
+	ok(compare_pair(21, &tb, &tn, 5, 0.01, &c) == 0, "slowdown: compared");
 	is_int(c.nregressions, 5, "slowdown: every point is a regression");
 	is_int(compare_verdict(&c), 3, "slowdown: verdict 3");
 	int covers = 0;
@@ -119,23 +130,14 @@ static void test_slowdown(void)
 	ok(c.nregions == 1 && fabs(c.regions[0].ratio - 1.10) < 0.03, "slowdown: predicted ratio %.4f near 1.10",
 	   c.nregions ? c.regions[0].ratio : NAN);
 	compare_release(&c);
-	experiment_release(&b);
-	experiment_release(&n);
-	gsl_rng_free(rng);
 }
 
 static void test_exponent_change(void)
 {
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, 31);
 	/* n^1 becomes n^2, both equal at n = 8 */
 	struct truth tb = { 1, 1, 0.8, 1 }, tn = { 1, 1, 0.1, 2 };
-	struct experiment b, n;
-	gen(&b, &tb, 5, 0.01, rng);
-	gen(&n, &tn, 5, 0.01, rng);
 	struct compare c;
-	struct perr err;
-	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "exponent change: compared");
+	ok(compare_pair(31, &tb, &tn, 5, 0.01, &c) == 0, "exponent change: compared");
 	const struct compare_region *g = &c.regions[0];
 	ok(g->modelled && g->leading_changed, "exponent change: leading_term_changed");
 	ok(g->leading_grew && g->regression, "exponent change: the leading term grew");
@@ -146,32 +148,20 @@ static void test_exponent_change(void)
 	is_rel(g->ratio_2x, (1 + 0.1 * 256 * 256) / (1 + 0.8 * 256), 0.05, "predicted ratio at n=256");
 	is_int(compare_verdict(&c), 3, "exponent change: verdict 3");
 	compare_release(&c);
-	experiment_release(&b);
-	experiment_release(&n);
-	gsl_rng_free(rng);
 }
 
 static void test_improvement(void)
 {
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(rng, 41);
 	struct truth tb = { 1, 0.5, 0.01, 1.5 }, tn = tb;
 	tn.scale = 0.80;
-	struct experiment b, n;
-	gen(&b, &tb, 6, 0.02, rng);
-	gen(&n, &tn, 6, 0.02, rng);
 	struct compare c;
-	struct perr err;
-	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "improvement: compared");
+	ok(compare_pair(41, &tb, &tn, 6, 0.02, &c) == 0, "improvement: compared");
 	is_int(c.nimprovements, 5, "improvement: every point improved");
 	is_int(c.nregressions, 0, "improvement: no regression");
 	is_int(compare_verdict(&c), 0, "improvement: verdict 0");
 	const struct compare_point *p = point_at(&c, 64);
 	ok(p && p->rel_lo <= -0.2 && -0.2 <= p->rel_hi, "improvement: interval at n=64 contains -20%%");
 	compare_release(&c);
-	experiment_release(&b);
-	experiment_release(&n);
-	gsl_rng_free(rng);
 }
 
 /* 200 no-change pairs: regressions at the stated alpha at most alpha + 3 binomial sd. */
