@@ -59,6 +59,61 @@ static double tie_term(const double *a, int na, const double *b, int nb)
 	return s;
 }
 
+/* Twice the midranks of the pooled sample a then b (integers, so sums are exact). */
+static double *midranks2(const double *a, int na, const double *b, int nb)
+{
+	int n = na + nb;
+	double *all = xmalloc(sizeof(*all) * (size_t)n), *r = xmalloc(sizeof(*r) * (size_t)n);
+	size_t *idx = xmalloc(sizeof(*idx) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		all[i] = i < na ? a[i] : b[i - na];
+	gsl_sort_index(idx, all, 1, (size_t)n);
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j < n && all[idx[j]] == all[idx[i]])
+			j++;
+		for (int k = i; k < j; k++)
+			r[idx[k]] = i + j + 1;  /* 2 * mean of ranks i+1..j */
+		i = j;
+	}
+	free(all);
+	free(idx);
+	return r;
+}
+
+/*
+ * The exact permutation test of U given the ties: every way to choose nb of
+ * the pooled values as "b" (C(na+nb, nb) <= PERM_MAX and na + nb <= 62).
+ */
+#define PERM_MAX 200000
+static void permutation_p(const double *a, int na, const double *b, int nb, struct rank_test *out)
+{
+	int n = na + nb;
+	double *r2 = midranks2(a, na, b, nb), nm = (double)na * nb, off = nb * (nb + 1.0);
+	double dobs = fabs(out->u - nm / 2), dmax = -1;
+	long total = 0, as_far = 0, at_max = 0;
+	for (unsigned long long m = (1ULL << nb) - 1; m < (1ULL << n);) {
+		double s = 0;
+		for (int i = 0; i < n; i++)
+			if (m >> i & 1)
+				s += r2[i];
+		double d = fabs((s - off) / 2 - nm / 2);
+		total++;
+		as_far += d >= dobs - 1e-9;
+		if (d > dmax + 1e-9) {
+			dmax = d;
+			at_max = 0;
+		}
+		at_max += d >= dmax - 1e-9;
+		unsigned long long c = m & -m, rr = m + c;   /* Gosper's hack: next mask with nb bits */
+		m = (((rr ^ m) >> 2) / c) | rr;
+	}
+	free(r2);
+	out->p = (double)as_far / total;
+	out->p_min = (double)at_max / total;
+	out->exact = 1;
+}
+
 /* Two-sided normal-approximation p of U (continuity corrected); 1 if no variance. */
 static double normal_p(double u, double nm, double sd)
 {
@@ -78,29 +133,39 @@ static void test_p(const double *a, int na, const double *b, int nb, double alph
 	int nm = na * nb;
 	double ties = tie_term(a, na, b, nb);
 	double lchoose = lgamma(na + nb + 1.0) - lgamma(na + 1.0) - lgamma(nb + 1.0);
-	out->exact = ties == 0 && lchoose <= 53 * log(2.0);
-	if (out->exact) {
+	if (lchoose <= 53 * log(2.0)) {
+		/* the interval's order statistic comes from the untied distribution, also with ties */
 		double *c = exact_cdf(na, nb);
-		int u = (int)lrint(out->u);
-		/* by symmetry P(U >= u) = P(U <= nm - u) */
-		double lower = c[u], upper = c[nm - u];
-		double p = 2 * (lower < upper ? lower : upper);
-		out->p = p > 1 ? 1 : p;
-		out->p_min = 2 * c[0] > 1 ? 1 : 2 * c[0];
 		*k = 0;
 		while (*k <= nm && c[*k] <= alpha / 2)
 			(*k)++;
+		if (ties == 0) {
+			/* by symmetry P(U >= u) = P(U <= nm - u) */
+			int u = (int)lrint(out->u);
+			double p = 2 * (c[u] < c[nm - u] ? c[u] : c[nm - u]);
+			out->p = p > 1 ? 1 : p;
+			out->p_min = 2 * c[0] > 1 ? 1 : 2 * c[0];
+			out->exact = 1;
+		}
 		free(c);
-		return;
+		if (ties == 0)
+			return;
+		if (na + nb <= 62 && lchoose <= log((double)PERM_MAX)) {
+			permutation_p(a, na, b, nb, out);
+			return;
+		}
 	}
 	double n = na + nb;
 	double var = nm / 12.0 * ((n + 1) - ties / (n * (n - 1)));
 	double sd = var > 0 ? sqrt(var) : 0;
+	out->exact = 0;
 	out->p = normal_p(out->u, nm, sd);
 	out->p_min = normal_p(0, nm, sqrt(nm / 12.0 * (n + 1)));
-	double z = gsl_cdf_ugaussian_Qinv(alpha / 2);
-	double kk = floor(nm / 2.0 - z * sd);
-	*k = kk < 1 ? 0 : (int)kk;
+	if (lchoose > 53 * log(2.0)) {
+		double z = gsl_cdf_ugaussian_Qinv(alpha / 2);
+		double kk = floor(nm / 2.0 - z * sd);
+		*k = kk < 1 ? 0 : (int)kk;
+	}
 }
 
 int rank_test(const double *a, int na, const double *b, int nb, double alpha,
@@ -123,7 +188,7 @@ int rank_test(const double *a, int na, const double *b, int nb, double alpha,
 			d[i * nb + j] = x;
 			out->u += x > 0 ? 1 : x == 0 ? 0.5 : 0;
 		}
-	int k;
+	int k = 0;
 	test_p(a, na, b, nb, alpha, out, &k);
 	gsl_sort(d, 1, (size_t)nm);
 	out->shift = gsl_stats_median_from_sorted_data(d, 1, (size_t)nm);

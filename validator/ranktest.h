@@ -6,8 +6,9 @@
  * excludes 0 exactly when the test rejects, up to ties).
  *
  * Exact null distribution when there are no ties and C(na+nb, na) fits a
- * double exactly (<= 2^53); otherwise the normal approximation with tie
- * and continuity corrections.  With na = nb = 5 the smallest two-sided p
+ * double exactly (<= 2^53); with ties, the exact permutation distribution
+ * of the tied ranks when C(na+nb, na) <= 200000 (every split enumerated);
+ * otherwise the normal approximation with tie and continuity corrections.  With na = nb = 5 the smallest two-sided p
  * the exact test can give is 2/C(10,5) = 0.0079: an alpha of 0.01 needs
  * at least 5 repetitions on each side, and p_min says what a pair of
  * sample sizes can reach.
@@ -22,7 +23,7 @@ struct rank_test {
 	double u;               /* pairs with b > a, plus half the ties */
 	double p;               /* two-sided p value */
 	double p_min;           /* the smallest two-sided p these sizes can give */
-	int exact;              /* 1: exact null distribution; 0: normal approximation */
+	int exact;              /* 1: exact (or permutation) distribution; 0: normal approximation */
 	double shift;           /* Hodges-Lehmann: median of the differences b_j - a_i */
 	double lo, hi;          /* its confidence interval at 1 - alpha; -inf/+inf if unreachable */
 };

@@ -8,6 +8,8 @@
 #include "tests/unit/validate_gen.h"
 #include "validator/compare.h"
 #include "validator/ranktest.h"
+#include "validator/reference.h"
+#include <unistd.h>
 
 struct truth {
 	double scale, c0, c1, exp;   /* scale * (c0 + c1 * n^exp) */
@@ -56,7 +58,18 @@ static void test_rank_exact(void)
 	ok(rt.p_min > 0.01, "4 + 4 repetitions cannot reach alpha 0.01 (p_min %.4f)", rt.p_min);
 	double t1[] = { 1, 1, 2, 2 }, t2[] = { 2, 3, 3, 3 };
 	rank_test(t1, 4, t2, 4, 0.05, &rt, &err);
-	ok(!rt.exact && rt.p > 0 && rt.p < 1, "ties use the normal approximation (p %.4f)", rt.p);
+	/* every split of the pooled {1,1,2,2,2,3,3,3} enumerated by hand: 6 of 70 are as extreme */
+	ok(rt.exact, "ties: the exact permutation distribution");
+	is_rel(rt.u, 15, 0, "ties count half: U = 15");
+	is_rel(rt.p, 6.0 / 70, 1e-12, "ties: p = 6/70");
+	double big_a[40], big_b[40];
+	for (int i = 0; i < 40; i++) {
+		big_a[i] = i % 5;
+		big_b[i] = i % 5 + 2;
+	}
+	rank_test(big_a, 40, big_b, 40, 0.05, &rt, &err);
+	ok(!rt.exact && rt.p > 0 && rt.p < 0.01, "40 + 40 with ties, shifted by 2: the normal approximation (p %.4g)", rt.p);
+	is_rel(rt.shift, 2, 0, "and the shift is 2");
 	ok(rank_test(a, 0, b, 5, 0.01, &rt, &err) < 0, "no values on one side is an error");
 }
 
@@ -241,6 +254,129 @@ static void test_bad_inputs(void)
 	gsl_rng_free(rng);
 }
 
+/* Two parameters in a different order on each side: points and models are matched by name. */
+static double truth2(const double *x, void *ctx)
+{
+	const double *scale_and_order = ctx;    /* scale, index of n in x */
+	double n = x[(int)scale_and_order[1]], p = x[1 - (int)scale_and_order[1]];
+	return scale_and_order[0] * (1 + 0.01 * n * n + 0.5 * p);
+}
+
+static void gen2(struct experiment *e, const char *first, const char *second, double scale,
+		 gsl_rng *rng)
+{
+	static const double v1[] = { 8, 16, 32, 64 }, v2[] = { 2, 4, 8 };
+	int n_first = !strcmp(first, "n");
+	const double *vals[] = { n_first ? v1 : v2, n_first ? v2 : v1 };
+	int nvals[] = { n_first ? 4 : 3, n_first ? 3 : 4 };
+	double ctx[2] = { scale, n_first ? 0 : 1 };
+	experiment_init(e);
+	experiment_param(e, first);
+	experiment_param(e, second);
+	gen_grid(e, "main->solve", 5, 0.01, truth2, ctx, vals, nvals, rng);
+}
+
+static void test_param_order(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 71);
+	struct experiment b, same, slow;
+	gen2(&b, "n", "p", 1.0, rng);
+	gen2(&same, "p", "n", 1.0, rng);
+	gen2(&slow, "p", "n", 1.2, rng);
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &same, NULL, &c, &err) == 0, "parameters in another order: compared");
+	is_int(c.npoints, 12, "all 12 points are common");
+	is_int(compare_verdict(&c), 0, "the same truth: verdict 0");
+	ok(c.nregions == 1 && c.regions[0].modelled && fabs(c.regions[0].ratio - 1) < 0.05,
+	   "the models predict the same at the largest point (%.4f)", c.nregions ? c.regions[0].ratio : NAN);
+	ok(c.largest[0] == 64 && c.largest[1] == 8, "the largest point is n=64, p=8 in base's order");
+	compare_release(&c);
+	ok(compare_experiments(&b, &slow, NULL, &c, &err) == 0, "20%% slower, other order: compared");
+	is_int(c.nregressions, 12, "every point is a regression");
+	ok(fabs(c.regions[0].ratio - 1.2) < 0.05, "predicted ratio %.4f near 1.2", c.regions[0].ratio);
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&same);
+	experiment_release(&slow);
+	gsl_rng_free(rng);
+}
+
+/* A metric with zeros: the change is relative to the base median, without logarithms. */
+static void test_nonpositive(void)
+{
+	struct experiment b, n;
+	experiment_init(&b);
+	experiment_init(&n);
+	experiment_param(&b, "n");
+	experiment_param(&n, "n");
+	int cb = experiment_callpath(&b, "main"), mb = experiment_metric(&b, "bytes");
+	int cn = experiment_callpath(&n, "main"), mn = experiment_metric(&n, "bytes");
+	int pb = experiment_point(&b, (double[]){ 4 }), pn = experiment_point(&n, (double[]){ 4 });
+	double vb[] = { 0, 10, 20, 10, 10 }, vn[] = { 30, 40, 35, 32, 38 };
+	for (int i = 0; i < 5; i++) {
+		experiment_add(&b, cb, mb, pb, vb[i]);
+		experiment_add(&n, cn, mn, pn, vn[i]);
+	}
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "values of 0: compared");
+	/* pairwise differences new - base: median is 25; base median 10 */
+	is_rel(c.points[0].rel, 2.5, 1e-12, "change = Hodges-Lehmann shift / base median");
+	is_rel(c.points[0].p, 2.0 / 252, 1e-12, "ties in base: the permutation p of complete separation");
+	ok(c.points[0].status == CMP_REGRESSION, "and it is a regression");
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
+/* export --format reference and back: the same values, and malformed files are errors. */
+static void test_reference(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 81);
+	struct truth t = { 1, 0.5, 0.01, 1.5 };
+	struct experiment e, r;
+	struct perr err;
+	gen(&e, &t, 5, 0.01, rng);
+	char path[] = "/tmp/perfsweep-ref-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	ok(reference_write(f, &e, &err) == 0, "reference written");
+	fclose(f);
+	experiment_init(&r);
+	ok(reference_read(path, &r, &err) == 0, "and read back");
+	int same = r.npoints == e.npoints && r.nseries == e.nseries;
+	for (int p = 0; same && p < e.npoints; p++) {
+		const struct exp_values *a = experiment_values(&e, 0, 0, p), *b = experiment_values(&r, 0, 0, p);
+		same = b && a->n == b->n && !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n);
+	}
+	ok(same, "every repetition is bit-identical");
+	experiment_release(&r);
+	static const char *const bad[][2] = {
+		{ "{\"format\": \"other\", \"version\": 1}", "not a perfsweep reference" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 2}", "not a perfsweep reference" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1, 2], \"values\": [1]}]}]}",
+		  "region 1 ('a') point 1: needs 1 \"coordinates\"" },
+		{ "{\"format\":\n", ":2: " },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		fputs(bad[i][0], f);
+		fclose(f);
+		experiment_init(&r);
+		int rc = reference_read(path, &r, &err);
+		ok(rc < 0 && strstr(err.msg, bad[i][1]) && strstr(err.msg, path), "bad reference %zu: %s", i + 1,
+		   err.msg);
+		experiment_release(&r);
+	}
+	unlink(path);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
 int main(void)
 {
 	test_rank_exact();
@@ -250,5 +386,8 @@ int main(void)
 	test_improvement();
 	test_no_change();
 	test_bad_inputs();
+	test_param_order();
+	test_nonpositive();
+	test_reference();
 	return done_testing();
 }
