@@ -341,6 +341,7 @@ static int compare_regions(struct compare *c, const struct experiment *base, con
 			rc = test_region(c, c->nregions - 1, base, bc, bm, new, nc, nm, pairs, npairs, err);
 			fit_region(g, base, bc, bm, new, nc, nm, map, c, ctx);
 			const struct compare_point *top = top_point(c, c->nregions - 1, first);
+			g->top = top ? (int)(top - c->points) : -1;
 			g->regression = g->leading_grew && g->ratio_2x > 1 + c->opt.tolerance && top &&
 					top->p < c->opt.alpha && top->rel > 0;
 			c->nmodel_regressions += g->regression;

@@ -61,6 +61,7 @@ struct compare_region {
 	int leading_changed, leading_grew;
 	double ratio, ratio_2x;         /* NEW/BASE predicted at largest and 2x */
 	int regression;                 /* a scaling regression (see above) */
+	int top;                        /* index into compare.points of the largest common point, or -1 */
 	char *fit_error;                /* why a side was not modelled, or NULL */
 };
 

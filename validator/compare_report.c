@@ -50,6 +50,19 @@ static void text_point(FILE *f, const struct compare *c, const struct compare_po
 	strbuf_release(&ch);
 }
 
+/* Why a grown leading term is not a scaling regression. */
+static const char *unconfirmed_reason(const struct compare *c, const struct compare_region *g)
+{
+	const struct compare_point *top = g->top >= 0 ? &c->points[g->top] : NULL;
+	if (!(g->ratio_2x > 1 + c->opt.tolerance))
+		return "the predicted ratio at twice the largest point is within the tolerance";
+	if (!top)
+		return "the largest common point has no values in this region";
+	if (!top->reachable)
+		return "the largest point's repetitions cannot reach p < alpha; add repetitions";
+	return "the largest point is not significantly slower";
+}
+
 static void text_model(FILE *f, const struct compare *c, const struct compare_region *g)
 {
 	fprintf(f, "%s [%s]\n", g->callpath, g->metric);
@@ -71,6 +84,8 @@ static void text_model(FILE *f, const struct compare *c, const struct compare_re
 	fprintf(f, "  leading term %s; predicted new/base %.4g at %s, %.4g at twice that%s\n",
 		!g->leading_changed ? "unchanged" : g->leading_grew ? "grew" : "changed (did not grow)",
 		g->ratio, pt.buf, g->ratio_2x, g->regression ? "  SCALING REGRESSION" : "");
+	if (g->leading_grew && !g->regression)
+		fprintf(f, "  not a scaling regression: %s\n", unconfirmed_reason(c, g));
 	strbuf_release(&pt);
 }
 
@@ -99,7 +114,11 @@ void compare_report_text(FILE *f, const struct compare *c, const char *base, con
 	if (c->only_base || c->only_new)
 		fprintf(f, "note: %d region/metric pairs only in base, %d only in new (not compared)\n",
 			c->only_base, c->only_new);
-	fprintf(f, "verdict: %s\n", compare_verdict(c) ? "regression" : "no regression");
+	if (!compare_verdict(c) && c->nunreachable)
+		fprintf(f, "verdict: no regression, but %d points could not have shown one at alpha %g\n",
+			c->nunreachable, c->opt.alpha);
+	else
+		fprintf(f, "verdict: %s\n", compare_verdict(c) ? "regression" : "no regression");
 }
 
 static json_t *num(double v)
@@ -156,6 +175,8 @@ static json_t *model_json(const struct compare *c, const struct compare_region *
 		json_object_set_new(x, c->params[k], json_real(c->largest[k]));
 	json_object_set_new(o, "largest_point", x);
 	json_object_set_new(o, "scaling_regression", json_boolean(g->regression));
+	if (g->leading_grew && !g->regression)
+		json_object_set_new(o, "not_confirmed", json_string(unconfirmed_reason(c, g)));
 	if (g->fit_error)
 		json_object_set_new(o, "error", json_string(g->fit_error));
 	return o;

@@ -55,6 +55,12 @@ $GEN 8 1.5 0.5 0.01 1.5 4 0.01 > "$T/n4.txt"
 "$PS" compare "$T/b4.txt" "$T/n4.txt" > "$T/four.out"; is $? 0 "4 + 4 repetitions cannot flag at alpha 0.01"
 like "$(cat "$T/four.out")" "5 points cannot reach p < 0.01" "and the report says so"
 "$PS" compare "$T/b4.txt" "$T/n4.txt" --alpha 0.05 > /dev/null; is $? 3 "but can at alpha 0.05"
+$GEN 10 1.00 1 0.1 2 4 0.01 > "$T/quad4.txt"            # n^2 with 4 repetitions against 5
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" --json > "$T/q4.json"; is $? 0 "a grown leading term the points cannot confirm: exit 0"
+like "$(json "$T/q4.json" '$j->{models}[0]{not_confirmed}')" "cannot reach p < alpha" "and the model says why"
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" | tail -1 > "$T/q4.out"
+like "$(cat "$T/q4.out")" "could not have shown one at alpha 0.01" "and so does the verdict"
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" --alpha 0.05 > /dev/null; is $? 3 "at alpha 0.05 it is a regression"
 
 # a saved reference: export --format reference, compare NEW --reference FILE
 "$PS" import --text "$T/base.txt" --out "$T/base.campaign" --quiet > /dev/null
