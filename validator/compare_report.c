@@ -2,11 +2,17 @@
 #include "common/strbuf.h"
 #include "models/pmnf_json.h"
 #include "validator/compare_report.h"
-#include "validator/report.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* validate's report style (validator/report_html.c), with green for improvements. */
+static const char css[] =
+	"body{font-family:sans-serif;max-width:80em;margin:2em auto;color:#222}table{border-collapse:collapse;"
+	"margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#f0f0f0}"
+	".blocked{color:#b00;font-weight:bold}.publishable{color:#070;font-weight:bold}.blk{background:#fdd}"
+	".good{background:#dfd}code{font-size:90%}";
 
 static const char *const status_name[] = { "unchanged", "regression", "improvement" };
 
@@ -280,8 +286,7 @@ int compare_report_html(const char *path, const struct compare *c, const char *b
 	struct strbuf h;
 	strbuf_init(&h);
 	strbuf_addf(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfsweep "
-		    "compare</title><style>%s.good{background:#dfd}</style></head><body>\n<h1>perfsweep compare</h1>\n",
-		    report_css);
+		    "compare</title><style>%s</style></head><body>\n<h1>perfsweep compare</h1>\n", css);
 	int bad = compare_verdict(c) != 0;
 	strbuf_addf(&h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regressions, %d improvements, "
 		    "%d unchanged, %d scaling regressions.</p>\n<table><tr><th>base</th><td>",

@@ -32,9 +32,6 @@ struct report_context {
 
 void report_context_init(struct report_context *c);
 
-/* The style sheet of the HTML reports (validate's and compare's), for a <style> element. */
-extern const char report_css[];
-
 /* One line per flag, the contention-study summary, and the verdict line. */
 void report_text(FILE *f, const struct validation *v);
 

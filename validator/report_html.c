@@ -21,6 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static void html_escape(struct strbuf *sb, const char *s)
+{
+	strbuf_add_html(sb, s);
+}
+
 /* A gnuplot single-quoted string: '' stands for one quote. */
 static void gp_quote(struct strbuf *sb, const char *s)
 {
@@ -309,7 +314,7 @@ static void fmt_num(struct strbuf *sb, double x, const char *fmt)
 		strbuf_addstr(sb, "&ndash;");
 }
 
-const char report_css[] =
+static const char css[] =
 	"body{font-family:sans-serif;max-width:70em;margin:2em auto;color:#222}"
 	"table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;"
 	"text-align:left;vertical-align:top}th{background:#f0f0f0}.blocked{color:#b00;font-weight:bold}"
@@ -330,22 +335,22 @@ int report_html(const char *path, const struct validation *v, const struct repor
 	struct strbuf h;
 	strbuf_init(&h);
 	strbuf_addstr(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-	strbuf_add_html(&h, c->title);
-	strbuf_addf(&h, "</title><style>%s</style></head><body>\n<h1>", report_css);
-	strbuf_add_html(&h, c->title);
+	html_escape(&h, c->title);
+	strbuf_addf(&h, "</title><style>%s</style></head><body>\n<h1>", css);
+	html_escape(&h, c->title);
 	strbuf_addstr(&h, "</h1>\n");
 	int pub = validation_publishable(v);
 	strbuf_addf(&h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regions checked, %d flags, "
 		    "%d blocking.</p>\n", pub ? "publishable" : "blocked", pub ? "publishable" : "blocked",
 		    v->nregions, v->nflags, v->nblocking);
 	strbuf_addstr(&h, "<table><tr><th>input</th><td>");
-	strbuf_add_html(&h, c->input ? c->input : "");
+	html_escape(&h, c->input ? c->input : "");
 	strbuf_addstr(&h, "</td></tr><tr><th>dependencies</th><td>");
-	strbuf_add_html(&h, c->deps_path ? c->deps_path : "none (no false-dependency, volume or parameter contention checks)");
+	html_escape(&h, c->deps_path ? c->deps_path : "none (no false-dependency, volume or parameter contention checks)");
 	strbuf_addf(&h, "</td></tr><tr><th>parameters</th><td>");
 	for (int k = 0; k < e->nparams; k++) {
 		strbuf_addstr(&h, k ? ", " : "");
-		strbuf_add_html(&h, e->params[k]);
+		html_escape(&h, e->params[k]);
 	}
 	strbuf_addf(&h, "</td></tr><tr><th>points</th><td>%d</td></tr>", e->npoints);
 	strbuf_addstr(&h, "<tr><th>cost (core-hours)</th><td>planned ");
@@ -359,10 +364,10 @@ int report_html(const char *path, const struct validation *v, const struct repor
 	if (cs->param >= 0 && cs->ntested) {
 		strbuf_addf(&h, "<h2>Contention study</h2>\n<p>%d of %d regions grow significantly with ",
 			    cs->nincreasing, cs->ntested);
-		strbuf_add_html(&h, e->params[cs->param]);
+		html_escape(&h, e->params[cs->param]);
 		if (cs->program_region >= 0) {
 			strbuf_addstr(&h, "; the whole program (<code>");
-			strbuf_add_html(&h, e->callpaths[v->regions[cs->program_region].callpath]);
+			html_escape(&h, e->callpaths[v->regions[cs->program_region].callpath]);
 			strbuf_addf(&h, "</code>) changes %+.0f%% from %g to %g (%.4g &rarr; %.4g, p=%.2g).",
 				    100 * cs->program_growth, cs->xmin, cs->xmax, cs->program_first,
 				    cs->program_last, cs->program_p);
@@ -380,11 +385,11 @@ int report_html(const char *path, const struct validation *v, const struct repor
 			const struct vregion *r = &v->regions[f->region];
 			strbuf_addf(&h, "<tr class=\"%s\"><td><a href=\"#r%d\"><code>", f->blocking ? "blk" : "warn",
 				    f->region);
-			strbuf_add_html(&h, e->callpaths[r->callpath]);
+			html_escape(&h, e->callpaths[r->callpath]);
 			strbuf_addstr(&h, "</code></a></td><td>");
-			strbuf_add_html(&h, e->metrics[r->metric]);
+			html_escape(&h, e->metrics[r->metric]);
 			strbuf_addf(&h, "</td><td>%s</td><td>", vflag_kind_name(f->kind));
-			strbuf_add_html(&h, f->param >= 0 ? e->params[f->param] : "");
+			html_escape(&h, f->param >= 0 ? e->params[f->param] : "");
 			strbuf_addstr(&h, "</td><td>");
 			if (isfinite(f->growth))
 				strbuf_addf(&h, "%+.1f%%", 100 * f->growth);
@@ -392,14 +397,14 @@ int report_html(const char *path, const struct validation *v, const struct repor
 			if (isfinite(f->p_value))
 				strbuf_addf(&h, "%.2g", f->p_value);
 			strbuf_addf(&h, "</td><td>%s</td><td>", f->blocking ? "yes" : "no");
-			strbuf_add_html(&h, f->detail);
+			html_escape(&h, f->detail);
 			strbuf_addstr(&h, "</td></tr>\n");
 		}
 		strbuf_addstr(&h, "</table>\n");
 	}
 	if (c->placements) {
 		strbuf_addstr(&h, "<h2>Placements</h2>\n<pre>");
-		strbuf_add_html(&h, c->placements);
+		html_escape(&h, c->placements);
 		strbuf_addstr(&h, "</pre>\n");
 	}
 
@@ -417,14 +422,14 @@ int report_html(const char *path, const struct validation *v, const struct repor
 		if (!r->nflags)
 			continue;
 		strbuf_addf(&h, "<div class=\"region\" id=\"r%d\"><h3><code>", i);
-		strbuf_add_html(&h, e->callpaths[r->callpath]);
+		html_escape(&h, e->callpaths[r->callpath]);
 		strbuf_addstr(&h, "</code> [");
-		strbuf_add_html(&h, e->metrics[r->metric]);
+		html_escape(&h, e->metrics[r->metric]);
 		strbuf_addstr(&h, "]</h3>\n<p>");
 		if (r->modelled) {
 			char *bb = pmnf_format(&r->black_box, 4);
 			strbuf_addstr(&h, "black-box: <code>");
-			strbuf_add_html(&h, bb);
+			html_escape(&h, bb);
 			strbuf_addf(&h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->black_box.ar2, r->black_box.smape);
 			free(bb);
 		} else {
@@ -433,7 +438,7 @@ int report_html(const char *path, const struct validation *v, const struct repor
 		if (r->has_constrained) {
 			char *cm = pmnf_format(&r->constrained, 4);
 			strbuf_addstr(&h, "<br>constrained: <code>");
-			strbuf_add_html(&h, cm);
+			html_escape(&h, cm);
 			strbuf_addf(&h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->constrained.ar2, r->constrained.smape);
 			free(cm);
 		}
