@@ -3,139 +3,144 @@
  * [--alpha 0.01] [--metric M] [--json] [--html FILE]: did NEW get slower
  * than BASE, and did its scaling change?  The statistics live in
  * validator/compare.c, the reports in validator/compare_report.c; this
- * file parses, loads and picks the exit status (docs/compare.md).
+ * file loads the inputs and picks the exit status (docs/compare.md).
  */
 #include "cli/cli.h"
 #include "orchestrator/input.h"
 #include "validator/compare.h"
 #include "validator/compare_report.h"
-#include "validator/reference.h"
-#include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct compare_args {
-	const char *base, *new, *reference, *html;
-	int json;
-	struct compare_options opt;
-};
-
-/* "5%" is 0.05, "0.05" too; -1 when it is not a number >= 0. */
-static double parse_tolerance(const char *s)
+/* --tolerance: "5%" is 0.05, "0.05" too. */
+static int check_tolerance(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !isfinite(v) || v < 0)
-		return -1;
-	if (*end == '%') {
-		v /= 100;
-		end++;
-	}
-	return *end ? -1 : v;
-}
-
-static int parse_args(int argc, char **argv, struct compare_args *a)
-{
-	static const struct option opts[] = {
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char *end;
-	memset(a, 0, sizeof(*a));
-	compare_options_init(&a->opt);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if ((a->opt.tolerance = parse_tolerance(optarg)) < 0)
-				return cli_usage("compare", "bad --tolerance '%s'; write e.g. 5%% or 0.05", optarg);
-			break;
-		case 'a':
-			a->opt.alpha = strtod(optarg, &end);
-			if (end == optarg || *end || !(a->opt.alpha > 0 && a->opt.alpha < 1))
-				return cli_usage("compare", "bad --alpha '%s'; write a number between 0 and 1", optarg);
-			break;
-		case 'm': a->opt.metric = optarg; break;
-		case 'r': a->reference = optarg; break;
-		case 'H': a->html = optarg; break;
-		case 'j': a->json = 1; break;
-		case '?':
-			if (optopt)
-				return cli_usage("compare", "option '%s' needs a value", argv[optind - 1]);
-			/* fallthrough */
-		default: return cli_usage("compare", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	int want = a->reference ? 1 : 2;
-	if (argc - optind != want)
-		return cli_usage("compare", argc - optind < want ? "missing %s" : "too many inputs (%s)",
-				 a->reference ? "NEW (with --reference FILE as the base)" : "BASE and NEW");
-	a->base = a->reference ? a->reference : argv[optind];
-	a->new = argv[argc - 1];
+	(void)a;
+	size_t n = strlen(o->arg);
+	int pct = n > 0 && o->arg[n - 1] == '%';
+	char buf[64];
+	if (n >= sizeof(buf))
+		return perr_set(err, "bad --tolerance '%s'; write e.g. 5%% or 0.05", o->arg);
+	memcpy(buf, o->arg, n - (size_t)pct);
+	buf[n - (size_t)pct] = 0;
+	if (cli_parse_real(buf, &o->d) < 0 || o->d < 0)
+		return perr_set(err, "bad --tolerance '%s'; write e.g. 5%% or 0.05", o->arg);
+	if (pct)
+		o->d /= 100;
 	return 0;
 }
 
-/* Load one side: a reference file, or anything the input loader reads. */
-static int load_side(const char *path, int is_reference, const char *metric, struct experiment *e,
+static int check_alpha(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || !(o->d > 0 && o->d < 1))
+		return perr_set(err, "bad --alpha '%s'; write a number between 0 and 1", o->arg);
+	return 0;
+}
+
+/* Load one side through the input registry; format "reference" for --reference. */
+static int load_side(const char *path, const char *format, const char *metric, struct experiment *e,
 		     struct perr *err)
 {
-	if (is_reference)
-		return reference_read(path, e, err);
 	struct input_source src;
 	input_source_init(&src);
-	int rc = input_load(&src, path, NULL, metric, e, err);
+	int rc = input_load(&src, path, format, metric, e, err);
 	input_source_release(&src);
 	return rc;
 }
 
-static void print_json(const struct compare *c, const struct compare_args *a)
+static void print_json(const struct compare *c, const char *base, const char *new)
 {
-	json_t *o = compare_report_json(c, a->base, a->new);
+	json_t *o = compare_report_json(c, base, new);
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	puts(s);
 	free(s);
 	json_decref(o);
 }
 
-int cmd_compare(int argc, char **argv)
+static int exec_compare(struct cli_args *a)
 {
-	struct compare_args a;
-	int rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc;
-	struct experiment base, new;
+	const char *ref = cli_value(a, 'r'), *html = cli_value(a, 'H');
+	int want = ref ? 1 : 2;
+	if (a->nargs != want)
+		return cli_usage("compare", a->nargs < want ? "missing %s" : "too many inputs (%s)",
+				 ref ? "NEW (with --reference FILE as the base)" : "BASE and NEW");
+	const char *base = ref ? ref : a->args[0], *new = a->args[a->nargs - 1];
+	struct compare_options opt;
+	const struct cli_opt *x;
+	compare_options_init(&opt);
+	opt.metric = cli_value(a, 'm');
+	if ((x = cli_opt(a, 't')))
+		opt.tolerance = x->d;
+	if ((x = cli_opt(a, 'a')))
+		opt.alpha = x->d;
+	struct experiment eb, en;
 	struct compare c;
 	struct perr err;
-	experiment_init(&base);
-	experiment_init(&new);
-	memset(&c, 0, sizeof(c));
-	if (load_side(a.base, a.reference != NULL, a.opt.metric, &base, &err) < 0 ||
-	    load_side(a.new, 0, a.opt.metric, &new, &err) < 0) {
+	int rc;
+	experiment_init(&eb);
+	experiment_init(&en);
+	if (load_side(base, ref ? "reference" : NULL, opt.metric, &eb, &err) < 0 ||
+	    load_side(new, NULL, opt.metric, &en, &err) < 0) {
 		rc = cli_error(EXIT_USAGE, "%s", err.msg);
-	} else if (compare_experiments(&base, &new, &a.opt, &c, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", a.new, a.base, err.msg);
+	} else if (compare_experiments(&eb, &en, &opt, &c, &err) < 0) {
+		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
 	} else {
-		if (a.json)
-			print_json(&c, &a);
+		if (cli_flag(a, 'j'))
+			print_json(&c, base, new);
 		else
-			compare_report_text(stdout, &c, a.base, a.new);
-		if (a.html && compare_report_html(a.html, &c, a.base, a.new, &err) < 0)
+			compare_report_text(stdout, &c, base, new);
+		if (html && compare_report_html(html, &c, base, new, &err) < 0)
 			rc = cli_error(EXIT_USAGE, "%s", err.msg);
 		else
 			rc = compare_verdict(&c) ? EXIT_BLOCKED : EXIT_OK;
 		compare_release(&c);
 	}
-	experiment_release(&base);
-	experiment_release(&new);
+	experiment_release(&eb);
+	experiment_release(&en);
 	return rc;
 }
+
+static const struct cli_option compare_options[] = {
+	{ "tolerance", 't', 1, check_tolerance, NULL },
+	{ "alpha", 'a', 1, check_alpha, NULL },
+	{ "metric", 'm', 1, NULL, NULL },
+	{ "reference", 'r', 1, NULL, NULL },
+	{ "html", 'H', 1, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_compare_entry = {
+	.name = "compare",
+	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--json] [--html FILE]\n"
+		 "       perfsweep compare NEW --reference FILE [options]",
+	.summary = "did NEW get slower than BASE, and did its scaling change?",
+	.help = "BASE and NEW are campaign directories, folders of Score-P experiments, Extra-P\n"
+		"text/JSON files or saved references (any format of the input registry, as for\n"
+		"validate); --reference FILE (written by 'perfsweep export DIR --format\n"
+		"reference') takes the place of BASE.\n"
+		"Per region, metric and common point: the medians of the repetitions, the change\n"
+		"NEW/BASE - 1 (Hodges-Lehmann on log values) with its interval at 1 - alpha, and\n"
+		"the two-sided Mann-Whitney p.  A point regressed when p < alpha (per point) and\n"
+		"the change exceeds --tolerance (5%, or 0.05); it improved when below -tolerance.\n"
+		"Higher is worse for every metric.  Mann-Whitney needs at least 5 + 5 repetitions\n"
+		"to reach p < 0.01 (4 + 4 for 0.05); the report marks points that cannot.\n"
+		"Per region: both PMNF models, their leading terms, whether the leading term\n"
+		"changed or grew, and the predicted ratio NEW/BASE at the largest common point and\n"
+		"at twice it.  A grown leading term is a scaling regression when that ratio at 2x\n"
+		"exceeds 1 + tolerance and the largest point is significantly slower.\n"
+		"--json prints {regressions, improvements, unchanged, models: [{callpath, metric,\n"
+		"base, new, leading_term_changed, predicted_ratio, ...}], ...}; --html FILE writes\n"
+		"a self-contained page with the tables.\n"
+		"\n"
+		"exit status: 0 no regression; 3 a regression or a scaling regression; 2 usage or\n"
+		"input error.  See docs/compare.md.",
+	.options = compare_options,
+	.errors = CLI_ERRORS_STRICT,
+	.min_args = 1, .max_args = 2, .too_few = "missing BASE and NEW",
+	.too_many = "too many inputs ('%s')",
+	.exec = exec_compare,
+};

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config perl
       libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
       libhwloc-dev hwloc libgsl-dev libconfig-dev libncurses-dev
-      libsqlite3-dev libjansson-dev libxml2-dev zlib1g-dev gnuplot-nox tmux)
+      libsqlite3-dev libjansson-dev libxml2-dev zlib1g-dev gnuplot-nox tmux universal-ctags)
 
 missing=()
 for p in "${PKGS[@]}"; do

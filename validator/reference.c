@@ -6,7 +6,20 @@
 #include <jansson.h>
 #include <string.h>
 
+
 #define FORMAT_NAME "perfsweep-reference"
+
+int reference_detect(const char *path)
+{
+	char buf[4097];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return strstr(buf, "\"" FORMAT_NAME "\"") != NULL;
+}
 
 /* One region: its points with values, and its model. */
 static json_t *region_json(const struct experiment *e, const struct exp_series *s, struct modeler *ctx)
@@ -100,7 +113,7 @@ static int read_region(const char *path, int r, const json_t *o, struct experime
 	return 0;
 }
 
-int reference_read(const char *path, struct experiment *e, struct perr *err)
+int reference_read(struct experiment *e, const char *path, struct perr *err)
 {
 	json_error_t je;
 	json_t *root = json_load_file(path, 0, &je);

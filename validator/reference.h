@@ -21,6 +21,9 @@
 int reference_write(FILE *f, const struct experiment *e, struct perr *err);
 
 /* Read path into e (initialised, empty).  Returns 0, or -1 with err ("PATH: problem"). */
-int reference_read(const char *path, struct experiment *e, struct perr *err);
+int reference_read(struct experiment *e, const char *path, struct perr *err);
+
+/* 1 when the file at path looks like a reference (its first 4 KiB name the format). */
+int reference_detect(const char *path);
 
 #endif

@@ -72,6 +72,9 @@ like "$(json "$T/ref.json" '$j->{regions}[0]{model}{model}')" "n^(3/2)" "and the
 "$PS" compare "$T/slow.txt" --reference "$T/ref.json" --json > "$T/ref-slow.json"; is $? 3 "compare --reference: slowdown exit 3"
 is "$(json "$T/ref-slow.json" 'scalar @{$j->{regressions}}')" 5 "the same five regressions"
 "$PS" compare "$T/base.campaign" --reference "$T/ref.json" > /dev/null; is $? 0 "a campaign against its own reference: exit 0"
+"$PS" compare "$T/ref.json" "$T/slow.txt" > /dev/null; is $? 3 "a reference given as BASE is detected"
+"$PS" model "$T/ref.json" > "$T/ref-model.txt"; is $? 0 "model reads a reference (the input registry)"
+like "$(cat "$T/ref-model.txt")" "n^(3/2)" "and fits the same shape"
 
 # HTML
 "$PS" compare "$T/base.txt" "$T/slow.txt" --html "$T/r.html" > /dev/null; is $? 3 "--html keeps the exit status"

@@ -346,7 +346,7 @@ static void test_reference(void)
 	ok(reference_write(f, &e, &err) == 0, "reference written");
 	fclose(f);
 	experiment_init(&r);
-	ok(reference_read(path, &r, &err) == 0, "and read back");
+	ok(reference_read(&r, path, &err) == 0, "and read back");
 	int same = r.npoints == e.npoints && r.nseries == e.nseries;
 	for (int p = 0; same && p < e.npoints; p++) {
 		const struct exp_values *a = experiment_values(&e, 0, 0, p), *b = experiment_values(&r, 0, 0, p);
@@ -367,7 +367,7 @@ static void test_reference(void)
 		fputs(bad[i][0], f);
 		fclose(f);
 		experiment_init(&r);
-		int rc = reference_read(path, &r, &err);
+		int rc = reference_read(&r, path, &err);
 		ok(rc < 0 && strstr(err.msg, bad[i][1]) && strstr(err.msg, path), "bad reference %zu: %s", i + 1,
 		   err.msg);
 		experiment_release(&r);
