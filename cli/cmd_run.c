@@ -1,4 +1,5 @@
 /* perfsweep run CONFIG [--dir DIR] [--jobs N]: execute or resume a campaign. */
+#include "common/progpath.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
 #include "orchestrator/config.h"
@@ -6,8 +7,6 @@
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,15 +31,12 @@ static void on_event(void *ctx, long long id, const char *what, const char *deta
 	fprintf(stderr, "run %lld: %s%s%s\n", id, what, detail ? ": " : "", detail ? detail : "");
 }
 
-/* perfsweep-bind lives beside the perfsweep executable. */
+/* perfsweep-bind: beside this executable, else in PATH; else the bare name
+   (the launch then fails with "cannot execute"). */
 static char *bind_path(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return xstrdup("perfsweep-bind");
-	self[n] = '\0';
-	return xasprintf("%s/perfsweep-bind", dirname(self));
+	char *p = progpath_find("perfsweep-bind");
+	return p ? p : xstrdup("perfsweep-bind");
 }
 
 static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *err)
