@@ -26,13 +26,16 @@ static const struct cli_command commands[] = {
 	  "libslurm) or, on the local backend, their process groups.  A running\n"
 	  "'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
 	  "runs are kept.  Exit status 0, or 1 when a job could not be cancelled." },
-	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--median] [--json]",
-	  "fit performance models (Extra-P's PMNF method) to every callpath",
+	{ "model", cmd_model, "model (DIR | --text FILE | --json FILE | --jsonl FILE) [--deps FILE] [--metric M] [--aggregate mean|median|min] [--selection robust|extrap] [--json]",
+	  "fit performance models (PMNF) to every callpath",
 	  "INPUT is a campaign directory or an Extra-P text (--text), JSON (--json FILE) or\n"
-	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the model Extra-P would\n"
-	  "select, with RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
+	  "JSON-lines (--jsonl) file.  Each callpath and metric gets the simplest PMNF model\n"
+	  "its repetitions' noise does not reject (--selection robust, the default; outlying\n"
+	  "repetitions left out) or the one Extra-P would select (--selection extrap), with\n"
+	  "RSS, adjusted R^2, SMAPE and relative error.  --deps FILE adds the\n"
 	  "taint-constrained model of each region's dependencies next to the black-box one.\n"
-	  "--median fits the median of the repetitions instead of the mean.  --json prints a\n"
+	  "--aggregate sets each point's estimate (mean, the default, median or min; a campaign's\n"
+	  "analysis.aggregate otherwise); --median is --aggregate median.  --json prints a\n"
 	  "JSON array (docs/modelling.md); a bare --json selects JSON output, --json FILE\n"
 	  "with an existing FILE reads it as input." },
 	{ "export", cmd_export, "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
@@ -65,7 +68,7 @@ static const struct cli_command commands[] = {
 	  "what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export." },
 	{ "validate", cmd_validate,
 	  "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
-	  " [--cov T] [--alpha A] [--min-growth G]",
+	  " [--cov T] [--alpha A] [--min-growth G] [--aggregate mean|median|min] [--selection robust|extrap]",
 	  "check measurements for noise, false dependencies, contention and regime changes",
 	  "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 	  "(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"

@@ -1,6 +1,6 @@
 /*
- * perfsweep model INPUT [--deps FILE] [--metric M] [--median] [--json]:
- * fit a PMNF model (Extra-P's method) to every callpath and metric of a
+ * perfsweep model INPUT [--deps FILE] [--metric M] [--aggregate A] [--selection S] [--json]:
+ * fit a PMNF model (robust selection, or Extra-P's method) to every callpath and metric of a
  * campaign or of an Extra-P text/JSON/JSON-lines file, optionally next to
  * the taint-constrained model of each region's dependencies.
  */
@@ -29,13 +29,15 @@ static int is_regular_file(const char *path)
 
 /* The same loader as validate's: a directory is a campaign or a Score-P folder. */
 static int load_input(struct experiment *e, enum input_kind kind, const char *path, const char *metric,
-		      struct perr *err)
+		      struct model_options *opt, int agg_set, struct perr *err)
 {
 	static const char *const formats[] = { [IN_DIR] = NULL, [IN_TEXT] = "text",
 					       [IN_JSON] = "json", [IN_JSONL] = "jsonl" };
 	struct input_source src;
 	input_source_init(&src);
 	int ret = input_load(&src, path, formats[kind], metric, e, err);
+	if (!ret && !agg_set && src.aggregate)
+		model_aggregate_parse(src.aggregate, &opt->aggregate);   /* the campaign's analysis.aggregate */
 	input_source_release(&src);
 	return ret;
 }
@@ -108,14 +110,16 @@ int cmd_model(int argc, char **argv)
 		{ "deps", required_argument, NULL, 'd' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "median", no_argument, NULL, 'M' },
+		{ "aggregate", required_argument, NULL, 'A' },
+		{ "selection", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = NULL, *deps_path = NULL, *metric = NULL;
 	enum input_kind kind = IN_DIR;
-	int json = 0, ninputs = 0, c, ret = EXIT_OK;
+	int json = 0, ninputs = 0, c, ret = EXIT_OK, agg_set = 0;
 	struct model_options opt;
-	model_options_init(&opt);
+	model_options_robust(&opt);
 	char **args = rewrite_json_input(argc, argv);
 	opterr = 0;
 	optind = 1;
@@ -126,7 +130,17 @@ int cmd_model(int argc, char **argv)
 		case 'L': kind = IN_JSONL; path = optarg; ninputs++; break;
 		case 'd': deps_path = optarg; break;
 		case 'm': metric = optarg; break;
-		case 'M': opt.aggregate = MODEL_MEDIAN; break;
+		case 'M': opt.aggregate = MODEL_MEDIAN; agg_set = 1; break;
+		case 'A':
+		case 'S':
+			if (c == 'A' ? model_aggregate_parse(optarg, &opt.aggregate) < 0
+				     : model_selection_parse(optarg, &opt.selection) < 0) {
+				free(args);
+				return cli_usage("model", c == 'A' ? "--aggregate wants mean, median or min, not '%s'"
+						 : "--selection wants robust or extrap, not '%s'", optarg);
+			}
+			agg_set |= c == 'A';
+			break;
 		case 'j': json = 1; break;
 		case '?':
 			free(args);
@@ -175,7 +189,7 @@ int cmd_model(int argc, char **argv)
 	experiment_init(&e);
 	memset(&d, 0, sizeof(d));
 	memset(&rm, 0, sizeof(rm));
-	if (load_input(&e, kind, path, metric, &err) < 0) {
+	if (load_input(&e, kind, path, metric, &opt, agg_set, &err) < 0) {
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
 		goto done;
 	}
@@ -228,6 +242,8 @@ int cmd_model(int argc, char **argv)
 				json_t *o = json_object();
 				json_object_set_new(o, "callpath", json_string(e.callpaths[cp]));
 				json_object_set_new(o, "metric", json_string(e.metrics[m]));
+				json_object_set_new(o, "selection", json_string(model_selection_name(opt.selection)));
+				json_object_set_new(o, "aggregate", json_string(model_aggregate_name(opt.aggregate)));
 				json_t *body = model_json(constrained ? &cm : &bb);
 				json_object_update(o, body);
 				json_decref(body);

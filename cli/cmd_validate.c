@@ -40,6 +40,8 @@ int cmd_validate(int argc, char **argv)
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "min-growth", required_argument, NULL, 'g' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "aggregate", required_argument, NULL, 'A' },
+		{ "selection", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *deps_path = NULL, *html = NULL, *format = NULL;
@@ -48,7 +50,7 @@ int cmd_validate(int argc, char **argv)
 	validate_options_init(&vo);
 	optind = 1;
 	opterr = 0;
-	int c, bad = 0;
+	int c, bad = 0, agg_set = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': deps_path = optarg; break;
@@ -71,6 +73,15 @@ int cmd_validate(int argc, char **argv)
 			vo.min_growth = parse_double(optarg, &bad);
 			if (bad || vo.min_growth < 0)
 				return cli_usage("validate", "--min-growth wants a number >= 0, not '%s'", optarg);
+			break;
+		case 'A':
+			if (model_aggregate_parse(optarg, &vo.model.aggregate) < 0)
+				return cli_usage("validate", "--aggregate wants mean, median or min, not '%s'", optarg);
+			agg_set = 1;
+			break;
+		case 'S':
+			if (model_selection_parse(optarg, &vo.model.selection) < 0)
+				return cli_usage("validate", "--selection wants robust or extrap, not '%s'", optarg);
 			break;
 		case ':':
 			return cli_usage("validate", "option '%s' needs a value", argv[optind - 1]);
@@ -100,6 +111,8 @@ int cmd_validate(int argc, char **argv)
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	if (!agg_set && src.aggregate)
+		model_aggregate_parse(src.aggregate, &vo.model.aggregate);   /* analysis.aggregate */
 	if (e.npoints == 0 || e.nseries == 0) {
 		cli_error(EXIT_USAGE, "no measurements in '%s'", input);
 		goto out;

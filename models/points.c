@@ -59,11 +59,16 @@ static double mad_of(const struct exp_values *v, double med, double *mean_ad)
 	return m;
 }
 
-/* The scale z-scores divide by (MAD / 0.6745, or its stand-in); 0 when none. */
+/*
+ * The scale z-scores divide by: MAD / 0.6745; with MAD == 0 (most values
+ * equal the median exactly) the smallest positive scale, so that every
+ * value away from that majority scores as outlying (if it is also
+ * POINT_OUTLIER_MIN_REL away); 0 when all values are equal.
+ */
 static double robust_scale(const struct exp_values *v, double med)
 {
 	double mean_ad, mad = mad_of(v, med, &mean_ad);
-	return mad > 0 ? mad / 0.6745 : mean_ad * 1.2533;
+	return mad > 0 ? mad / 0.6745 : mean_ad > 0 ? 1e-300 : 0;
 }
 
 double point_robust_z(const struct exp_values *v, double x)

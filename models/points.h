@@ -7,9 +7,9 @@
  * median and MAD, 0.6745 * |x - median| / MAD (Iglewicz and Hoaglin), is
  * above POINT_OUTLIER_Z and which is also more than POINT_OUTLIER_MIN_REL
  * away from the median in relative terms (so a point measured to 0.1%
- * does not report a 1% repetition).  With MAD == 0 the mean absolute
- * deviation times 1.2533 stands in for MAD / 0.6745.  Points need 3
- * repetitions for an outlier to be defined.
+ * does not report a 1% repetition).  With MAD == 0 (most repetitions
+ * equal) every value away from the majority by that much is an outlier.
+ * Points need 3 repetitions for an outlier to be defined.
  *
  * Invariants: pure functions of their input; values are only read.
  */

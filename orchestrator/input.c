@@ -8,6 +8,7 @@
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
 #include <errno.h>
+#include <libconfig.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void input_source_release(struct input_source *s)
 {
 	free(s->title);
 	free(s->placements);
+	free(s->aggregate);
 	input_source_init(s);
 }
 
@@ -88,6 +90,23 @@ static char *placement_table(struct store *st, struct perr *err)
 	return strbuf_detach(&sb);
 }
 
+/* analysis.aggregate of the config stored with the campaign, or NULL. */
+static char *stored_aggregate(struct store *st)
+{
+	char *text = store_get_meta(st, "config"), *out = NULL;
+	config_t cfg;
+	const char *a = NULL;
+	if (!text)
+		return NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
+		out = xstrdup(a);
+	config_destroy(&cfg);
+	free(text);
+	return out;
+}
+
 static int load_campaign(struct input_source *s, const char *path, const char *metric,
 			 struct experiment *e, struct perr *err)
 {
@@ -97,6 +116,7 @@ static int load_campaign(struct input_source *s, const char *path, const char *m
 	int rc = store_load_experiment(st, metric, e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
+		s->aggregate = stored_aggregate(st);
 		struct store_counts c;
 		if (store_counts(st, &c, err) == 0) {
 			s->core_hours_planned = c.core_hours_planned;

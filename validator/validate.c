@@ -27,7 +27,7 @@ void validate_options_init(struct validate_options *o)
 	o->min_growth = 0.05;
 	o->segment_points = 9;
 	o->segment_improvement = 0.5;
-	model_options_init(&o->model);
+	model_options_robust(&o->model);
 }
 
 static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind kind, int param,
