@@ -56,7 +56,7 @@ int model_selection_parse(const char *s, enum model_selection *out)
 double model_aggregate_values(const struct exp_values *v, enum model_aggregate how)
 {
 	struct point_estimate pe;
-	point_estimate(v, how, 0, &pe);
+	point_estimate(v, how, 0, NAN, &pe);
 	return pe.value;
 }
 
@@ -477,8 +477,8 @@ struct agg {
 };
 
 /* Check point p's values and coordinates and append its estimate to a. */
-static int agg_point(struct agg *a, const struct model_input *in, int p,
-		     const struct model_options *opt, struct point_estimate *pe, struct perr *err)
+static int agg_point(struct agg *a, const struct model_input *in, int p, const struct model_options *opt,
+		     double series_cov, struct point_estimate *pe, struct perr *err)
 {
 	const struct exp_values *v = &in->values[p];
 	for (int i = 0; i < v->n; i++)
@@ -491,7 +491,7 @@ static int agg_point(struct agg *a, const struct model_input *in, int p,
 					in->params[k], p + 1);
 		a->x[(size_t)a->n * (size_t)a->m + (size_t)k] = c;
 	}
-	point_estimate(v, opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, &pe[a->n]);
+	point_estimate(v, opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, series_cov, &pe[a->n]);
 	a->y[a->n] = pe[a->n].value;
 	a->r[a->n] = pe[a->n].n;
 	a->n++;
@@ -509,9 +509,10 @@ static int agg_build(struct agg *a, const struct model_input *in, const struct m
 	a->r = xmalloc(np * sizeof(double));
 	struct point_estimate *pe = xmalloc(np * sizeof(*pe));
 	int ret = 0;
+	double series_cov = opt->selection == MODEL_SELECT_ROBUST ? point_series_cov(in->values, in->npoints) : NAN;
 	for (int p = 0; p < in->npoints && !ret; p++)
 		if (in->values[p].n > 0)
-			ret = agg_point(a, in, p, opt, pe, err);
+			ret = agg_point(a, in, p, opt, series_cov, pe, err);
 	if (!ret && a->n == 0)
 		ret = perr_set(err, "no measured points");
 	if (!ret)

@@ -79,7 +79,7 @@ double point_robust_z(const struct exp_values *v, double x)
 	return s > 0 ? (x - med) / s : x == med ? 0 : INFINITY;
 }
 
-int point_outliers(const struct exp_values *v, unsigned char *is_out)
+int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out)
 {
 	if (is_out && v)
 		memset(is_out, 0, (size_t)(v->n > 0 ? v->n : 0));
@@ -89,7 +89,8 @@ int point_outliers(const struct exp_values *v, unsigned char *is_out)
 	int n = 0;
 	for (int i = 0; i < v->n && s > 0; i++) {
 		double dev = fabs(v->v[i] - med);
-		int out = dev / s > POINT_OUTLIER_Z && dev > POINT_OUTLIER_MIN_REL * fabs(med);
+		int out = dev / s > POINT_OUTLIER_Z && dev > POINT_OUTLIER_MIN_REL * fabs(med) &&
+			  !(dev <= POINT_OUTLIER_SERIES_Z * series_cov * fabs(med));
 		/* never more than a minority: half the repetitions cannot be "outlying" */
 		if (out && 2 * (n + 1) < v->n) {
 			n++;
@@ -126,8 +127,25 @@ static double aggregate(const double *v, int n, enum model_aggregate how)
 	return how == MODEL_MIN ? s : s / n;
 }
 
+double point_series_cov(const struct exp_values *vals, int n)
+{
+	double *c = xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (vals[i].n >= 3) {
+			/* the classical CoV: its median over the points is unbiased and robust */
+			double mean = gsl_stats_mean(vals[i].v, 1, (size_t)vals[i].n);
+			double x = gsl_stats_sd_m(vals[i].v, 1, (size_t)vals[i].n, mean) / fabs(mean);
+			if (isfinite(x))
+				c[k++] = x;
+		}
+	double m = median_of(c, k);
+	free(c);
+	return m;
+}
+
 void point_estimate(const struct exp_values *v, enum model_aggregate how, int drop_outliers,
-		    struct point_estimate *pe)
+		    double series_cov, struct point_estimate *pe)
 {
 	memset(pe, 0, sizeof(*pe));
 	pe->value = pe->rel_var = NAN;
@@ -135,7 +153,7 @@ void point_estimate(const struct exp_values *v, enum model_aggregate how, int dr
 		return;
 	double small[16], *kept = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
 	unsigned char flag[16], *is_out = v->n <= 16 ? flag : xmalloc((size_t)v->n);
-	pe->noutliers = drop_outliers ? point_outliers(v, is_out) : 0;
+	pe->noutliers = drop_outliers ? point_outliers(v, series_cov, is_out) : 0;
 	for (int i = 0; i < v->n; i++)
 		if (!pe->noutliers || !is_out[i])
 			kept[pe->n++] = v->v[i];

@@ -7,7 +7,11 @@
  * median and MAD, 0.6745 * |x - median| / MAD (Iglewicz and Hoaglin), is
  * above POINT_OUTLIER_Z and which is also more than POINT_OUTLIER_MIN_REL
  * away from the median in relative terms (so a point measured to 0.1%
- * does not report a 1% repetition).  With MAD == 0 (most repetitions
+ * does not report a 1% repetition).  Five repetitions give a rough MAD,
+ * so the deviation must also exceed POINT_OUTLIER_SERIES_Z times the
+ * series' typical spread (the median over its points of their CoV, when
+ * known): a normal repetition is that far out about once in 10^6 draws.
+ * With MAD == 0 (most repetitions
  * equal) every value away from the majority by that much is an outlier.
  * Points need 3 repetitions for an outlier to be defined.
  *
@@ -25,6 +29,7 @@ enum model_aggregate {
 
 #define POINT_OUTLIER_Z 3.5
 #define POINT_OUTLIER_MIN_REL 0.05
+#define POINT_OUTLIER_SERIES_Z 5
 
 /* "mean", "median", "min". */
 const char *model_aggregate_name(enum model_aggregate a);
@@ -40,9 +45,13 @@ struct point_estimate {
 
 /*
  * Mark the outliers of v in is_out (v->n entries, may be NULL); returns
- * their number (0 for fewer than 3 repetitions).
+ * their number (0 for fewer than 3 repetitions).  series_cov is the
+ * series' typical spread (point_series_cov), NaN when unknown.
  */
-int point_outliers(const struct exp_values *v, unsigned char *is_out);
+int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out);
+
+/* The median CoV (sd / mean) over n points (those with 3 or more repetitions); NaN if none. */
+double point_series_cov(const struct exp_values *vals, int n);
 
 /* The robust z-score of x against v's median and MAD; NaN for fewer than 3 values. */
 double point_robust_z(const struct exp_values *v, double x);
@@ -57,8 +66,8 @@ double point_median(const struct exp_values *v);
  */
 double point_robust_cov(const struct exp_values *v);
 
-/* The point estimate of v; drop_outliers leaves the outliers out first. */
+/* The point estimate of v; drop_outliers leaves the outliers out first (series_cov as above). */
 void point_estimate(const struct exp_values *v, enum model_aggregate how, int drop_outliers,
-		    struct point_estimate *pe);
+		    double series_cov, struct point_estimate *pe);
 
 #endif

@@ -8,9 +8,15 @@
  *    "flags": [{"callpath", "metric", "kind", "parameter", "growth", "p_value", "detail"}],
  *    "regions": [{"callpath", "metric", "points", "modelled", "unreliable",
  *                 "max_cov", "noisy_points", "model", "constrained",
- *                 "dependencies", "excluded_parameters", "flags", "blocking"}]}
+ *                 "dependencies", "excluded_parameters", "flags", "blocking"}],
+ *    "checks": [{"callpath", "metric", "check", "parameter", "status", "reason"}],
+ *    "selection": "robust"|"extrap", "aggregate": "mean"|"median"|"min"}
  * kind is one of noise, false-dependency, contention, segmented, volume;
- * parameter, growth and p_value are null where they do not apply.
+ * parameter, growth and p_value are null where they do not apply.  check
+ * is one of noise, contention, false-dependency, segmented, volume,
+ * extrapolation; status passed, flagged or not-testable.  Regions also
+ * carry "outliers" ([{point, repetition, repetitions, value, ratio}]) and
+ * "expected_volume" (null, or {expect, consistent, c0, c1, p_value}).
  */
 #ifndef PS_REPORT_H
 #define PS_REPORT_H
