@@ -162,6 +162,7 @@ int cmd_validate(int argc, char **argv)
 		rc_ctx.placements = src.placements;
 		rc_ctx.core_hours_planned = src.core_hours_planned;
 		rc_ctx.core_hours_spent = src.core_hours_spent;
+		rc_ctx.budget_core_hours = src.budget_core_hours;
 		rc_ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
 		if (report_html(html, &v, &rc_ctx, &err) < 0) {
 			cli_error(EXIT_USAGE, "%s", err.msg);

@@ -407,9 +407,9 @@ static void fit_single_extrap(struct ws *w, const struct sp_entry *en, const dou
 /*
  * The noise-aware choice on one line: the constant unless the lack-of-fit
  * test rejects it, else the best-fitting one-term hypothesis among those
- * not rejected, else (all rejected) the best-fitting one.  -1 when the
- * test does not apply (no repetitions, non-positive values): the caller
- * falls back to Extra-P's rule.
+ * not rejected.  -1 (out untouched) when every hypothesis is rejected or
+ * the test does not apply (no repetitions, non-positive values): the
+ * caller falls back to Extra-P's rule, the best fit.
  */
 static int fit_single_robust(const struct sp_entry *en, const double *y, const double *r, int n,
 			     const struct model_options *opt, const struct lof_noise *nz,
@@ -418,27 +418,27 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 	double c0, c1, chi2;
 	if (nz->dof <= 0 || lof_fit_line(NULL, y, r, n, nz, &c0, &c1, &chi2) < 0)
 		return -1;
-	*out = (struct sp_fit){ -1, c0, 0, NAN, lof_p(chi2, n, 1, nz) };
-	if (out->lof_p >= opt->alpha || n < 3)
+	struct sp_fit constant = { -1, c0, 0, NAN, lof_p(chi2, n, 1, nz) };
+	if (constant.lof_p >= opt->alpha || n < 3) {
+		*out = constant;
 		return 0;
-	double best_ok = INFINITY, best_any = INFINITY;
-	struct sp_fit any = *out, ok = *out;
+	}
+	double best_ok = INFINITY;
+	struct sp_fit ok = constant;
 	for (int h = 0; h < en->nh; h++) {
 		const double *t = &en->t[(size_t)h * n];
 		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &c0, &c1, &chi2) < 0 ||
 		    !term_contributes(c1, t, y, n, opt))
 			continue;
 		double p = lof_p(chi2, n, 2, nz);
-		if (chi2 < best_any) {
-			best_any = chi2;
-			any = (struct sp_fit){ h, c0, c1, NAN, p };
-		}
 		if (p >= opt->alpha && chi2 < best_ok) {
 			best_ok = chi2;
 			ok = (struct sp_fit){ h, c0, c1, NAN, p };
 		}
 	}
-	*out = ok.hyp >= 0 ? ok : any;
+	if (ok.hyp < 0)
+		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
+	*out = ok;
 	return 0;
 }
 
@@ -906,16 +906,16 @@ static int structure_contributes(struct ws *w, const struct agg *a, const struct
 
 /*
  * Robust choice among the candidate structures: fewest terms not rejected
- * by the lack-of-fit test, best fit among those; every one rejected: the
- * best fit.  Returns the index, -1 when none could be fitted or the test
- * does not apply.
+ * by the lack-of-fit test, best fit among those.  Returns the index, -1
+ * when every one is rejected or the test does not apply (the caller falls
+ * back to Extra-P's best fit).
  */
 static int select_structure_robust(struct ws *w, const struct agg *a, const struct surv *s, int ns,
 				   const struct hyp_structure *cand, int nc,
 				   const struct model_options *opt, double *best_coef, double *p_out)
 {
-	int best_ok = -1, best_any = -1;
-	double chi_ok = INFINITY, chi_any = INFINITY, coef[MAX_COLS], ok_coef[MAX_COLS], p_ok = NAN;
+	int best_ok = -1;
+	double chi_ok = INFINITY, coef[MAX_COLS], ok_coef[MAX_COLS], p_ok = NAN;
 	if (a->nz.dof <= 0)
 		return -1;
 	for (int i = 0; i < nc; i++) {
@@ -924,12 +924,6 @@ static int select_structure_robust(struct ws *w, const struct agg *a, const stru
 		    !structure_contributes(w, a, s, ns, &cand[i], coef, opt))
 			continue;
 		double p = lof_p(chi2, a->n, cand[i].nterms + 1, &a->nz);
-		if (chi2 < chi_any) {
-			chi_any = chi2;
-			best_any = i;
-			*p_out = p;
-			memcpy(best_coef, coef, sizeof(coef));
-		}
 		int simpler = best_ok < 0 || cand[i].nterms < cand[best_ok].nterms;
 		int same = best_ok >= 0 && cand[i].nterms == cand[best_ok].nterms && chi2 < chi_ok;
 		if (p >= opt->alpha && (simpler || same)) {
@@ -943,7 +937,7 @@ static int select_structure_robust(struct ws *w, const struct agg *a, const stru
 		memcpy(best_coef, ok_coef, sizeof(ok_coef));
 		*p_out = p_ok;
 	}
-	return best_ok >= 0 ? best_ok : best_any;
+	return best_ok;         /* -1 when all are rejected: Extra-P's best fit */
 }
 
 /* Extra-P's choice: the lowest SMAPE among contributing structures, the first one to start. */

@@ -20,6 +20,7 @@ void input_source_init(struct input_source *s)
 	memset(s, 0, sizeof(*s));
 	s->core_hours_planned = NAN;
 	s->core_hours_spent = NAN;
+	s->budget_core_hours = NAN;
 }
 
 void input_source_release(struct input_source *s)
@@ -117,6 +118,10 @@ static int load_campaign(struct input_source *s, const char *path, const char *m
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		s->aggregate = stored_aggregate(st);
+		char *budget = store_get_meta(st, "budget_core_hours");
+		if (budget && *budget)
+			s->budget_core_hours = strtod(budget, NULL);
+		free(budget);
 		struct store_counts c;
 		if (store_counts(st, &c, err) == 0) {
 			s->core_hours_planned = c.core_hours_planned;

@@ -1,7 +1,9 @@
 /*
  * The validity report in three forms: a text summary (one line per flag,
  * then the verdict), the JSON contract for scripts, and a self-contained
- * HTML page with one SVG plot per flagged region (drawn by gnuplot).
+ * HTML page (the checks table, and per region one SVG plot per parameter
+ * line with repetitions, point estimates, outliers and models, drawn by
+ * gnuplot; the contention study along its axis).
  *
  * JSON contract (stable):
  *   {"verdict": "publishable"|"blocked",
@@ -33,6 +35,7 @@ struct report_context {
 	const char *placements;         /* preformatted placement table, or NULL */
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
+	double budget_core_hours;       /* the campaign's stored budget; NaN when it has none */
 	const char *gnuplot;            /* gnuplot program; NULL: "gnuplot" from PATH */
 };
 

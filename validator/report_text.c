@@ -13,6 +13,7 @@ void report_context_init(struct report_context *c)
 	c->placements = NULL;
 	c->core_hours_planned = NAN;
 	c->core_hours_spent = NAN;
+	c->budget_core_hours = NAN;
 	c->gnuplot = NULL;
 }
 

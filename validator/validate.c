@@ -153,7 +153,7 @@ static void name_noisy(struct strbuf *sb, const struct validation *v, const stru
 {
 	int shown = 0;
 	for (int p = 0; p < n->npoints; p++) {
-		if (!(n->cov[p] > v->opt.cov_threshold))
+		if (!n->noisy[p])
 			continue;
 		if (shown++ == 8) {
 			strbuf_addstr(sb, ", ...");
@@ -174,7 +174,7 @@ static void check_noise(struct validation *v, int ri)
 		return;
 	}
 	if (!n->nnoisy) {
-		add_check(v, ri, "noise", -1, VCHECK_PASSED, "robust CoV <= %g at all %d points (max %.2g)",
+		add_check(v, ri, "noise", -1, VCHECK_PASSED, "CoV <= %g at all %d points (max %.2g)",
 			  v->opt.cov_threshold, n->nmeasured, n->max_cov);
 		return;
 	}
@@ -182,14 +182,14 @@ static void check_noise(struct validation *v, int ri)
 	strbuf_init(&sb);
 	if (n->unreliable)
 		strbuf_addf(&sb, "unreliable, not modelled: ");
-	strbuf_addf(&sb, "%d of %d points above robust CoV %g: re-measure ", n->nnoisy, n->nmeasured,
+	strbuf_addf(&sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ", n->nnoisy, n->nmeasured,
 		    v->opt.cov_threshold);
 	name_noisy(&sb, v, n);
 	/* noisy data blocks either way: a modelled region's model rests on it, and an
 	   unreliable region leaves the campaign without a model for it */
 	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, 1);
 	f->detail = strbuf_detach(&sb);
-	add_check(v, ri, "noise", -1, VCHECK_FLAGGED, "%d of %d points above robust CoV %g", n->nnoisy,
+	add_check(v, ri, "noise", -1, VCHECK_FLAGGED, "%d of %d points above CoV %g", n->nnoisy,
 		  n->nmeasured, v->opt.cov_threshold);
 }
 

@@ -396,7 +396,7 @@ static void test_noise(void)
 		if (!strcmp(cp, "main->noisy")) {
 			noisy++;
 			ok(v.flags[i].blocking, "noise: a noisy point in a modelled region blocks");
-			contains(v.flags[i].detail, "1 of 5 points above robust CoV 0.1", "noise: detail counts points");
+			contains(v.flags[i].detail, "1 of 5 points above CoV 0.1 (95% lower bound, outliers left out)", "noise: detail counts points");
 			contains(v.flags[i].detail, "re-measure x=8 (CoV", "noise: detail names the point");
 		}
 		outlier += !strcmp(cp, "main->outlier");
