@@ -28,6 +28,7 @@ void model_options_init(struct model_options *opt)
 	opt->min_contribution = 0.0005;
 	opt->allow_log = 1;
 	opt->alpha = 0.01;
+	opt->relative_fallback = 0;
 }
 
 void model_options_robust(struct model_options *opt)
@@ -423,22 +424,26 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 		*out = constant;
 		return 0;
 	}
-	double best_ok = INFINITY;
-	struct sp_fit ok = constant;
+	double best_ok = INFINITY, best_any = INFINITY;
+	struct sp_fit ok = constant, any = constant;
 	for (int h = 0; h < en->nh; h++) {
 		const double *t = &en->t[(size_t)h * n];
 		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &c0, &c1, &chi2) < 0 ||
 		    !term_contributes(c1, t, y, n, opt))
 			continue;
 		double p = lof_p(chi2, n, 2, nz);
+		if (chi2 < best_any) {
+			best_any = chi2;
+			any = (struct sp_fit){ h, c0, c1, NAN, p };
+		}
 		if (p >= opt->alpha && chi2 < best_ok) {
 			best_ok = chi2;
 			ok = (struct sp_fit){ h, c0, c1, NAN, p };
 		}
 	}
-	if (ok.hyp < 0)
+	if (ok.hyp < 0 && !opt->relative_fallback)
 		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
-	*out = ok;
+	*out = ok.hyp >= 0 ? ok : any;
 	return 0;
 }
 

@@ -47,6 +47,9 @@ struct model_options {
 	double min_contribution;                /* reject terms below this share everywhere (0.0005) */
 	int allow_log;                          /* use log2 terms when all coordinates >= 1 (1) */
 	double alpha;                           /* robust: lack-of-fit significance level (0.01) */
+	int relative_fallback;                  /* robust, one parameter: when every hypothesis is
+						   rejected, the best relative fit instead of
+						   Extra-P's rule (0; the segment test sets it) */
 };
 
 /* Extra-P's defaults (mean, extrap). */

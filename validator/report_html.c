@@ -154,6 +154,50 @@ struct plot {
 	double x0, x1;
 };
 
+/* The x range of the line's points with values. */
+static void line_range(struct plot *p)
+{
+	p->x0 = INFINITY;
+	p->x1 = -INFINITY;
+	for (int i = 0; i < p->line.npoints; i++)
+		if (p->s->at[p->line.points[i]].n) {
+			double x = experiment_coord(p->v->e, p->line.points[i], p->param);
+			p->x0 = fmin(p->x0, x);
+			p->x1 = fmax(p->x1, x);
+		}
+}
+
+/*
+ * The study plot's points: per value of the study axis, the mean over every
+ * line of the point estimates, the level the model in that axis describes
+ * (validator/contention.h).  Blocks 0 and 2 stay empty.
+ */
+static void plot_study_points(struct plot *p)
+{
+	const struct experiment *e = p->v->e;
+	double scov = point_series_cov(p->s->at, e->npoints);
+	fputs("0 NaN\n\n\n", p->f);
+	for (int i = 0; i < p->line.npoints; i++) {
+		double x = experiment_coord(e, p->line.points[i], p->param), sum = 0;
+		int n = 0;
+		for (int q = 0; q < e->npoints; q++) {
+			if (!p->s->at[q].n || experiment_coord(e, q, p->param) != x)
+				continue;
+			struct point_estimate pe;
+			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, &pe);
+			sum += pe.value;
+			n++;
+		}
+		if (n)
+			fprintf(p->f, "%.17g %.17g\n", x, sum / n);
+	}
+	fputs("\n\n0 NaN\n\n\n", p->f);
+	strbuf_addstr(&p->cmd, "plot ");
+	gp_quote(&p->cmd, p->data);
+	strbuf_addstr(&p->cmd, " index 1 using 1:2 with points pt 5 ps 0.8 lc rgb '#000000' title 'mean over the lines'");
+	p->nblocks = 3;
+}
+
 /* Data blocks 0-2: repetitions, point estimates, outlying repetitions. */
 static void plot_points(struct plot *p)
 {
@@ -161,8 +205,6 @@ static void plot_points(struct plot *p)
 	const struct noise_result *nr = &p->r->noise;
 	enum model_aggregate how = p->v->opt.model.aggregate;
 	double scov = point_series_cov(p->s->at, e->npoints);
-	p->x0 = INFINITY;
-	p->x1 = -INFINITY;
 	for (int pass = 0; pass < 3; pass++) {
 		for (int i = 0; i < p->line.npoints; i++) {
 			int pt = p->line.points[i];
@@ -170,8 +212,6 @@ static void plot_points(struct plot *p)
 			double x = experiment_coord(e, pt, p->param);
 			if (!ev->n)
 				continue;
-			p->x0 = fmin(p->x0, x);
-			p->x1 = fmax(p->x1, x);
 			if (pass == 0)
 				for (int k = 0; k < ev->n; k++)
 					fprintf(p->f, "%.17g %.17g\n", x, ev->v[k]);
@@ -251,7 +291,9 @@ static void plot_header(struct plot *p, FILE *f)
 	gp_quote(&hdr, t);
 	free(t);
 	strbuf_addstr(&xl, e->params[p->param]);
-	for (int k = 0; k < e->nparams; k++)
+	if (p->study && e->nparams > 1)
+		strbuf_addstr(&xl, "  (mean over the other parameters");
+	for (int k = 0; k < e->nparams && !p->study; k++)
 		if (k != p->param)
 			strbuf_addf(&xl, "%s%s=%g", xl.len == strlen(e->params[p->param]) ? "  (" : ", ",
 				    e->params[k], base[k]);
@@ -311,7 +353,11 @@ static int plot_region(const struct validation *v, const struct vregion *r, int 
 	if (!p.f) {
 		perr_set(err, "cannot write '%s': %s", p.data, strerror(errno));
 	} else {
-		plot_points(&p);
+		line_range(&p);
+		if (study)
+			plot_study_points(&p);
+		else
+			plot_points(&p);
 		plot_curves(&p);
 		if (fclose(p.f))
 			perr_set(err, "cannot write '%s': %s", p.data, strerror(errno));
@@ -390,7 +436,22 @@ static void html_summary(struct strbuf *h, const struct validation *v, const str
 		    v->opt.min_growth, v->opt.segment_points, v->opt.strict ? ", strict" : "");
 }
 
-/* The contention study: its summary and the whole program along the study axis. */
+/* The region the study plot shows: the whole program, else the one growing most. */
+static int study_region(const struct validation *v)
+{
+	const struct contention_summary *cs = &v->study;
+	int best = cs->program_region;
+	if (best >= 0)
+		return best;
+	for (int i = 0; i < v->nregions; i++)
+		if (v->regions[i].growth_tested && v->regions[i].growth_tested[cs->param] &&
+		    (best < 0 || v->regions[i].growth[cs->param].growth >
+				 v->regions[best].growth[cs->param].growth))
+			best = i;
+	return best;
+}
+
+/* The contention study: its summary and a region along the study axis, with the model in it. */
 static int html_study(struct strbuf *h, const struct validation *v, const char *dir, int *nplots,
 		      const char *gnuplot, struct perr *err)
 {
@@ -401,18 +462,19 @@ static int html_study(struct strbuf *h, const struct validation *v, const char *
 	strbuf_addf(h, "<h2>Contention study</h2>\n<p>%d of %d regions grow significantly with ",
 		    cs->nincreasing, cs->ntested);
 	html_escape(h, e->params[cs->param]);
-	if (cs->program_region < 0) {
-		strbuf_addstr(h, "</p>\n");
-		return 0;
+	if (cs->program_region >= 0) {
+		strbuf_addstr(h, "; the whole program (<code>");
+		html_escape(h, e->callpaths[v->regions[cs->program_region].callpath]);
+		strbuf_addf(h, "</code>) changes %+.0f%% from %g to %g (%.4g &rarr; %.4g, p=%.2g)",
+			    100 * cs->program_growth, cs->xmin, cs->xmax, cs->program_first,
+			    cs->program_last, cs->program_p);
 	}
-	strbuf_addstr(h, "; the whole program (<code>");
-	html_escape(h, e->callpaths[v->regions[cs->program_region].callpath]);
-	strbuf_addf(h, "</code>) changes %+.0f%% from %g to %g (%.4g &rarr; %.4g, p=%.2g).</p>\n",
-		    100 * cs->program_growth, cs->xmin, cs->xmax, cs->program_first,
-		    cs->program_last, cs->program_p);
+	int ri = study_region(v);
+	strbuf_addstr(h, ".</p>\n");
+	if (ri < 0)
+		return 0;
 	char *svg;
-	if (plot_region(v, &v->regions[cs->program_region], cs->param, 1, dir, (*nplots)++, gnuplot,
-			&svg, err) < 0)
+	if (plot_region(v, &v->regions[ri], cs->param, 1, dir, (*nplots)++, gnuplot, &svg, err) < 0)
 		return -1;
 	if (svg) {
 		strbuf_addstr(h, svg);

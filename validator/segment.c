@@ -174,7 +174,10 @@ int segment_test(const struct experiment *e, const struct exp_series *s, const s
 	if (r->npoints < min_points || r->npoints < 2 * SEGMENT_MIN_SIDE)
 		return 0;
 	struct seg_line l;
+	struct model_options o = *opt;
 	int rc = -1;
+	o.relative_fallback = 1;        /* the splits are compared in relative terms */
+	opt = &o;
 	if (!seg_line_init(&l, e, s, r, opt)) {
 		seg_line_release(&l);
 		return 0;

@@ -87,7 +87,9 @@ run "$PS" validate --deps "$T/deps.cfg" --html "$T/report.html" "$T/contention.t
 is "$rc" 3; ok $? "--html keeps the exit code"
 html=$(cat "$T/report.html" 2>/dev/null)
 has "$html" "<svg"; ok $? "html has an inline SVG plot"
-is "$(grep -c '<svg' "$T/report.html")" 1; ok $? "one plot per flagged region"
+is "$(grep -c '<svg' "$T/report.html")" 5; ok $? "a plot per region and parameter (2 x 2), and the contention study"
+has "$html" "<h2>Checks</h2>"; ok $? "html has the checks table"
+has "$html" "model in the study axis"; ok $? "the contention plot shows the model in its axis"
 has "$html" "black-box:"; ok $? "html shows the black-box model"
 has "$html" "constrained:"; ok $? "html shows the constrained model"
 has "$html" "Contention study"; ok $? "html has the contention study"
