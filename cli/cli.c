@@ -83,7 +83,7 @@ static const struct cli_command commands[] = {
 	  "  contention        measurements grow with ranks_per_node, or with a parameter\n"
 	  "                    the dependencies exclude, by at least --min-growth (0.05) and\n"
 	  "                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
-	  "  segmented         a line of >= 9 points is better fitted by two models\n"
+	  "  segmented         a line of >= 8 points is better fitted by two models\n"
 	  "  volume            measured / expected (`expect` in the dependency file) drifts\n"
 	  "\n"
 	  "Output: one line per flag and the verdict; --json prints the stable contract\n"

@@ -1,6 +1,6 @@
 /*
  * The segmented-behaviour check: along one parameter line with enough
- * points (9 by default), is the data better described by two PMNF models,
+ * points (8 by default), is the data better described by two PMNF models,
  * one on each side of a change point, than by one?  (MILC's communication
  * routines behaved differently for 4-16 ranks than for more: one PMNF
  * model cannot represent two regimes.)

@@ -55,7 +55,7 @@ void validate_options_init(struct validate_options *o)
 	o->unreliable_fraction = 0.5;
 	o->alpha = 0.01;
 	o->min_growth = 0.05;
-	o->segment_points = 9;
+	o->segment_points = 8;
 	o->segment_improvement = 0.5;
 	model_options_robust(&o->model);
 }

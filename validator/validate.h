@@ -13,7 +13,7 @@
  *                     dependencies exclude (needs a dependency file)
  *   contention        the measurements grow with a parameter the dependencies
  *                     exclude, or with ranks per node, beyond noise
- *   segmented         a line of >= 9 points is better described by two models
+ *   segmented         a line of >= 8 points is better described by two models
  *   volume            the hypothesis c0 + c1 * expect is rejected and
  *                     measured / expected volume drifts across the design
  *                     (needs `expect` expressions and an evaluator)
@@ -132,7 +132,7 @@ struct validate_options {
 	double unreliable_fraction;     /* 0.5 */
 	double alpha;                   /* significance level of every test: 0.01 */
 	double min_growth;              /* smallest relevant relative growth or drift: 0.05 */
-	int segment_points;             /* points a line needs for the segment test: 9 */
+	int segment_points;             /* points a line needs for the segment test: 8 */
 	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
 	int strict;                     /* false-dependency and volume block too */
 	struct model_options model;
