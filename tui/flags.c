@@ -257,6 +257,8 @@ int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n
 	}
 	struct validate_options vo;
 	validate_options_init(&vo);
+	if (src.aggregate)
+		model_aggregate_parse(src.aggregate, &vo.model.aggregate);   /* analysis.aggregate */
 	struct validate_input in = { .e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
 				     .expect = validate_expect_expr };
 	if (validate_run(&v, &in, &vo, err) < 0)

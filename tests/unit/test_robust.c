@@ -146,7 +146,7 @@ static void test_slope_change_line(void)
 {
 	double xs[12];
 	for (int i = 0; i < 12; i++)
-		xs[i] = 2 * pow(128, i / 11.0);   /* 2 .. 256; 16 lies between points 4 and 5 */
+		xs[i] = 2 * pow(128, i / 11.0);   /* 2 .. 256; 16 lies between points 4 (11.7) and 5 (18.1) */
 	int flagged = 0, located = 0, clean_flags = 0;
 	for (int seed = 0; seed < 10; seed++) {
 		for (int kind = 0; kind < 2; kind++) {
