@@ -46,12 +46,10 @@ const char *model_selection_name(enum model_selection s)
 
 int model_selection_parse(const char *s, enum model_selection *out)
 {
-	for (int i = 0; i <= MODEL_SELECT_ROBUST; i++)
-		if (s && !strcmp(s, sel_names[i])) {
-			*out = (enum model_selection)i;
-			return 0;
-		}
-	return -1;
+	int i = model_name_find(sel_names, MODEL_SELECT_ROBUST + 1, s);
+	if (i >= 0)
+		*out = (enum model_selection)i;
+	return i >= 0 ? 0 : -1;
 }
 
 double model_aggregate_values(const struct exp_values *v, enum model_aggregate how)

@@ -14,14 +14,20 @@ const char *model_aggregate_name(enum model_aggregate a)
 	return a >= MODEL_MEAN && a <= MODEL_MIN ? agg_names[a] : "?";
 }
 
+int model_name_find(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n && s; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 int model_aggregate_parse(const char *s, enum model_aggregate *out)
 {
-	for (int i = 0; i <= MODEL_MIN; i++)
-		if (s && !strcmp(s, agg_names[i])) {
-			*out = (enum model_aggregate)i;
-			return 0;
-		}
-	return -1;
+	int i = model_name_find(agg_names, MODEL_MIN + 1, s);
+	if (i >= 0)
+		*out = (enum model_aggregate)i;
+	return i >= 0 ? 0 : -1;
 }
 
 /* Median of n values (copied, so the input keeps its order). */

@@ -35,6 +35,8 @@ enum model_aggregate {
 const char *model_aggregate_name(enum model_aggregate a);
 /* Parse one of those names; returns 0, or -1 for anything else. */
 int model_aggregate_parse(const char *s, enum model_aggregate *out);
+/* The index of s in names[0..n), -1 if absent or s is NULL (the option-name tables). */
+int model_name_find(const char *const *names, int n, const char *s);
 
 struct point_estimate {
 	double value;           /* the aggregate of the kept repetitions; NaN if none */

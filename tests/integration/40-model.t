@@ -36,16 +36,7 @@ LC_ALL=C.UTF-8 LANG=de_DE.UTF-8 "$PS" model --text "$D/three_parameter_1.txt" --
 cmp -s "$T/a.json" "$T/b.json"; ok $? "output is bit-identical across runs and locales"
 
 # --median: one outlier repetition
-cat > "$T/outlier.txt" <<TXT
-PARAMETER n
-POINTS 2 4 8 16 32
-REGION k
-DATA 10 10 10
-DATA 20 20 900
-DATA 40 40 40
-DATA 80 80 80
-DATA 160 160 160
-TXT
+cp "$ROOT/tests/data/robust/outlier.txt" "$T/outlier.txt"
 "$PS" model --text "$T/outlier.txt" --selection extrap --median --json > "$T/med.json"
 is "$(json "$T/med.json" 'sprintf "%.6f %.6g %s", $j->[0]{constant}, $j->[0]{terms}[0]{coefficient}, $j->[0]{terms}[0]{factors}[0]{poly_exponent}')" \
 	"-0.000000 5 1" "--median fits the median: 5 * n"

@@ -4,17 +4,8 @@
 # issue-14 slope-change line, and a campaign's analysis.aggregate.
 . "$(dirname "$0")/../lib/tap.sh"
 
-# 5 * n exactly, one repetition 45x the others at n = 4
-cat > "$T/outlier.txt" <<TXT
-PARAMETER n
-POINTS 2 4 8 16 32
-REGION k
-DATA 10 10 10
-DATA 20 20 900
-DATA 40 40 40
-DATA 80 80 80
-DATA 160 160 160
-TXT
+# 5 * n exactly, one repetition 45x the others at n = 4 (tests/data/robust/outlier.txt)
+cp "$ROOT/tests/data/robust/outlier.txt" "$T/outlier.txt"
 "$PS" model "$T/outlier.txt" --json > "$T/r.json"; is $? 0 "model exits 0 (robust by default)"
 is "$(json "$T/r.json" 'sprintf "%.6g %s %s", $j->[0]{terms}[0]{coefficient}, $j->[0]{terms}[0]{factors}[0]{poly_exponent}, $j->[0]{terms}[0]{factors}[0]{log_exponent}')" \
 	"5 1 0" "robust leaves the outlier out: 5 * n"
