@@ -68,6 +68,7 @@ struct extra_opts {
 
 struct slurm_backend {
 	char *partition, *account, *qos;
+	char *mpi;                        /* srun --mpi=, or NULL */
 	int time_limit, max_inflight;
 	int nextra;
 	char **extra;
@@ -371,6 +372,8 @@ static char *job_script(const struct slurm_backend *sb, const struct run_spec *r
 	if (rs->timeout > 0)
 		strbuf_addf(&sc, "timeout --kill-after=10 %.3f ", rs->timeout);
 	strbuf_addf(&sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
+	if (sb->mpi)
+		strbuf_addf(&sc, " --mpi=%s", sb->mpi);     /* a plain word (config.c) */
 	if (nodes > 0)
 		strbuf_addf(&sc, " --nodes=%d", nodes);
 	if (rs->ranks_per_node > 0)
@@ -1015,6 +1018,7 @@ static void sl_free(struct backend *b)
 		return;
 	struct slurm_backend *sb = b->priv;
 	free(sb->partition);
+	free(sb->mpi);
 	free(sb->account);
 	free(sb->qos);
 	for (int i = 0; i < sb->nextra; i++)
@@ -1141,6 +1145,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	sb->xo = xo;
 	if (cfg) {
 		sb->partition = dup_or_null(cfg->partition);
+		sb->mpi = dup_or_null(cfg->mpi);
 		sb->account = dup_or_null(cfg->account);
 		sb->qos = dup_or_null(cfg->qos);
 		sb->time_limit = cfg->time_limit;
