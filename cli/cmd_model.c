@@ -299,7 +299,7 @@ const struct cli_entry cmd_model_entry = {
 	.name = "model",
 	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--aggregate mean|median|min]"
 		 " [--selection robust|extrap] [--json]",
-	.summary = "fit performance models (PMNF) to every callpath",
+	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
 		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
 		"extension, --format campaign|scorep|text|json|jsonl forces one.  Each callpath and\n"
