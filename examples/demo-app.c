@@ -4,15 +4,17 @@
  * "<kernel>: <seconds> s".
  *
  *   setup   constant time (~50 ms)
- *   dense   O(n^3 * i)       dense matrix multiply, 3.6n x 3.6n
- *   stream  O(n * i)         32 triads per iteration over 3 arrays of n*8192 doubles
+ *   dense   O(n^3 * i)       dense matrix multiply, 4.8n x 4.8n
+ *   stream  O(n^2 * i)       48 triads per iteration over 3 arrays of 192 n^2 doubles
  *                            (leaves the caches)
- *   sort    O(n log n * i)   qsort of n*1024 doubles
- *   regime  O(n * i), x2 from n = 128: the variance of n*53248 generated values,
+ *   sort    O(n^2 log n * i) qsort of 24 n^2 doubles
+ *   regime  O(n * i), x2 from n = 128: the variance of 150000 n generated values,
  *                            one pass below n = 128, the two-pass algorithm
  *                            (mean first, then the centred sum) from n = 128 on:
  *                            a regime change that does not depend on the hardware
- * Each kernel takes at least ~50 ms at the demo's smallest point (n=96, i=2).
+ * Each kernel takes at least ~50 ms at the demo's smallest point (n=80, i=1).
+ * (stream and sort grow with n^2 so that, over the demo's range of n, their
+ * leading terms stand out from the neighbouring exponents.)
  *
  * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
@@ -37,10 +39,11 @@ static double now(void)
 static volatile double sink;
 
 #define SETUP_STEPS 14000000
-#define DENSE_SCALE 3.6         /* matrix size per unit of n */
-#define STREAM_PASSES 32        /* triads per iteration */
-#define SORT_SCALE 1024         /* doubles per unit of n */
-#define REGIME_SCALE 53248      /* values per unit of n */
+#define DENSE_SCALE 4.8         /* matrix size per unit of n */
+#define STREAM_PASSES 48        /* triads per iteration */
+#define STREAM_SCALE 192        /* doubles per array per unit of n^2 */
+#define SORT_SCALE 24           /* doubles per unit of n^2 */
+#define REGIME_SCALE 150000     /* values per unit of n */
 #define REGIME_SWITCH 128       /* n from which the two-pass algorithm runs */
 
 /* Cache-line aligned arrays: malloc returns large blocks 16 bytes past a
@@ -93,7 +96,7 @@ static double dense(long n, long iters)
 
 static double stream(long n, long iters)
 {
-	long len = n * 8192;
+	long len = n * n * STREAM_SCALE;
 	double *x = array(len), *y = array(len), *z = array(len);
 	for (long i = 0; i < len; i++) {
 		x[i] = 1.0;
@@ -120,7 +123,7 @@ static int cmp(const void *a, const void *b)
 
 static double sort(long n, long iters)
 {
-	long len = n * SORT_SCALE;
+	long len = n * n * SORT_SCALE;
 	double *v = array(len), t = 0;
 	unsigned s = 12345;
 	for (long it = 0; it < iters; it++) {
