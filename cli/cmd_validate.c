@@ -28,23 +28,17 @@ static int check_alpha(const struct cli_args *a, struct cli_opt *o, struct perr 
 	return 0;
 }
 
-static int check_aggregate(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+/* --aggregate and --selection: a name from the models' tables, stored in o->i. */
+static int check_model_choice(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
 	(void)a;
 	enum model_aggregate g;
-	if (model_aggregate_parse(o->arg, &g) < 0)
-		return perr_set(err, "--aggregate wants mean, median or min, not '%s'", o->arg);
-	o->i = g;
-	return 0;
-}
-
-static int check_selection(const struct cli_args *a, struct cli_opt *o, struct perr *err)
-{
-	(void)a;
-	enum model_selection s;
-	if (model_selection_parse(o->arg, &s) < 0)
-		return perr_set(err, "--selection wants robust or extrap, not '%s'", o->arg);
-	o->i = s;
+	enum model_selection sel;
+	int agg = o->key == 'A';
+	if (agg ? model_aggregate_parse(o->arg, &g) < 0 : model_selection_parse(o->arg, &sel) < 0)
+		return perr_set(err, agg ? "--aggregate wants mean, median or min, not '%s'"
+				     : "--selection wants robust or extrap, not '%s'", o->arg);
+	o->i = agg ? (int)g : (int)sel;
 	return 0;
 }
 
@@ -153,8 +147,8 @@ static const struct cli_option validate_options[] = {
 	{ "alpha", 'a', 1, check_alpha, NULL },
 	{ "min-growth", 'g', 1, check_growth, NULL },
 	{ "format", 'f', 1, NULL, NULL },
-	{ "aggregate", 'A', 1, check_aggregate, NULL },
-	{ "selection", 'S', 1, check_selection, NULL },
+	{ "aggregate", 'A', 1, check_model_choice, NULL },
+	{ "selection", 'S', 1, check_model_choice, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
