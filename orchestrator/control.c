@@ -105,27 +105,31 @@ static void recheck(struct canceller *cc, const long long *ids, int n)
 	}
 }
 
+/* Pending runs are cancelled before any in-flight one is killed: a kill
+   frees a slot, and a running orchestrator would fill it with the next
+   pending run if that run were still pending. */
 static void cancel_runs(struct canceller *cc, const struct run *runs, int nruns)
 {
 	long long *was_pending = xcalloc((size_t)nruns + 1, sizeof(long long));
 	int npending = 0;
-	for (int i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
-		if (!wanted(cc->o, r->id))
-			continue;
-		if (!is_live(r)) {
-			if (cc->o->ids)
-				add_line(&cc->r->notes, &cc->r->nnotes,
-					 xasprintf("run %lld is %s: nothing to cancel", r->id,
-						   run_state_name(r->state)));
-			continue;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nruns; i++) {
+			const struct run *r = &runs[i];
+			if (!wanted(cc->o, r->id) || (r->state == RUN_PENDING) != (pass == 0))
+				continue;
+			if (!is_live(r)) {
+				if (cc->o->ids)
+					add_line(&cc->r->notes, &cc->r->nnotes,
+						 xasprintf("run %lld is %s: nothing to cancel", r->id,
+							   run_state_name(r->state)));
+				continue;
+			}
+			if (cancel_run(cc, r))
+				continue;
+			cc->r->ncancelled++;
+			if (r->state == RUN_PENDING)
+				was_pending[npending++] = r->id;
 		}
-		if (cancel_run(cc, r))
-			continue;
-		cc->r->ncancelled++;
-		if (r->state == RUN_PENDING)
-			was_pending[npending++] = r->id;
-	}
 	if (npending > 0 && cc->o->recheck > 0)
 		recheck(cc, was_pending, npending);
 	free(was_pending);
