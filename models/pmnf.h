@@ -39,6 +39,7 @@ struct pmnf_model {
 	double smape;           /* mean of 2|f-y|/(|f|+|y|) * 100, in percent */
 	double re;              /* mean of |f-y|/|y| (a fraction, not percent) */
 	double cv_smape;        /* leave-one-out SMAPE used to select it, NaN if none */
+	double lof_p;           /* robust selection: its lack-of-fit p-value, NaN if not tested */
 };
 
 /* An empty constant model (0) over nparams copies of params (may be 0/NULL). */

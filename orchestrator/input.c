@@ -22,12 +22,14 @@ void input_source_init(struct input_source *s)
 	memset(s, 0, sizeof(*s));
 	s->core_hours_planned = NAN;
 	s->core_hours_spent = NAN;
+	s->budget_core_hours = NAN;
 }
 
 void input_source_release(struct input_source *s)
 {
 	free(s->title);
 	free(s->placements);
+	free(s->aggregate);
 	input_source_init(s);
 }
 
@@ -91,6 +93,23 @@ static char *placement_table(struct store *st, struct perr *err)
 	return strbuf_detach(&sb);
 }
 
+/* analysis.aggregate of the config stored with the campaign, or NULL. */
+static char *stored_aggregate(struct store *st)
+{
+	char *text = store_get_meta(st, "config"), *out = NULL;
+	config_t cfg;
+	const char *a = NULL;
+	if (!text)
+		return NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
+		out = xstrdup(a);
+	config_destroy(&cfg);
+	free(text);
+	return out;
+}
+
 static int read_campaign(struct input_source *s, const char *path, const struct input_request *rq,
 			 struct experiment *e, struct perr *err)
 {
@@ -103,6 +122,11 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 	int rc = store_load_experiment(st, rq->metric, e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
+		s->aggregate = stored_aggregate(st);
+		char *budget = store_get_meta(st, "budget_core_hours");
+		if (budget && *budget)
+			s->budget_core_hours = strtod(budget, NULL);
+		free(budget);
 		struct store_counts c;
 		if (store_counts(st, &c, err) == 0) {
 			s->core_hours_planned = c.core_hours_planned;

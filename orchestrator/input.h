@@ -32,6 +32,8 @@ struct input_source {
 	char *placements;               /* preformatted table of placements, or NULL */
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
+	char *aggregate;                /* the campaign's analysis.aggregate, or NULL */
+	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 };
 
 void input_source_init(struct input_source *s);
