@@ -2,15 +2,14 @@
  * The SLURM backend: one batch job per run, submitted, polled and cancelled
  * through libslurm (never by running sbatch/squeue/scancel).
  *
- * A run's job is named "ps:<campaign>:<run id>" and its comment is
- * "perfsweep <campaign dir> run <run id>", so that a restarted orchestrator
- * finds the jobs an earlier one left behind (adopt(), and start() itself,
- * which takes over a queued or running job of the same run instead of
- * submitting it twice).  The job script (also saved as runs/<id>/job.sh)
- * runs `srun --cpu-bind=none [perfsweep-bind --policy P --ranks-per-node r --]
- * APP ARGS`; each task sends its output to the run directory itself (rank 0
- * to stdout/stderr, rank r to rank-<r>.stdout/.stderr), the job script's
- * own output goes to job.out/job.err.
+ * A run's job is named "ps:<campaign>:<run id>.<attempt>" (one name per
+ * attempt) and its comment is "perfsweep <campaign dir> run <run id>", so
+ * that a restarted orchestrator finds the jobs an earlier one left behind
+ * (adopt() for recorded jobs; recover(), and start() itself, take over the
+ * job of an attempt that was submitted but never recorded instead of
+ * submitting it twice).  The job script (slurm_script.c, saved as
+ * runs/<id>/job.sh) runs `srun --cpu-bind=none [perfsweep-bind ...] APP
+ * ARGS`.
  *
  * Polling is incremental (slurm_load_jobs with the last update time) with
  * back-off from 0.1 s to 5 s; an unreachable controller is an outage, not a
@@ -22,6 +21,7 @@
 #include "common/clock.h"
 #include "orchestrator/backend.h"
 #include "orchestrator/slurm_compat.h"
+#include "orchestrator/slurm_script.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
@@ -44,8 +44,6 @@ extern char **environ;
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
-#define STEP_TRIES 12         /* srun attempts in the job when the step cannot start */
-#define STEP_PAUSE 5          /* seconds between them */
 
 struct sjob {
 	long long run;
@@ -273,27 +271,7 @@ int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err)
 
 /* ---- job script --------------------------------------------------------- */
 
-/* Single-quote s for sh. */
-static void sh_quote(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
-
-static int job_nodes(const struct run_spec *rs)
-{
-	if (rs->nodes > 0)
-		return rs->nodes;
-	if (rs->ranks_per_node > 0)
-		return (rs->ranks + rs->ranks_per_node - 1) / rs->ranks_per_node;
-	return 0;
-}
+/* ---- job description ---------------------------------------------------- */
 
 /* Minutes: the config's limit, else the run's timeout, else the estimate with a margin. */
 static uint32_t job_time_limit(const struct slurm_backend *sb, const struct run_spec *rs)
@@ -305,103 +283,6 @@ static uint32_t job_time_limit(const struct slurm_backend *sb, const struct run_
 	if (rs->est_seconds > 0)
 		return (uint32_t)ceil((rs->est_seconds * 1.5 + 120) / 60.0);
 	return NO_VAL;
-}
-
-/* "ps:<campaign>:<run>.<attempt>": one name per attempt, so that a job an
-   earlier orchestrator submitted and never recorded is told apart from the
-   recorded jobs of earlier attempts. */
-static char *job_name(const char *campaign, long long id, int attempt)
-{
-	return xasprintf("ps:%s:%lld.%d", campaign ? campaign : "", id, attempt > 0 ? attempt : 1);
-}
-
-static char *job_comment(const struct run_spec *rs)
-{
-	return xasprintf("perfsweep %s run %lld", rs->campaign_dir ? rs->campaign_dir : "", rs->id);
-}
-
-static void script_sbatch_lines(struct strbuf *sc, const struct slurm_backend *sb,
-				const struct run_spec *rs, int nodes, uint32_t tl)
-{
-	char *name = job_name(rs->campaign, rs->id, rs->attempt);
-	/* For the reader and for resubmitting by hand: libslurm applies these
-	   settings through the job description, not by parsing these lines. */
-	strbuf_addf(sc, "#SBATCH --job-name=%s\n", name);
-	if (nodes > 0)
-		strbuf_addf(sc, "#SBATCH --nodes=%d\n", nodes);
-	strbuf_addf(sc, "#SBATCH --ntasks=%d\n", rs->ranks);
-	if (rs->ranks_per_node > 0)
-		strbuf_addf(sc, "#SBATCH --ntasks-per-node=%d\n", rs->ranks_per_node);
-	strbuf_addstr(sc, "#SBATCH --exclusive\n");
-	if (tl != NO_VAL)
-		strbuf_addf(sc, "#SBATCH --time=%u\n", tl);
-	if (sb->partition)
-		strbuf_addf(sc, "#SBATCH --partition=%s\n", sb->partition);
-	if (sb->account)
-		strbuf_addf(sc, "#SBATCH --account=%s\n", sb->account);
-	if (sb->qos)
-		strbuf_addf(sc, "#SBATCH --qos=%s\n", sb->qos);
-	for (int i = 0; i < sb->nextra; i++)
-		strbuf_addf(sc, "#SBATCH %s\n", sb->extra[i]);
-	strbuf_addf(sc, "#SBATCH --output=%s/job.out\n#SBATCH --error=%s/job.err\n", rs->run_dir,
-		    rs->run_dir);
-	free(name);
-}
-
-/* The batch script: srun starts every rank through a tiny sh that sends its output to the run directory. */
-static char *job_script(const struct slurm_backend *sb, const struct run_spec *rs, int nodes,
-			uint32_t tl)
-{
-	struct strbuf sc;
-	strbuf_init(&sc);
-	strbuf_addstr(&sc, "#!/bin/sh\n");
-	strbuf_addf(&sc, "# perfsweep: run %lld of campaign '%s' (%s)\n", rs->id,
-		    rs->campaign ? rs->campaign : "", rs->campaign_dir ? rs->campaign_dir : "");
-	script_sbatch_lines(&sc, sb, rs, nodes, tl);
-	strbuf_addstr(&sc, "cd ");
-	sh_quote(&sc, rs->workdir ? rs->workdir : rs->run_dir);
-	strbuf_addstr(&sc, " || exit 125\n");
-	/* srun needs the controller to start its step.  When no rank started
-	   (rank 0 creates stdout first thing), wait for the controller and try
-	   again; give up after STEP_TRIES and leave job.step-failed behind. */
-	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\n"
-		      "rm -f \"$d/stdout\" \"$d/job.step-failed\"\n"
-		      "n=0\n"
-		      "while :; do\n\t");
-	if (rs->timeout > 0)
-		strbuf_addf(&sc, "timeout --kill-after=10 %.3f ", rs->timeout);
-	strbuf_addf(&sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
-	if (nodes > 0)
-		strbuf_addf(&sc, " --nodes=%d", nodes);
-	if (rs->ranks_per_node > 0)
-		strbuf_addf(&sc, " --ntasks-per-node=%d", rs->ranks_per_node);
-	strbuf_addstr(&sc, " /bin/sh -c '"
-		      "r=${SLURM_PROCID:-0}; "
-		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "
-		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
-		      "exec \"$@\"' perfsweep-rank");
-	if (rs->policy && rs->bind_path) {
-		strbuf_addch(&sc, ' ');
-		sh_quote(&sc, rs->bind_path);
-		strbuf_addstr(&sc, " --policy ");
-		sh_quote(&sc, rs->policy);
-		if (rs->ranks_per_node > 0)
-			strbuf_addf(&sc, " --ranks-per-node %d", rs->ranks_per_node);
-		else if (nodes > 0)
-			strbuf_addf(&sc, " --ranks-per-node %d", (rs->ranks + nodes - 1) / nodes);
-		strbuf_addstr(&sc, " --");
-	}
-	for (char *const *a = rs->argv; *a; a++) {
-		strbuf_addch(&sc, ' ');
-		sh_quote(&sc, *a);
-	}
-	strbuf_addf(&sc, "\n\trc=$?\n"
-		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then exit $rc; fi\n"
-		    "\tn=$((n + 1))\n"
-		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; exit $rc; fi\n"
-		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
-		    "done\n", STEP_TRIES, STEP_PAUSE);
-	return strbuf_detach(&sc);
 }
 
 /* Add "KEY=VALUE" to env, replacing an earlier entry of the same key. */
@@ -724,7 +605,7 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 		if (rc)
 			return rc > 0 ? 2 : -1;
 	}
-	char *name = job_name(rs->campaign, rs->id, rs->attempt);
+	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
 	int oi = strmap_get(&sb->orphans, name);
 	free(name);
 	if (oi < 0 || !sb->orphan_ids[oi])
@@ -762,130 +643,169 @@ static int sl_recover(struct backend *b, const struct run_spec *rs, char **backe
 	return take_over(b->priv, rs, backend_id, err);
 }
 
-static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
-		    struct perr *err)
+/* A run the backend cannot submit at all: -1 (err), else 0. */
+static int check_spec(const struct run_spec *rs, struct perr *err)
 {
-	struct slurm_backend *sb = b->priv;
 	if (rs->ranks < 1)
 		return perr_set(err, "run %lld: ranks must be at least 1", rs->id);
 	if (!rs->argv || !rs->argv[0])
 		return perr_set(err, "run %lld: no command to run", rs->id);
 	if (!rs->run_dir || rs->run_dir[0] != '/')
 		return perr_set(err, "run %lld: the run directory must be an absolute path", rs->id);
-	int nodes = job_nodes(rs);
+	int nodes = slurm_job_nodes(rs);
 	if (nodes > 0 && rs->ranks_per_node > 0 && (long)nodes * rs->ranks_per_node < rs->ranks)
 		return perr_set(err, "run %lld: %d ranks do not fit on %d nodes with %d ranks per node",
 				rs->id, rs->ranks, nodes, rs->ranks_per_node);
 	if (rs->ranks_per_node > UINT16_MAX - 2)
 		return perr_set(err, "run %lld: %d ranks per node is too many", rs->id, rs->ranks_per_node);
+	return 0;
+}
+
+/* The strings a job description points to, owned here. */
+struct job_strings {
+	char *name, *comment, *script, *out, *err;
+	char **env;
+};
+
+static void job_strings_release(struct job_strings *js)
+{
+	free(js->name);
+	free(js->comment);
+	free(js->script);
+	free(js->out);
+	free(js->err);
+	env_free(js->env);
+}
+
+/* Fill d for rs; the strings it points to live in js. */
+static void fill_desc(job_desc_msg_t *d, struct job_strings *js, const struct slurm_backend *sb,
+		      const struct run_spec *rs, int nodes, uint32_t tl)
+{
+	uint32_t env_size;
+	js->comment = slurm_job_comment(rs);
+	js->out = xasprintf("%s/job.out", rs->run_dir);
+	js->err = xasprintf("%s/job.err", rs->run_dir);
+	js->env = job_env(rs, &env_size);
+	slurm_init_job_desc_msg(d);
+	d->name = js->name;
+	d->comment = js->comment;
+	d->script = js->script;
+	d->partition = sb->partition;
+	d->account = sb->account;
+	d->qos = sb->qos;
+	if (nodes > 0)
+		d->min_nodes = d->max_nodes = (uint32_t)nodes;
+	d->num_tasks = (uint32_t)rs->ranks;
+	if (rs->ranks_per_node > 0)
+		d->ntasks_per_node = (uint16_t)rs->ranks_per_node;
+	d->shared = JOB_SHARED_NONE;   /* exclusive nodes */
+	d->time_limit = tl;
+	d->work_dir = (char *)(rs->workdir ? rs->workdir : rs->run_dir);
+	d->std_out = js->out;
+	d->std_err = js->err;
+	d->std_in = "/dev/null";
+	d->user_id = getuid();
+	d->group_id = getgid();
+	d->environment = js->env;
+	d->env_size = env_size;
+	d->features = sb->xo.features;
+	d->reservation = sb->xo.reservation;
+	d->exc_nodes = sb->xo.exc_nodes;
+	d->req_nodes = sb->xo.req_nodes;
+	d->tres_per_node = sb->xo.tres_per_node;
+	d->licenses = sb->xo.licenses;
+	d->wckey = sb->xo.wckey;
+	if (sb->xo.mem)
+		d->pn_min_memory = sb->xo.mem;
+	if (sb->xo.cpus_per_task)
+		d->cpus_per_task = (uint16_t)sb->xo.cpus_per_task;
+	if (sb->xo.nice_set)
+		d->nice = (uint32_t)(NICE_OFFSET + sb->xo.nice);
+	if (sb->xo.requeue >= 0)
+		d->requeue = (uint16_t)sb->xo.requeue;
+}
+
+/* Render rs's script and save it as job.sh: 0 or -1 (err). */
+static int write_script(struct job_strings *js, const struct slurm_backend *sb,
+			const struct run_spec *rs, int nodes, uint32_t tl, struct perr *err)
+{
+	struct slurm_script_opts so = {
+		.partition = sb->partition, .account = sb->account, .qos = sb->qos,
+		.nextra = sb->nextra, .extra = sb->extra, .nodes = nodes,
+		.time_limit = tl == NO_VAL ? 0 : tl,
+	};
+	js->script = slurm_script_render(&so, rs);
+	char *path = xasprintf("%s/job.sh", rs->run_dir);
+	int rc = write_file(path, js->script, err);
+	free(path);
+	return rc;
+}
+
+/* A submission SLURM refused: 1 (transient, back off) or -1 (err). */
+static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, int e,
+			  struct perr *err)
+{
+	if (slurm_transient(e) ||
+	    (e == ESLURM_ACCOUNTING_POLICY && sb->njobs > 0)) {   /* submit limit: wait for ours */
+		/* The job may have been created although the answer was lost:
+		   look for it before submitting again. */
+		if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY)
+			sb->scanned = 0;
+		submit_backoff(sb);
+		perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
+		return 1;
+	}
+	return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(e));
+}
+
+/* Accepted, but it could only wait for a partition that will never fit it. */
+static int never_fits(int ec)
+{
+	return ec == ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ||
+	       ec == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || ec == ESLURM_INVALID_NODE_COUNT ||
+	       ec == ESLURM_TOO_MANY_REQUESTED_CPUS || ec == ESLURM_BAD_TASK_COUNT;
+}
+
+static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
+		    struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	if (check_spec(rs, err))
+		return -1;
 	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
 		return 1;
-
 	/* Take over a job an earlier orchestrator submitted for this attempt. */
 	int tk = take_over(sb, rs, backend_id, err);
-	if (tk == 1)
-		return 0;
 	if (tk)
-		return tk == 2 ? 1 : -1;
-	char *name = job_name(rs->campaign, rs->id, rs->attempt);
+		return tk == 1 ? 0 : tk == 2 ? 1 : -1;
 
+	int nodes = slurm_job_nodes(rs);
 	uint32_t tl = job_time_limit(sb, rs);
-	char *script = job_script(sb, rs, nodes, tl);
-	char *path = xasprintf("%s/job.sh", rs->run_dir);
-	int rc = write_file(path, script, err);
-	free(path);
-	if (rc) {
-		free(script);
-		free(name);
+	struct job_strings js = { .name = slurm_job_name(rs->campaign, rs->id, rs->attempt) };
+	if (write_script(&js, sb, rs, nodes, tl, err)) {
+		job_strings_release(&js);
 		return -1;
 	}
-
 	job_desc_msg_t d;
-	slurm_init_job_desc_msg(&d);
-	char *comment = job_comment(rs);
-	char *out = xasprintf("%s/job.out", rs->run_dir);
-	char *errf = xasprintf("%s/job.err", rs->run_dir);
-	uint32_t env_size;
-	char **env = job_env(rs, &env_size);
-	d.name = name;
-	d.comment = comment;
-	d.script = script;
-	d.partition = sb->partition;
-	d.account = sb->account;
-	d.qos = sb->qos;
-	if (nodes > 0)
-		d.min_nodes = d.max_nodes = (uint32_t)nodes;
-	d.num_tasks = (uint32_t)rs->ranks;
-	if (rs->ranks_per_node > 0)
-		d.ntasks_per_node = (uint16_t)rs->ranks_per_node;
-	d.shared = JOB_SHARED_NONE;   /* exclusive nodes */
-	d.time_limit = tl;
-	d.work_dir = (char *)(rs->workdir ? rs->workdir : rs->run_dir);
-	d.std_out = out;
-	d.std_err = errf;
-	d.std_in = "/dev/null";
-	d.user_id = getuid();
-	d.group_id = getgid();
-	d.environment = env;
-	d.env_size = env_size;
-	d.features = sb->xo.features;
-	d.reservation = sb->xo.reservation;
-	d.exc_nodes = sb->xo.exc_nodes;
-	d.req_nodes = sb->xo.req_nodes;
-	d.tres_per_node = sb->xo.tres_per_node;
-	d.licenses = sb->xo.licenses;
-	d.wckey = sb->xo.wckey;
-	if (sb->xo.mem)
-		d.pn_min_memory = sb->xo.mem;
-	if (sb->xo.cpus_per_task)
-		d.cpus_per_task = (uint16_t)sb->xo.cpus_per_task;
-	if (sb->xo.nice_set)
-		d.nice = (uint32_t)(NICE_OFFSET + sb->xo.nice);
-	if (sb->xo.requeue >= 0)
-		d.requeue = (uint16_t)sb->xo.requeue;
-
+	fill_desc(&d, &js, sb, rs, nodes, tl);
 	submit_response_msg_t *resp = NULL;
-	rc = slurm_submit_batch_job(&d, &resp);
+	int rc = slurm_submit_batch_job(&d, &resp);
 	int e = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
-	free(comment);
-	free(out);
-	free(errf);
-	free(script);
-	env_free(env);
-	if (rc != SLURM_SUCCESS) {
-		if (slurm_transient(e) ||
-		    (e == ESLURM_ACCOUNTING_POLICY && sb->njobs > 0)) {   /* submit limit: wait for ours */
-			/* The job may have been created although the answer was lost:
-			   look for it before submitting again. */
-			if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY)
-				sb->scanned = 0;
-			submit_backoff(sb);
-			perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
-			free(name);
-			return 1;
-		}
-		perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(e));
-		free(name);
-		return -1;
-	}
+	job_strings_release(&js);
+	if (rc != SLURM_SUCCESS)
+		return submit_refused(sb, rs, e, err);
 	sb->submit_backoff = 0;
 	sb->submit_after = 0;
 	uint32_t job = resp->job_id;
 	int ec = (int)resp->error_code;
 	slurm_free_submit_response_response_msg(resp);
-	if (ec == ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ||
-	    ec == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || ec == ESLURM_INVALID_NODE_COUNT ||
-	    ec == ESLURM_TOO_MANY_REQUESTED_CPUS || ec == ESLURM_BAD_TASK_COUNT) {
-		/* Accepted, but it could only wait for a partition that will never
-		   fit it: withdraw it and fail the run. */
+	if (never_fits(ec)) {
+		/* withdraw it and fail the run */
 		slurm_kill_job(job, SIGKILL, 0);
-		perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(ec));
-		free(name);
-		return -1;
+		return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(ec));
 	}
 	track(sb, rs->id, job, rs->timeout, rs->run_dir);
 	*backend_id = xasprintf("%u", job);
-	free(name);
 	return 0;
 }
 
@@ -986,7 +906,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		sleep_for(pause);
 	}
 	int adopted = 0;
-	char *name = job_name(rs->campaign, rs->id, rs->attempt);
+	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
 		if (j->job_id != job || !j->name || strcmp(j->name, name))

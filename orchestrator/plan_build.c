@@ -250,6 +250,39 @@ static int parse_budget(struct pb *b)
 	return 0;
 }
 
+/* Parameters here that varied, with positive values, in the finished runs
+   of an earlier campaign: their old index in oldk, ours in newk.  Returns
+   their count. */
+static int varied_columns(const struct campaign_config *c, const struct store *st,
+			  const struct run *runs, int n, int *oldk, int *newk)
+{
+	int ncols = 0;
+	for (int k = 0; k < c->nparams; k++) {
+		int ok = -1;
+		for (int j = 0; j < store_nparams(st); j++)
+			if (!strcmp(store_param_name(st, j), c->params[k].name))
+				ok = j;
+		if (ok < 0)
+			continue;
+		double first = NAN;
+		int varies = 0, positive = 1;
+		for (int i = 0; i < n; i++) {
+			if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
+				continue;
+			double v = runs[i].values[ok];
+			positive &= v > 0;
+			if (isnan(first))
+				first = v;
+			varies |= v != first;
+		}
+		if (varies && positive) {
+			oldk[ncols] = ok;
+			newk[ncols++] = k;
+		}
+	}
+	return ncols;
+}
+
 /*
  * Runtime from an earlier campaign: fit log(wall) = c0 + sum a_k log(x_k)
  * to its finished runs (a power law in every parameter that varied there
@@ -274,32 +307,10 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 	}
 	/* old parameter index for each column: parameters here that varied there */
 	int np = c->nparams, *oldk = xmalloc(sizeof(int) * (size_t)(np + 1)), *newk = xmalloc(sizeof(int) * (size_t)(np + 1));
-	int ncols = 0, ndone = 0;
+	int ndone = 0;
 	for (int i = 0; i < n; i++)
 		ndone += runs[i].state == RUN_DONE && runs[i].wall > 0;
-	for (int k = 0; k < np; k++) {
-		int ok = -1;
-		for (int j = 0; j < store_nparams(st); j++)
-			if (!strcmp(store_param_name(st, j), c->params[k].name))
-				ok = j;
-		if (ok < 0)
-			continue;
-		double first = NAN;
-		int varies = 0, positive = 1;
-		for (int i = 0; i < n; i++) {
-			if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
-				continue;
-			double v = runs[i].values[ok];
-			positive &= v > 0;
-			if (isnan(first))
-				first = v;
-			varies |= v != first;
-		}
-		if (varies && positive) {
-			oldk[ncols] = ok;
-			newk[ncols++] = k;
-		}
-	}
+	int ncols = varied_columns(c, st, runs, n, oldk, newk);
 	store_close(st);
 	int status = GSL_EINVAL;
 	if (ndone >= ncols + 2) {

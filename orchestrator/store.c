@@ -324,7 +324,7 @@ static int point_ranks(const struct plan *pl, const struct plan_point *pt)
 	return 1;
 }
 
-static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
+static int insert_params(struct store *st, const struct plan *pl, struct perr *err)
 {
 	sqlite3_stmt *sp = prepare(st, "INSERT INTO params(idx, name, role, is_int) VALUES(?,?,?,?)", err);
 	if (!sp)
@@ -344,7 +344,39 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 		sqlite3_reset(sp);
 	}
 	sqlite3_finalize(sp);
+	return 0;
+}
 
+/* The runs of point i: one per repetition, numbered on from *seq. */
+static int insert_point_runs(struct store *st, sqlite3_stmt *sr, const struct plan *pl, int i,
+			     long long *seq, struct perr *err)
+{
+	const struct plan_point *pt = &pl->points[i];
+	int ranks = point_ranks(pl, pt);
+	double per_run = pt->repetitions > 0 ? pt->core_hours / pt->repetitions : 0;
+	for (int r = 1; r <= pt->repetitions; r++) {
+		sqlite3_bind_int(sr, 1, i);
+		sqlite3_bind_int(sr, 2, r);
+		sqlite3_bind_int(sr, 3, pt->nodes);
+		sqlite3_bind_int(sr, 4, ranks);
+		sqlite3_bind_int(sr, 5, pt->ranks_per_node);
+		if (pt->policy)
+			sqlite3_bind_text(sr, 6, pt->policy, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(sr, 6);
+		sqlite3_bind_double(sr, 7, per_run);
+		sqlite3_bind_int64(sr, 8, ++*seq);
+		if (sqlite3_step(sr) != SQLITE_DONE)
+			return db_err(st, err, "write runs");
+		sqlite3_reset(sr);
+	}
+	return 0;
+}
+
+static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
+{
+	if (insert_params(st, pl, err))
+		return -1;
 	sqlite3_stmt *spt = prepare(st, "INSERT INTO points(id, nodes, ranks_per_node, policy,"
 				    " repetitions, core_hours, reason) VALUES(?,?,?,?,?,?,?)", err);
 	sqlite3_stmt *spv = prepare(st, "INSERT INTO point_values(point, param, value) VALUES(?,?,?)", err);
@@ -382,26 +414,8 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 			}
 			sqlite3_reset(spv);
 		}
-		int ranks = point_ranks(pl, pt);
-		double per_run = pt->repetitions > 0 ? pt->core_hours / pt->repetitions : 0;
-		for (int r = 1; r <= pt->repetitions; r++) {
-			sqlite3_bind_int(sr, 1, i);
-			sqlite3_bind_int(sr, 2, r);
-			sqlite3_bind_int(sr, 3, pt->nodes);
-			sqlite3_bind_int(sr, 4, ranks);
-			sqlite3_bind_int(sr, 5, pt->ranks_per_node);
-			if (pt->policy)
-				sqlite3_bind_text(sr, 6, pt->policy, -1, SQLITE_STATIC);
-			else
-				sqlite3_bind_null(sr, 6);
-			sqlite3_bind_double(sr, 7, per_run);
-			sqlite3_bind_int64(sr, 8, ++seq);
-			if (sqlite3_step(sr) != SQLITE_DONE) {
-				db_err(st, err, "write runs");
-				goto done;
-			}
-			sqlite3_reset(sr);
-		}
+		if (insert_point_runs(st, sr, pl, i, &seq, err))
+			goto done;
 	}
 	ret = 0;
 done:

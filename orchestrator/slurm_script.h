@@ -1,0 +1,35 @@
+/*
+ * The batch script of a SLURM run (runs/<id>/job.sh), its job name and its
+ * comment.  Pure: no I/O, no libslurm; backend_slurm.c submits what this
+ * renders.
+ *
+ * A run's job is named "ps:<campaign>:<run id>.<attempt>" and its comment is
+ * "perfsweep <campaign dir> run <run id>".
+ */
+#ifndef PS_SLURM_SCRIPT_H
+#define PS_SLURM_SCRIPT_H
+#include "common/error.h"
+#include "orchestrator/backend.h"
+
+#define SLURM_STEP_TRIES 12   /* srun attempts in the job when the step cannot start */
+#define SLURM_STEP_PAUSE 5    /* seconds between them */
+
+/* The job settings the script's #SBATCH lines repeat. */
+struct slurm_script_opts {
+	const char *partition, *account, *qos;   /* NULL: unset */
+	int nextra;
+	char *const *extra;                      /* verbatim long options */
+	int nodes;                               /* 0: SLURM decides */
+	unsigned time_limit;                     /* minutes, 0: none */
+};
+
+/* "ps:<campaign>:<run>.<attempt>" (caller frees). */
+char *slurm_job_name(const char *campaign, long long id, int attempt);
+/* "perfsweep <campaign dir> run <run id>" (caller frees). */
+char *slurm_job_comment(const struct run_spec *rs);
+/* The nodes of a run's job: rs->nodes, else ceil(ranks / ranks per node), else 0. */
+int slurm_job_nodes(const struct run_spec *rs);
+/* The batch script of rs (caller frees). */
+char *slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs);
+
+#endif
