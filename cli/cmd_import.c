@@ -16,6 +16,7 @@
 #include "designs/deps.h"
 #include "designs/plan.h"
 #include "cli/cli.h"
+#include "orchestrator/campaign_lock.h"
 #include "orchestrator/store.h"
 #include <errno.h>
 #include <getopt.h>
@@ -219,6 +220,10 @@ int cmd_import(int argc, char **argv)
 		return cli_usage("import", "unknown aggregation '%s'; use mean, sum, max or min", aggr);
 	if (strcmp(kind, "cube") && (metrics || strcmp(aggr, "mean")))
 		return cli_usage("import", "--metrics and --aggregate apply to --cube only");
+	struct campaign_lock lock;   /* held until import exits: never beside a `run` */
+	struct perr lerr;
+	if (campaign_lock_take(&lock, out, &lerr))
+		return cli_error(EXIT_USAGE, "%s", lerr.msg);
 	char *db = xasprintf("%s/campaign.db", out);
 	int exists = access(db, F_OK) == 0;
 	free(db);

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
+#include "orchestrator/campaign_lock.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
@@ -85,12 +86,17 @@ int cmd_run(int argc, char **argv)
 	struct backend *b = NULL;
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
+	struct campaign_lock lock = { -1 };
 	memset(&pl, 0, sizeof(pl));
 	if (config_load(&cfg, argv[optind], &err) || plan_build(&pl, &cfg, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg.dir, cfg.name);
+	if (campaign_lock_take(&lock, campaign_dir, &err)) {
+		cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
 	if (store_create(&st, campaign_dir, cfg.name, cfg.backend.type, cfg.text, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -151,6 +157,7 @@ out:
 	if (b)
 		b->ops->free(b);
 	store_close(st);
+	campaign_lock_release(&lock);
 	plan_release(&pl);
 	config_release(&cfg);
 	free(campaign_dir);

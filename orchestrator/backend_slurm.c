@@ -447,6 +447,52 @@ static void push_ready(struct slurm_backend *sb, const struct run_result *r)
 	sb->ready[sb->nready++] = *r;
 }
 
+/*
+ * A job the controller no longer knows (purged after MinJobAge, or lost):
+ * its result from the completion record its script left in run_dir, when
+ * that record is this job's (job != 0) or this attempt's (job == 0).
+ * 1: r filled; 0: no such record.
+ */
+static int result_from_record(const char *run_dir, uint32_t job, int attempt, long long run,
+			      double timeout, struct run_result *r)
+{
+	if (!run_dir)
+		return 0;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *path = xasprintf("%s/job.done", run_dir);
+	struct slurm_done d;
+	int ok = !strbuf_read_file(&sb, path) && !slurm_done_parse(sb.buf, &d) &&
+		 (job ? d.job == job : d.attempt == (attempt > 0 ? attempt : 1));
+	free(path);
+	strbuf_release(&sb);
+	if (!ok)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->id = run;
+	r->exit_status = d.exit_status;
+	r->started_at = (double)d.start;
+	r->ended_at = (double)d.end;
+	r->wall = d.end >= d.start ? (double)(d.end - d.start) : 0;
+	if (d.exit_status == 0)
+		return 1;
+	r->failed = 1;
+	char *marker = xasprintf("%s/job.step-failed", run_dir);
+	r->retry_free = !access(marker, F_OK);
+	free(marker);
+	const char *what = r->retry_free ? "job step could not start, see job.err" : NULL;
+	char detail[64];
+	if (!what && timeout > 0 && d.exit_status == 124)
+		snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
+	else if (!what && d.exit_status > 128)
+		snprintf(detail, sizeof(detail), "killed by signal %d", d.exit_status - 128);
+	else
+		snprintf(detail, sizeof(detail), "%s%d", what ? "" : "exit status ", what ? 0 : d.exit_status);
+	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u, from job.done)", what ? what : detail,
+		 d.job);
+	return 1;
+}
+
 /* One poll of the controller.  Returns 0 (also during an outage) or -1. */
 static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 {
@@ -510,6 +556,8 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 						.retry_free = 1, .ended_at = wall_now() };
 			snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
 				 sb->jobs[i].job);
+			result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
+					   sb->jobs[i].timeout, &r);
 			push_ready(sb, &r);
 			untrack(sb, i);
 			changed = 1;
@@ -590,6 +638,17 @@ static void submit_backoff(struct slurm_backend *sb)
 	sb->submit_after = wall_now() + sb->submit_backoff;
 }
 
+/* An unrecorded attempt whose job ran and was purged: its record, if any. */
+static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id)
+{
+	struct run_result r;
+	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, &r))
+		return 0;
+	push_ready(sb, &r);
+	*backend_id = xstrdup("job.done");
+	return 1;
+}
+
 /*
  * The job of this attempt left by an earlier orchestrator, if any: tracked
  * when it is still queued or running, its result made ready when it has
@@ -609,14 +668,14 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 	int oi = strmap_get(&sb->orphans, name);
 	free(name);
 	if (oi < 0 || !sb->orphan_ids[oi])
-		return 0;
+		return take_over_record(sb, rs, backend_id);
 	uint32_t job = sb->orphan_ids[oi];
 	job_info_msg_t *msg = NULL;
 	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
-		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: nothing to take over */
+		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: only its record is left */
 			sb->orphan_ids[oi] = 0;
-			return 0;
+			return take_over_record(sb, rs, backend_id);
 		}
 		if (slurm_transient(e))
 			return 2;
@@ -683,8 +742,10 @@ static void fill_desc(job_desc_msg_t *d, struct job_strings *js, const struct sl
 {
 	uint32_t env_size;
 	js->comment = slurm_job_comment(rs);
-	js->out = xasprintf("%s/job.out", rs->run_dir);
-	js->err = xasprintf("%s/job.err", rs->run_dir);
+	char *pat = slurm_file_pattern(rs->run_dir);
+	js->out = xasprintf("%s/job.out", pat);
+	js->err = xasprintf("%s/job.err", pat);
+	free(pat);
 	js->env = job_env(rs, &env_size);
 	slurm_init_job_desc_msg(d);
 	d->name = js->name;
@@ -734,7 +795,8 @@ static int write_script(struct job_strings *js, const struct slurm_backend *sb,
 		.nextra = sb->nextra, .extra = sb->extra, .nodes = nodes,
 		.time_limit = tl == NO_VAL ? 0 : tl,
 	};
-	js->script = slurm_script_render(&so, rs);
+	if (slurm_script_render(&so, rs, &js->script, err))
+		return -1;
 	char *path = xasprintf("%s/job.sh", rs->run_dir);
 	int rc = write_file(path, js->script, err);
 	free(path);
@@ -882,6 +944,15 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 	return 0;
 }
 
+static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
+{
+	struct run_result r;
+	if (!result_from_record(rs->run_dir, job, 0, rs->id, rs->timeout, &r))
+		return 0;
+	push_ready(sb, &r);
+	return 1;
+}
+
 static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
 		    struct perr *err)
 {
@@ -895,8 +966,8 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
 			break;
 		int e = slurm_get_errno();
-		if (e == ESLURM_INVALID_JOB_ID)
-			return 0;
+		if (e == ESLURM_INVALID_JOB_ID)   /* purged: its record may say how it ended */
+			return adopt_from_record(sb, rs, job);
 		if (!slurm_transient(e))
 			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
 					slurm_errstr(e));

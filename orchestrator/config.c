@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Placeholders every command may use besides the parameters. */
@@ -506,6 +507,72 @@ static int parse_placement_launch(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* Application arguments and environment values may hold any byte. */
+static int free_text(const config_setting_t *s)
+{
+	const config_setting_t *list = config_setting_parent(s);
+	const config_setting_t *app = list ? config_setting_parent(list) : NULL;
+	const char *ln = list ? config_setting_name(list) : NULL;
+	const char *an = app ? config_setting_name(app) : NULL;
+	return ln && an && !strcmp(an, "app") && !config_setting_parent(config_setting_parent(app)) &&
+	       (!strcmp(ln, "command") || !strcmp(ln, "env"));
+}
+
+/*
+ * No control character (a byte below 0x20, or 0x7f) in any string but the
+ * application's arguments and environment values: names, paths, partitions
+ * and options end up in job scripts, file names and one-line messages.
+ */
+static int check_control(const struct campaign_config *c, const config_setting_t *s,
+			 struct perr *err)
+{
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		const unsigned char *v = (const unsigned char *)config_setting_get_string(s);
+		for (; *v; v++)
+			if (*v < 0x20 || *v == 0x7f)
+				break;
+		if (*v && !free_text(s)) {
+			const char *name = config_setting_name(s);
+			if (!name && config_setting_parent(s))
+				name = config_setting_name(config_setting_parent(s));
+			return bad(c, err, s, "'%s' contains a control character (byte 0x%02x); "
+				   "write it without newlines, tabs or other control characters",
+				   name ? name : "a string", *v);
+		}
+		return 0;
+	}
+	int n = config_setting_is_aggregate(s) ? config_setting_length(s) : 0;
+	for (int i = 0; i < n; i++)
+		if (check_control(c, config_setting_get_elem(s, (unsigned)i), err))
+			return -1;
+	return 0;
+}
+
+/* The config's text: a readable regular file without NUL bytes. */
+static int read_config_text(struct campaign_config *c, const char *path, struct perr *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return perr_set(err, "cannot read config '%s': it is a directory", path);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (strbuf_read_file(&sb, path)) {
+		int e = errno;
+		strbuf_release(&sb);
+		return perr_set(err, "cannot read config '%s': %s", path, strerror(e));
+	}
+	const char *nul = memchr(sb.buf, '\0', sb.len);
+	if (nul) {
+		int line = 1;
+		for (const char *p = sb.buf; p < nul; p++)
+			line += *p == '\n';
+		strbuf_release(&sb);
+		return perr_set(err, "%s:%d: the file contains a NUL byte; a config is text", path, line);
+	}
+	c->text = strbuf_detach(&sb);
+	return 0;
+}
+
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -515,14 +582,8 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	c->dir = xstrdup(dirname(tmp));
 	free(tmp);
 
-	struct strbuf sb;
-	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return perr_set(err, "cannot read config '%s': %s", path, strerror(errno));
-	}
-	c->text = strbuf_detach(&sb);
-	strbuf_release(&sb);
+	if (read_config_text(c, path, err))
+		return -1;
 
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
@@ -537,7 +598,7 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	static const char *const keys[] = { "name", "app", "parameters", "repetitions", "max_attempts",
 					    "backend", "collect", "dependencies", "budget", "design",
 					    "placement", "contention", "cost_model", "topology", NULL };
-	if (check_keys(c, root, keys, "the campaign", err))
+	if (check_keys(c, root, keys, "the campaign", err) || check_control(c, root, err))
 		return -1;
 	if (get_string(c, root, "name", &c->name, 1, err))
 		return -1;

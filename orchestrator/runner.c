@@ -5,6 +5,7 @@
 #include "collectors/regex_collect.h"
 #include "collectors/wall.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/template.h"
 #include <errno.h>
@@ -118,15 +119,16 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-/* Remove an earlier attempt's files so nothing of it is collected again. */
-static void clean_run_dir(const char *run_dir)
+/* Remove an earlier attempt's files so nothing of it is collected again,
+   and make the directory afresh: 0, or -1 (err names the path). */
+static int clean_run_dir(const char *run_dir, struct perr *err)
 {
 	char *d = xstrdup(run_dir);
 	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free(d);
-	char *p = xasprintf("%s", run_dir);
-	mkdir(p, 0755);
-	free(p);
+	if (fs_mkdir_p(run_dir))
+		return perr_set(err, "cannot create run directory '%s': %s", run_dir, strerror(errno));
+	return 0;
 }
 
 static void write_argv(const char *run_dir, char **argv)
@@ -243,8 +245,28 @@ struct engine {
 	const struct runner_options *o;
 	struct runner_stats *stats;
 	struct queue q;          /* pending runs, in the order they start */
+	struct queue live;       /* runs the backend has (started, adopted, recovered)
+	                            whose result is not applied yet */
 	int is_local;
 };
+
+static void live_add(struct engine *e, long long id)
+{
+	for (size_t i = 0; i < e->live.n; i++)
+		if (e->live.ids[i] == id)
+			return;
+	push(&e->live, id);
+}
+
+/* The result of id arrived: it no longer keeps the engine waiting. */
+static void live_remove(struct engine *e, long long id)
+{
+	for (size_t i = 0; i < e->live.n; i++)
+		if (e->live.ids[i] == id) {
+			e->live.ids[i] = e->live.ids[--e->live.n];
+			return;
+		}
+}
 
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
    pending again; every pending run joins the queue.  0 or -1 (err). */
@@ -265,6 +287,7 @@ static int reconcile(struct engine *e, struct perr *err)
 			if (a < 0)
 				goto done;
 			if (a == 1) {
+				live_add(e, r->id);
 				e->stats->adopted++;
 				event(e->o, r->id, "adopted", r->backend_id);
 				continue;
@@ -314,20 +337,23 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	}
 	if (rec == 1) {
 		spec_release(&sb);
+		live_add(e, r->id);
 		e->stats->adopted++;
 		event(e->o, r->id, "recovered", bid);
 		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 		free(bid);
 		return wr ? -1 : 0;
 	}
-	clean_run_dir(sb.run_dir);
-	write_argv(sb.run_dir, sb.argv);
-	int rc = rec < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
+	int rc = rec < 0 ? -1 : clean_run_dir(sb.run_dir, &serr);
+	if (!rc)
+		write_argv(sb.run_dir, sb.argv);
+	rc = rc < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
 	spec_release(&sb);
 	if (rc == 1)            /* transient: try again after a wait */
 		return 1;
 	if (rc < 0)
 		return start_failed(e, r->id, t, serr.msg, err);
+	live_add(e, r->id);
 	e->stats->started++;
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->is_local)
@@ -398,6 +424,7 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 {
 	if (x->running)
 		return store_mark_running(e->st, x->id, x->started_at, err) ? -1 : 0;
+	live_remove(e, x->id);
 	struct run r;
 	if (store_load_run(e->st, x->id, &r, err))
 		return -1;
@@ -431,6 +458,19 @@ static void stop_inflight(struct engine *e)
 	runs_free(left, nleft);
 }
 
+/* The end of a run: nothing may be left submitted or running in the store. */
+static int check_settled(struct store *st, struct perr *err)
+{
+	struct store_counts cnt;
+	if (store_counts(st, &cnt, err))
+		return -1;
+	if (cnt.submitted + cnt.running > 0)
+		return perr_set(err, "%lld runs are still submitted or running and nothing reports "
+				"on them; run the same command again to resume them",
+				cnt.submitted + cnt.running);
+	return 0;
+}
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {
@@ -448,19 +488,25 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 		}
 		if (start_queued(&e, err))
 			goto done;
-		if (e.q.head >= e.q.n && b->ops->inflight(b) == 0)
+		/* adopted and recovered jobs count until their results are applied,
+		   even when the backend has them ready and nothing in flight */
+		int idle = e.q.head >= e.q.n && b->ops->inflight(b) == 0;
+		if (idle && e.live.n == 0)
 			break;
 		int n = b->ops->wait(b, 0.25, res, 32, err);
 		if (n < 0)
 			goto done;
+		if (idle && n == 0)
+			break;   /* nothing left to report: check_settled() tells */
 		for (int i = 0; i < n; i++)
 			if (apply_result(&e, &res[i], err))
 				goto done;
 	}
-	ret = 0;
+	ret = stats->interrupted ? 0 : check_settled(st, err);
 done:
 	if (o->stop && *o->stop)
 		stop_inflight(&e);
 	free(e.q.ids);
+	free(e.live.ids);
 	return ret;
 }

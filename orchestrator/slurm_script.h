@@ -29,7 +29,24 @@ char *slurm_job_name(const char *campaign, long long id, int attempt);
 char *slurm_job_comment(const struct run_spec *rs);
 /* The nodes of a run's job: rs->nodes, else ceil(ranks / ranks per node), else 0. */
 int slurm_job_nodes(const struct run_spec *rs);
-/* The batch script of rs (caller frees). */
-char *slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs);
+/* A path as a SLURM file name pattern: '%' doubled (caller frees). */
+char *slurm_file_pattern(const char *path);
+/*
+ * The batch script of rs in *out (caller frees): 0, or -1 with err saying
+ * which value cannot be written safely (a control character outside an
+ * argument or environment value, an environment name sh cannot assign).
+ */
+int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs, char **out,
+			struct perr *err);
+
+/* The completion record job.done a job script leaves in its run directory. */
+struct slurm_done {
+	unsigned job;               /* SLURM job id (0 when run without SLURM) */
+	int attempt;                /* the attempt the script was rendered for */
+	int exit_status;            /* srun's (or timeout's) exit status; 125: no working dir */
+	long long start, end;       /* Unix seconds */
+};
+/* Parse a job.done text: 0, or -1 when it is not one. */
+int slurm_done_parse(const char *text, struct slurm_done *d);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "orchestrator/store.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
 #include <math.h>
@@ -113,24 +114,6 @@ static sqlite3_stmt *prepare(struct store *st, const char *sql, struct perr *err
 }
 
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	int r = (mkdir(p, 0755) && errno != EEXIST) ? -1 : 0;
-	free(p);
-	return r;
-}
-
 const char *store_dir(const struct store *st)
 {
 	return st->dir;
@@ -139,7 +122,7 @@ const char *store_dir(const struct store *st)
 char *store_run_dir(const struct store *st, long long id)
 {
 	char *d = xasprintf("%s/runs/%lld", st->dir, id);
-	mkdir_p(d);
+	fs_mkdir_p(d);
 	return d;
 }
 
@@ -456,10 +439,10 @@ static int store_is_empty(const char *dir)
 int store_create(struct store **out, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err)
 {
-	if (mkdir_p(dir))
+	if (fs_mkdir_p(dir))
 		return perr_set(err, "cannot create campaign directory '%s': %s", dir, strerror(errno));
 	char *runs = xasprintf("%s/runs", dir);
-	int r = mkdir_p(runs);
+	int r = fs_mkdir_p(runs);
 	free(runs);
 	if (r)
 		return perr_set(err, "cannot create '%s/runs': %s", dir, strerror(errno));

@@ -211,9 +211,45 @@ static void test_engine(void)
 	store_close(st);
 }
 
+/*
+ * Resume: two runs were recorded in flight when the orchestrator died, and
+ * their jobs finished meanwhile.  adopt() takes them over with results
+ * ready but nothing left in flight; the engine must still apply them.
+ */
+static void test_adopt_finished(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/adopt", tap_tmpdir());
+	struct store *st;
+	make_store(&st, dir);
+	struct perr err = { "" };
+	for (long long id = 1; id <= NRUNS; id++) {
+		store_mark_submitted(st, id, "job", 100, &err);
+		if (id > 2) {
+			struct measurement_list ml;
+			measurement_list_init(&ml);
+			store_mark_done(st, id, 101, 0, 1, &ml, NULL, &err);
+		}
+	}
+	struct campaign_config c = config();
+	struct fake f = { .adopt_finished = 1 };
+	struct backend b = { &fake_ops, &f };
+	struct runner_options o = { 0 };
+	struct runner_stats stats;
+	is_int(runner_execute(st, &c, &b, &o, &stats, &err), 0, "resume runs to its end");
+	is_int(stats.adopted, 2, "two runs adopted");
+	struct store_counts cnt;
+	store_counts(st, &cnt, &err);
+	is_int(cnt.done, NRUNS, "adopted runs whose jobs finished are collected");
+	is_int(f.starts[1] + f.starts[2], 0, "and never started again");
+	is_rel(wall_of(st, 1), 0.75, 1e-12, "the adopted job's wall time is measured");
+	store_close(st);
+}
+
 int main(void)
 {
 	test_engine();
+	test_adopt_finished();
 
 	return done_testing();
 }
