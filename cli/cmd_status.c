@@ -30,12 +30,15 @@ int cmd_status(int argc, char **argv)
 	struct store_counts cnt;
 	struct run *runs = NULL;
 	int nruns = 0;
-	if (store_counts(st, &cnt, &err) || store_load_runs(st, 0, &runs, &nruns, &err)) {
+	/* one report, one snapshot: counts and runs from the same moment */
+	if (store_read_begin(st, &err) || store_counts(st, &cnt, &err) ||
+	    store_load_runs(st, 0, &runs, &nruns, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
 	char *name = store_get_meta(st, "name"), *backend = store_get_meta(st, "backend");
 	char *budget = store_get_meta(st, "budget_core_hours");
+	store_read_end(st);
 	long long collect_errors = 0;
 	for (int i = 0; i < nruns; i++)
 		collect_errors += runs[i].collect_error != NULL;

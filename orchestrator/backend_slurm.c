@@ -11,11 +11,13 @@
  * runs/<id>/job.sh) runs `srun --cpu-bind=none [perfsweep-bind ...] APP
  * ARGS`.
  *
- * Polling is incremental (slurm_load_jobs with the last update time) with
- * back-off from 0.1 s to 5 s; an unreachable controller is an outage, not a
- * failure: wait() keeps retrying and reports nothing.  Submission errors
- * that may pass (busy nodes, EAGAIN, controller unreachable, job limits)
- * make start() return 1 and hold further submissions back with exponential
+ * Polling loads this user's jobs only (slurm_load_job_user), with back-off
+ * from backend.poll.min (0.1 s) by poll.factor (1.5) up to poll.max (5 s)
+ * while nothing changes; an unreachable or rate-limiting controller is an
+ * outage, not a failure: wait() keeps retrying and reports nothing.
+ * Submission errors that may pass (busy nodes, EAGAIN, controller
+ * unreachable or rate-limiting, job, QOS and association limits) make
+ * start() return 1 and hold further submissions back with exponential
  * back-off; other errors fail the run with SLURM's message.
  */
 #include "common/clock.h"
@@ -40,6 +42,7 @@ extern char **environ;
 
 #define POLL_MIN 0.1          /* seconds between polls right after a change */
 #define POLL_MAX 5.0          /* ... growing to this while nothing changes */
+#define POLL_FACTOR 1.5       /* ... by this factor per quiet poll (backend.poll) */
 #define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
@@ -76,7 +79,7 @@ struct slurm_backend {
 	struct run_result *ready;         /* finished, not yet returned by wait() */
 	size_t nready, aready;
 
-	time_t last_update;               /* of the last job list we got */
+	double poll_min, poll_max, poll_factor;
 	double next_poll, poll_interval;
 	int outage;                       /* the controller did not answer */
 
@@ -120,6 +123,10 @@ static int slurm_transient(int e)
 	if (e >= SLURM_PROTOCOL_SOCKET_IMPL_ZERO_RECV_LENGTH && e <= SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT)
 		return 1;
 	switch (e) {
+	case PS_SLURMCTLD_COMMUNICATIONS_BACKOFF:     /* "Rate limit exceeded" */
+	case PS_SLURMCTLD_COMMUNICATIONS_HARD_DROP:   /* the RPC queue dropped us */
+	case ESLURM_ACCOUNTING_POLICY:   /* QOS or association limit: ours or others' jobs pass */
+	case ESLURM_QOS_THRES:
 	case ESLURM_NODES_BUSY:
 	case ESLURM_PORTS_BUSY:
 	case ESLURM_RESERVATION_BUSY:
@@ -133,6 +140,11 @@ static int slurm_transient(int e)
 		return 1;
 	}
 	return 0;
+}
+
+int backend_slurm_transient(int slurm_errno)
+{
+	return slurm_transient(slurm_errno);
 }
 
 static const char *slurm_errstr(int e)
@@ -360,9 +372,9 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
 	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
 					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
-	sb->poll_interval = POLL_MIN;
-	if (sb->next_poll > wall_now() + POLL_MIN)
-		sb->next_poll = wall_now() + POLL_MIN;
+	sb->poll_interval = sb->poll_min;
+	if (sb->next_poll > wall_now() + sb->poll_min)
+		sb->next_poll = wall_now() + sb->poll_min;
 }
 
 static void untrack(struct slurm_backend *sb, size_t i)
@@ -493,81 +505,123 @@ static int result_from_record(const char *run_dir, uint32_t job, int attempt, lo
 	return 1;
 }
 
-/* One poll of the controller.  Returns 0 (also during an outage) or -1. */
+/* The next poll: soon after a change, later and later while nothing changes. */
+static void poll_again(struct slurm_backend *sb, int changed)
+{
+	sb->poll_interval = changed ? sb->poll_min
+				    : fmin(sb->poll_interval * sb->poll_factor, sb->poll_max);
+	sb->next_poll = wall_now() + sb->poll_interval;
+}
+
+/* A tracked job as the controller lists it: its start reported once, its
+   result when it has finished.  Returns 1 when something changed. */
+static int poll_job(struct slurm_backend *sb, size_t i, const slurm_job_info_t *j)
+{
+	sb->jobs[i].missing = 0;
+	if (job_finished(j->job_state)) {
+		struct run_result r;
+		job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
+		push_ready(sb, &r);
+		untrack(sb, i);
+		return 1;
+	}
+	if (!sb->jobs[i].running && (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
+		struct run_result r = { .id = sb->jobs[i].run, .running = 1, .exit_status = -1,
+					.started_at = (double)j->start_time };
+		sb->jobs[i].running = 1;
+		push_ready(sb, &r);
+		return 1;
+	}
+	return 0;
+}
+
+/* A job missing from two lists in a row was purged (or the controller lost
+   its state): its completion record says how it ended, else run it again. */
+static int poll_missing(struct slurm_backend *sb)
+{
+	int changed = 0;
+	for (size_t i = 0; i < sb->njobs;) {
+		if (sb->jobs[i].missing < 2) {
+			i++;
+			continue;
+		}
+		struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
+					.retry_free = 1, .ended_at = wall_now() };
+		snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
+			 sb->jobs[i].job);
+		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
+				   sb->jobs[i].timeout, &r);
+		push_ready(sb, &r);
+		untrack(sb, i);
+		changed = 1;
+	}
+	return changed;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One poll of the controller.  Returns 0 (also during an outage) or -1.
+ * It loads this user's jobs only (slurm_load_job_user), so its cost follows
+ * our own jobs, not the cluster's: other users' jobs, queued or kept after
+ * they finished, are never sent.
+ */
 static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
-	if (slurm_load_jobs(sb->last_update, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+	if (slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
-		if (e == SLURM_NO_CHANGE_IN_DATA) {
-			sb->poll_interval = fmin(sb->poll_interval * 1.5, POLL_MAX);
-			sb->next_poll = wall_now() + sb->poll_interval;
-			return 0;
-		}
-		if (slurm_transient(e)) {
-			sb->outage = 1;
-			sb->poll_interval = fmin(fmax(sb->poll_interval * 2, OUTAGE_POLL), POLL_MAX);
-			sb->next_poll = wall_now() + sb->poll_interval;
-			return 0;
-		}
-		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+		if (!slurm_transient(e))
+			return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+		sb->outage = 1;   /* wait: never fail a run because of an outage */
+		sb->poll_interval = fmin(fmax(sb->poll_interval * 2, OUTAGE_POLL), sb->poll_max);
+		sb->next_poll = wall_now() + sb->poll_interval;
+		return 0;
 	}
-	if (sb->outage) {
-		/* A restarted controller may date its job list before ours: ask
-		   for everything next time rather than trust "no change". */
-		sb->last_update = 0;
-		sb->outage = 0;
-	} else {
-		sb->last_update = msg->last_update;
-	}
-	int changed = 0;
-	for (size_t i = 0; i < sb->njobs; i++)
+	sb->outage = 0;
+	/* tracked jobs by id: (job, index) pairs, sorted */
+	size_t n = sb->njobs;
+	uint32_t (*ix)[2] = xcalloc(n + 1, sizeof(*ix));
+	for (size_t i = 0; i < n; i++) {
 		sb->jobs[i].missing++;
+		ix[i][0] = sb->jobs[i].job;
+		ix[i][1] = (uint32_t)i;
+	}
+	qsort(ix, n, sizeof(*ix), cmp_job);
+	/* results first, removals last: untrack() moves jobs around */
+	uint32_t *done = xcalloc(n + 1, sizeof(*done));
+	size_t ndone = 0;
+	int changed = 0;
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
-		for (size_t i = 0; i < sb->njobs; i++) {
-			if (sb->jobs[i].job != j->job_id)
-				continue;
-			sb->jobs[i].missing = 0;
-			if (!job_finished(j->job_state) && !sb->jobs[i].running &&
-			    (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
-				struct run_result r = { .id = sb->jobs[i].run, .running = 1,
-							.exit_status = -1,
-							.started_at = (double)j->start_time };
-				sb->jobs[i].running = 1;
-				push_ready(sb, &r);
-				changed = 1;
-			}
-			if (job_finished(j->job_state)) {
-				struct run_result r;
-				job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
-				push_ready(sb, &r);
-				untrack(sb, i);
-				changed = 1;
-			}
-			break;
-		}
+		uint32_t key[2] = { j->job_id, 0 };
+		uint32_t (*hit)[2] = bsearch(key, ix, n, sizeof(*ix), cmp_job);
+		if (!hit)
+			continue;
+		size_t i = (*hit)[1];
+		sb->jobs[i].missing = 0;
+		if (job_finished(j->job_state))
+			done[ndone++] = (uint32_t)k;
+		else
+			changed |= poll_job(sb, i, j);
 	}
-	/* A job missing from two full lists in a row was purged (or the
-	   controller lost its state): the run did not happen, run it again. */
-	for (size_t i = 0; i < sb->njobs;) {
-		if (sb->jobs[i].missing >= 2) {
-			struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
-						.retry_free = 1, .ended_at = wall_now() };
-			snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
-				 sb->jobs[i].job);
-			result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
-					   sb->jobs[i].timeout, &r);
-			push_ready(sb, &r);
-			untrack(sb, i);
-			changed = 1;
-		} else {
-			i++;
-		}
+	for (size_t d = 0; d < ndone; d++) {
+		const slurm_job_info_t *j = &msg->job_array[done[d]];
+		for (size_t i = 0; i < sb->njobs; i++)
+			if (sb->jobs[i].job == j->job_id) {
+				changed |= poll_job(sb, i, j);
+				break;
+			}
 	}
+	free(done);
+	free(ix);
+	changed |= poll_missing(sb);
 	slurm_free_job_info_msg(msg);
-	sb->poll_interval = changed ? POLL_MIN : fmin(sb->poll_interval * 1.5, POLL_MAX);
-	sb->next_poll = wall_now() + sb->poll_interval;
+	poll_again(sb, changed);
 	return 0;
 }
 
@@ -807,11 +861,10 @@ static int write_script(struct job_strings *js, const struct slurm_backend *sb,
 static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, int e,
 			  struct perr *err)
 {
-	if (slurm_transient(e) ||
-	    (e == ESLURM_ACCOUNTING_POLICY && sb->njobs > 0)) {   /* submit limit: wait for ours */
+	if (slurm_transient(e)) {
 		/* The job may have been created although the answer was lost:
 		   look for it before submitting again. */
-		if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY)
+		if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY && e != ESLURM_QOS_THRES)
 			sb->scanned = 0;
 		submit_backoff(sb);
 		perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
@@ -938,7 +991,7 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 	/* Still tracked: the cancelled state comes back through wait(). */
 	for (size_t i = 0; i < sb->njobs; i++)
 		if (sb->jobs[i].job == job) {
-			sb->poll_interval = POLL_MIN;
+			sb->poll_interval = sb->poll_min;
 			sb->next_poll = wall_now();
 		}
 	return 0;
@@ -1139,7 +1192,10 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	}
 	if (sb->max_inflight <= 0)
 		sb->max_inflight = 64;
-	sb->poll_interval = POLL_MIN;
+	sb->poll_min = cfg && cfg->poll_min > 0 ? cfg->poll_min : POLL_MIN;
+	sb->poll_max = cfg && cfg->poll_max > 0 ? cfg->poll_max : fmax(POLL_MAX, sb->poll_min);
+	sb->poll_factor = cfg && cfg->poll_factor >= 1 ? cfg->poll_factor : POLL_FACTOR;
+	sb->poll_interval = sb->poll_min;
 	strmap_init(&sb->orphans);
 	struct backend *b = xcalloc(1, sizeof(*b));
 	b->ops = &slurm_ops;

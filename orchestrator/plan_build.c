@@ -484,6 +484,9 @@ static int parse_placement(struct pb *b)
 	return 0;
 }
 
+/* Runs are rows of the store: cap them as the planner caps points. */
+#define MAX_PLAN_RUNS 10000000
+
 int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
@@ -508,6 +511,15 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));
 		}
+		goto done;
+	}
+	if (pl->runs > MAX_PLAN_RUNS) {
+		const config_setting_t *at = config_setting_get_member(config_root_setting(&c->cfg),
+								       "repetitions");
+		char where[PATH_MAX + 32];
+		perr_set(err, "%s: the plan has %lld runs, more than %d; use fewer repetitions or points",
+			 config_where(c, at ? at : c->design, where, sizeof(where)), pl->runs, MAX_PLAN_RUNS);
+		plan_release(pl);
 		goto done;
 	}
 	rc = 0;

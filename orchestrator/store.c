@@ -162,6 +162,14 @@ static int load_params(struct store *st, struct perr *err)
 	return 0;
 }
 
+static int set_wal(struct store *st, struct perr *err)
+{
+	if (st->readonly)
+		return 0;
+	return exec(st, "PRAGMA journal_mode=WAL", err) || exec(st, "PRAGMA synchronous=NORMAL", err)
+		       ? -1 : 0;
+}
+
 static int open_db(struct store **out, const char *dir, int flags, int create, struct perr *err)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
@@ -191,8 +199,8 @@ static int open_db(struct store **out, const char *dir, int flags, int create, s
 	}
 	/* writers wait for each other; readers never block in WAL mode */
 	sqlite3_busy_timeout(st->db, 10000);
-	if (!st->readonly && (exec(st, "PRAGMA journal_mode=WAL", err) ||
-			      exec(st, "PRAGMA synchronous=NORMAL", err))) {
+	/* an existing file is changed only once it is known to be a store */
+	if (create && set_wal(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -218,7 +226,7 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	struct store *st;
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
-	if (check_schema(st, err) || load_params(st, err)) {
+	if (check_schema(st, err) || set_wal(st, err) || load_params(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -530,6 +538,16 @@ const char *store_param_name(const struct store *st, int k)
 const char *store_param_role(const struct store *st, int k)
 {
 	return (k >= 0 && k < st->nparams) ? st->param_roles[k] : NULL;
+}
+
+int store_read_begin(struct store *st, struct perr *err)
+{
+	return exec(st, "BEGIN", err);
+}
+
+void store_read_end(struct store *st)
+{
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 }
 
 int store_counts(struct store *st, struct store_counts *c, struct perr *err)
