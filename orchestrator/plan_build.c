@@ -505,8 +505,12 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		b.spec.deps = &b.deps;
 	}
 	if (plan_design(pl, &b.spec, err) < 0) {
-		/* budget problems point at the budget, others at the design */
-		const config_setting_t *at = strstr(err->msg, "budget") ? c->budget : c->design;
+		/* cost-model and budget problems point at those, others at the
+		   design, else at the parameters that make the plan */
+		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
+					   : strstr(err->msg, "budget") ? c->budget : c->design;
+		if (!at)
+			at = config_setting_get_member(config_root_setting(&c->cfg), "parameters");
 		if (at) {
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));

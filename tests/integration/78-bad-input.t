@@ -83,6 +83,16 @@ $A
 $P
 backend = { type = \"slurm\"; poll = { factor = 0.5; }; };"
 
+check "NaN cost model" 4 "cost model gives -nan seconds" "name = \"t\";
+$A
+$P
+cost_model = \"0/0 * n\";
+budget = { core_hours = 10.0; };"
+V='values = ( 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 );'
+check "10^9 points" 3 "1000000000 points" "name = \"t\";
+$A
+parameters = ( { name = \"n\"; $V }, { name = \"b\"; $V }, { name = \"c\"; $V }, { name = \"d\"; $V }, { name = \"e\"; $V }, { name = \"f\"; $V }, { name = \"g\"; $V }, { name = \"h\"; $V }, { name = \"i\"; $V } );"
+
 # synthetic topologies are bounded
 out=$(timeout 20 "$PS" topo --topology "pack:1000 core:1000 pu:10" 2>&1); rc=$?
 is "$rc" 2 "a synthetic topology of 10^7 PUs is refused (not a hang)"
