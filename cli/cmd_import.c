@@ -220,9 +220,12 @@ int cmd_import(int argc, char **argv)
 		return cli_usage("import", "unknown aggregation '%s'; use mean, sum, max or min", aggr);
 	if (strcmp(kind, "cube") && (metrics || strcmp(aggr, "mean")))
 		return cli_usage("import", "--metrics and --aggregate apply to --cube only");
-	struct campaign_lock lock;   /* held until import exits: never beside a `run` */
+	if (!*out)
+		return cli_usage("import", "--out is empty; give a campaign directory");
+	/* the campaign lock, held until import exits: never beside a `run` */
+	struct campaign_lock lock = { -1 };
 	struct perr lerr;
-	if (campaign_lock_take(&lock, out, &lerr))
+	if (access(out, F_OK) == 0 && campaign_lock_take(&lock, out, &lerr))
 		return cli_error(EXIT_USAGE, "%s", lerr.msg);
 	char *db = xasprintf("%s/campaign.db", out);
 	int exists = access(db, F_OK) == 0;
@@ -343,6 +346,10 @@ int cmd_import(int argc, char **argv)
 		const char *b = strrchr(tmp, '/');
 		campaign = xstrdup(b ? b + 1 : tmp);
 		free(tmp);
+	}
+	if (lock.fd < 0 && campaign_lock_take(&lock, out, &err)) {
+		free(campaign);
+		goto fail;
 	}
 	char *cfg = xasprintf("# imported by perfsweep import --%s %s\n", kind, src);
 	int crc = store_create(&st, out, campaign, "import", cfg, &pl, &err);
