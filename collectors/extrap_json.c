@@ -38,6 +38,39 @@ static int add_values(struct experiment *e, const char *cp, const char *metric, 
 
 /* ---------- JSON, current form ---------- */
 
+/* One measurement {"point": [...], "values": [...]} of the current form; -1 with err. */
+static int read_item(struct experiment *e, const char *name, const char *cp, const char *metric, size_t k,
+		     json_t *item, double *coords, double **vals, size_t *valloc, struct perr *err)
+{
+	int np = e->nparams;
+	json_t *pt = json_object_get(item, "point");
+	json_t *vs = json_object_get(item, "values");
+	if (!json_is_array(pt) || json_array_size(pt) != (size_t)np)
+		return perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].point: expected %d coordinates",
+				name, cp, metric, k, np);
+	for (int d = 0; d < np; d++) {
+		json_t *x = json_array_get(pt, (size_t)d);
+		if (!is_num(x))
+			return perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].point[%d]: expected a number",
+					name, cp, metric, k, d);
+		coords[d] = json_number_value(x);
+	}
+	if (!json_is_array(vs) || json_array_size(vs) == 0)
+		return perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].values: expected a non-empty array",
+				name, cp, metric, k);
+	size_t nv = json_array_size(vs);
+	XGROW(*vals, nv, *valloc);
+	for (size_t j = 0; j < nv; j++) {
+		json_t *x = json_array_get(vs, j);
+		if (!is_num(x))
+			return perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].values[%zu]: expected a number",
+					name, cp, metric, k, j);
+		(*vals)[j] = json_number_value(x);
+	}
+	add_values(e, cp, metric, coords, *vals, (int)nv);
+	return 0;
+}
+
 static int read_new(struct experiment *e, const char *name, json_t *root, struct perr *err)
 {
 	json_t *params = json_object_get(root, "parameters");
@@ -78,39 +111,9 @@ static int read_new(struct experiment *e, const char *name, json_t *root, struct
 			size_t k;
 			json_t *item;
 			json_array_foreach(mj, k, item) {
-				json_t *pt = json_object_get(item, "point");
-				json_t *vs = json_object_get(item, "values");
-				if (!json_is_array(pt) || json_array_size(pt) != (size_t)np) {
-					rc = perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].point: expected %d coordinates",
-						      name, cp, metric, k, np);
+				rc = read_item(e, name, cp, metric, k, item, coords, &vals, &valloc, err);
+				if (rc)
 					goto out;
-				}
-				for (int d = 0; d < np; d++) {
-					json_t *x = json_array_get(pt, (size_t)d);
-					if (!is_num(x)) {
-						rc = perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].point[%d]: expected a number",
-							      name, cp, metric, k, d);
-						goto out;
-					}
-					coords[d] = json_number_value(x);
-				}
-				if (!json_is_array(vs) || json_array_size(vs) == 0) {
-					rc = perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].values: expected a non-empty array",
-						      name, cp, metric, k);
-					goto out;
-				}
-				size_t nv = json_array_size(vs);
-				XGROW(vals, nv, valloc);
-				for (size_t j = 0; j < nv; j++) {
-					json_t *x = json_array_get(vs, j);
-					if (!is_num(x)) {
-						rc = perr_set(err, "%s: measurements.\"%s\".\"%s\"[%zu].values[%zu]: expected a number",
-							      name, cp, metric, k, j);
-						goto out;
-					}
-					vals[j] = json_number_value(x);
-				}
-				add_values(e, cp, metric, coords, vals, (int)nv);
 			}
 		}
 	}
@@ -265,13 +268,81 @@ static int looks_like_jsonl(const char *buf, size_t len)
 	return objects > 0;
 }
 
+/* What the lines of a JSON Lines file share. */
+struct jsonl_state {
+	int have_params;
+	double *coords, *vals;
+	size_t valloc;
+};
+
+/* The value(s) of one line into st->vals and their count; -1 with err. */
+static int line_values(const char *name, int line, json_t *value, struct jsonl_state *st, size_t *nv,
+		       struct perr *err)
+{
+	*nv = json_is_array(value) ? json_array_size(value) : 1;
+	XGROW(st->vals, *nv + 1, st->valloc);
+	if (!json_is_array(value)) {
+		if (!is_num(value))
+			return perr_set(err, "%s:%d: \"value\" is not a number", name, line);
+		st->vals[0] = json_number_value(value);
+		return 0;
+	}
+	if (*nv == 0)
+		return perr_set(err, "%s:%d: empty \"value\" list", name, line);
+	for (size_t q = 0; q < *nv; q++) {
+		json_t *x = json_array_get(value, q);
+		if (!is_num(x))
+			return perr_set(err, "%s:%d: value[%zu] is not a number", name, line, q);
+		st->vals[q] = json_number_value(x);
+	}
+	return 0;
+}
+
+/* One parsed line {"params": {...}, "value": ..., "callpath": ..., "metric": ...}; -1 with err. */
+static int read_line(struct experiment *e, const char *name, int line, json_t *o, struct jsonl_state *st,
+		     struct perr *err)
+{
+	json_t *params = json_object_get(o, "params"), *value = json_object_get(o, "value");
+	json_t *cpj = json_object_get(o, "callpath"), *mj = json_object_get(o, "metric");
+	if (!json_is_object(params) || json_object_size(params) == 0)
+		return perr_set(err, "%s:%d: missing \"params\" object", name, line);
+	if (!value)
+		return perr_set(err, "%s:%d: missing \"value\"", name, line);
+	if ((cpj && !json_is_string(cpj)) || (mj && !json_is_string(mj)))
+		return perr_set(err, "%s:%d: \"callpath\" and \"metric\" must be strings", name, line);
+	const char *k;
+	json_t *v;
+	if (!st->have_params) {
+		json_object_foreach(params, k, v)
+			experiment_param(e, k);
+		st->coords = xmalloc(sizeof(double) * (size_t)e->nparams);
+		st->have_params = 1;
+	}
+	if (json_object_size(params) != (size_t)e->nparams)
+		return perr_set(err, "%s:%d: %zu parameters, the first line has %d", name, line,
+				json_object_size(params), e->nparams);
+	json_object_foreach(params, k, v) {
+		int p = experiment_find_param(e, k);
+		if (p < 0)
+			return perr_set(err, "%s:%d: unknown parameter '%s'", name, line, k);
+		if (!is_num(v))
+			return perr_set(err, "%s:%d: parameter '%s' is not a number", name, line, k);
+		st->coords[p] = json_number_value(v);
+	}
+	size_t nv;
+	if (line_values(name, line, value, st, &nv, err) < 0)
+		return -1;
+	add_values(e, cpj ? json_string_value(cpj) : "<root>", mj ? json_string_value(mj) : "<default>",
+		   st->coords, st->vals, (int)nv);
+	return 0;
+}
+
 int extrap_jsonl_read_mem(struct experiment *e, const char *name, const char *buf, size_t len,
 			  struct perr *err)
 {
 	size_t i = 0;
-	int line = 0, rc = 0, have_params = 0;
-	double *coords = NULL, *vals = NULL;
-	size_t valloc = 0;
+	int line = 0, rc = 0;
+	struct jsonl_state st = { 0 };
 	while (i < len && rc == 0) {
 		line++;
 		size_t j = i;
@@ -290,66 +361,14 @@ int extrap_jsonl_read_mem(struct experiment *e, const char *name, const char *bu
 			rc = perr_set(err, "%s:%d: %s", name, line, je.text);
 			break;
 		}
-		json_t *params = json_object_get(o, "params"), *value = json_object_get(o, "value");
-		json_t *cpj = json_object_get(o, "callpath"), *mj = json_object_get(o, "metric");
-		if (!json_is_object(params) || json_object_size(params) == 0) {
-			rc = perr_set(err, "%s:%d: missing \"params\" object", name, line);
-		} else if (!value) {
-			rc = perr_set(err, "%s:%d: missing \"value\"", name, line);
-		} else if ((cpj && !json_is_string(cpj)) || (mj && !json_is_string(mj))) {
-			rc = perr_set(err, "%s:%d: \"callpath\" and \"metric\" must be strings", name, line);
-		} else {
-			const char *k;
-			json_t *v;
-			if (!have_params) {
-				json_object_foreach(params, k, v)
-					experiment_param(e, k);
-				coords = xmalloc(sizeof(double) * (size_t)e->nparams);
-				have_params = 1;
-			}
-			if (json_object_size(params) != (size_t)e->nparams)
-				rc = perr_set(err, "%s:%d: %zu parameters, the first line has %d", name, line,
-					      json_object_size(params), e->nparams);
-			json_object_foreach(params, k, v) {
-				if (rc)
-					break;
-				int p = experiment_find_param(e, k);
-				if (p < 0)
-					rc = perr_set(err, "%s:%d: unknown parameter '%s'", name, line, k);
-				else if (!is_num(v))
-					rc = perr_set(err, "%s:%d: parameter '%s' is not a number", name, line, k);
-				else
-					coords[p] = json_number_value(v);
-			}
-			size_t nv = json_is_array(value) ? json_array_size(value) : 1;
-			XGROW(vals, nv + 1, valloc);
-			if (!rc && json_is_array(value)) {
-				if (nv == 0)
-					rc = perr_set(err, "%s:%d: empty \"value\" list", name, line);
-				for (size_t q = 0; q < nv && !rc; q++) {
-					json_t *x = json_array_get(value, q);
-					if (!is_num(x))
-						rc = perr_set(err, "%s:%d: value[%zu] is not a number", name, line, q);
-					else
-						vals[q] = json_number_value(x);
-				}
-			} else if (!rc) {
-				if (!is_num(value))
-					rc = perr_set(err, "%s:%d: \"value\" is not a number", name, line);
-				else
-					vals[0] = json_number_value(value);
-			}
-			if (!rc)
-				add_values(e, cpj ? json_string_value(cpj) : "<root>",
-					   mj ? json_string_value(mj) : "<default>", coords, vals, (int)nv);
-		}
+		rc = read_line(e, name, line, o, &st, err);
 		json_decref(o);
 		i = j + 1;
 	}
-	if (!rc && !have_params)
+	if (!rc && !st.have_params)
 		rc = perr_set(err, "%s: no measurements", name);
-	free(coords);
-	free(vals);
+	free(st.coords);
+	free(st.vals);
 	return rc;
 }
 
@@ -374,26 +393,28 @@ int extrap_json_read_mem(struct experiment *e, const char *name, const char *buf
 	return rc;
 }
 
-int extrap_json_read(struct experiment *e, const char *path, struct perr *err)
+/* Read path and hand its text to one of the _mem readers. */
+static int read_path(struct experiment *e, const char *path,
+		     int (*read_mem)(struct experiment *, const char *, const char *, size_t, struct perr *),
+		     struct perr *err)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
 	int rc = read_file(path, &sb, err);
 	if (!rc)
-		rc = extrap_json_read_mem(e, path, sb.buf, sb.len, err);
+		rc = read_mem(e, path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return rc;
 }
 
+int extrap_json_read(struct experiment *e, const char *path, struct perr *err)
+{
+	return read_path(e, path, extrap_json_read_mem, err);
+}
+
 int extrap_jsonl_read(struct experiment *e, const char *path, struct perr *err)
 {
-	struct strbuf sb;
-	strbuf_init(&sb);
-	int rc = read_file(path, &sb, err);
-	if (!rc)
-		rc = extrap_jsonl_read_mem(e, path, sb.buf, sb.len, err);
-	strbuf_release(&sb);
-	return rc;
+	return read_path(e, path, extrap_jsonl_read_mem, err);
 }
 
 /* ---------- writing ---------- */

@@ -1,5 +1,6 @@
 /* Score-P experiment directories: name parsing and folder import into an experiment. */
 #include "collectors/scorep_dir.h"
+#include "collectors/cubex_collect.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
@@ -165,33 +166,9 @@ static int cmp_run(const void *a, const void *b, void *ctx)
 	return strcmp(x->profile, y->profile);
 }
 
-/* The .cubex files of one directory (not starting with '.'), sorted. */
-static int list_cubex(const char *dir, char ***out, int *n)
+/* The subdirectories of dir (not starting with '.'), sorted; -1 with err. */
+static int list_subdirs(const char *dir, char ***out, int *n, struct perr *err)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	struct dirent *de;
-	size_t alloc = 0;
-	*out = NULL;
-	*n = 0;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 6, ".cubex"))
-			continue;
-		XGROW(*out, (size_t)*n + 1, alloc);
-		(*out)[(*n)++] = xasprintf("%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (*n > 1)
-		qsort(*out, (size_t)*n, sizeof(char *), cmp_str);
-	return 0;
-}
-
-int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select, int nselect,
-		    struct perr *err)
-{
-	memset(s, 0, sizeof(*s));
 	DIR *d = opendir(dir);
 	if (!d)
 		return perr_set(err, "cannot open directory '%s': %s", dir, strerror(errno));
@@ -214,23 +191,28 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 	closedir(d);
 	if (nnames > 1)
 		qsort(names, (size_t)nnames, sizeof(char *), cmp_str);
+	*out = names;
+	*n = nnames;
+	return 0;
+}
 
-	int rc = -1;
-	struct scorep_name *parsed = xcalloc((size_t)nnames + 1, sizeof(*parsed));
-	char ***files = xcalloc((size_t)nnames + 1, sizeof(char **));
-	int *nfiles = xcalloc((size_t)nnames + 1, sizeof(int));
-	int nexp = 0, ref = -1;
+/*
+ * Per subdirectory: its .cubex files and, when it has some (an experiment
+ * directory), its parsed name.  Every experiment directory must name the
+ * same parameters.  The index of the first one, or -1 with err.
+ */
+static int read_names(const char *dir, char **names, int nnames, struct scorep_name *parsed, char ***files,
+		      int *nfiles, struct perr *err)
+{
+	int ref = -1;
 	for (int i = 0; i < nnames; i++) {
 		char *sub = xasprintf("%s/%s", dir, names[i]);
-		list_cubex(sub, &files[i], &nfiles[i]);
+		cubex_list_profiles(sub, &files[i], &nfiles[i]);
 		free(sub);
 		if (nfiles[i] == 0)
 			continue;       /* not an experiment directory */
-		if (scorep_name_parse(&parsed[i], names[i], err) < 0) {
-			perr_prefix(err, "%s", dir);
-			goto out;
-		}
-		nexp++;
+		if (scorep_name_parse(&parsed[i], names[i], err) < 0)
+			return perr_prefix(err, "%s", dir);
 		if (ref < 0) {
 			ref = i;
 			continue;
@@ -238,19 +220,23 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 		int same = parsed[i].nparams == parsed[ref].nparams;
 		for (int k = 0; same && k < parsed[i].nparams; k++)
 			same = !strcmp(parsed[i].params[k], parsed[ref].params[k]);
-		if (!same) {
-			perr_set(err, "%s: '%s' and '%s' name different parameters (they must be the same and in the same order)",
-				 dir, names[ref], names[i]);
-			goto out;
-		}
+		if (!same)
+			return perr_set(err, "%s: '%s' and '%s' name different parameters (they must be the same and in the same order)",
+					dir, names[ref], names[i]);
 	}
-	if (nexp == 0) {
-		perr_set(err, "%s: no Score-P experiment directories (subdirectories with a .cubex file)", dir);
-		goto out;
-	}
-	/* which parameters: selected, or those that vary */
+	if (ref < 0)
+		return perr_set(err, "%s: no Score-P experiment directories (subdirectories with a .cubex file)", dir);
+	return ref;
+}
+
+/*
+ * Which parameters to keep, as indices into the reference name's (ref) in
+ * pick: the selected ones, or those that vary.  Their count, or -1 with err.
+ */
+static int pick_params(const char *dir, char **names, int nnames, int ref, const struct scorep_name *parsed,
+		       const int *nfiles, char *const *select, int nselect, int *pick, struct perr *err)
+{
 	const struct scorep_name *r = &parsed[ref];
-	int *pick = xmalloc(sizeof(int) * (size_t)(r->nparams + nselect + 1));
 	int npick = 0;
 	if (select && nselect > 0) {
 		for (int q = 0; q < nselect; q++) {
@@ -258,30 +244,31 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 			for (int j = 0; j < r->nparams; j++)
 				if (!strcmp(r->params[j], select[q]))
 					k = j;
-			if (k < 0) {
-				perr_set(err, "%s: parameter '%s' is not in the directory names (e.g. '%s')", dir,
-					 select[q], names[ref]);
-				free(pick);
-				goto out;
-			}
+			if (k < 0)
+				return perr_set(err, "%s: parameter '%s' is not in the directory names (e.g. '%s')",
+						dir, select[q], names[ref]);
 			pick[npick++] = k;
 		}
-	} else {
-		for (int k = 0; k < r->nparams; k++) {
-			int varies = 0;
-			for (int i = 0; i < nnames && !varies; i++)
-				if (nfiles[i] && parsed[i].values[k] != r->values[k])
-					varies = 1;
-			if (varies)
-				pick[npick++] = k;
-		}
-		if (npick == 0 && r->nparams > 0)
-			pick[npick++] = 0;      /* a single point: keep the first parameter */
+		return npick;
 	}
-	s->nparams = npick;
-	s->params = xmalloc(sizeof(char *) * (size_t)(npick + 1));
-	for (int q = 0; q < npick; q++)
-		s->params[q] = xstrdup(r->params[pick[q]]);
+	for (int k = 0; k < r->nparams; k++) {
+		int varies = 0;
+		for (int i = 0; i < nnames && !varies; i++)
+			if (nfiles[i] && parsed[i].values[k] != r->values[k])
+				varies = 1;
+		if (varies)
+			pick[npick++] = k;
+	}
+	if (npick == 0 && r->nparams > 0)
+		pick[npick++] = 0;      /* a single point: keep the first parameter */
+	return npick;
+}
+
+/* One run per profile, with the picked parameters' values, sorted; repetitions numbered 1.. per point. */
+static void add_runs(struct scorep_scan *s, const char *dir, char **names, int nnames,
+		     const struct scorep_name *parsed, char ***files, const int *nfiles, const int *pick,
+		     int npick)
+{
 	size_t ralloc = 0;
 	for (int i = 0; i < nnames; i++)
 		for (int f = 0; f < nfiles[i]; f++) {
@@ -294,7 +281,6 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 				run->values[q] = parsed[i].values[pick[q]];
 			run->repetition = parsed[i].repetition;
 		}
-	free(pick);
 	qsort_r(s->runs, (size_t)s->nruns, sizeof(*s->runs), cmp_run, &npick);
 	/* number repetitions 1.. within each point, keeping the names' order */
 	for (int i = 0, rep = 0; i < s->nruns; i++) {
@@ -302,8 +288,34 @@ int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select,
 			rep = 0;
 		s->runs[i].repetition = ++rep;
 	}
-	rc = 0;
-out:
+}
+
+int scorep_dir_scan(struct scorep_scan *s, const char *dir, char *const *select, int nselect,
+		    struct perr *err)
+{
+	memset(s, 0, sizeof(*s));
+	char **names = NULL;
+	int nnames = 0;
+	if (list_subdirs(dir, &names, &nnames, err) < 0)
+		return -1;
+	int rc = -1, npick = -1;
+	struct scorep_name *parsed = xcalloc((size_t)nnames + 1, sizeof(*parsed));
+	char ***files = xcalloc((size_t)nnames + 1, sizeof(char **));
+	int *nfiles = xcalloc((size_t)nnames + 1, sizeof(int));
+	int *pick = NULL;
+	int ref = read_names(dir, names, nnames, parsed, files, nfiles, err);
+	if (ref >= 0) {
+		pick = xmalloc(sizeof(int) * (size_t)(parsed[ref].nparams + nselect + 1));
+		npick = pick_params(dir, names, nnames, ref, parsed, nfiles, select, nselect, pick, err);
+	}
+	if (npick >= 0) {
+		s->nparams = npick;
+		s->params = xmalloc(sizeof(char *) * (size_t)(npick + 1));
+		for (int q = 0; q < npick; q++)
+			s->params[q] = xstrdup(parsed[ref].params[pick[q]]);
+		add_runs(s, dir, names, nnames, parsed, files, nfiles, pick, npick);
+		rc = 0;
+	}
 	for (int i = 0; i < nnames; i++) {
 		scorep_name_release(&parsed[i]);
 		for (int f = 0; f < nfiles[i]; f++)
@@ -311,6 +323,7 @@ out:
 		free(files[i]);
 		free(names[i]);
 	}
+	free(pick);
 	free(parsed);
 	free(files);
 	free(nfiles);

@@ -143,12 +143,10 @@ static int read_data_node(struct jctx *c, const json_t *n, const char *where, in
 	return 0;
 }
 
-static int read_loop(struct jctx *c, struct dep_function *f, const json_t *l, const char *where)
+/* A loop's "deps": sets of parameters, each a product term of loop; -1 with err. */
+static int read_loop_deps(struct jctx *c, struct dep_loop *loop, const json_t *l, const char *where)
 {
 	char sub[1024];
-	if (want(c, l, JSON_OBJECT, where) < 0)
-		return -1;
-	struct dep_loop *loop = deps_add_loop(f);
 	const json_t *deps = json_object_get(l, "deps");
 	snprintf(sub, sizeof(sub), "%s.deps", where);
 	if (want(c, deps, JSON_ARRAY, sub) < 0)
@@ -175,6 +173,46 @@ static int read_loop(struct jctx *c, struct dep_function *f, const json_t *l, co
 		if (rc < 0)
 			return jfail(c, sub, "parameter repeated in one set%s%s", "", "");
 	}
+	return 0;
+}
+
+/* A loop's "callstack" (cs): paths of function indexes, or null; checked, not kept.  -1 with err. */
+static int read_callstack(struct jctx *c, const json_t *cs, const char *where)
+{
+	char sub[1024];
+	snprintf(sub, sizeof(sub), "%s.callstack", where);
+	if (want(c, cs, JSON_ARRAY, sub) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(cs); i++) {
+		const json_t *path = json_array_get(cs, i);
+		snprintf(sub, sizeof(sub), "%s.callstack[%zu]", where, i);
+		if (json_is_null(path))
+			continue;       /* no caller: the loop is in main */
+		if (want(c, path, JSON_ARRAY, sub) < 0)
+			return -1;
+		for (size_t j = 0; j < json_array_size(path); j++) {
+			const json_t *v = json_array_get(path, j);
+			char el[1100];
+			snprintf(el, sizeof(el), "%s[%zu]", sub, j);
+			if (want(c, v, JSON_INTEGER, el) < 0)
+				return -1;
+			json_int_t x = json_integer_value(v);
+			if (x < 0 || (c->nnames && (size_t)x >= c->nnames))
+				return perr_set(c->err, "%s: %s: function index %lld out of "
+						"range (%zu names)", c->path, el, (long long)x,
+						c->nnames);
+		}
+	}
+	return 0;
+}
+
+static int read_loop(struct jctx *c, struct dep_function *f, const json_t *l, const char *where)
+{
+	char sub[1024];
+	if (want(c, l, JSON_OBJECT, where) < 0)
+		return -1;
+	if (read_loop_deps(c, deps_add_loop(f), l, where) < 0)
+		return -1;
 	const json_t *data = json_object_get(l, "data");
 	if (data) {
 		snprintf(sub, sizeof(sub), "%s.data", where);
@@ -187,31 +225,8 @@ static int read_loop(struct jctx *c, struct dep_function *f, const json_t *l, co
 		}
 	}
 	const json_t *cs = json_object_get(l, "callstack");
-	if (cs) {
-		snprintf(sub, sizeof(sub), "%s.callstack", where);
-		if (want(c, cs, JSON_ARRAY, sub) < 0)
-			return -1;
-		for (size_t i = 0; i < json_array_size(cs); i++) {
-			const json_t *path = json_array_get(cs, i);
-			snprintf(sub, sizeof(sub), "%s.callstack[%zu]", where, i);
-			if (json_is_null(path))
-				continue;       /* no caller: the loop is in main */
-			if (want(c, path, JSON_ARRAY, sub) < 0)
-				return -1;
-			for (size_t j = 0; j < json_array_size(path); j++) {
-				const json_t *v = json_array_get(path, j);
-				char el[1100];
-				snprintf(el, sizeof(el), "%s[%zu]", sub, j);
-				if (want(c, v, JSON_INTEGER, el) < 0)
-					return -1;
-				json_int_t x = json_integer_value(v);
-				if (x < 0 || (c->nnames && (size_t)x >= c->nnames))
-					return perr_set(c->err, "%s: %s: function index %lld out of "
-							"range (%zu names)", c->path, el, (long long)x,
-							c->nnames);
-			}
-		}
-	}
+	if (cs && read_callstack(c, cs, where) < 0)
+		return -1;
 	const json_t *nf = json_object_get(l, "not_found_params");
 	if (nf && !json_is_null(nf)) {
 		snprintf(sub, sizeof(sub), "%s.not_found_params", where);
@@ -229,6 +244,55 @@ static int read_loop(struct jctx *c, struct dep_function *f, const json_t *l, co
 static const char *name_at(const json_t *names, json_int_t i)
 {
 	return names ? json_string_value(json_array_get(names, (size_t)i)) : NULL;
+}
+
+/* The three function-name tables, each NULL when absent. */
+struct name_tables {
+	const json_t *names, *mangled, *demangled;
+};
+
+/* One entry of "functions": its names (via func_idx) and its loops; -1 with err. */
+static int read_function(struct jctx *c, const char *key, const json_t *fv, const struct name_tables *nt,
+			 char *seen)
+{
+	char where[512], sub[700];
+	snprintf(where, sizeof(where), ".functions[\"%s\"]", key);
+	if (want(c, fv, JSON_OBJECT, where) < 0)
+		return -1;
+	const json_t *idx = json_object_get(fv, "func_idx");
+	const char *fname = key, *fm = NULL, *fd = NULL;
+	if (idx && !json_is_null(idx)) {
+		snprintf(sub, sizeof(sub), "%s.func_idx", where);
+		if (want(c, idx, JSON_INTEGER, sub) < 0)
+			return -1;
+		json_int_t i = json_integer_value(idx);
+		if (i < 0 || (size_t)i >= c->nnames)
+			return perr_set(c->err, "%s: %s: function index %lld out of range (%zu names)", c->path,
+					sub, (long long)i, c->nnames);
+		if (seen[i])
+			return perr_set(c->err, "%s: %s: function index %lld used twice", c->path, sub,
+					(long long)i);
+		seen[i] = 1;
+		fm = name_at(nt->mangled, i);
+		fd = name_at(nt->demangled, i);
+		if (fd)
+			fname = fd;
+		else if (name_at(nt->names, i))
+			fname = name_at(nt->names, i);
+	}
+	if (!fm && strcmp(fname, key))
+		fm = key;
+	struct dep_function *f = deps_add_function(c->d, fname, fm, fd);
+	const json_t *loops = json_object_get(fv, "loops");
+	snprintf(sub, sizeof(sub), "%s.loops", where);
+	if (want(c, loops, JSON_ARRAY, sub) < 0)
+		return -1;
+	for (size_t j = 0; j < json_array_size(loops); j++) {
+		snprintf(sub, sizeof(sub), "%s.loops[%zu]", where, j);
+		if (read_loop(c, f, json_array_get(loops, j), sub) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int deps_read_json(struct deps *d, const char *path, const char *text, size_t len,
@@ -254,49 +318,12 @@ int deps_read_json(struct deps *d, const char *path, const char *text, size_t le
 	if (want(&c, funcs, JSON_OBJECT, ".functions") < 0)
 		goto done;
 	seen = xcalloc(c.nnames + 1, 1);
+	const struct name_tables nt = { names, mangled, demangled };
 	const char *key;
 	json_t *fv;
 	json_object_foreach(funcs, key, fv) {
-		char where[512], sub[700];
-		snprintf(where, sizeof(where), ".functions[\"%s\"]", key);
-		if (want(&c, fv, JSON_OBJECT, where) < 0)
+		if (read_function(&c, key, fv, &nt, seen) < 0)
 			goto done;
-		const json_t *idx = json_object_get(fv, "func_idx");
-		const char *fname = key, *fm = NULL, *fd = NULL;
-		if (idx && !json_is_null(idx)) {
-			snprintf(sub, sizeof(sub), "%s.func_idx", where);
-			if (want(&c, idx, JSON_INTEGER, sub) < 0)
-				goto done;
-			json_int_t i = json_integer_value(idx);
-			if (i < 0 || (size_t)i >= c.nnames) {
-				perr_set(err, "%s: %s: function index %lld out of range (%zu names)", path,
-					 sub, (long long)i, c.nnames);
-				goto done;
-			}
-			if (seen[i]) {
-				perr_set(err, "%s: %s: function index %lld used twice", path, sub, (long long)i);
-				goto done;
-			}
-			seen[i] = 1;
-			fm = name_at(mangled, i);
-			fd = name_at(demangled, i);
-			if (fd)
-				fname = fd;
-			else if (name_at(names, i))
-				fname = name_at(names, i);
-		}
-		if (!fm && strcmp(fname, key))
-			fm = key;
-		struct dep_function *f = deps_add_function(d, fname, fm, fd);
-		const json_t *loops = json_object_get(fv, "loops");
-		snprintf(sub, sizeof(sub), "%s.loops", where);
-		if (want(&c, loops, JSON_ARRAY, sub) < 0)
-			goto done;
-		for (size_t j = 0; j < json_array_size(loops); j++) {
-			snprintf(sub, sizeof(sub), "%s.loops[%zu]", where, j);
-			if (read_loop(&c, f, json_array_get(loops, j), sub) < 0)
-				goto done;
-		}
 	}
 	/* functions in the name tables without an entry: no parameter-dependent loop */
 	for (size_t i = 0; i < c.nnames; i++) {

@@ -259,19 +259,14 @@ static int find_support(const struct builder *b, const int *gp, int g, unsigned 
 }
 
 /*
- * Add the `want` cheapest points not yet planned whose off-baseline
- * parameters are exactly the subset mask of gp[0..g).  Each parameter of the
- * subset takes its values nearest the baseline: all of them while the
- * candidates number at most `budget`, otherwise the k nearest with
- * k^|subset| <= budget (at least the nearest one).
+ * Values per member of mask: off-baseline indices by distance from the
+ * baseline into opts[j] (nopt[j] of them), all of them while the candidates
+ * number at most budget, otherwise the k nearest with k^|mask| <= budget.
  */
-static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
-			const char *reason, int required, double budget)
+static void nearest_options(const struct builder *b, const int *gp, int g, unsigned mask, double budget,
+			    int **opts, int *nopt)
 {
 	int size = popcount(mask);
-	/* values per member: off-baseline indices by distance from the baseline */
-	int **opts = xcalloc((size_t)g + 1, sizeof(int *));
-	int *nopt = xcalloc((size_t)g + 1, sizeof(int));
 	double all = 1;
 	for (int j = 0; j < g; j++)
 		if (mask >> j & 1)
@@ -294,10 +289,50 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 				opts[j][nopt[j]++] = base + d;
 		}
 	}
+}
+
+/* The keep cheapest points seen so far, cheapest first. */
+struct best_list {
+	int keep, n;
+	double *cost;
+	double **v;
+};
+
+/* Insert point v (np values) of cost cst when it is among the cheapest. */
+static void best_insert(struct best_list *bl, double cst, const double *v, int np)
+{
+	int at = bl->n;
+	while (at > 0 && bl->cost[at - 1] > cst)
+		at--;
+	if (at >= bl->keep)
+		return;
+	if (bl->n == bl->keep)
+		free(bl->v[--bl->n]);
+	memmove(bl->cost + at + 1, bl->cost + at, sizeof(double) * (size_t)(bl->n - at));
+	memmove(bl->v + at + 1, bl->v + at, sizeof(double *) * (size_t)(bl->n - at));
+	bl->cost[at] = cst;
+	bl->v[at] = xmalloc(sizeof(double) * (size_t)(np + 1));
+	memcpy(bl->v[at], v, sizeof(double) * (size_t)np);
+	bl->n++;
+}
+
+/*
+ * Add the `want` cheapest points not yet planned whose off-baseline
+ * parameters are exactly the subset mask of gp[0..g).  Each parameter of the
+ * subset takes its values nearest the baseline: all of them while the
+ * candidates number at most `budget`, otherwise the k nearest with
+ * k^|subset| <= budget (at least the nearest one).
+ */
+static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, int want, int rpn,
+			const char *reason, int required, double budget)
+{
+	int **opts = xcalloc((size_t)g + 1, sizeof(int *));
+	int *nopt = xcalloc((size_t)g + 1, sizeof(int));
+	nearest_options(b, gp, g, mask, budget, opts, nopt);
 	int keepn = want + count_support(b, gp, g, mask, rpn);
-	double *best_cost = xmalloc(sizeof(double) * (size_t)keepn);
-	double **best_v = xcalloc((size_t)keepn, sizeof(double *));
-	int nbest = 0, rc = 0;
+	struct best_list bl = { keepn, 0, xmalloc(sizeof(double) * (size_t)keepn),
+				xcalloc((size_t)keepn, sizeof(double *)) };
+	int rc = 0;
 	int *pos = xcalloc((size_t)g + 1, sizeof(int));
 	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
 	int *idx = xmalloc(sizeof(int) * (size_t)(g + 1));
@@ -312,20 +347,7 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 			rc = -1;
 			break;
 		}
-		/* insertion into the sorted list of the best keepn */
-		int at = nbest;
-		while (at > 0 && best_cost[at - 1] > cst)
-			at--;
-		if (at < keepn) {
-			if (nbest == keepn)
-				free(best_v[--nbest]);
-			memmove(best_cost + at + 1, best_cost + at, sizeof(double) * (size_t)(nbest - at));
-			memmove(best_v + at + 1, best_v + at, sizeof(double *) * (size_t)(nbest - at));
-			best_cost[at] = cst;
-			best_v[at] = xmalloc(sizeof(double) * (size_t)(b->np + 1));
-			memcpy(best_v[at], v, sizeof(double) * (size_t)b->np);
-			nbest++;
-		}
+		best_insert(&bl, cst, v, b->np);
 		int j = g - 1;
 		for (; j >= 0; j--) {
 			if (!(mask >> j & 1))
@@ -338,19 +360,19 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 			break;
 	}
 	int added = 0;
-	for (int i = 0; i < nbest; i++) {
-		if (rc == 0 && added < want && cand_find(b, best_v[i], rpn) < 0) {
-			cand_add(b, best_v[i], rpn, required, 0, reason);
+	for (int i = 0; i < bl.n; i++) {
+		if (rc == 0 && added < want && cand_find(b, bl.v[i], rpn) < 0) {
+			cand_add(b, bl.v[i], rpn, required, 0, reason);
 			added++;
 		}
-		free(best_v[i]);
+		free(bl.v[i]);
 	}
 	for (int j = 0; j < g; j++)
 		free(opts[j]);
 	free(opts);
 	free(nopt);
-	free(best_v);
-	free(best_cost);
+	free(bl.v);
+	free(bl.cost);
 	free(pos);
 	free(idx);
 	free(v);
@@ -590,14 +612,10 @@ static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_
 
 /* ---- plan_design ---- */
 
-static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, int *have_an)
+/* Every parameter's baseline index and whether it is modelled (varies); -1 with err. */
+static int setup_params(struct builder *b)
 {
 	const struct design_spec *s = b->s;
-	*have_an = 0;
-	if (s->nparams <= 0)
-		return perr_set(b->err, "no parameters to design over");
-	if (s->repetitions < 1)
-		return perr_set(b->err, "repetitions must be at least 1, not %d", s->repetitions);
 	b->base = xcalloc((size_t)s->nparams + 1, sizeof(int));
 	b->modelled = xcalloc((size_t)s->nparams + 1, 1);
 	b->ranks_param = -1;
@@ -623,6 +641,13 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 		b->base[k] = bi;
 		b->modelled[k] = p->nvalues > 1;
 	}
+	return 0;
+}
+
+/* The placement settings: charge, ranks per node, contention, attach; -1 with err. */
+static int check_placement(const struct builder *b)
+{
+	const struct design_spec *s = b->s;
 	if (s->charge == CHARGE_NODE && s->cores_per_node <= 0)
 		return perr_set(b->err, "charge \"node\" needs cores_per_node");
 	for (int i = 0; i < s->nrpn; i++)
@@ -640,69 +665,95 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 		if (!known)
 			return perr_set(b->err, "placement attaches to '%s': not all, baseline or a parameter", w);
 	}
+	return 0;
+}
+
+/* Fix the parameters the analysis pruned at their baseline, with the reason in pl. */
+static void prune_params(struct builder *b, struct plan *pl, const struct deps_analysis *an, char **names)
+{
+	const struct design_spec *s = b->s;
+	for (int k = 0; k < s->nparams; k++) {
+		int dk = deps_find_param(s->deps, names[k]);
+		if (!b->modelled[k] || dk < 0 || !an->pruned[dk])
+			continue;
+		b->modelled[k] = 0;
+		pl->pruned = xrealloc(pl->pruned, sizeof(char *) * (size_t)(pl->npruned + 1));
+		pl->pruned_why = xrealloc(pl->pruned_why, sizeof(char *) * (size_t)(pl->npruned + 1));
+		pl->pruned[pl->npruned] = xstrdup(names[k]);
+		pl->pruned_why[pl->npruned] = xasprintf(
+			"affects no loop in '%s'; fixed at its baseline %g",
+			s->deps->path ? s->deps->path : "the dependency file",
+			s->params[k].values[b->base[k]]);
+		pl->npruned++;
+	}
+}
+
+/* The analysis's multiplicative groups, by name, into pl. */
+static void copy_groups(struct plan *pl, const struct deps *d, const struct deps_analysis *an)
+{
+	for (int g = 0; g < an->ngroups; g++) {
+		const struct deps_group *dg = &an->groups[g];
+		pl->groups = xrealloc(pl->groups, sizeof(*pl->groups) * (size_t)(pl->ngroups + 1));
+		struct plan_group *pg = &pl->groups[pl->ngroups++];
+		pg->nparams = dg->n;
+		pg->params = xmalloc(sizeof(char *) * (size_t)dg->n);
+		for (int i = 0; i < dg->n; i++)
+			pg->params[i] = xstrdup(d->params[dg->params[i]]);
+		pg->nfuncs = dg->nfuncs;
+		pg->funcs = xmalloc(sizeof(char *) * (size_t)(dg->nfuncs + 1));
+		for (int i = 0; i < dg->nfuncs; i++)
+			pg->funcs[i] = xstrdup(d->funcs[dg->funcs[i]].name);
+	}
+}
+
+/* Analyse the dependency file over the modelled parameters; prune and group.  -1 with err. */
+static int setup_deps(struct builder *b, struct plan *pl, struct deps_analysis *an, char **names, int *have_an)
+{
+	const struct design_spec *s = b->s;
+	char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
+	int nsel = 0;
+	/* full only prunes: parameters the file does not know are simply swept */
+	for (int k = 0; k < s->nparams; k++)
+		if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
+			sel[nsel++] = names[k];
+	int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
+	free(sel);
+	if (rc < 0)
+		return -1;
+	*have_an = 1;
+	prune_params(b, pl, an, names);
+	copy_groups(pl, s->deps, an);
+	return 0;
+}
+
+/* Check the spec and prepare b (baseline, cost model, analysis); -1 with err. */
+static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, int *have_an)
+{
+	const struct design_spec *s = b->s;
+	*have_an = 0;
+	if (s->nparams <= 0)
+		return perr_set(b->err, "no parameters to design over");
+	if (s->repetitions < 1)
+		return perr_set(b->err, "repetitions must be at least 1, not %d", s->repetitions);
+	if (setup_params(b) < 0 || check_placement(b) < 0)
+		return -1;
 	char **names = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
 	for (int k = 0; k < s->nparams; k++)
 		names[k] = s->params[k].name;
-	if (s->cost_model) {
-		struct perr e2;
-		b->cost = expr_parse(s->cost_model, s->nparams, names, &e2);
-		if (!b->cost) {
-			free(names);
-			return perr_set(b->err, "cost model \"%s\": %s", s->cost_model, e2.msg);
-		}
-	}
-	if (s->budget_core_hours > 0 && !b->cost) {
-		free(names);
-		return perr_set(b->err, "a budget needs a cost model to price the points");
-	}
-	if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps) {
-		free(names);
-		return perr_set(b->err, "strategy '%s' needs a dependency file",
-				s->strategy == DESIGN_TAINT ? "taint" : "sparse");
-	}
-	if (s->deps) {
-		char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
-		int nsel = 0;
-		/* full only prunes: parameters the file does not know are simply swept */
-		for (int k = 0; k < s->nparams; k++)
-			if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
-				sel[nsel++] = names[k];
-		int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
-		free(sel);
-		if (rc < 0) {
-			free(names);
-			return -1;
-		}
-		*have_an = 1;
-		for (int k = 0; k < s->nparams; k++) {
-			int dk = deps_find_param(s->deps, names[k]);
-			if (!b->modelled[k] || dk < 0 || !an->pruned[dk])
-				continue;
-			b->modelled[k] = 0;
-			pl->pruned = xrealloc(pl->pruned, sizeof(char *) * (size_t)(pl->npruned + 1));
-			pl->pruned_why = xrealloc(pl->pruned_why, sizeof(char *) * (size_t)(pl->npruned + 1));
-			pl->pruned[pl->npruned] = xstrdup(names[k]);
-			pl->pruned_why[pl->npruned] = xasprintf(
-				"affects no loop in '%s'; fixed at its baseline %g",
-				s->deps->path ? s->deps->path : "the dependency file",
-				s->params[k].values[b->base[k]]);
-			pl->npruned++;
-		}
-		for (int g = 0; g < an->ngroups; g++) {
-			const struct deps_group *dg = &an->groups[g];
-			pl->groups = xrealloc(pl->groups, sizeof(*pl->groups) * (size_t)(pl->ngroups + 1));
-			struct plan_group *pg = &pl->groups[pl->ngroups++];
-			pg->nparams = dg->n;
-			pg->params = xmalloc(sizeof(char *) * (size_t)dg->n);
-			for (int i = 0; i < dg->n; i++)
-				pg->params[i] = xstrdup(s->deps->params[dg->params[i]]);
-			pg->nfuncs = dg->nfuncs;
-			pg->funcs = xmalloc(sizeof(char *) * (size_t)(dg->nfuncs + 1));
-			for (int i = 0; i < dg->nfuncs; i++)
-				pg->funcs[i] = xstrdup(s->deps->funcs[dg->funcs[i]].name);
-		}
-	}
+	int rc = -1;
+	struct perr e2;
+	if (s->cost_model && !(b->cost = expr_parse(s->cost_model, s->nparams, names, &e2)))
+		perr_set(b->err, "cost model \"%s\": %s", s->cost_model, e2.msg);
+	else if (s->budget_core_hours > 0 && !b->cost)
+		perr_set(b->err, "a budget needs a cost model to price the points");
+	else if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps)
+		perr_set(b->err, "strategy '%s' needs a dependency file",
+			 s->strategy == DESIGN_TAINT ? "taint" : "sparse");
+	else if (!s->deps || setup_deps(b, pl, an, names, have_an) == 0)
+		rc = 0;
 	free(names);
+	if (rc < 0)
+		return -1;
 	int minv = s->min_values > 0 ? s->min_values : 5;
 	for (int k = 0; k < s->nparams; k++)
 		if (b->modelled[k] && s->params[k].nvalues < minv)
@@ -720,6 +771,100 @@ static int group_index(const struct design_spec *s, const char *name)
 	return -1;
 }
 
+/* The points of the strategy: full factorial, or lines plus each group's grid or sparse set.  -1 with err. */
+static int add_points(struct builder *b, const struct plan *pl, int rpn0)
+{
+	const struct design_spec *s = b->s;
+	if (s->strategy == DESIGN_FULL)
+		return add_full(b, rpn0);
+	add_lines(b, rpn0);
+	for (int g = 0; g < pl->ngroups; g++) {
+		const struct plan_group *pg = &pl->groups[g];
+		int *gp = xmalloc(sizeof(int) * (size_t)pg->nparams);
+		struct strbuf gname;
+		strbuf_init(&gname);
+		for (int i = 0; i < pg->nparams; i++) {
+			gp[i] = group_index(s, pg->params[i]);
+			strbuf_addf(&gname, "%s%s", i ? "*" : "", pg->params[i]);
+		}
+		int grc = 0;
+		if (s->strategy == DESIGN_TAINT) {
+			char *reason = xasprintf("group %s", gname.buf);
+			add_grid(b, gp, pg->nparams, rpn0, reason, 0);
+			free(reason);
+		} else {
+			grc = add_sparse(b, gp, pg->nparams, gname.buf, rpn0);
+		}
+		strbuf_release(&gname);
+		free(gp);
+		if (grc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The placement axis (other ranks per node for the attached points) and the contention points. */
+static void add_rpn_points(struct builder *b)
+{
+	const struct design_spec *s = b->s;
+	int nbase = b->nc;
+	for (int r = 1; r < s->nrpn; r++) {
+		for (int i = 0; i < nbase; i++) {
+			if (!attached(b, b->c[i].v))
+				continue;
+			char *reason = xasprintf("placement %d ranks/node; %s", s->rpn[r], b->c[i].reason.buf);
+			cand_add(b, b->c[i].v, s->rpn[r], 0, 0, reason);
+			free(reason);
+		}
+	}
+	/* contention: one point, ranks per node varied */
+	for (int r = 0; r < s->ncontention; r++) {
+		double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+		base_values(b, v);
+		for (int k = 0; k < b->np; k++)
+			if (s->contention_point && !isnan(s->contention_point[k]))
+				v[k] = s->contention_point[k];
+		char *reason = xasprintf("contention %d ranks/node", s->contention_rpn[r]);
+		int i = cand_add(b, v, s->contention_rpn[r], 0, 1, reason);
+		b->c[i].contention = 1;
+		free(reason);
+		free(v);
+	}
+}
+
+/* The plan: the kept candidates (their values and reasons move into pl) at reps repetitions. */
+static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int reps)
+{
+	const struct design_spec *s = b->s;
+	plan_copy_params(pl, s);
+	static const char *names[] = { "full", "taint", "sparse" };
+	pl->strategy = names[s->strategy >= 0 && s->strategy <= 2 ? s->strategy : 0];
+	pl->cost_known = b->cost != NULL;
+	pl->repetitions = reps;
+	int n = 0;
+	for (int i = 0; i < b->nc; i++)
+		n += keep[i];
+	pl->points = xcalloc((size_t)n + 1, sizeof(*pl->points));
+	int placed = s->nrpn > 0 || s->ncontention > 0;
+	for (int i = 0; i < b->nc; i++) {
+		if (!keep[i])
+			continue;
+		struct cand *c = &b->c[i];
+		struct plan_point *pt = &pl->points[pl->npoints++];
+		pt->values = c->v;
+		c->v = NULL;
+		pt->ranks_per_node = c->rpn;
+		if (placed && c->rpn > 0)
+			pt->nodes = (int)ceil(ranks_of(b, pt->values) / c->rpn);
+		pt->policy = s->policy ? xstrdup(s->policy) : NULL;
+		pt->repetitions = c->reps < reps ? c->reps : reps;
+		pt->core_hours = c->run_ch * pt->repetitions;
+		pt->reason = strbuf_detach(&c->reason);
+		pl->runs += pt->repetitions;
+		pl->core_hours += pt->core_hours;
+	}
+}
+
 int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
@@ -730,59 +875,9 @@ int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
 	char *keep = NULL;
 	if (setup(&b, pl, &an, &have_an) < 0)
 		goto done;
-	int rpn0 = s->nrpn > 0 ? s->rpn[0] : 0;
-	if (s->strategy == DESIGN_FULL) {
-		if (add_full(&b, rpn0) < 0)
-			goto done;
-	} else {
-		add_lines(&b, rpn0);
-		for (int g = 0; g < pl->ngroups; g++) {
-			const struct plan_group *pg = &pl->groups[g];
-			int *gp = xmalloc(sizeof(int) * (size_t)pg->nparams);
-			struct strbuf gname;
-			strbuf_init(&gname);
-			for (int i = 0; i < pg->nparams; i++) {
-				gp[i] = group_index(s, pg->params[i]);
-				strbuf_addf(&gname, "%s%s", i ? "*" : "", pg->params[i]);
-			}
-			int grc = 0;
-			if (s->strategy == DESIGN_TAINT) {
-				char *reason = xasprintf("group %s", gname.buf);
-				add_grid(&b, gp, pg->nparams, rpn0, reason, 0);
-				free(reason);
-			} else {
-				grc = add_sparse(&b, gp, pg->nparams, gname.buf, rpn0);
-			}
-			strbuf_release(&gname);
-			free(gp);
-			if (grc < 0)
-				goto done;
-		}
-	}
-	/* placement axis: the other ranks-per-node values for the attached points */
-	int nbase = b.nc;
-	for (int r = 1; r < s->nrpn; r++) {
-		for (int i = 0; i < nbase; i++) {
-			if (!attached(&b, b.c[i].v))
-				continue;
-			char *reason = xasprintf("placement %d ranks/node; %s", s->rpn[r], b.c[i].reason.buf);
-			cand_add(&b, b.c[i].v, s->rpn[r], 0, 0, reason);
-			free(reason);
-		}
-	}
-	/* contention: one point, ranks per node varied */
-	for (int r = 0; r < s->ncontention; r++) {
-		double *v = xmalloc(sizeof(double) * (size_t)(b.np + 1));
-		base_values(&b, v);
-		for (int k = 0; k < b.np; k++)
-			if (s->contention_point && !isnan(s->contention_point[k]))
-				v[k] = s->contention_point[k];
-		char *reason = xasprintf("contention %d ranks/node", s->contention_rpn[r]);
-		int i = cand_add(&b, v, s->contention_rpn[r], 0, 1, reason);
-		b.c[i].contention = 1;
-		free(reason);
-		free(v);
-	}
+	if (add_points(&b, pl, s->nrpn > 0 ? s->rpn[0] : 0) < 0)
+		goto done;
+	add_rpn_points(&b);
 	for (int i = 0; i < b.nc; i++) {
 		struct cand *c = &b.c[i];
 		c->reps = c->contention && s->contention_repetitions > 0 ? s->contention_repetitions
@@ -796,34 +891,7 @@ int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
 	int reps;
 	if (fit_budget(&b, pl, keep, &reps) < 0)
 		goto done;
-	/* the plan */
-	plan_copy_params(pl, s);
-	static const char *names[] = { "full", "taint", "sparse" };
-	pl->strategy = names[s->strategy >= 0 && s->strategy <= 2 ? s->strategy : 0];
-	pl->cost_known = b.cost != NULL;
-	pl->repetitions = reps;
-	int n = 0;
-	for (int i = 0; i < b.nc; i++)
-		n += keep[i];
-	pl->points = xcalloc((size_t)n + 1, sizeof(*pl->points));
-	int placed = s->nrpn > 0 || s->ncontention > 0;
-	for (int i = 0; i < b.nc; i++) {
-		if (!keep[i])
-			continue;
-		struct cand *c = &b.c[i];
-		struct plan_point *pt = &pl->points[pl->npoints++];
-		pt->values = c->v;
-		c->v = NULL;
-		pt->ranks_per_node = c->rpn;
-		if (placed && c->rpn > 0)
-			pt->nodes = (int)ceil(ranks_of(&b, pt->values) / c->rpn);
-		pt->policy = s->policy ? xstrdup(s->policy) : NULL;
-		pt->repetitions = c->reps < reps ? c->reps : reps;
-		pt->core_hours = c->run_ch * pt->repetitions;
-		pt->reason = strbuf_detach(&c->reason);
-		pl->runs += pt->repetitions;
-		pl->core_hours += pt->core_hours;
-	}
+	emit_plan(&b, pl, keep, reps);
 	rc = 0;
 done:
 	if (rc < 0) {

@@ -23,7 +23,6 @@ struct node {
 struct expr {
 	struct node *root;
 	int nparams;
-	char *used;             /* used[k]: the expression refers to parameter k */
 };
 
 struct parser {
@@ -249,8 +248,6 @@ struct expr *expr_parse(const char *text, int nparams, char *const *params, stru
 	struct expr *e = xcalloc(1, sizeof(*e));
 	e->root = root;
 	e->nparams = nparams;
-	e->used = xcalloc((size_t)nparams + 1, 1);
-	mark_used(root, e->used);
 	return e;
 }
 
@@ -259,13 +256,7 @@ void expr_free(struct expr *e)
 	if (!e)
 		return;
 	node_free(e->root);
-	free(e->used);
 	free(e);
-}
-
-int expr_uses(const struct expr *e, int k)
-{
-	return k >= 0 && k < e->nparams && e->used[k];
 }
 
 static double eval(const struct node *n, const double *v)
@@ -455,6 +446,116 @@ static int uf_find(int *par, int x)
 	return x;
 }
 
+/* Scratch space of expr_grid_sum for np parameters. */
+struct grid_ws {
+	int np;
+	int *par;               /* union-find over parameters */
+	char *in_term, *fused;
+	int *comp_params, *idx;
+	double *v;
+};
+
+/* Link the parameters each factor of t uses; each factor's component root (-1: constant factor). */
+static int *term_components(const struct term *t, struct grid_ws *w)
+{
+	int np = w->np;
+	for (int k = 0; k < np; k++) {
+		w->par[k] = k;
+		w->in_term[k] = 0;
+	}
+	for (int i = 0; i < t->nf; i++) {
+		memset(w->fused, 0, (size_t)np);
+		mark_used(t->f[i].n, w->fused);
+		int first = -1;
+		for (int k = 0; k < np; k++)
+			if (w->fused[k]) {
+				w->in_term[k] = 1;
+				if (first < 0)
+					first = k;
+				else
+					w->par[uf_find(w->par, k)] = uf_find(w->par, first);
+			}
+	}
+	int *froot = xmalloc(sizeof(int) * (size_t)(t->nf + 1));
+	for (int i = 0; i < t->nf; i++) {
+		memset(w->fused, 0, (size_t)np);
+		mark_used(t->f[i].n, w->fused);
+		froot[i] = -1;
+		for (int k = 0; k < np && froot[i] < 0; k++)
+			if (w->fused[k])
+				froot[i] = uf_find(w->par, k);
+	}
+	return froot;
+}
+
+/* Sum over the sub-grid of the nc parameters w->comp_params of the product of t's factors in component root. */
+static double component_sum(const struct term *t, const int *froot, int root, int nc, const int *nvalues,
+			    double *const *values, struct grid_ws *w)
+{
+	double csum = 0;
+	for (int j = 0; j < nc; j++) {
+		w->idx[j] = 0;
+		w->v[w->comp_params[j]] = values[w->comp_params[j]][0];
+	}
+	for (;;) {
+		double prod = 1;
+		for (int i = 0; i < t->nf; i++)
+			if (froot[i] == root)
+				prod *= factor_eval(&t->f[i], w->v);
+		csum += prod;
+		int j = nc - 1;
+		for (; j >= 0; j--) {
+			int k = w->comp_params[j];
+			if (++w->idx[j] < nvalues[k]) {
+				w->v[k] = values[k][w->idx[j]];
+				break;
+			}
+			w->idx[j] = 0;
+			w->v[k] = values[k][0];
+		}
+		if (j < 0)
+			return csum;
+	}
+}
+
+/* Sum of term t over the grid into *out; -1 with err when a component's sub-grid is too large. */
+static int term_grid_sum(const struct term *t, const int *nvalues, double *const *values, double max_evals,
+			 struct grid_ws *w, double *out, struct perr *err)
+{
+	int np = w->np, rc = 0;
+	int *froot = term_components(t, w);
+	double term = t->coef;
+	/* parameters the term does not use each multiply by their value count */
+	for (int k = 0; k < np; k++)
+		if (!w->in_term[k])
+			term *= nvalues[k];
+	/* constant factors */
+	for (int i = 0; i < t->nf; i++)
+		if (froot[i] < 0)
+			term *= factor_eval(&t->f[i], w->v);
+	for (int root = 0; root < np; root++) {
+		if (!w->in_term[root] || uf_find(w->par, root) != root)
+			continue;
+		int nc = 0;
+		double cells = 1;
+		for (int k = 0; k < np; k++)
+			if (w->in_term[k] && uf_find(w->par, k) == root) {
+				w->comp_params[nc++] = k;
+				cells *= nvalues[k];
+			}
+		if (cells > max_evals) {
+			rc = perr_set(err, "cost model couples %d parameters into a %.0f-point "
+				      "sub-grid (limit %.0f); write it as a sum of products of "
+				      "one-parameter terms", nc, cells, max_evals);
+			break;
+		}
+		term *= component_sum(t, froot, root, nc, nvalues, values, w);
+	}
+	free(froot);
+	*out = term;
+	return rc;
+}
+
 int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *values, double max_evals,
 		  double *sum, double *magnitude, struct perr *err)
 {
@@ -463,104 +564,29 @@ int expr_grid_sum(const struct expr *e, const int *nvalues, double *const *value
 	struct sum s = expand(e->root);
 	double total = 0;
 	int rc = 0;
-	int *par = xmalloc(sizeof(int) * (size_t)(np + 1));
-	char *in_term = xmalloc((size_t)np + 1);
-	char *fused = xmalloc((size_t)np + 1);
-	int *comp_params = xmalloc(sizeof(int) * (size_t)(np + 1));
-	int *idx = xmalloc(sizeof(int) * (size_t)(np + 1));
-	double *v = xcalloc((size_t)np + 1, sizeof(double));
+	struct grid_ws w = {
+		.np = np,
+		.par = xmalloc(sizeof(int) * (size_t)(np + 1)),
+		.in_term = xmalloc((size_t)np + 1),
+		.fused = xmalloc((size_t)np + 1),
+		.comp_params = xmalloc(sizeof(int) * (size_t)(np + 1)),
+		.idx = xmalloc(sizeof(int) * (size_t)(np + 1)),
+		.v = xcalloc((size_t)np + 1, sizeof(double)),
+	};
 	for (int ti = 0; ti < s.n && rc == 0; ti++) {
-		const struct term *t = &s.t[ti];
-		for (int k = 0; k < np; k++) {
-			par[k] = k;
-			in_term[k] = 0;
+		double term;
+		rc = term_grid_sum(&s.t[ti], nvalues, values, max_evals, &w, &term, err);
+		if (rc == 0) {
+			total += term;
+			mag += fabs(term);
 		}
-		/* link the parameters each factor uses */
-		for (int i = 0; i < t->nf; i++) {
-			memset(fused, 0, (size_t)np);
-			mark_used(t->f[i].n, fused);
-			int first = -1;
-			for (int k = 0; k < np; k++)
-				if (fused[k]) {
-					in_term[k] = 1;
-					if (first < 0)
-						first = k;
-					else
-						par[uf_find(par, k)] = uf_find(par, first);
-				}
-		}
-		/* each factor's component (-1: constant factor) */
-		int *froot = xmalloc(sizeof(int) * (size_t)(t->nf + 1));
-		for (int i = 0; i < t->nf; i++) {
-			memset(fused, 0, (size_t)np);
-			mark_used(t->f[i].n, fused);
-			froot[i] = -1;
-			for (int k = 0; k < np && froot[i] < 0; k++)
-				if (fused[k])
-					froot[i] = uf_find(par, k);
-		}
-		double term = t->coef;
-		/* parameters the term does not use each multiply by their value count */
-		for (int k = 0; k < np; k++)
-			if (!in_term[k])
-				term *= nvalues[k];
-		/* constant factors */
-		for (int i = 0; i < t->nf; i++)
-			if (froot[i] < 0)
-				term *= factor_eval(&t->f[i], v);
-		for (int root = 0; root < np && rc == 0; root++) {
-			if (!in_term[root] || uf_find(par, root) != root)
-				continue;
-			int nc = 0;
-			double cells = 1;
-			for (int k = 0; k < np; k++)
-				if (in_term[k] && uf_find(par, k) == root) {
-					comp_params[nc++] = k;
-					cells *= nvalues[k];
-				}
-			if (cells > max_evals) {
-				rc = perr_set(err, "cost model couples %d parameters into a %.0f-point "
-					      "sub-grid (limit %.0f); write it as a sum of products of "
-					      "one-parameter terms", nc, cells, max_evals);
-				break;
-			}
-			/* enumerate this component's sub-grid */
-			double csum = 0;
-			for (int j = 0; j < nc; j++) {
-				idx[j] = 0;
-				v[comp_params[j]] = values[comp_params[j]][0];
-			}
-			for (;;) {
-				double prod = 1;
-				for (int i = 0; i < t->nf; i++)
-					if (froot[i] == root)
-						prod *= factor_eval(&t->f[i], v);
-				csum += prod;
-				int j = nc - 1;
-				for (; j >= 0; j--) {
-					int k = comp_params[j];
-					if (++idx[j] < nvalues[k]) {
-						v[k] = values[k][idx[j]];
-						break;
-					}
-					idx[j] = 0;
-					v[k] = values[k][0];
-				}
-				if (j < 0)
-					break;
-			}
-			term *= csum;
-		}
-		free(froot);
-		total += term;
-		mag += fabs(term);
 	}
-	free(par);
-	free(in_term);
-	free(fused);
-	free(comp_params);
-	free(idx);
-	free(v);
+	free(w.par);
+	free(w.in_term);
+	free(w.fused);
+	free(w.comp_params);
+	free(w.idx);
+	free(w.v);
 	sum_free(&s);
 	if (rc == 0) {
 		*sum = total;

@@ -28,8 +28,6 @@ struct expr *expr_parse(const char *text, int nparams, char *const *params, stru
 void expr_free(struct expr *e);
 /* values[k] is the value of parameter k. */
 double expr_eval(const struct expr *e, const double *values);
-/* Whether the expression refers to parameter k. */
-int expr_uses(const struct expr *e, int k);
 /*
  * Sum of e over the grid values[k][0..nvalues[k]) of all nparams
  * parameters (nparams as given to expr_parse).  Fails when a sub-grid that

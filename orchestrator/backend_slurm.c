@@ -383,9 +383,13 @@ static void untrack(struct slurm_backend *sb, size_t i)
 	sb->jobs[i] = sb->jobs[--sb->njobs];
 }
 
+/* A job is finished once its base state is past SUSPENDED: the batch script
+   has ended and its exit code is set.  COMPLETING only says the node has not
+   yet confirmed its epilog; after a controller restart that confirmation can
+   take a minute, and the result does not depend on it. */
 static int job_finished(uint32_t state)
 {
-	return (state & JOB_STATE_BASE) > JOB_SUSPENDED && !(state & JOB_COMPLETING);
+	return (state & JOB_STATE_BASE) > JOB_SUSPENDED;
 }
 
 /* The run result of a finished job. */

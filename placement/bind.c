@@ -162,6 +162,58 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx)
 static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT };
 #define NFORWARDED (int)(sizeof(forwarded) / sizeof(forwarded[0]))
 
+/* In the forked child: restore the signals, take a group of its own if asked, exec argv.
+   An exec failure's errno goes to wfd. */
+_Noreturn static void exec_child(char *const *argv, const struct sigaction *old, const sigset_t *prev,
+				  int own_group, pid_t parent, int wfd)
+{
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, prev, NULL);
+	if (own_group)
+		setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(137);
+	execvp(argv[0], argv);
+	int e = errno;
+	ssize_t w = write(wfd, &e, sizeof(e));
+	(void)w;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/* Wait for the child pid (rfd: its exec errno, if any) and fill res; -1 with err. */
+static int wait_child(char *const *argv, pid_t pid, int rfd, double mono0, struct bind_result *res,
+		      struct perr *err)
+{
+	int exec_errno = 0;
+	ssize_t n;
+	do
+		n = read(rfd, &exec_errno, sizeof(exec_errno));
+	while (n < 0 && errno == EINTR);
+	int status;
+	pid_t w;
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	res->wall = mono_now() - mono0;
+	res->end = res->start + res->wall;
+	if (w < 0) {
+		res->exit_status = 126;
+		return perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
+	}
+	if (n == (ssize_t)sizeof(exec_errno)) {
+		res->exit_status = exec_errno == ENOENT ? 127 : 126;
+		return perr_set(err, "cannot run '%s': %s", argv[0], strerror(exec_errno));
+	}
+	if (WIFSIGNALED(status)) {
+		res->signal = WTERMSIG(status);
+		res->exit_status = 128 + res->signal;
+	} else {
+		res->exit_status = WEXITSTATUS(status);
+	}
+	return 0;
+}
 
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
@@ -195,21 +247,8 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	double mono0 = mono_now();
 	res->start = wall_now();
 	pid_t pid = fork();
-	if (pid == 0) {
-		for (int i = 0; i < NFORWARDED; i++)
-			sigaction(forwarded[i], &old[i], NULL);
-		sigprocmask(SIG_SETMASK, &prev, NULL);
-		if (own_group)
-			setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(137);
-		execvp(argv[0], argv);
-		int e = errno;
-		ssize_t w = write(pfd[1], &e, sizeof(e));
-		(void)w;
-		_exit(e == ENOENT ? 127 : 126);
-	}
+	if (pid == 0)
+		exec_child(argv, old, &prev, own_group, parent, pfd[1]);
 	int fork_errno = errno;
 	close(pfd[1]);
 	if (pid > 0) {
@@ -225,30 +264,7 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		goto restore;
 	}
 	res->pid = pid;
-	int exec_errno = 0;
-	ssize_t n;
-	do
-		n = read(pfd[0], &exec_errno, sizeof(exec_errno));
-	while (n < 0 && errno == EINTR);
-	int status;
-	pid_t w;
-	do
-		w = waitpid(pid, &status, 0);
-	while (w < 0 && errno == EINTR);
-	res->wall = mono_now() - mono0;
-	res->end = res->start + res->wall;
-	if (w < 0) {
-		res->exit_status = 126;
-		r = perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
-	} else if (n == (ssize_t)sizeof(exec_errno)) {
-		res->exit_status = exec_errno == ENOENT ? 127 : 126;
-		r = perr_set(err, "cannot run '%s': %s", argv[0], strerror(exec_errno));
-	} else if (WIFSIGNALED(status)) {
-		res->signal = WTERMSIG(status);
-		res->exit_status = 128 + res->signal;
-	} else {
-		res->exit_status = WEXITSTATUS(status);
-	}
+	r = wait_child(argv, pid, pfd[0], mono0, res, err);
 restore:
 	close(pfd[0]);
 	sigprocmask(SIG_BLOCK, &block, NULL);

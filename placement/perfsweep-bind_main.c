@@ -36,7 +36,16 @@ static int fail_usage(const char *msg)
 	return 2;
 }
 
-int main(int argc, char **argv)
+/* What the command line (and the environment) asked for. */
+struct bind_opts {
+	struct policy pol;
+	int have_policy, ranks_opt, have_cores;
+	const char *map, *run_dir;
+	char **app;
+};
+
+/* Read the options into o; -1 to go on, else the exit code (usage printed). */
+static int parse_opts(int argc, char **argv, struct bind_opts *o)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
@@ -47,20 +56,16 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	setlocale(LC_ALL, "C");
-	struct perr err, werr;
-	struct policy pol;
-	policy_init(&pol);
-	int have_policy = 0, ranks_opt = 0, have_cores = 0, ch;
-	const char *map = NULL, *run_dir = getenv("PERFSWEEP_RUN_DIR");
+	struct perr err;
+	int ch;
 	opterr = 0;
 	/* '+': stop at APP, whose own options are not ours */
 	while ((ch = getopt_long(argc, argv, "+p:r:c:m:d:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
-			if (policy_parse_kind(optarg, &pol.kind, &err) < 0)
+			if (policy_parse_kind(optarg, &o->pol.kind, &err) < 0)
 				return fail_usage(err.msg);
-			have_policy = 1;
+			o->have_policy = 1;
 			break;
 		case 'r': {
 			char *end;
@@ -69,19 +74,19 @@ int main(int argc, char **argv)
 				snprintf(err.msg, sizeof(err.msg), "invalid ranks per node '%s'", optarg);
 				return fail_usage(err.msg);
 			}
-			ranks_opt = (int)v;
+			o->ranks_opt = (int)v;
 			break;
 		}
 		case 'c':
-			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0)
+			if (policy_parse_cores_per_rank(optarg, &o->pol.cores_per_rank, &err) < 0)
 				return fail_usage(err.msg);
-			have_cores = 1;
+			o->have_cores = 1;
 			break;
 		case 'm':
-			map = optarg;
+			o->map = optarg;
 			break;
 		case 'd':
-			run_dir = optarg;
+			o->run_dir = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -94,113 +99,149 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return fail_usage("no application to run (give it after --)");
-	char **app = argv + optind;
-	if (!have_policy && !map)
-		pol.kind = POLICY_COMPACT;
-	if (map && have_policy && pol.kind != POLICY_EXPLICIT) {
+	o->app = argv + optind;
+	return -1;
+}
+
+/* Settle the policy, the map and the run directory; -1 to go on, else the exit code. */
+static int check_opts(struct bind_opts *o)
+{
+	struct perr err;
+	struct policy *pol = &o->pol;
+	if (!o->have_policy && !o->map)
+		pol->kind = POLICY_COMPACT;
+	if (o->map && o->have_policy && pol->kind != POLICY_EXPLICIT) {
 		snprintf(err.msg, sizeof(err.msg), "--map goes with the explicit policy, not '%s'",
-			 policy_kind_name(pol.kind));
+			 policy_kind_name(pol->kind));
 		return fail_usage(err.msg);
 	}
-	if (have_cores && (map || pol.kind == POLICY_EXPLICIT))
+	if (o->have_cores && (o->map || pol->kind == POLICY_EXPLICIT))
 		return fail_usage("--cores-per-rank does not apply to an explicit map");
 	/* perfsweep's backends pass the campaign's cores per rank in the environment */
 	const char *cpr = getenv("PERFSWEEP_CORES_PER_RANK");
-	if (!have_cores && !map && pol.kind != POLICY_EXPLICIT && cpr && *cpr) {
-		if (policy_parse_cores_per_rank(cpr, &pol.cores_per_rank, &err) < 0)
+	if (!o->have_cores && !o->map && pol->kind != POLICY_EXPLICIT && cpr && *cpr) {
+		if (policy_parse_cores_per_rank(cpr, &pol->cores_per_rank, &err) < 0)
 			return fail_usage(err.msg);
 	}
-	if (!map && pol.kind == POLICY_EXPLICIT)
-		map = getenv("PERFSWEEP_MAP");
-	if (!map && pol.kind == POLICY_EXPLICIT)
+	if (!o->map && pol->kind == POLICY_EXPLICIT)
+		o->map = getenv("PERFSWEEP_MAP");
+	if (!o->map && pol->kind == POLICY_EXPLICIT)
 		return fail_usage("the explicit policy needs --map FILE (or PERFSWEEP_MAP)");
-	if (!run_dir || !*run_dir)
-		run_dir = ".";
-	if (access(run_dir, W_OK | X_OK) < 0) {
-		snprintf(err.msg, sizeof(err.msg), "cannot write to run directory '%s': %m", run_dir);
-		policy_release(&pol);
-		return fail(2, err.msg);
-	}
+	if (!o->run_dir || !*o->run_dir)
+		o->run_dir = ".";
+	return -1;
+}
 
-	struct bind_ranks rk;
-	if (bind_ranks_from_env(&rk, &err) < 0) {
-		policy_release(&pol);
-		return fail(2, err.msg);
+/* What binding a rank holds until it is released. */
+struct rank_state {
+	struct topology t;
+	int loaded;
+	struct placement pl;
+	hwloc_bitmap_t actual, cores;
+};
+
+/* Place and bind the rank on this machine and fill rec's binding; -1 with err. */
+static int bind_rank(struct policy *pol, const struct bind_ranks *rk, int rpn, struct rank_state *s,
+		     struct bind_record *rec, struct perr *err)
+{
+	if (!rpn) {
+		snprintf(err->msg, sizeof(err->msg), "ranks per node unknown: give --ranks-per-node or "
+			 "set PERFSWEEP_RANKS_PER_NODE");
+		return -1;
 	}
+	if (rk->local_rank >= rpn) {
+		snprintf(err->msg, sizeof(err->msg), "local rank %d (%s) is not below the %d ranks per node",
+			 rk->local_rank, rk->local_from, rpn);
+		return -1;
+	}
+	if (topology_load(&s->t, NULL, NULL, err) < 0)
+		return -1;
+	s->loaded = 1;
+	if (policy_place(pol, &s->t, rpn, &s->pl, err) < 0)
+		return -1;
+	if (bind_apply(&s->t, s->pl.cpusets[rk->local_rank], s->actual, err) < 0) {
+		rec->cpuset = hwloc_bitmap_iszero(s->actual) ? NULL : s->actual;
+		return -1;
+	}
+	rec->cpuset = s->actual;
+	topology_units_of(&s->t, s->actual, s->cores);
+	rec->cores = s->cores;
+	return 0;
+}
+
+/* Bind, run and record one rank whose ranks are known; the exit code. */
+static int run_rank(struct bind_opts *o, const struct bind_ranks *rk)
+{
+	struct perr err, werr;
+	struct policy *pol = &o->pol;
 	/* from here on the rank is known: failures leave a record */
-	int map_failed = map && policy_load_map(&pol, map, &err) < 0;
-	int rpn = ranks_opt ? ranks_opt : rk.ranks_per_node;
-	if (!rpn && pol.kind == POLICY_EXPLICIT)
-		rpn = pol.nsets;
+	int map_failed = o->map && policy_load_map(pol, o->map, &err) < 0;
+	int rpn = o->ranks_opt ? o->ranks_opt : rk->ranks_per_node;
+	if (!rpn && pol->kind == POLICY_EXPLICIT)
+		rpn = pol->nsets;
 	struct bind_record rec = {
-		.rank = rk.rank,
-		.local_rank = rk.local_rank,
+		.rank = rk->rank,
+		.local_rank = rk->local_rank,
 		.ranks_per_node = rpn,
 		.node = bind_node_name(),
-		.policy = policy_kind_name(pol.kind),
-		.cores_per_rank = pol.kind == POLICY_EXPLICIT ? -1 : pol.cores_per_rank,
+		.policy = policy_kind_name(pol->kind),
+		.cores_per_rank = pol->kind == POLICY_EXPLICIT ? -1 : pol->cores_per_rank,
 		.exit_status = 2,
-		.argv = app,
+		.argv = o->app,
 	};
 	int code = 2;
-	struct topology t;
-	int loaded = 0;
-	struct placement pl = { 0 };
-	hwloc_bitmap_t actual = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
-	if (map_failed)
-		goto failed;
-	if (!rpn) {
-		snprintf(err.msg, sizeof(err.msg), "ranks per node unknown: give --ranks-per-node or "
-			 "set PERFSWEEP_RANKS_PER_NODE");
-		goto failed;
-	}
-	if (rk.local_rank >= rpn) {
-		snprintf(err.msg, sizeof(err.msg), "local rank %d (%s) is not below the %d ranks per node",
-			 rk.local_rank, rk.local_from, rpn);
-		goto failed;
-	}
-	if (topology_load(&t, NULL, NULL, &err) < 0)
-		goto failed;
-	loaded = 1;
-	if (policy_place(&pol, &t, rpn, &pl, &err) < 0)
-		goto failed;
-	if (bind_apply(&t, pl.cpusets[rk.local_rank], actual, &err) < 0) {
-		rec.cpuset = hwloc_bitmap_iszero(actual) ? NULL : actual;
-		goto failed;
-	}
-	rec.cpuset = actual;
-	for (int u = 0; u < t.nunits; u++)
-		if (hwloc_bitmap_intersects(t.unit_pus[u], actual))
-			hwloc_bitmap_set(cores, (unsigned)u);
-	rec.cores = cores;
-
-	struct bind_result res;
-	int run_failed = bind_run(app, &res, &err) < 0;
-	rec.result = &res;
-	code = res.exit_status;
-	if (run_failed) {
+	struct rank_state s = { .loaded = 0, .actual = hwloc_bitmap_alloc(), .cores = hwloc_bitmap_alloc() };
+	if (map_failed || bind_rank(pol, rk, rpn, &s, &rec, &err) < 0) {
+		/* the rank is known: leave a record saying why it did not run */
 		rec.error = err.msg;
-		fail(code, err.msg);
+		fail(2, err.msg);
+		if (bind_record_write(&rec, o->run_dir, &werr) < 0)
+			fail(2, werr.msg);
+	} else {
+		struct bind_result res;
+		int run_failed = bind_run(o->app, &res, &err) < 0;
+		rec.result = &res;
+		code = res.exit_status;
+		if (run_failed) {
+			rec.error = err.msg;
+			fail(code, err.msg);
+		}
+		if (bind_record_write(&rec, o->run_dir, &werr) < 0) {
+			fail(2, werr.msg);
+			if (!code)
+				code = 2;
+		}
 	}
-	if (bind_record_write(&rec, run_dir, &werr) < 0) {
-		fail(2, werr.msg);
-		if (!code)
-			code = 2;
-	}
-	goto out;
+	placement_release(&s.pl);
+	if (s.loaded)
+		topology_release(&s.t);
+	hwloc_bitmap_free(s.actual);
+	hwloc_bitmap_free(s.cores);
+	return code;
+}
 
-failed:
-	/* the rank is known: leave a record saying why it did not run */
-	rec.error = err.msg;
-	fail(2, err.msg);
-	if (bind_record_write(&rec, run_dir, &werr) < 0)
-		fail(2, werr.msg);
-out:
-	placement_release(&pl);
-	if (loaded)
-		topology_release(&t);
-	hwloc_bitmap_free(actual);
-	hwloc_bitmap_free(cores);
-	policy_release(&pol);
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "C");
+	struct bind_opts o = { .run_dir = getenv("PERFSWEEP_RUN_DIR") };
+	policy_init(&o.pol);
+	int code = parse_opts(argc, argv, &o);
+	if (code < 0)
+		code = check_opts(&o);
+	if (code >= 0)
+		return code;
+	struct perr err;
+	if (access(o.run_dir, W_OK | X_OK) < 0) {
+		snprintf(err.msg, sizeof(err.msg), "cannot write to run directory '%s': %m", o.run_dir);
+		policy_release(&o.pol);
+		return fail(2, err.msg);
+	}
+	struct bind_ranks rk;
+	if (bind_ranks_from_env(&rk, &err) < 0) {
+		policy_release(&o.pol);
+		return fail(2, err.msg);
+	}
+	code = run_rank(&o, &rk);
+	policy_release(&o.pol);
 	return code;
 }

@@ -243,21 +243,3 @@ void topology_units_of(const struct topology *t, hwloc_const_bitmap_t pus, hwloc
 		if (hwloc_bitmap_intersects(t->unit_pus[u], pus))
 			hwloc_bitmap_set(units, (unsigned)u);
 }
-
-int topology_units_to_pus(const struct topology *t, hwloc_const_bitmap_t cores, hwloc_bitmap_t pus,
-			  struct perr *err)
-{
-	hwloc_bitmap_zero(pus);
-	int last = hwloc_bitmap_last(cores);
-	if (hwloc_bitmap_iszero(cores))
-		return perr_set(err, "empty core set");
-	if (last < 0)
-		return perr_set(err, "unbounded core set");
-	if (last >= t->nunits)
-		return perr_set(err, "core %d does not exist (cores are 0-%d)", last, t->nunits - 1);
-	int u;
-	hwloc_bitmap_foreach_begin(u, cores)
-		hwloc_bitmap_or(pus, pus, t->unit_pus[u]);
-	hwloc_bitmap_foreach_end();
-	return 0;
-}

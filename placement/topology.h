@@ -55,8 +55,5 @@ void topology_package_sets(const struct topology *t, int pkg, hwloc_bitmap_t uni
 			   hwloc_bitmap_t numa);
 /* The usable units whose PUs intersect pus. */
 void topology_units_of(const struct topology *t, hwloc_const_bitmap_t pus, hwloc_bitmap_t units);
-/* The PUs of the usable units listed in cores (logical unit indexes). */
-int topology_units_to_pus(const struct topology *t, hwloc_const_bitmap_t cores, hwloc_bitmap_t pus,
-			  struct perr *err);
 
 #endif

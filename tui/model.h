@@ -5,6 +5,8 @@
  * and sorted view of them, the cursor, the marked runs, and the arithmetic
  * of the header: progress against the plan, core hours against the budget,
  * elapsed time and ETA.  No curses here: the views and the tests call it.
+ * The filter language lives in filter.h, the header arithmetic in stats.h;
+ * this header includes both.
  *
  * Invariants: rows are ordered by run id; view[] holds indices into rows of
  * the runs that pass the filter, in display order; cursor < nview unless
@@ -14,7 +16,8 @@
 #define PS_TUI_MODEL_H
 #include "common/error.h"
 #include "orchestrator/store.h"
-#include <regex.h>
+#include "tui/filter.h"
+#include "tui/stats.h"
 #include <stddef.h>
 
 /* Columns of the runs table, in display order. */
@@ -41,61 +44,6 @@ struct top_row {
 	unsigned char match;    /* passes the current filter */
 	unsigned char marked;   /* selected with space */
 	unsigned char dirty;    /* changed since the view was last updated */
-};
-
-/*
- * Aggregates over all runs, recomputed in one pass when a refresh brings
- * changes (never per draw): what the header shows, and the per-point mean
- * run times the ETA needs.
- */
-struct top_stats {
-	long long n[RUN_NSTATES];
-	double core_hours[RUN_NSTATES];     /* planned cost of the runs in each state */
-	double spent;           /* measured wall x ranks, as store_counts computes it */
-	double first, last;     /* first submission, last start or end (Unix s), 0 if none */
-	int npoints;
-	double *point_sum;      /* per point: summed durations of done runs */
-	long long *point_n;
-	double sum;             /* over all points */
-	long long nsum;
-	double *point_plan;     /* per point: planned seconds of one run (0: no cost estimate) */
-	double ratio;           /* measured / planned seconds over done runs, 0 if unknown */
-	char **point_text;      /* per point: "p=4 n=1000", formatted once */
-	int npoint_text;
-	double queued_work;     /* estimated seconds of the pending and submitted runs */
-	size_t *running;        /* row indices of the running runs */
-	size_t nrunning;
-	int job_width;          /* widest job id as shown */
-};
-
-/* One condition of a `param=value` filter. */
-struct top_cond {
-	int field;              /* >= 0: parameter index; < 0: -1 - enum top_field */
-	int op;                 /* enum top_op */
-	double num;
-	char *str;
-};
-
-struct top_filter {
-	char *text;             /* as typed, NULL when there is no filter */
-	int is_regex;
-	regex_t re;
-	int nconds;
-	struct top_cond *conds;
-};
-
-/* Progress against the plan, from the runs. */
-struct top_progress {
-	long long planned, pending, submitted, running, done, failed, cancelled;
-	long long inflight;     /* submitted + running */
-	double fraction;        /* finished (done + failed + cancelled) / planned */
-};
-
-/* Core hours: spent by finished runs, committed to runs in flight, planned for
-   pending ones, and the budget (< 0 when the campaign has none). */
-struct top_budget {
-	double spent, committed, pending, planned, budget;
-	double over;            /* spent + committed + pending - budget, when > 0 */
 };
 
 struct top_model {
@@ -170,33 +118,13 @@ size_t top_model_selection(const struct top_model *m, long long **ids);
 /* The text of a cell, as the table shows it. */
 void top_model_cell(const struct top_model *m, const struct top_row *r, enum top_col c,
 		    char *buf, size_t n);
+/* Characters of a job id as the JOB column shows it (1 for "-" when there is none). */
+int top_job_text_len(const char *backend_id);
 /* "p=4 n=1000": a run's parameter values. */
 void top_model_point_text(const struct top_model *m, const struct run *r, char *buf, size_t n);
 /* Seconds a run has taken so far, or -1 when it has not started. */
 double top_run_elapsed(const struct run *r, double now);
 
-void top_model_progress(const struct top_model *m, struct top_progress *p);
-void top_model_budget(const struct top_model *m, struct top_budget *b);
-/* Seconds since the first submission up to now (or to the last end when
-   nothing is in flight); 0 before anything ran. */
-double top_model_elapsed(const struct top_model *m);
-/*
- * Estimated seconds until every pending and in-flight run is finished: the
- * remaining work divided by the runs in flight.  A run's work is the mean
- * measured time of its design point; for a point not measured yet, its
- * planned time (core hours / ranks) scaled by measured / planned over the
- * done runs, or without a plan the mean of all points; a running run counts
- * what is left of that.  0 when nothing remains, -1 when unknown (no run finished
- * yet, or nothing in flight).
- */
-double top_model_eta(const struct top_model *m);
-
-/*
- * Split width cells among parts proportionally to their share of total
- * (largest remainder), so the cells never exceed width and a non-zero part
- * gets at least one cell when there is room.  cells[] receives nparts counts.
- */
-void top_bar_split(const double *parts, int nparts, double total, int width, int *cells);
 /* "1:02:03", "12:03", "45s", "2.5s"; "-" when negative. */
 void top_format_duration(double sec, char *buf, size_t n);
 

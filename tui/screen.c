@@ -90,17 +90,6 @@ void screen_fill(struct screen *s, int y, int x, int n, char c, int attr)
 	}
 }
 
-void screen_attr(struct screen *s, int y, int x, int n, int attr)
-{
-	if (y < 0 || y >= s->h)
-		return;
-	for (int i = 0; i < n; i++) {
-		int cx = x + i;
-		if (cx >= 0 && cx < s->w)
-			s->attr[(size_t)y * (size_t)s->w + (size_t)cx] = (unsigned short)attr;
-	}
-}
-
 void screen_row_text(const struct screen *s, int y, char *buf)
 {
 	int n = s->w;

@@ -40,8 +40,6 @@ int screen_printf(struct screen *s, int y, int x, int attr, const char *fmt, ...
 	__attribute__((format(printf, 5, 6)));
 /* Fill n cells with c. */
 void screen_fill(struct screen *s, int y, int x, int n, char c, int attr);
-/* Set the attribute of n cells, keeping their characters. */
-void screen_attr(struct screen *s, int y, int x, int n, int attr);
 /* One row as text without trailing blanks, into buf (w + 1 bytes). */
 void screen_row_text(const struct screen *s, int y, char *buf);
 /* Every row as plain text, trailing blank rows dropped. */

@@ -32,11 +32,6 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
-int term_active(void)
-{
-	return active;
-}
-
 /*
  * Nothing may reach the terminal behind curses' back: while the monitor
  * draws, stderr goes to an anonymous file (libslurm, for one, logs there);

@@ -25,7 +25,6 @@ enum {
 int term_start(int color, struct perr *err);
 /* Give the terminal back; safe to call twice and from atexit. */
 void term_stop(void);
-int term_active(void);
 void term_size(int *w, int *h);
 void term_draw(const struct screen *s);
 /* Wait up to timeout_ms for a key; TK_NONE on timeout. */

@@ -200,6 +200,23 @@ static int cancellable(enum run_state s)
 	return s == RUN_PENDING || s == RUN_SUBMITTED || s == RUN_RUNNING;
 }
 
+static int failed(enum run_state s)
+{
+	return s == RUN_FAILED;
+}
+
+/* The selected runs (top_model_selection) whose state passes keep; the caller frees *ids.  Their count. */
+static size_t selected_where(const struct top_model *m, int (*keep)(enum run_state), long long **ids)
+{
+	size_t n = top_model_selection(m, ids), k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *r = top_model_find(m, (*ids)[i]);
+		if (r && keep(r->run.state))
+			(*ids)[k++] = (*ids)[i];
+	}
+	return k;
+}
+
 static void ask(struct top_ctx *c, enum top_action act, long long *ids, size_t n)
 {
 	free(c->a->confirm_ids);
@@ -212,14 +229,8 @@ static void ask(struct top_ctx *c, enum top_action act, long long *ids, size_t n
 static void k_cancel(struct top_ctx *c, int key)
 {
 	(void)key;
-	struct top_model *m = top_app_model(c->a);
 	long long *ids;
-	size_t n = top_model_selection(m, &ids), k = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct top_row *r = top_model_find(m, ids[i]);
-		if (r && cancellable(r->run.state))
-			ids[k++] = ids[i];
-	}
+	size_t k = selected_where(top_app_model(c->a), cancellable, &ids);
 	if (!k) {
 		free(ids);
 		app_message(c->a, 1, "nothing to cancel: the selected runs have finished");
@@ -233,12 +244,7 @@ static void k_retry(struct top_ctx *c, int key)
 	(void)key;
 	struct top_model *m = top_app_model(c->a);
 	long long *ids;
-	size_t n = top_model_selection(m, &ids), k = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct top_row *r = top_model_find(m, ids[i]);
-		if (r && r->run.state == RUN_FAILED)
-			ids[k++] = ids[i];
-	}
+	size_t k = selected_where(m, failed, &ids);
 	if (!k && !m->nmarked) {
 		/* no failed run selected: offer every failed run in the view */
 		free(ids);

@@ -22,46 +22,27 @@ static int section(struct screen *s, int row, const char *title, int attr)
 	return row + 1;
 }
 
-void view_details_draw(struct screen *s, const struct top_app *a, int y, int height)
+/* The state line: state, job, attempts, ranks, placement, elapsed, exit. */
+static void draw_state(struct screen *s, const struct top_model *m, const struct run *r, int row)
 {
-	const struct top_model *m = top_app_model(a);
-	const struct top_details *d = &a->details;
-	const struct run *r = &d->run;
-	char buf[512], pt[256], t[32];
-	int row = y, end = y + height;
-	if (!d->id) {
-		screen_put(s, row, 0, "no run selected", SA_DIM);
-		return;
-	}
-	top_model_point_text(m, r, pt, sizeof(pt));
-	screen_fill(s, row, 0, s->w, ' ', SA_REVERSE);
-	screen_printf(s, row++, 0, SA_REVERSE | SA_BOLD, "run %lld  %s  rep %d  (Esc: back)", r->id, pt,
-		      r->repetition);
-	{
-		struct top_row tmp = { .run = *r };
-		char pl[64], el[32];
-		top_model_cell(m, &tmp, TOP_COL_PLACEMENT, pl, sizeof(pl));
-		top_model_cell(m, &tmp, TOP_COL_ELAPSED, el, sizeof(el));
-		int x = screen_put(s, row, 0, "state ", 0);
-		x += screen_put(s, row, x, run_state_name(r->state), SA_BOLD);
-		snprintf(buf, sizeof(buf), "  job %s  attempts %d  ranks %d  placement %s  elapsed %s",
-			 r->backend_id ? r->backend_id : "-", r->attempts, r->ranks, pl, el);
-		x += screen_put(s, row, x, buf, 0);
-		if (r->exit_status >= 0)
-			screen_printf(s, row, x, r->exit_status ? SA_COLOR(SC_RED) : 0, "  exit %d",
-				      r->exit_status);
-		row++;
-	}
-	if (r->reason && row < end)
-		screen_printf(s, row++, 0, SA_COLOR(SC_RED), "reason: %s", r->reason);
-	if (r->collect_error && row < end)
-		screen_printf(s, row++, 0, SA_COLOR(SC_YELLOW), "collect: %s", r->collect_error);
-	if (row < end) {
-		int x = screen_put(s, row, 0, "argv: ", SA_BOLD);
-		screen_put(s, row++, x, d->argv ? d->argv : "(not recorded)", d->argv ? 0 : SA_DIM);
-	}
+	char buf[512], pl[64], el[32];
+	struct top_row tmp = { .run = *r };
+	top_model_cell(m, &tmp, TOP_COL_PLACEMENT, pl, sizeof(pl));
+	top_model_cell(m, &tmp, TOP_COL_ELAPSED, el, sizeof(el));
+	int x = screen_put(s, row, 0, "state ", 0);
+	x += screen_put(s, row, x, run_state_name(r->state), SA_BOLD);
+	snprintf(buf, sizeof(buf), "  job %s  attempts %d  ranks %d  placement %s  elapsed %s",
+		 r->backend_id ? r->backend_id : "-", r->attempts, r->ranks, pl, el);
+	x += screen_put(s, row, x, buf, 0);
+	if (r->exit_status >= 0)
+		screen_printf(s, row, x, r->exit_status ? SA_COLOR(SC_RED) : 0, "  exit %d", r->exit_status);
+}
 
-	/* binding per rank: at most 4 lines */
+/* Binding per rank, at most 4 lines, then the history: the latest events that fit in 5 lines.
+   Returns the next row. */
+static int draw_binding_history(struct screen *s, const struct top_details *d, int row, int end)
+{
+	char t[32];
 	if (row < end) {
 		int x = screen_put(s, row, 0, "binding: ", SA_BOLD);
 		if (!d->bind.n)
@@ -74,8 +55,6 @@ void view_details_draw(struct screen *s, const struct top_app *a, int y, int hei
 		if (show < d->bind.n && row < end)
 			screen_printf(s, row++, 2, SA_DIM, "... %d more ranks", d->bind.n - show);
 	}
-
-	/* history: the latest events that fit in 5 lines */
 	if (row < end)
 		row = section(s, row, "history", 0);
 	int first = d->nev > 5 ? d->nev - 5 : 0;
@@ -84,8 +63,13 @@ void view_details_draw(struct screen *s, const struct top_app *a, int y, int hei
 		screen_printf(s, row++, 2, 0, "%s  %-9s %s", t, run_state_name(d->ev[i].state),
 			      d->ev[i].detail ? d->ev[i].detail : "");
 	}
+	return row;
+}
 
-	/* output tails share what is left */
+/* The output tails share what is left of the rows up to end. */
+static void draw_tails(struct screen *s, const struct top_details *d, int row, int end)
+{
+	char buf[512];
 	int left = end - row - 2;
 	if (left < 0)
 		left = 0;
@@ -109,4 +93,32 @@ void view_details_draw(struct screen *s, const struct top_app *a, int y, int hei
 	}
 	for (int i = nerr - eshow; i < nerr && row < end; i++)
 		screen_put(s, row++, 0, d->err.v[i], SA_COLOR(SC_RED));
+}
+
+void view_details_draw(struct screen *s, const struct top_app *a, int y, int height)
+{
+	const struct top_model *m = top_app_model(a);
+	const struct top_details *d = &a->details;
+	const struct run *r = &d->run;
+	char pt[256];
+	int row = y, end = y + height;
+	if (!d->id) {
+		screen_put(s, row, 0, "no run selected", SA_DIM);
+		return;
+	}
+	top_model_point_text(m, r, pt, sizeof(pt));
+	screen_fill(s, row, 0, s->w, ' ', SA_REVERSE);
+	screen_printf(s, row++, 0, SA_REVERSE | SA_BOLD, "run %lld  %s  rep %d  (Esc: back)", r->id, pt,
+		      r->repetition);
+	draw_state(s, m, r, row++);
+	if (r->reason && row < end)
+		screen_printf(s, row++, 0, SA_COLOR(SC_RED), "reason: %s", r->reason);
+	if (r->collect_error && row < end)
+		screen_printf(s, row++, 0, SA_COLOR(SC_YELLOW), "collect: %s", r->collect_error);
+	if (row < end) {
+		int x = screen_put(s, row, 0, "argv: ", SA_BOLD);
+		screen_put(s, row++, x, d->argv ? d->argv : "(not recorded)", d->argv ? 0 : SA_DIM);
+	}
+	row = draw_binding_history(s, d, row, end);
+	draw_tails(s, d, row, end);
 }

@@ -40,16 +40,11 @@ static int draw_bar(struct screen *s, int y, int x, int bw, const double *parts,
 	return x + 2 + bw;
 }
 
-void view_header_draw(struct screen *s, const struct top_app *a, int y)
+/* Line 1: campaign and times. */
+static void draw_title(struct screen *s, const struct top_app *a, const struct top_progress *p, int y)
 {
 	const struct top_model *m = top_app_model(a);
-	struct top_progress p;
-	struct top_budget b;
 	char t1[32], t2[32], line[512];
-	top_model_progress(m, &p);
-	top_model_budget(m, &b);
-
-	/* line 1: campaign and times */
 	int x = screen_put(s, y, 0, "perfsweep top  ", SA_BOLD);
 	x += screen_printf(s, y, x, SA_BOLD | SA_COLOR(SC_CYAN), "%s", m->name);
 	x += screen_printf(s, y, x, 0, " (%s)", m->backend);
@@ -57,69 +52,82 @@ void view_header_draw(struct screen *s, const struct top_app *a, int y)
 		x += screen_printf(s, y, x, 0, "  [%d/%d]", a->cur + 1, a->nmodels);
 	top_format_duration(top_model_elapsed(m), t1, sizeof(t1));
 	double eta = top_model_eta(m);
-	if (p.pending + p.inflight == 0)
+	if (p->pending + p->inflight == 0)
 		snprintf(t2, sizeof(t2), "finished");
 	else if (eta >= 0) {
 		char d[24];
 		top_format_duration(eta, d, sizeof(d));
 		snprintf(t2, sizeof(t2), "ETA %s", d);
 	} else
-		snprintf(t2, sizeof(t2), p.inflight ? "ETA ?" : "ETA - (idle)");
+		snprintf(t2, sizeof(t2), p->inflight ? "ETA ?" : "ETA - (idle)");
 	snprintf(line, sizeof(line), "elapsed %s  %s", t1, t2);
 	int len = (int)strlen(line);
 	screen_put(s, y, s->w - len > x + 1 ? s->w - len : x + 1, line, 0);
+}
 
-	/* line 2: runs progress */
+/* Line 2: runs progress. */
+static void draw_runs(struct screen *s, const struct top_progress *p, int y, int bw)
+{
+	char line[512];
+	double parts[5] = { (double)p->done, (double)p->failed, (double)p->cancelled,
+			    (double)p->inflight, (double)p->pending };
+	const char chars[5] = { '#', '!', 'x', '>', '.' };
+	const int attrs[5] = { SA_COLOR(SC_GREEN), SA_COLOR(SC_RED) | SA_BOLD,
+			       SA_COLOR(SC_MAGENTA), SA_COLOR(SC_YELLOW) | SA_BOLD, SA_DIM };
+	int x = screen_put(s, y, 0, "runs   ", SA_BOLD);
+	x = draw_bar(s, y, x, bw, parts, chars, attrs, 5, (double)p->planned);
+	snprintf(line, sizeof(line), " %3.0f%% %lld/%lld done %lld run %lld pend",
+		 p->fraction * 100, p->done, p->planned, p->inflight, p->pending);
+	x += screen_put(s, y, x, line, 0);
+	if (p->failed)
+		x += screen_printf(s, y, x, SA_COLOR(SC_RED) | SA_BOLD, " %lld fail", p->failed);
+	if (p->cancelled)
+		screen_printf(s, y, x, 0, " %lld canc", p->cancelled);
+}
+
+/* Line 3: core hours. */
+static void draw_core_hours(struct screen *s, const struct top_budget *b, int y, int bw)
+{
+	double used = b->spent + b->committed + b->pending;
+	double scale = b->budget > used ? b->budget : used;
+	double parts[3] = { b->spent, b->committed, b->pending };
+	const char chars[3] = { '#', '=', '.' };
+	const int attrs[3] = { SA_COLOR(SC_GREEN), SA_COLOR(SC_YELLOW) | SA_BOLD, SA_DIM };
+	int x = screen_put(s, y, 0, "core-h ", SA_BOLD);
+	int x0 = x;
+	x = draw_bar(s, y, x, bw, parts, chars, attrs, 3, scale > 0 ? scale : 1);
+	if (b->budget >= 0 && scale > 0 && b->budget < scale) {
+		int at = (int)(b->budget / scale * bw + 0.5);
+		if (at >= bw)
+			at = bw - 1;
+		screen_fill(s, y, x0 + 1 + at, 1, '|', SA_BOLD | SA_COLOR(SC_RED));
+	}
+	char sp[24], cm[24], bu[24], pl[24];
+	fmt_ch(b->spent, sp, sizeof(sp));
+	fmt_ch(b->committed, cm, sizeof(cm));
+	fmt_ch(b->budget, bu, sizeof(bu));
+	fmt_ch(b->planned, pl, sizeof(pl));
+	if (b->budget >= 0)
+		x += screen_printf(s, y, x, 0, " %s spent +%s run / %s budget", sp, cm, bu);
+	else
+		x += screen_printf(s, y, x, 0, " %s spent +%s run / %s plan, no budget", sp, cm, pl);
+	if (b->over > 0) {
+		fmt_ch(b->over, bu, sizeof(bu));
+		screen_printf(s, y, x, SA_BOLD | SA_COLOR(SC_RED), " OVER +%s", bu);
+	}
+}
+
+void view_header_draw(struct screen *s, const struct top_app *a, int y)
+{
+	const struct top_model *m = top_app_model(a);
+	struct top_progress p;
+	struct top_budget b;
+	top_model_progress(m, &p);
+	top_model_budget(m, &b);
 	int bw = bar_width(s->w);
-	{
-		double parts[5] = { (double)p.done, (double)p.failed, (double)p.cancelled,
-				    (double)p.inflight, (double)p.pending };
-		const char chars[5] = { '#', '!', 'x', '>', '.' };
-		const int attrs[5] = { SA_COLOR(SC_GREEN), SA_COLOR(SC_RED) | SA_BOLD,
-				       SA_COLOR(SC_MAGENTA), SA_COLOR(SC_YELLOW) | SA_BOLD, SA_DIM };
-		x = screen_put(s, y + 1, 0, "runs   ", SA_BOLD);
-		x = draw_bar(s, y + 1, x, bw, parts, chars, attrs, 5, (double)p.planned);
-		snprintf(line, sizeof(line), " %3.0f%% %lld/%lld done %lld run %lld pend",
-			 p.fraction * 100, p.done, p.planned, p.inflight, p.pending);
-		x += screen_put(s, y + 1, x, line, 0);
-		if (p.failed)
-			x += screen_printf(s, y + 1, x, SA_COLOR(SC_RED) | SA_BOLD, " %lld fail",
-					   p.failed);
-		if (p.cancelled)
-			screen_printf(s, y + 1, x, 0, " %lld canc", p.cancelled);
-	}
-
-	/* line 3: core hours */
-	{
-		double used = b.spent + b.committed + b.pending;
-		double scale = b.budget > used ? b.budget : used;
-		double parts[3] = { b.spent, b.committed, b.pending };
-		const char chars[3] = { '#', '=', '.' };
-		const int attrs[3] = { SA_COLOR(SC_GREEN), SA_COLOR(SC_YELLOW) | SA_BOLD, SA_DIM };
-		x = screen_put(s, y + 2, 0, "core-h ", SA_BOLD);
-		int x0 = x;
-		x = draw_bar(s, y + 2, x, bw, parts, chars, attrs, 3, scale > 0 ? scale : 1);
-		if (b.budget >= 0 && scale > 0 && b.budget < scale) {
-			int at = (int)(b.budget / scale * bw + 0.5);
-			if (at >= bw)
-				at = bw - 1;
-			screen_fill(s, y + 2, x0 + 1 + at, 1, '|', SA_BOLD | SA_COLOR(SC_RED));
-		}
-		char sp[24], cm[24], bu[24], pl[24];
-		fmt_ch(b.spent, sp, sizeof(sp));
-		fmt_ch(b.committed, cm, sizeof(cm));
-		fmt_ch(b.budget, bu, sizeof(bu));
-		fmt_ch(b.planned, pl, sizeof(pl));
-		if (b.budget >= 0)
-			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s budget", sp, cm, bu);
-		else
-			x += screen_printf(s, y + 2, x, 0, " %s spent +%s run / %s plan, no budget",
-					   sp, cm, pl);
-		if (b.over > 0) {
-			fmt_ch(b.over, bu, sizeof(bu));
-			screen_printf(s, y + 2, x, SA_BOLD | SA_COLOR(SC_RED), " OVER +%s", bu);
-		}
-	}
+	draw_title(s, a, &p, y);
+	draw_runs(s, &p, y + 1, bw);
+	draw_core_hours(s, &b, y + 2, bw);
 }
 
 void view_flags_line(struct screen *s, const struct top_app *a, int y)
