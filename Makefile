@@ -8,6 +8,9 @@
 #   make fuzz            build the libFuzzer targets (clang)
 #   make SANITIZE=address,undefined check
 #   make DEVELOPER=1     -Werror and extra warnings
+#   make install PREFIX=/usr/local DESTDIR=   programs, man pages, bash
+#                        completion, example configs and the demo program
+#   make uninstall       remove exactly what install installed
 
 CC      ?= cc
 PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw
@@ -41,7 +44,7 @@ BENCH_SRCS:= $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 EXAMPLES  := $(BIN)/demo-app
 
-.PHONY: all deps check demo bench fuzz clean test-build
+.PHONY: all deps check demo bench fuzz clean test-build install uninstall
 all: $(PROGS) $(EXAMPLES)
 
 deps:
@@ -104,5 +107,45 @@ fuzz:
 
 clean:
 	rm -rf build build-san build-clang bin
+
+# Installing.  Configs keep their relative paths: configs/*.cfg name
+# ../bin/demo-app, so the demo program goes to share/perfsweep/bin/.  The
+# man pages name the data directory of PREFIX.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+MANDIR  := $(PREFIX)/share/man
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+DATADIR := $(PREFIX)/share/perfsweep
+MAN1    := docs/man/perfsweep.1 docs/man/perfsweep-bind.1
+MAN5    := docs/man/perfsweep.cfg.5 docs/man/perfsweep-deps.5
+CONFIGS := $(filter-out configs/lulesh-sparse.cfg,$(wildcard configs/*.cfg configs/*.deps))
+SCRIPTS := $(wildcard configs/*.sh)
+INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
+	$(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man5/,$(notdir $(MAN5))) \
+	$(COMPDIR)/perfsweep $(addprefix $(DATADIR)/,$(CONFIGS) $(SCRIPTS)) \
+	$(DATADIR)/configs/lulesh-sparse.cfg $(DATADIR)/data/lulesh/lulesh.ll.json \
+	$(DATADIR)/data/lulesh/ATTRIBUTION $(DATADIR)/bin/demo-app $(DATADIR)/examples/demo-app.c
+
+install: $(BIN)/perfsweep $(BIN)/perfsweep-bind $(BIN)/demo-app
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) \
+	  $(DESTDIR)$(DATADIR)/configs $(DESTDIR)$(DATADIR)/bin $(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(DATADIR)/data/lulesh
+	install -m 755 $(BIN)/perfsweep $(BIN)/perfsweep-bind $(DESTDIR)$(BINDIR)/
+	for m in $(MAN1) $(MAN5); do s=$${m##*.}; \
+	  sed 's|/usr/local/share/perfsweep|$(DATADIR)|g' $$m > $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} && \
+	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} || exit 1; done
+	install -m 644 scripts/bash-completion/perfsweep $(DESTDIR)$(COMPDIR)/perfsweep
+	install -m 644 $(CONFIGS) $(DESTDIR)$(DATADIR)/configs/
+	install -m 755 $(SCRIPTS) $(DESTDIR)$(DATADIR)/configs/
+	sed 's|\.\./tests/data/lulesh/|../data/lulesh/|' configs/lulesh-sparse.cfg > $(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg
+	chmod 644 $(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg
+	install -m 644 tests/data/lulesh/lulesh.ll.json tests/data/lulesh/ATTRIBUTION $(DESTDIR)$(DATADIR)/data/lulesh/
+	install -m 755 $(BIN)/demo-app $(DESTDIR)$(DATADIR)/bin/
+	install -m 644 examples/demo-app.c $(DESTDIR)$(DATADIR)/examples/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for d in configs bin examples data/lulesh data; do \
+	  if [ -d $(DESTDIR)$(DATADIR)/$$d ]; then rmdir $(DESTDIR)$(DATADIR)/$$d || exit 1; fi; done
+	if [ -d $(DESTDIR)$(DATADIR) ]; then rmdir $(DESTDIR)$(DATADIR); fi
 
 -include $(LIB_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

@@ -1,18 +1,31 @@
 /*
- * The perfsweep command line: one table of commands (cli.c), one file per
- * command (cmd_<name>.c), each exporting int cmd_<name>(int argc, char **argv).
+ * The perfsweep command line: one entry per command (struct cli_entry: name,
+ * usage, summary, help text, option table, function), defined next to its
+ * code in cli/cmd_<name>.c, as tmux's cmd_entry; cli.c only lists them.
+ * One option helper (options.c, on top of getopt_long) parses every
+ * command's options and reports every usage error, so no command repeats
+ * getopt loops or usage texts.
  *
  * Adding a command:
- *   1. write cli/cmd_<name>.c with cmd_<name>(); parse options with
- *      getopt_long and report bad ones through cli_usage();
- *   2. declare it below and add its row to the table in cli.c (usage + summary);
- *   3. add a test under tests/ and document it in docs/ and `perfsweep help`.
+ *   1. write cli/cmd_<name>.c: a static exec function and
+ *      `const struct cli_entry cmd_<name>_entry = { ... };` with its
+ *      usage, summary, help and option table (everything else static);
+ *   2. declare the entry below and list it in cli.c (that order is the
+ *      order of `perfsweep help`);
+ *   3. add a case to tests/data/cli/cases.txt (regenerate expected.txt with
+ *      PERFSWEEP_REGEN=1 and review it), a test under tests/integration/,
+ *      and document it in docs/.
+ * Adding an option: one row in the command's option table (a check function
+ * if its value must be validated while parsing) and its use in the exec
+ * function through cli_value()/cli_flag(); mention it in usage and help.
  *
  * Exit codes (documented in `perfsweep help`): 0 success, 1 runs failed,
  * 2 usage or input error, 3 validation blocked publishing.
  */
 #ifndef PS_CLI_H
 #define PS_CLI_H
+#include "common/error.h"
+#include <stdio.h>
 
 enum {
 	EXIT_OK = 0,
@@ -21,32 +34,118 @@ enum {
 	EXIT_BLOCKED = 3,
 };
 
-struct cli_command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;      /* after "perfsweep " */
-	const char *summary;
-	const char *help;       /* longer text for `perfsweep help CMD`, or NULL */
+struct cli_args;
+struct cli_opt;
+
+/* One option of a command: --name (and -key when key is in the entry's shortopts). */
+struct cli_option {
+	const char *name;       /* long name without "--"; NULL ends the table */
+	int key;                /* what cli_value/cli_flag look for: a letter or a code >= 256 */
+	int has_value;          /* 0: a flag; 1: takes a value */
+	/*
+	 * Optional: validate o->arg while parsing (in command-line order) and
+	 * store a number in o->i or o->d.  Returns 0, or -1 with err set: the
+	 * helper prints it as a usage error.  a holds the options seen before.
+	 */
+	int (*check)(const struct cli_args *a, struct cli_opt *o, struct perr *err);
+	const char *missing;    /* the usage error when the value is missing, or NULL */
 };
 
+/*
+ * How getopt's own errors read.  The styles keep each command's messages as
+ * they were; a new command takes CLI_ERRORS_STRICT.
+ *   STRICT      a missing value: "option '%s' needs a value"; anything else
+ *               "unknown option '%s'"
+ *   PLAIN       everything "unknown option '%s'"
+ *   VALUE       an unknown long option "unknown option '%s'"; anything else
+ *               (a short option, a value given to a flag) "needs a value"
+ *   INCOMPLETE  everything "unknown or incomplete option '%s'"
+ *   GETOPT      getopt prints its message, then the usage line
+ * '%s' is the argument getopt stopped at.
+ */
+enum cli_errors { CLI_ERRORS_STRICT, CLI_ERRORS_PLAIN, CLI_ERRORS_VALUE, CLI_ERRORS_INCOMPLETE,
+		  CLI_ERRORS_GETOPT };
+
+struct cli_entry {
+	const char *name;
+	const char *usage;      /* after "perfsweep " */
+	const char *summary;    /* one line for `perfsweep help` */
+	const char *help;       /* longer text for `perfsweep help CMD`, or NULL */
+	const struct cli_option *options;       /* NULL: no options */
+	/* 1: exec gets argv unparsed (a->args = argv + 1) and may call cli_parse
+	   itself, e.g. after rewriting a deprecated spelling */
+	int raw;
+	const char *shortopts;  /* getopt's short options ("d:"), or NULL */
+	enum cli_errors errors;
+	int min_args, max_args; /* positional arguments; max_args -1: any number */
+	const char *too_few;    /* usage error for fewer than min_args */
+	const char *too_many;   /* usage error for more than max_args; a '%s' gets the first extra */
+	int (*exec)(struct cli_args *a);
+};
+
+/* A parsed option: its row's key, its value (NULL for a flag), and a number its check stored. */
+struct cli_opt {
+	int key;
+	const char *arg;
+	long long i;
+	double d;
+};
+
+/* A command line after cli_parse. */
+struct cli_args {
+	const struct cli_entry *cmd;
+	int argc;               /* the command's argv: argv[0] is its name */
+	char **argv;
+	int nopts;              /* options in command-line order */
+	struct cli_opt *opts;
+	int nargs;              /* positional arguments (pointers into argv) */
+	char **args;
+};
+
+/*
+ * Parse argv (argv[0] the command's name) by cmd's option table: options in
+ * command-line order, positional arguments anywhere (GNU permutation), each
+ * row's check run as its option is met, then the positional count checked.
+ * Returns 0, or EXIT_USAGE after printing the error and the usage line to
+ * stderr.  Release a with cli_args_release either way.
+ */
+int cli_parse(const struct cli_entry *cmd, int argc, char **argv, struct cli_args *a);
+void cli_args_release(struct cli_args *a);
+/* The value of the last occurrence of option key, or NULL. */
+const char *cli_value(const struct cli_args *a, int key);
+/* The last occurrence of option key, or NULL. */
+const struct cli_opt *cli_opt(const struct cli_args *a, int key);
+/* How often option key was given. */
+int cli_flag(const struct cli_args *a, int key);
+
+/* Checks for option rows: parse o->arg as a base-10 integer (o->i) or a finite real (o->d). */
+int cli_parse_int(const char *s, long long min, long long max, long long *out);
+int cli_parse_real(const char *s, double *out);
+
+/* Parse argv by cmd's table and run it (argv[0] the command's name): the exit code. */
+int cli_run(const struct cli_entry *cmd, int argc, char **argv);
 int cli_main(int argc, char **argv);
-const struct cli_command *cli_find(const char *name);
+const struct cli_entry *cli_find(const char *name);
+/* The i-th command of the table (the order of `perfsweep help`), NULL past the end. */
+const struct cli_entry *cli_command(int i);
+/* The overview `perfsweep help` prints: the commands and the exit codes. */
+void cli_overview(FILE *f);
 /* Print "error: MSG" (if fmt) and the command's usage line; returns EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "error: MSG" to stderr and return code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-int cmd_help(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_topo(int argc, char **argv);
-int cmd_model(int argc, char **argv);
-int cmd_deps(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_validate(int argc, char **argv);
-int cmd_cancel(int argc, char **argv);
-int cmd_top(int argc, char **argv);
+extern const struct cli_entry cmd_help_entry;
+extern const struct cli_entry cmd_plan_entry;
+extern const struct cli_entry cmd_run_entry;
+extern const struct cli_entry cmd_status_entry;
+extern const struct cli_entry cmd_cancel_entry;
+extern const struct cli_entry cmd_model_entry;
+extern const struct cli_entry cmd_export_entry;
+extern const struct cli_entry cmd_topo_entry;
+extern const struct cli_entry cmd_import_entry;
+extern const struct cli_entry cmd_validate_entry;
+extern const struct cli_entry cmd_deps_entry;
+extern const struct cli_entry cmd_top_entry;
 
 #endif

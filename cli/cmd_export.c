@@ -5,13 +5,11 @@
  * repetition of every point, averaged over ranks).
  */
 #include "collectors/experiment.h"
-#include "collectors/extrap_json.h"
-#include "collectors/extrap_text.h"
 #include "cli/cli.h"
+#include "orchestrator/input.h"
 #include "orchestrator/store.h"
 #include "orchestrator/template.h"
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,37 +73,18 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 	return 0;
 }
 
-int cmd_export(int argc, char **argv)
+static int exec_export(struct cli_args *a)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *format = NULL, *out = NULL;
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f': format = optarg; break;
-		case 'o': out = optarg; break;
-		case '?':
-			if (optopt)
-				return cli_usage("export", "option '%s' needs a value", argv[optind - 1]);
-			/* fallthrough */
-		default: return cli_usage("export", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("export", optind >= argc ? "missing DIR" : "too many arguments");
+	const char *format = cli_value(a, 'f'), *out = cli_value(a, 'o');
 	if (!format)
 		return cli_usage("export", "missing --format");
-	if (strcmp(format, "csv") && strcmp(format, "extrap-text") && strcmp(format, "jsonl") &&
-	    strcmp(format, "json"))
+	/* Extra-P's formats come from the input registry ("extrap-text" is its "text") */
+	const struct input_format *writer = input_format_find(!strcmp(format, "extrap-text") ? "text" : format);
+	if (strcmp(format, "csv") && (!writer || !writer->write || !strcmp(format, "text")))
 		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json or jsonl", format);
 	struct store *st;
 	struct perr err;
-	if (store_open(&st, argv[optind], STORE_READONLY, &err))
+	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	FILE *f = out ? fopen(out, "w") : stdout;
 	if (!f) {
@@ -121,12 +100,8 @@ int cmd_export(int argc, char **argv)
 		struct experiment e;
 		experiment_init(&e);
 		rc = store_load_experiment(st, NULL, &e, &err);
-		if (!rc && !strcmp(format, "extrap-text"))
-			rc = extrap_text_write(f, &e, -1, &err);
-		else if (!rc && !strcmp(format, "json"))
-			rc = extrap_json_write(f, &e, &err);
-		else if (!rc)
-			rc = extrap_jsonl_write(f, &e, &err);
+		if (!rc)
+			rc = writer->write(f, &e, &err);
 		experiment_release(&e);
 	}
 	if (out && fclose(f) && !rc)
@@ -134,3 +109,22 @@ int cmd_export(int argc, char **argv)
 	store_close(st);
 	return rc ? cli_error(EXIT_USAGE, "%s", err.msg) : EXIT_OK;
 }
+
+static const struct cli_option export_options[] = {
+	{ "format", 'f', 1, NULL, NULL },
+	{ "out", 'o', 1, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_export_entry = {
+	.name = "export",
+	.usage = "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	.summary = "write a campaign's measurements in another format",
+	.help = "csv: one row per run, rank, region and metric.\n"
+		"extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
+		"point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.",
+	.options = export_options,
+	.errors = CLI_ERRORS_VALUE,
+	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
+	.exec = exec_export,
+};

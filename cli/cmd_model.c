@@ -1,17 +1,16 @@
 /*
- * perfsweep model INPUT [--deps FILE] [--metric M] [--median] [--json]:
- * fit a PMNF model (Extra-P's method) to every callpath and metric of a
- * campaign or of an Extra-P text/JSON/JSON-lines file, optionally next to
- * the taint-constrained model of each region's dependencies.
+ * perfsweep model INPUT [--format F] [--deps FILE] [--metric M] [--median]
+ * [--json]: fit a PMNF model (Extra-P's method) to every callpath and metric
+ * of any input the registry reads (campaign, Score-P folder, Extra-P text,
+ * JSON, JSON lines), optionally next to the taint-constrained model of each
+ * region's dependencies.  --json only selects JSON output; the old input
+ * options (--text FILE, --jsonl FILE, --json FILE) still work for one
+ * release, with a note on stderr.
  */
-#include "collectors/region_match.h"
-#include "common/xalloc.h"
-#include "designs/deps.h"
 #include "cli/cli.h"
-#include "orchestrator/input.h"
+#include "common/xalloc.h"
 #include "models/modeler.h"
-#include <errno.h>
-#include <getopt.h>
+#include "orchestrator/input.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,25 +18,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum input_kind { IN_DIR, IN_TEXT, IN_JSON, IN_JSONL };
+/* Option keys of the deprecated input spellings. */
+enum { OPT_TEXT = 't', OPT_JSON_INPUT = 'J', OPT_JSONL = 'L' };
 
 static int is_regular_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The same loader as validate's: a directory is a campaign or a Score-P folder. */
-static int load_input(struct experiment *e, enum input_kind kind, const char *path, const char *metric,
-		      struct perr *err)
-{
-	static const char *const formats[] = { [IN_DIR] = NULL, [IN_TEXT] = "text",
-					       [IN_JSON] = "json", [IN_JSONL] = "jsonl" };
-	struct input_source src;
-	input_source_init(&src);
-	int ret = input_load(&src, path, formats[kind], metric, e, err);
-	input_source_release(&src);
-	return ret;
 }
 
 static json_t *num(double v)
@@ -84,186 +71,231 @@ static void print_model(const char *label, const struct pmnf_model *m)
 	free(s);
 }
 
-/* Translate "--json FILE" (FILE a regular file) into the JSON input option. */
+/* "--json FILE" with FILE a regular file meant input before: rewrite it to the hidden --json-input. */
 static char **rewrite_json_input(int argc, char **argv)
 {
 	char **out = xcalloc((size_t)argc + 1, sizeof(*out));
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") && i + 1 < argc && argv[i + 1][0] != '-' &&
-		    is_regular_file(argv[i + 1])) {
+		    is_regular_file(argv[i + 1]))
 			out[i] = "--json-input";
-		} else {
+		else
 			out[i] = argv[i];
-		}
 	}
 	return out;
 }
 
-int cmd_model(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "text", required_argument, NULL, 't' },
-		{ "json-input", required_argument, NULL, 'J' },
-		{ "jsonl", required_argument, NULL, 'L' },
-		{ "deps", required_argument, NULL, 'd' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "median", no_argument, NULL, 'M' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = NULL, *deps_path = NULL, *metric = NULL;
-	enum input_kind kind = IN_DIR;
-	int json = 0, ninputs = 0, c, ret = EXIT_OK;
+/* What to model and how to print it. */
+struct model_request {
+	const char *path, *format, *deps_path, *metric;
+	int json;
 	struct model_options opt;
-	model_options_init(&opt);
-	char **args = rewrite_json_input(argc, argv);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, args, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't': kind = IN_TEXT; path = optarg; ninputs++; break;
-		case 'J': kind = IN_JSON; path = optarg; ninputs++; break;
-		case 'L': kind = IN_JSONL; path = optarg; ninputs++; break;
-		case 'd': deps_path = optarg; break;
-		case 'm': metric = optarg; break;
-		case 'M': opt.aggregate = MODEL_MEDIAN; break;
-		case 'j': json = 1; break;
-		case '?':
-			free(args);
-			if (optopt)
-				return cli_usage("model", "option '%s' needs a value", argv[optind - 1]);
-			return cli_usage("model", "unknown option '%s'", argv[optind - 1]);
-		default:
-			free(args);
-			return cli_usage("model", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		if (ninputs || optind + 1 < argc) {
-			free(args);
-			return cli_usage("model", "too many inputs");
-		}
-		path = args[optind];
+};
+
+/* The deprecation note of an old input spelling. */
+static void deprecated(int key, const char *file)
+{
+	if (key == OPT_JSON_INPUT)
+		fprintf(stderr, "note: 'model --json %s' reads %s as Extra-P JSON input, as before; this "
+			"spelling is deprecated: write 'model %s' (add --json for JSON output)\n", file, file,
+			file);
+	else
+		fprintf(stderr, "note: 'model --%s %s' is deprecated: write 'model %s' (the format is "
+			"detected; --format %s forces it)\n", key == OPT_TEXT ? "text" : "jsonl", file, file,
+			key == OPT_TEXT ? "text" : "jsonl");
+}
+
+/* The request from the parsed command line: 0, or a usage error. */
+static int model_request(const struct cli_args *a, struct model_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	model_options_init(&r->opt);
+	r->json = cli_flag(a, 'j') > 0;
+	r->format = cli_value(a, 'f');
+	r->deps_path = cli_value(a, 'd');
+	r->metric = cli_value(a, 'm');
+	if (cli_flag(a, 'M'))
+		r->opt.aggregate = MODEL_MEDIAN;
+	int ninputs = a->nargs;
+	for (int i = 0; i < a->nopts; i++) {
+		int k = a->opts[i].key;
+		if (k != OPT_TEXT && k != OPT_JSON_INPUT && k != OPT_JSONL)
+			continue;
+		deprecated(k, a->opts[i].arg);
+		r->path = a->opts[i].arg;
+		r->format = k == OPT_TEXT ? "text" : k == OPT_JSON_INPUT ? "json" : "jsonl";
 		ninputs++;
-		/* a file given without --text/--json/--jsonl: its extension says which */
-		if (is_regular_file(path)) {
-			size_t n = strlen(path);
-			if (n > 6 && !strcmp(path + n - 6, ".jsonl"))
-				kind = IN_JSONL;
-			else if (n > 5 && !strcmp(path + n - 5, ".json"))
-				kind = IN_JSON;
-			else
-				kind = IN_TEXT;
-		}
 	}
-	free(args);
 	if (ninputs == 0)
-		return cli_usage("model", "missing INPUT (a campaign directory, --text, --json or --jsonl FILE)");
-	struct stat sb;
-	if (kind != IN_DIR && stat(path, &sb) < 0)
-		return cli_error(EXIT_USAGE, "cannot read '%s': %s", path, strerror(errno));
-	if (kind != IN_DIR && !S_ISREG(sb.st_mode))
-		return cli_error(EXIT_USAGE, "cannot read '%s': not a regular file", path);
+		return cli_usage("model", "missing INPUT (a campaign directory, a Score-P folder or an "
+				 "Extra-P file)");
 	if (ninputs > 1)
-		return cli_usage("model", "give one input only");
+		return cli_usage("model", "too many inputs");
+	if (a->nargs)
+		r->path = a->args[0];
+	if (r->format && !input_format_find(r->format)) {
+		char names[128];
+		input_format_names(names, sizeof(names));
+		return cli_usage("model", "unknown format '%s'; use %s", r->format, names);
+	}
+	return 0;
+}
 
-	struct experiment e;
-	struct deps d;
-	struct region_match rm;
+/* One model as text. */
+static void print_text(const struct input_data *in, int cp, int m, const struct pmnf_model *bb,
+		       const struct pmnf_model *cm, int nth)
+{
+	const struct dep_function *fn = in->have_deps ? in->funcs[cp] : NULL;
+	printf("%s%s (%s)", nth > 1 ? "\n" : "", in->e.callpaths[cp], in->e.metrics[m]);
+	if (in->have_deps)
+		printf("  function: %s", fn ? fn->name : "none matched");
+	putchar('\n');
+	if (cm)
+		print_model("constrained:", cm);
+	print_model(in->have_deps ? "black box:" : "model:", bb);
+}
+
+/* One model as an element of the JSON array. */
+static json_t *series_json(const struct input_data *in, int cp, int m, const struct pmnf_model *bb,
+			   const struct pmnf_model *cm)
+{
+	const struct dep_function *fn = in->have_deps ? in->funcs[cp] : NULL;
+	json_t *o = json_object();
+	json_object_set_new(o, "callpath", json_string(in->e.callpaths[cp]));
+	json_object_set_new(o, "metric", json_string(in->e.metrics[m]));
+	json_t *body = model_json(cm ? cm : bb);
+	json_object_update(o, body);
+	json_decref(body);
+	if (in->have_deps) {
+		json_object_set_new(o, "function", fn ? json_string(fn->name) : json_null());
+		json_object_set_new(o, "constrained", json_boolean(cm != NULL));
+		json_object_set_new(o, "black_box", model_json(bb));
+	}
+	return o;
+}
+
+/* Fit one series (and its constrained model); print or collect it.  0, or -1 after an error line. */
+static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, int m,
+		      const struct model_request *r, json_t *arr, int nth)
+{
+	struct pmnf_model bb, cm;
 	struct perr err;
-	int have_deps = 0, have_rm = 0;
-	experiment_init(&e);
-	memset(&d, 0, sizeof(d));
-	memset(&rm, 0, sizeof(rm));
-	if (load_input(&e, kind, path, metric, &err) < 0) {
-		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-		goto done;
+	if (modeler_fit_series_ctx(ctx, &in->e, cp, m, &r->opt, NULL, &bb, &err) < 0) {
+		cli_error(EXIT_USAGE, "%s: callpath '%s' metric '%s': %s", r->path, in->e.callpaths[cp],
+			  in->e.metrics[m], err.msg);
+		pmnf_release(&bb);
+		return -1;
 	}
-	int only = -1;
-	if (metric && (only = experiment_find_metric(&e, metric)) < 0) {
-		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", metric, path);
-		goto done;
+	const struct dep_function *fn = in->have_deps ? in->funcs[cp] : NULL;
+	int constrained = 0;
+	if (fn) {
+		struct model_constraint con = { &in->d, fn };
+		if (modeler_fit_series_ctx(ctx, &in->e, cp, m, &r->opt, &con, &cm, &err) == 0)
+			constrained = 1;
+		else
+			pmnf_release(&cm);
 	}
-	if (deps_path) {
-		if (deps_read(&d, deps_path, &err) < 0) {
-			ret = cli_error(EXIT_USAGE, "%s", err.msg);
-			goto done;
-		}
-		have_deps = 1;
-		if (region_match(&rm, &e, &d, &err) < 0) {
-			ret = cli_error(EXIT_USAGE, "%s", err.msg);
-			goto done;
-		}
-		have_rm = 1;
-	}
+	if (arr)
+		json_array_append_new(arr, series_json(in, cp, m, &bb, constrained ? &cm : NULL));
+	else
+		print_text(in, cp, m, &bb, constrained ? &cm : NULL, nth);
+	if (constrained)
+		pmnf_release(&cm);
+	pmnf_release(&bb);
+	return 0;
+}
 
+/* Every callpath and metric (only metric `only` when >= 0). */
+static int fit_all(const struct input_data *in, const struct model_request *r, int only)
+{
 	struct modeler *ctx = modeler_new();
-	json_t *arr = json ? json_array() : NULL;
-	int nmodels = 0;
-	for (int cp = 0; cp < e.ncallpaths; cp++)
-		for (int m = 0; m < e.nmetrics; m++) {
-			if (only >= 0 && m != only)
+	json_t *arr = r->json ? json_array() : NULL;
+	int nmodels = 0, ret = EXIT_OK;
+	for (int cp = 0; cp < in->e.ncallpaths; cp++)
+		for (int m = 0; m < in->e.nmetrics; m++) {
+			if ((only >= 0 && m != only) || !experiment_series(&in->e, cp, m))
 				continue;
-			if (!experiment_series(&e, cp, m))
-				continue;
-			struct pmnf_model bb, cm;
-			const struct dep_function *fn = have_rm ? rm.func[cp] : NULL;
-			if (modeler_fit_series_ctx(ctx, &e, cp, m, &opt, NULL, &bb, &err) < 0) {
-				cli_error(EXIT_USAGE, "%s: callpath '%s' metric '%s': %s", path, e.callpaths[cp],
-					  e.metrics[m], err.msg);
-				pmnf_release(&bb);
+			if (fit_series(ctx, in, cp, m, r, arr, nmodels + 1) < 0)
 				ret = EXIT_USAGE;
-				continue;
-			}
-			int constrained = 0;
-			if (fn) {
-				struct model_constraint con = { &d, fn };
-				if (modeler_fit_series_ctx(ctx, &e, cp, m, &opt, &con, &cm, &err) == 0)
-					constrained = 1;
-				else
-					pmnf_release(&cm);
-			}
-			nmodels++;
-			if (json) {
-				json_t *o = json_object();
-				json_object_set_new(o, "callpath", json_string(e.callpaths[cp]));
-				json_object_set_new(o, "metric", json_string(e.metrics[m]));
-				json_t *body = model_json(constrained ? &cm : &bb);
-				json_object_update(o, body);
-				json_decref(body);
-				if (have_deps) {
-					json_object_set_new(o, "function", fn ? json_string(fn->name) : json_null());
-					json_object_set_new(o, "constrained", json_boolean(constrained));
-					json_object_set_new(o, "black_box", model_json(&bb));
-				}
-				json_array_append_new(arr, o);
-			} else {
-				printf("%s%s (%s)", nmodels > 1 ? "\n" : "", e.callpaths[cp], e.metrics[m]);
-				if (have_deps)
-					printf("  function: %s", fn ? fn->name : "none matched");
-				putchar('\n');
-				if (constrained)
-					print_model("constrained:", &cm);
-				print_model(have_deps ? "black box:" : "model:", &bb);
-			}
-			if (constrained)
-				pmnf_release(&cm);
-			pmnf_release(&bb);
+			else
+				nmodels++;
 		}
 	modeler_free(ctx);
-	if (json) {
+	if (arr) {
 		char *s = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 		puts(s);
 		free(s);
 		json_decref(arr);
 	}
 	if (nmodels == 0 && ret == EXIT_OK)
-		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s'", path);
-done:
-	if (have_rm)
-		region_match_release(&rm);
-	if (have_deps)
-		deps_release(&d);
-	experiment_release(&e);
+		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s'", r->path);
 	return ret;
 }
+
+static int exec_parsed(struct cli_args *a)
+{
+	struct model_request r;
+	int ret = model_request(a, &r);
+	if (ret)
+		return ret;
+	struct input_data in;
+	struct perr err;
+	int only = -1;
+	if (input_data_load(&in, r.path, r.format, r.metric, &err) < 0)
+		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+	else if (r.metric && (only = experiment_find_metric(&in.e, r.metric)) < 0)
+		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
+	else if (input_data_match(&in, r.path, r.deps_path, 0, &err) < 0)
+		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+	else
+		ret = fit_all(&in, &r, only);
+	input_data_release(&in);
+	return ret;
+}
+
+static const struct cli_option model_options[] = {
+	{ "format", 'f', 1, NULL, NULL },
+	{ "deps", 'd', 1, NULL, NULL },
+	{ "metric", 'm', 1, NULL, NULL },
+	{ "median", 'M', 0, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL },
+	/* deprecated input spellings, kept for one release */
+	{ "text", OPT_TEXT, 1, NULL, NULL },
+	{ "jsonl", OPT_JSONL, 1, NULL, NULL },
+	{ "json-input", OPT_JSON_INPUT, 1, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+/* `--json FILE` is rewritten before parsing, so the command parses its own argv. */
+static int exec_model(struct cli_args *raw)
+{
+	char **args = rewrite_json_input(raw->argc, raw->argv);
+	struct cli_args a;
+	int rc = cli_parse(&cmd_model_entry, raw->argc, args, &a);
+	if (!rc)
+		rc = exec_parsed(&a);
+	cli_args_release(&a);
+	free(args);
+	return rc;
+}
+
+const struct cli_entry cmd_model_entry = {
+	.name = "model",
+	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--median] [--json]",
+	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
+	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
+		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
+		"extension, --format campaign|scorep|text|json|jsonl forces one.  Each callpath and\n"
+		"metric gets the model Extra-P would select, with RSS, adjusted R^2, SMAPE and relative\n"
+		"error.  --deps FILE adds the taint-constrained model of each region's dependencies\n"
+		"next to the black-box one.  --median fits the median of the repetitions instead of\n"
+		"the mean.  --json prints a JSON array (docs/modelling.md).\n"
+		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
+		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
+		"prints text, as before.",
+	.options = model_options,
+	.raw = 1,
+	.errors = CLI_ERRORS_VALUE,
+	.min_args = 0, .max_args = -1,
+	.exec = exec_model,
+};

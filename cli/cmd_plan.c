@@ -10,7 +10,6 @@
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/template.h"
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,29 +165,12 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 		printf("%s%s\n", strncmp(pl->notes[i], "warning:", 8) ? "note: " : "", pl->notes[i]);
 }
 
-int cmd_plan(int argc, char **argv)
+static int exec_plan(struct cli_args *a)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "explain", no_argument, NULL, 'e' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, explain = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'e': explain = 1; break;
-		default: return cli_usage("plan", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("plan", optind >= argc ? "missing CONFIG" : "too many arguments");
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
-	if (config_load(&cfg, argv[optind], &err)) {
+	if (config_load(&cfg, a->args[0], &err)) {
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
@@ -197,11 +179,27 @@ int cmd_plan(int argc, char **argv)
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	if (json)
+	if (cli_flag(a, 'j'))
 		print_json(&pl);
 	else
-		print_table(&cfg, &pl, explain);
+		print_table(&cfg, &pl, cli_flag(a, 'e'));
 	config_release(&cfg);
 	plan_release(&pl);
 	return EXIT_OK;
 }
+
+static const struct cli_option plan_options[] = {
+	{ "json", 'j', 0, NULL, NULL },
+	{ "explain", 'e', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_plan_entry = {
+	.name = "plan",
+	.usage = "plan CONFIG [--json] [--explain]",
+	.summary = "print the runs a campaign would execute, without running anything",
+	.options = plan_options,
+	.errors = CLI_ERRORS_PLAIN,
+	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
+	.exec = exec_plan,
+};

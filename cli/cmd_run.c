@@ -1,15 +1,13 @@
 /* perfsweep run CONFIG [--dir DIR] [--jobs N]: execute or resume a campaign. */
+#include "common/progpath.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
-#include "orchestrator/campaign_lock.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
-#include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,51 +32,91 @@ static void on_event(void *ctx, long long id, const char *what, const char *deta
 	fprintf(stderr, "run %lld: %s%s%s\n", id, what, detail ? ": " : "", detail ? detail : "");
 }
 
-/* perfsweep-bind lives beside the perfsweep executable. */
+/* perfsweep-bind: beside this executable, else in PATH; else the bare name
+   (the launch then fails with "cannot execute"). */
 static char *bind_path(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return xstrdup("perfsweep-bind");
-	self[n] = '\0';
-	return xasprintf("%s/perfsweep-bind", dirname(self));
+	char *p = progpath_find("perfsweep-bind");
+	return p ? p : xstrdup("perfsweep-bind");
 }
 
-int cmd_run(int argc, char **argv)
+static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *dir = NULL;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	int quiet = 0, c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'q': quiet = 1; break;
-		case 'j':
-			jobs = strtol(optarg, &end, 10);
-			if (*end || jobs < 1 || jobs > 4096)
-				return cli_usage("run", "--jobs takes a number from 1 to 4096, not '%s'", optarg);
-			break;
-		case '?':
-			if (optopt)
-				return cli_usage("run", "option '%s' needs a value", argv[optind - 1]);
-			/* fallthrough */
-		default: return cli_usage("run", "unknown option '%s'", argv[optind - 1]);
-		}
+	(void)a;
+	if (cli_parse_int(o->arg, 1, 4096, &o->i) < 0)
+		return perr_set(err, "--jobs takes a number from 1 to 4096, not '%s'", o->arg);
+	return 0;
+}
+
+/* Lock the campaign (one run at a time), then create (or reopen) its store,
+   by its absolute path: children chdir into their run directories. */
+static int open_store(struct store **st, char **campaign_dir, struct campaign_lock *lock,
+		      const char *dir, const struct campaign_config *cfg, const struct plan *pl,
+		      struct perr *err)
+{
+	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
+	if (campaign_lock_take(lock, *campaign_dir, err))
+		return -1;
+	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
+		return -1;
+	char *abs = realpath(*campaign_dir, NULL);
+	if (!abs)
+		return 0;
+	store_close(*st);
+	*st = NULL;
+	free(*campaign_dir);
+	*campaign_dir = abs;
+	return store_open(st, *campaign_dir, 0, err);
+}
+
+static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs, struct perr *err)
+{
+	if (strcmp(cfg->backend.type, "slurm"))
+		return backend_local_new(b, (int)jobs, err);
+	if (backend_slurm_new(b, &cfg->backend, err))
+		return perr_prefix(err, "%s", cfg->path);
+	return 0;
+}
+
+/* Ctrl-C and kill stop the engine between runs; a closed pipe does not kill us. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The campaign's state after the session, and the exit code it means. */
+static int report(struct store *st, const char *name, const char *campaign_dir,
+		  const struct runner_stats *rs)
+{
+	struct store_counts cnt;
+	struct perr err;
+	if (store_counts(st, &cnt, &err))
+		return cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
+	       name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
+	       cnt.pending + cnt.submitted + cnt.running);
+	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
+	       rs->started, rs->retried, rs->rerun, rs->adopted);
+	printf("store: %s/campaign.db\n", campaign_dir);
+	if (rs->interrupted) {
+		fprintf(stderr, "interrupted: run the same command again to resume\n");
+		return EXIT_RUNS_FAILED;
 	}
-	if (optind != argc - 1)
-		return cli_usage("run", optind >= argc ? "missing CONFIG" : "too many arguments");
+	return cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
+}
+
+static int exec_run(struct cli_args *a)
+{
+	const struct cli_opt *jo = cli_opt(a, 'j');
+	long jobs = jo ? (long)jo->i : sysconf(_SC_NPROCESSORS_ONLN);
+	int quiet = cli_flag(a, 'q') > 0;
 	if (jobs < 1)
 		jobs = 1;
-
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
@@ -88,71 +126,21 @@ int cmd_run(int argc, char **argv)
 	char *campaign_dir = NULL, *bind = NULL;
 	struct campaign_lock lock = { -1 };
 	memset(&pl, 0, sizeof(pl));
-	if (config_load(&cfg, argv[optind], &err) || plan_build(&pl, &cfg, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg.dir, cfg.name);
-	if (campaign_lock_take(&lock, campaign_dir, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	if (store_create(&st, campaign_dir, cfg.name, cfg.backend.type, cfg.text, &pl, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	/* children chdir into their run directories: give them absolute paths */
-	char *abs = realpath(campaign_dir, NULL);
-	if (abs) {
-		store_close(st);
-		free(campaign_dir);
-		campaign_dir = abs;
-		if (store_open(&st, campaign_dir, 0, &err)) {
-			cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
-	}
-	if (!strcmp(cfg.backend.type, "slurm")) {
-		if (backend_slurm_new(&b, &cfg.backend, &err)) {
-			cli_error(EXIT_USAGE, "%s: %s", cfg.path, err.msg);
-			goto out;
-		}
-	} else if (backend_local_new(&b, (int)jobs, &err)) {
+	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err) ||
+	    open_store(&st, &campaign_dir, &lock, cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    new_backend(&b, &cfg, jobs, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	bind = bind_path();
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	struct runner_options ro = { .bind_path = bind, .stop = &stop_flag, .event = on_event, .ctx = &quiet };
 	struct runner_stats rs;
 	fprintf(stderr, "campaign '%s' in %s: %d points, %lld runs\n", cfg.name, campaign_dir, pl.npoints, pl.runs);
-	if (runner_execute(st, &cfg, b, &ro, &rs, &err)) {
-		cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-		ret = EXIT_RUNS_FAILED;
-		goto out;
-	}
-	struct store_counts cnt;
-	if (store_counts(st, &cnt, &err)) {
+	if (runner_execute(st, &cfg, b, &ro, &rs, &err))
 		ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-		goto out;
-	}
-	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
-	       cfg.name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
-	       cnt.pending + cnt.submitted + cnt.running);
-	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
-	       rs.started, rs.retried, rs.rerun, rs.adopted);
-	printf("store: %s/campaign.db\n", campaign_dir);
-	if (rs.interrupted) {
-		fprintf(stderr, "interrupted: run the same command again to resume\n");
-		ret = EXIT_RUNS_FAILED;
-	} else {
-		ret = cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
-	}
+	else
+		ret = report(st, cfg.name, campaign_dir, &rs);
 out:
 	if (b)
 		b->ops->free(b);
@@ -164,3 +152,25 @@ out:
 	free(bind);
 	return ret;
 }
+
+static const struct cli_option run_options[] = {
+	{ "dir", 'd', 1, NULL, NULL },
+	{ "jobs", 'j', 1, check_jobs, NULL },
+	{ "quiet", 'q', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_run_entry = {
+	.name = "run",
+	.usage = "run CONFIG [--dir DIR] [--jobs N] [--quiet]",
+	.summary = "execute (or resume) every planned run that has not completed",
+	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
+		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
+		"a reboot) resume from the store: run the same command again.\n"
+		"--jobs N runs at most N runs at once on the local backend (default: online CPUs).\n"
+		"Exit status 0 when every run is done, 1 when some failed for good.",
+	.options = run_options,
+	.errors = CLI_ERRORS_VALUE,
+	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
+	.exec = exec_run,
+};

@@ -1,102 +1,129 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "orchestrator/store.h"
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_status(int argc, char **argv)
+/* What status shows, read from the store. */
+struct status {
+	struct store_counts cnt;
+	struct run *runs;
+	int nruns;
+	char *name, *backend, *budget;
+	long long collect_errors;
+};
+
+static void print_json(const struct status *s)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return cli_usage("status", "unknown option '%s'", argv[optind - 1]);
+	const struct store_counts cnt = s->cnt;
+	const struct run *runs = s->runs;
+	int nruns = s->nruns;
+	const char *name = s->name, *backend = s->backend, *budget = s->budget;
+	long long collect_errors = s->collect_errors;
+	json_t *o = json_object();
+	json_object_set_new(o, "campaign", json_string(name ? name : ""));
+	json_object_set_new(o, "backend", json_string(backend ? backend : ""));
+	json_object_set_new(o, "planned", json_integer(cnt.planned));
+	json_object_set_new(o, "pending", json_integer(cnt.pending));
+	json_object_set_new(o, "running", json_integer(cnt.running + cnt.submitted));
+	json_object_set_new(o, "submitted", json_integer(cnt.submitted));
+	json_object_set_new(o, "done", json_integer(cnt.done));
+	json_object_set_new(o, "failed", json_integer(cnt.failed));
+	json_object_set_new(o, "cancelled", json_integer(cnt.cancelled));
+	json_object_set_new(o, "measurements", json_integer(cnt.measurements));
+	json_object_set_new(o, "collection_errors", json_integer(collect_errors));
+	json_object_set_new(o, "core_hours_planned", json_real(cnt.core_hours_planned));
+	json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
+	if (budget)
+		json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
+	json_t *fails = json_array();
+	for (int i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		if (r->state != RUN_FAILED && !r->collect_error)
+			continue;
+		json_t *f = json_object();
+		json_object_set_new(f, "run", json_integer(r->id));
+		json_object_set_new(f, "state", json_string(run_state_name(r->state)));
+		json_object_set_new(f, "attempts", json_integer(r->attempts));
+		json_object_set_new(f, "reason", json_string(r->reason ? r->reason : ""));
+		if (r->collect_error)
+			json_object_set_new(f, "collect_error", json_string(r->collect_error));
+		json_array_append_new(fails, f);
 	}
-	if (optind != argc - 1)
-		return cli_usage("status", optind >= argc ? "missing DIR" : "too many arguments");
+	json_object_set_new(o, "problems", fails);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
+static void print_text(const struct status *s)
+{
+	const struct store_counts cnt = s->cnt;
+	const struct run *runs = s->runs;
+	int nruns = s->nruns;
+	const char *name = s->name, *backend = s->backend, *budget = s->budget;
+	printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
+	printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
+	       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
+	printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
+	       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
+	       budget ? ", budget " : "", budget ? budget : "");
+	for (int i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		if (r->state == RUN_FAILED)
+			printf("failed:    run %lld after %d attempt%s: %s\n", r->id, r->attempts,
+			       r->attempts == 1 ? "" : "s", r->reason ? r->reason : "?");
+		if (r->collect_error)
+			printf("collect:   run %lld: %s\n", r->id, r->collect_error);
+	}
+}
+
+static int exec_status(struct cli_args *a)
+{
 	struct store *st;
 	struct perr err;
-	if (store_open(&st, argv[optind], STORE_READONLY, &err))
+	struct status s = { .runs = NULL };
+	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
-	struct store_counts cnt;
-	struct run *runs = NULL;
-	int nruns = 0;
 	/* one report, one snapshot: counts and runs from the same moment */
-	if (store_read_begin(st, &err) || store_counts(st, &cnt, &err) ||
-	    store_load_runs(st, 0, &runs, &nruns, &err)) {
+	if (store_read_begin(st, &err) || store_counts(st, &s.cnt, &err) ||
+	    store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	char *name = store_get_meta(st, "name"), *backend = store_get_meta(st, "backend");
-	char *budget = store_get_meta(st, "budget_core_hours");
+	s.name = store_get_meta(st, "name");
+	s.backend = store_get_meta(st, "backend");
+	s.budget = store_get_meta(st, "budget_core_hours");
 	store_read_end(st);
-	long long collect_errors = 0;
-	for (int i = 0; i < nruns; i++)
-		collect_errors += runs[i].collect_error != NULL;
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "campaign", json_string(name ? name : ""));
-		json_object_set_new(o, "backend", json_string(backend ? backend : ""));
-		json_object_set_new(o, "planned", json_integer(cnt.planned));
-		json_object_set_new(o, "pending", json_integer(cnt.pending));
-		json_object_set_new(o, "running", json_integer(cnt.running + cnt.submitted));
-		json_object_set_new(o, "submitted", json_integer(cnt.submitted));
-		json_object_set_new(o, "done", json_integer(cnt.done));
-		json_object_set_new(o, "failed", json_integer(cnt.failed));
-		json_object_set_new(o, "cancelled", json_integer(cnt.cancelled));
-		json_object_set_new(o, "measurements", json_integer(cnt.measurements));
-		json_object_set_new(o, "collection_errors", json_integer(collect_errors));
-		json_object_set_new(o, "core_hours_planned", json_real(cnt.core_hours_planned));
-		json_object_set_new(o, "core_hours_spent", json_real(cnt.core_hours_spent));
-		if (budget)
-			json_object_set_new(o, "budget_core_hours", json_real(atof(budget)));
-		json_t *fails = json_array();
-		for (int i = 0; i < nruns; i++) {
-			const struct run *r = &runs[i];
-			if (r->state != RUN_FAILED && !r->collect_error)
-				continue;
-			json_t *f = json_object();
-			json_object_set_new(f, "run", json_integer(r->id));
-			json_object_set_new(f, "state", json_string(run_state_name(r->state)));
-			json_object_set_new(f, "attempts", json_integer(r->attempts));
-			json_object_set_new(f, "reason", json_string(r->reason ? r->reason : ""));
-			if (r->collect_error)
-				json_object_set_new(f, "collect_error", json_string(r->collect_error));
-			json_array_append_new(fails, f);
-		}
-		json_object_set_new(o, "problems", fails);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		putchar('\n');
-		json_decref(o);
-	} else {
-		printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
-		printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
-		       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
-		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
-		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
-		       budget ? ", budget " : "", budget ? budget : "");
-		for (int i = 0; i < nruns; i++) {
-			const struct run *r = &runs[i];
-			if (r->state == RUN_FAILED)
-				printf("failed:    run %lld after %d attempt%s: %s\n", r->id, r->attempts,
-				       r->attempts == 1 ? "" : "s", r->reason ? r->reason : "?");
-			if (r->collect_error)
-				printf("collect:   run %lld: %s\n", r->id, r->collect_error);
-		}
-	}
-	free(name);
-	free(backend);
-	free(budget);
-	runs_free(runs, nruns);
+	for (int i = 0; i < s.nruns; i++)
+		s.collect_errors += s.runs[i].collect_error != NULL;
+	if (cli_flag(a, 'j'))
+		print_json(&s);
+	else
+		print_text(&s);
+	free(s.name);
+	free(s.backend);
+	free(s.budget);
+	runs_free(s.runs, s.nruns);
 	store_close(st);
 	return EXIT_OK;
 }
+
+static const struct cli_option status_options[] = {
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_status_entry = {
+	.name = "status",
+	.usage = "status DIR [--json]",
+	.summary = "summarise a campaign's progress",
+	.help = "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
+		"campaign, backend, measurements, collection_errors and the runs with problems.",
+	.options = status_options,
+	.errors = CLI_ERRORS_PLAIN,
+	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
+	.exec = exec_status,
+};

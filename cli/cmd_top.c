@@ -1,8 +1,6 @@
 /* perfsweep top: the campaign monitor (tui/), or one plain-text snapshot with --once. */
 #include "cli/cli.h"
 #include "tui/top.h"
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -26,39 +24,27 @@ static void snapshot_size(int *w, int *h)
 		*h = atoi(l);
 }
 
-int cmd_top(int argc, char **argv)
+static int check_delay(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "delay", required_argument, NULL, 'd' },
-		{ "once", no_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || o->d < 0.1 || o->d > 3600)
+		return perr_set(err, "'-d %s': the delay must be 0.1 to 3600 seconds", o->arg);
+	return 0;
+}
+
+static int exec_top(struct cli_args *a)
+{
 	struct top_options o = { .interval = 1, .color = 1 };
-	int once = 0, c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 'd':
-			o.interval = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(o.interval) || o.interval < 0.1 ||
-			    o.interval > 3600)
-				return cli_usage("top", "'-d %s': the delay must be 0.1 to 3600 seconds",
-						 optarg);
-			break;
-		case 'o':
-			once = 1;
-			break;
-		default:
-			return cli_usage("top", NULL);
-		}
-	}
+	const struct cli_opt *d = cli_opt(a, 'd');
+	int once = cli_flag(a, 'o') > 0;
+	if (d)
+		o.interval = d->d;
 	const char *nc = getenv("NO_COLOR");
 	if (nc && *nc)
 		o.color = 0;
 	char *here[] = { ".", NULL };
-	char **dirs = optind < argc ? argv + optind : here;
-	int ndirs = optind < argc ? argc - optind : 1;
+	char **dirs = a->nargs ? a->args : here;
+	int ndirs = a->nargs ? a->nargs : 1;
 	struct perr err;
 	if (once) {
 		int w, h;
@@ -71,3 +57,28 @@ int cmd_top(int argc, char **argv)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	return EXIT_OK;
 }
+
+static const struct cli_option top_options[] = {
+	{ "delay", 'd', 1, check_delay, NULL },
+	{ "once", 'o', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_top_entry = {
+	.name = "top",
+	.usage = "top [CAMPAIGN_DIR ...] [-d SECONDS] [--once]",
+	.summary = "monitor campaigns: progress, budget, runs, flags; cancel and retry",
+	.help = "Shows each campaign's progress against its plan and budget, its runs (sort,\n"
+		"filter with a regex or param=value), a run's argv, binding, history and output,\n"
+		"and noise flags.  Keys: ? help, / filter, < > sort, Enter details, Space mark,\n"
+		"c cancel, r retry, v validate, Tab next campaign, q quit.\n\n"
+		"  -d SECONDS  refresh interval (default 1)\n"
+		"  --once      print one plain-text snapshot of the screen and exit\n"
+		"              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
+		"NO_COLOR set and not empty turns colours off.  See docs/top.md.",
+	.options = top_options,
+	.shortopts = "d:",
+	.errors = CLI_ERRORS_GETOPT,
+	.min_args = 0, .max_args = -1,
+	.exec = exec_top,
+};

@@ -9,7 +9,6 @@
 #include "orchestrator/config.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,147 +132,164 @@ static json_t *topo_json(const struct topology *t, const struct policy *p, const
 	return o;
 }
 
-int cmd_topo(int argc, char **argv)
+static int check_policy(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "ranks-per-node", required_argument, NULL, 'r' },
-		{ "cores-per-rank", required_argument, NULL, 'c' },
-		{ "map", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct perr err;
+	(void)a;
+	enum policy_kind k;
+	if (policy_parse_kind(o->arg, &k, err) < 0)
+		return -1;
+	o->i = k;
+	return 0;
+}
+
+static int check_ranks(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_int(o->arg, 1, 1 << 20, &o->i) < 0)
+		return perr_set(err, "invalid ranks per node '%s'", o->arg);
+	return 0;
+}
+
+static int check_cores(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	int cores;
+	if (policy_parse_cores_per_rank(o->arg, &cores, err) < 0)
+		return -1;
+	o->i = cores;
+	return 0;
+}
+
+struct topo_request {
 	struct policy pol;
-	policy_init(&pol);
-	const char *topo_opt = NULL, *map = NULL;
-	int have_policy = 0, have_cores = 0, ranks = 0, json = 0, ret = EXIT_USAGE;
-	char *spec = NULL, *dir = NULL;
-	struct topology t = { 0 };
-	int loaded = 0;
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "t:p:r:c:m:j", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j':
-			json = 1;
-			break;
-		case 't':
-			topo_opt = optarg;
-			break;
-		case 'p':
-			if (policy_parse_kind(optarg, &pol.kind, &err) < 0) {
-				ret = cli_usage("topo", "%s", err.msg);
-				goto out;
-			}
-			have_policy = 1;
-			break;
-		case 'r': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v < 1 || v > 1 << 20) {
-				ret = cli_usage("topo", "invalid ranks per node '%s'", optarg);
-				goto out;
-			}
-			ranks = (int)v;
-			break;
-		}
-		case 'c':
-			if (policy_parse_cores_per_rank(optarg, &pol.cores_per_rank, &err) < 0) {
-				ret = cli_usage("topo", "%s", err.msg);
-				goto out;
-			}
-			have_cores = 1;
-			break;
-		case 'm':
-			map = optarg;
-			break;
-		default:
-			ret = cli_usage("topo", "unknown or incomplete option '%s'", argv[optind - 1]);
-			goto out;
-		}
+	int have_policy, have_cores, ranks;
+	const char *map, *topology, *config;
+};
+
+/* The placement options and how they combine; 0 or a usage error. */
+static int topo_request(const struct cli_args *a, struct topo_request *r)
+{
+	const struct cli_opt *p = cli_opt(a, 'p'), *c = cli_opt(a, 'c'), *n = cli_opt(a, 'r');
+	r->have_policy = p != NULL;
+	r->have_cores = c != NULL;
+	if (p)
+		r->pol.kind = (enum policy_kind)p->i;
+	if (c)
+		r->pol.cores_per_rank = (int)c->i;
+	r->ranks = n ? (int)n->i : 0;
+	r->map = cli_value(a, 'm');
+	r->topology = cli_value(a, 't');
+	r->config = a->nargs ? a->args[0] : NULL;
+	if (r->map && r->have_policy && r->pol.kind != POLICY_EXPLICIT)
+		return cli_usage("topo", "--map goes with the explicit policy, not '%s'",
+				 policy_kind_name(r->pol.kind));
+	if (!r->map && r->have_policy && r->pol.kind == POLICY_EXPLICIT)
+		return cli_usage("topo", "the explicit policy needs --map FILE");
+	if (r->have_cores && (r->map || r->pol.kind == POLICY_EXPLICIT))
+		return cli_usage("topo", "--cores-per-rank does not apply to an explicit map");
+	if (r->have_cores && !r->have_policy)
+		return cli_usage("topo", "--cores-per-rank needs --policy");
+	if (r->have_policy && !r->ranks)
+		return cli_usage("topo", "--policy needs --ranks-per-node");
+	if (r->ranks && !r->have_policy && !r->map)
+		return cli_usage("topo", "--ranks-per-node needs --policy or --map");
+	return 0;
+}
+
+/* The topology description: --topology, else CONFIG's `topology`, else the host (NULL). */
+static int topo_spec(const struct topo_request *r, char **spec, char **dir, struct perr *err)
+{
+	*spec = *dir = NULL;
+	if (r->config && config_topology(r->config, spec, dir, err) < 0)
+		return -1;
+	if (r->topology) {
+		free(*spec);
+		free(*dir);
+		*spec = xstrdup(r->topology);
+		*dir = NULL;
 	}
-	if (argc - optind > 1) {
-		ret = cli_usage("topo", "too many arguments");
-		goto out;
-	}
-	if (map && have_policy && pol.kind != POLICY_EXPLICIT) {
-		ret = cli_usage("topo", "--map goes with the explicit policy, not '%s'",
-				policy_kind_name(pol.kind));
-		goto out;
-	}
-	if (!map && have_policy && pol.kind == POLICY_EXPLICIT) {
-		ret = cli_usage("topo", "the explicit policy needs --map FILE");
-		goto out;
-	}
-	if (have_cores && (map || pol.kind == POLICY_EXPLICIT)) {
-		ret = cli_usage("topo", "--cores-per-rank does not apply to an explicit map");
-		goto out;
-	}
-	if (have_cores && !have_policy) {
-		ret = cli_usage("topo", "--cores-per-rank needs --policy");
-		goto out;
-	}
-	if (have_policy && !ranks) {
-		ret = cli_usage("topo", "--policy needs --ranks-per-node");
-		goto out;
-	}
-	if (ranks && !have_policy && !map) {
-		ret = cli_usage("topo", "--ranks-per-node needs --policy or --map");
-		goto out;
-	}
-	if (optind < argc && config_topology(argv[optind], &spec, &dir, &err) < 0) {
-		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	if (topo_opt) {
-		free(spec);
-		free(dir);
-		spec = xstrdup(topo_opt);
-		dir = NULL;
-	}
-	if (map && policy_load_map(&pol, map, &err) < 0) {
-		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	if (topology_load(&t, spec, dir, &err) < 0) {
-		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	loaded = 1;
-	struct placement pl = { 0 };
-	int placed = 0;
-	if (have_policy || map) {
-		if (policy_place(&pol, &t, ranks, &pl, &err) < 0) {
-			ret = cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
-		placed = 1;
-	}
+	return 0;
+}
+
+static void print_topo(const struct topology *t, const struct policy *pol, const struct placement *pl,
+		       int json)
+{
 	if (json) {
-		json_t *o = topo_json(&t, &pol, placed ? &pl : NULL);
+		json_t *o = topo_json(t, pol, pl);
 		char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(text);
 		free(text);
 		json_decref(o);
-	} else {
-		struct strbuf out;
-		strbuf_init(&out);
-		topology_describe(&t, &out);
-		if (placed)
-			describe_placement(&t, &pol, &pl, &out);
-		fputs(out.buf, stdout);
-		strbuf_release(&out);
+		return;
 	}
+	struct strbuf out;
+	strbuf_init(&out);
+	topology_describe(t, &out);
+	if (pl)
+		describe_placement(t, pol, pl, &out);
+	fputs(out.buf, stdout);
+	strbuf_release(&out);
+}
+
+static int exec_topo(struct cli_args *a)
+{
+	struct perr err;
+	struct topo_request r = { .have_policy = 0 };
+	policy_init(&r.pol);
+	char *spec = NULL, *dir = NULL;
+	struct topology t = { 0 };
+	struct placement pl = { 0 };
+	int loaded = 0, placed = 0, ret = topo_request(a, &r);
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
+	if (topo_spec(&r, &spec, &dir, &err) < 0 || (r.map && policy_load_map(&r.pol, r.map, &err) < 0) ||
+	    topology_load(&t, spec, dir, &err) < 0) {
+		cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	loaded = 1;
+	if ((r.have_policy || r.map) && policy_place(&r.pol, &t, r.ranks, &pl, &err) < 0) {
+		cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	placed = r.have_policy || r.map;
+	print_topo(&t, &r.pol, placed ? &pl : NULL, cli_flag(a, 'j') > 0);
 	placement_release(&pl);
 	ret = EXIT_OK;
 out:
 	if (loaded)
 		topology_release(&t);
-	policy_release(&pol);
+	policy_release(&r.pol);
 	free(spec);
 	free(dir);
 	return ret;
 }
+
+static const struct cli_option topo_options[] = {
+	{ "topology", 't', 1, NULL, NULL },
+	{ "policy", 'p', 1, check_policy, NULL },
+	{ "ranks-per-node", 'r', 1, check_ranks, NULL },
+	{ "cores-per-rank", 'c', 1, check_cores, NULL },
+	{ "map", 'm', 1, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_topo_entry = {
+	.name = "topo",
+	.usage = "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
+		 "[--cores-per-rank N|all] | --map FILE] [--json]",
+	.summary = "show the machine topology placements use, and where ranks would go",
+	.help = "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
+		"--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
+		"hwloc XML export (lstopo --of xml).  --topology wins over CONFIG.\n"
+		"With --policy compact|spread and --ranks-per-node, or --map FILE (explicit:\n"
+		"one core set per line), also print each local rank's cores and PUs.\n"
+		"--json prints the same as one JSON object.  See docs/placement.md.",
+	.options = topo_options,
+	.shortopts = "t:p:r:c:m:j",
+	.errors = CLI_ERRORS_INCOMPLETE,
+	.min_args = 0, .max_args = 1,
+	.exec = exec_topo,
+};

@@ -1,169 +1,166 @@
 /*
  * perfsweep validate INPUT [--deps FILE] [--json] [--html FILE] [--strict]:
- * run the validator's checks on a campaign or an Extra-P input and print
- * the validity report.  Exit 0 publishable, 3 blocked, 2 input error.
+ * run the orchestrator's campaign_validate on a campaign or another input
+ * and print the validity report.  Exit 0 publishable, 3 blocked, 2 input
+ * error.
  */
-#include "collectors/extrap_text.h"
-#include "common/error.h"
-#include "common/xalloc.h"
-#include "designs/deps.h"
 #include "cli/cli.h"
-#include "orchestrator/input.h"
+#include "orchestrator/validation.h"
 #include "validator/report.h"
-#include "validator/validate.h"
-#include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-
-static double parse_double(const char *s, int *bad)
+static int check_cov(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	char *end;
-	double x = strtod(s, &end);
-	if (end == s || *end || !isfinite(x))
-		*bad = 1;
-	return x;
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || o->d <= 0)
+		return perr_set(err, "--cov wants a positive number, not '%s'", o->arg);
+	return 0;
 }
 
-int cmd_validate(int argc, char **argv)
+static int check_alpha(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
-	static const struct option opts[] = {
-		{ "deps", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "cov", required_argument, NULL, 'c' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "min-growth", required_argument, NULL, 'g' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *deps_path = NULL, *html = NULL, *format = NULL;
-	int json = 0;
-	struct validate_options vo;
-	validate_options_init(&vo);
-	optind = 1;
-	opterr = 0;
-	int c, bad = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': deps_path = optarg; break;
-		case 'j': json = 1; break;
-		case 'H': html = optarg; break;
-		case 's': vo.strict = 1; break;
-		case 'm': vo.metric = optarg; break;
-		case 'f': format = optarg; break;
-		case 'c':
-			vo.cov_threshold = parse_double(optarg, &bad);
-			if (bad || vo.cov_threshold <= 0)
-				return cli_usage("validate", "--cov wants a positive number, not '%s'", optarg);
-			break;
-		case 'a':
-			vo.alpha = parse_double(optarg, &bad);
-			if (bad || vo.alpha <= 0 || vo.alpha >= 1)
-				return cli_usage("validate", "--alpha wants a number in (0, 1), not '%s'", optarg);
-			break;
-		case 'g':
-			vo.min_growth = parse_double(optarg, &bad);
-			if (bad || vo.min_growth < 0)
-				return cli_usage("validate", "--min-growth wants a number >= 0, not '%s'", optarg);
-			break;
-		case ':':
-			return cli_usage("validate", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage("validate", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage("validate", optind >= argc ? "no INPUT given" : "more than one INPUT given");
-	const char *input = argv[optind];
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || o->d <= 0 || o->d >= 1)
+		return perr_set(err, "--alpha wants a number in (0, 1), not '%s'", o->arg);
+	return 0;
+}
 
+static int check_growth(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || o->d < 0)
+		return perr_set(err, "--min-growth wants a number >= 0, not '%s'", o->arg);
+	return 0;
+}
+
+/* The options as the engine takes them. */
+static void engine_options(const struct cli_args *a, struct campaign_validation_options *o)
+{
+	const struct cli_opt *x;
+	memset(o, 0, sizeof(*o));
+	validate_options_init(&o->vo);
+	o->format = cli_value(a, 'f');
+	o->deps_path = cli_value(a, 'd');
+	o->vo.metric = cli_value(a, 'm');
+	o->vo.strict = cli_flag(a, 's') > 0;
+	if ((x = cli_opt(a, 'c')))
+		o->vo.cov_threshold = x->d;
+	if ((x = cli_opt(a, 'a')))
+		o->vo.alpha = x->d;
+	if ((x = cli_opt(a, 'g')))
+		o->vo.min_growth = x->d;
+}
+
+static void print_text(const struct campaign_validation *c)
+{
+	report_text(stdout, &c->v);
+	const struct region_match *m = &c->in.match;
+	if (!c->in.have_deps || !m->nunmatched_regions)
+		return;
+	printf("note: %d region%s without dependency information (not checked for false "
+	       "dependencies):", m->nunmatched_regions, m->nunmatched_regions == 1 ? "" : "s");
+	for (int i = 0; i < m->nunmatched_regions; i++)
+		printf("%s %s", i ? "," : "", m->unmatched_regions[i]);
+	putchar('\n');
+}
+
+static int write_html(const struct campaign_validation *c, const char *html, const char *input,
+		      const char *deps_path, struct perr *err)
+{
+	struct report_context ctx;
+	report_context_init(&ctx);
+	ctx.title = c->in.src.title ? c->in.src.title : input;
+	ctx.input = input;
+	ctx.deps_path = deps_path;
+	ctx.placements = c->in.src.placements;
+	ctx.core_hours_planned = c->in.src.core_hours_planned;
+	ctx.core_hours_spent = c->in.src.core_hours_spent;
+	ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
+	return report_html(html, &c->v, &ctx, err);
+}
+
+static int exec_validate(struct cli_args *a)
+{
+	const char *input = a->args[0], *html = cli_value(a, 'H');
+	struct campaign_validation_options o;
+	struct campaign_validation c;
 	struct perr err = { "" };
-	struct experiment e;
-	experiment_init(&e);
-	struct deps d;
-	memset(&d, 0, sizeof(d));
-	int have_deps = 0, rc = EXIT_USAGE;
-	const struct dep_function **funcs = NULL;
-	struct validation v;
-	memset(&v, 0, sizeof(v));
-	struct region_match match;
-	memset(&match, 0, sizeof(match));
-	struct input_source src;
-	input_source_init(&src);
-
-	if (input_load(&src, input, format, vo.metric, &e, &err) < 0) {
+	int rc = EXIT_USAGE;
+	engine_options(a, &o);
+	if (campaign_validate(&c, input, &o, &err) < 0) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
-	if (e.npoints == 0 || e.nseries == 0) {
+	if (!c.validated) {
 		cli_error(EXIT_USAGE, "no measurements in '%s'", input);
 		goto out;
 	}
-	if (deps_path) {
-		if (deps_read(&d, deps_path, &err) < 0) {
-			cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
-		have_deps = 1;
-		funcs = xcalloc((size_t)e.ncallpaths, sizeof(*funcs));
-		if (input_match_regions(&e, &d, funcs, &match, &err) < 0) {
-			cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
-	}
-	struct validate_input in = {
-		.e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
-		.expect = validate_expect_expr, .expect_ctx = NULL,
-	};
-	if (validate_run(&v, &in, &vo, &err) < 0) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	if (json) {
-		json_t *j = report_json(&v);
+	if (cli_flag(a, 'j')) {
+		json_t *j = report_json(&c.v);
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {
-		report_text(stdout, &v);
-		if (have_deps && match.nunmatched_regions) {
-			printf("note: %d region%s without dependency information (not checked for false "
-			       "dependencies):", match.nunmatched_regions,
-			       match.nunmatched_regions == 1 ? "" : "s");
-			for (int i = 0; i < match.nunmatched_regions; i++)
-				printf("%s %s", i ? "," : "", match.unmatched_regions[i]);
-			putchar('\n');
-		}
+		print_text(&c);
 	}
-	if (html) {
-		struct report_context rc_ctx;
-		report_context_init(&rc_ctx);
-		rc_ctx.title = src.title ? src.title : input;
-		rc_ctx.input = input;
-		rc_ctx.deps_path = deps_path;
-		rc_ctx.placements = src.placements;
-		rc_ctx.core_hours_planned = src.core_hours_planned;
-		rc_ctx.core_hours_spent = src.core_hours_spent;
-		rc_ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
-		if (report_html(html, &v, &rc_ctx, &err) < 0) {
-			cli_error(EXIT_USAGE, "%s", err.msg);
-			goto out;
-		}
+	if (html && write_html(&c, html, input, o.deps_path, &err) < 0) {
+		cli_error(EXIT_USAGE, "%s", err.msg);
+		goto out;
 	}
-	rc = validation_publishable(&v) ? EXIT_OK : EXIT_BLOCKED;
+	rc = validation_publishable(&c.v) ? EXIT_OK : EXIT_BLOCKED;
 out:
-	validation_release(&v);
-	free(funcs);
-	if (have_deps) {
-		region_match_release(&match);
-		deps_release(&d);
-	}
-	input_source_release(&src);
-	experiment_release(&e);
+	campaign_validation_release(&c);
 	return rc;
 }
+
+static const struct cli_option validate_options[] = {
+	{ "deps", 'd', 1, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL },
+	{ "html", 'H', 1, NULL, NULL },
+	{ "strict", 's', 0, NULL, NULL },
+	{ "metric", 'm', 1, NULL, NULL },
+	{ "cov", 'c', 1, check_cov, NULL },
+	{ "alpha", 'a', 1, check_alpha, NULL },
+	{ "min-growth", 'g', 1, check_growth, NULL },
+	{ "format", 'f', 1, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+const struct cli_entry cmd_validate_entry = {
+	.name = "validate",
+	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
+		 " [--cov T] [--alpha A] [--min-growth G]",
+	.summary = "check measurements for noise, false dependencies, contention and regime changes",
+	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
+		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
+		"(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+		"Per region (call path) and metric it checks:\n"
+		"  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+		"                    with more than half its points noisy is unreliable: reported,\n"
+		"                    not modelled\n"
+		"  false-dependency  the black-box model uses a parameter that the region's\n"
+		"                    dependencies (--deps) exclude, changing it by --min-growth\n"
+		"                    or more; the cause is contention, speedup or noise\n"
+		"  contention        measurements grow with ranks_per_node, or with a parameter\n"
+		"                    the dependencies exclude, by at least --min-growth (0.05) and\n"
+		"                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+		"  segmented         a line of >= 9 points is better fitted by two models\n"
+		"  volume            measured / expected (`expect` in the dependency file) drifts\n"
+		"\n"
+		"Output: one line per flag and the verdict; --json prints the stable contract\n"
+		"{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
+		"regions: [...]}; --html FILE writes a self-contained report with plots\n"
+		"(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
+		"metric (default: time when present, else all).\n"
+		"\n"
+		"exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
+		"a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
+		"See docs/validation.md.",
+	.options = validate_options,
+	.errors = CLI_ERRORS_STRICT,
+	.min_args = 1, .max_args = 1, .too_few = "no INPUT given", .too_many = "more than one INPUT given",
+	.exec = exec_validate,
+};

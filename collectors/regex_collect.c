@@ -80,12 +80,77 @@ static int list_ranks(const char *run_dir, const char *stream, int **ranks)
 	return n;
 }
 
+int regex_file_valid(const char *file, const char **why)
+{
+	if (!*file)
+		return *why = "file is empty", 0;
+	if (file[0] == '/')
+		return *why = "file must be relative to the run directory", 0;
+	for (const char *p = file; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return *why = "file contains a control character", 0;
+	for (const char *p = file; *p;) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && !strncmp(p, "..", 2))
+			return *why = "file must stay inside the run directory (no '..')", 0;
+		p += len;
+		p += *p == '/';
+	}
+	return 1;
+}
+
+/* One pattern over one named file of the run directory, stored as rank 0. */
+static void collect_file(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
+			 const char *agg, struct measurement_list *out, struct strbuf *problems)
+{
+	struct strbuf text;
+	strbuf_init(&text);
+	char *path = xasprintf("%s/%s", run_dir, p->file);
+	double v;
+	if (strbuf_read_file(&text, path))
+		strbuf_addf(problems, "%s%s/%s: file '%s' is missing in the run directory", problems->len ? "; " : "",
+			    p->region, p->metric, p->file);
+	else if (scan(re, text.buf, agg, &v))
+		measurement_list_add(out, 0, p->region, p->metric, v);
+	else
+		strbuf_addf(problems, "%spattern for %s/%s never matched %s", problems->len ? "; " : "",
+			    p->region, p->metric, p->file);
+	free(path);
+	strbuf_release(&text);
+}
+
+/* One pattern over the output stream of every rank. */
+static void collect_stream(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
+			   const char *agg, struct measurement_list *out, struct strbuf *problems)
+{
+	struct strbuf text;
+	strbuf_init(&text);
+	int *ranks, nranks = list_ranks(run_dir, p->stream, &ranks);
+	int matched = 0;
+	for (int k = -1; k < nranks; k++) {
+		int rank = k < 0 ? 0 : ranks[k];
+		char *path = k < 0 ? xasprintf("%s/%s", run_dir, p->stream)
+				   : xasprintf("%s/rank-%d.%s", run_dir, rank, p->stream);
+		strbuf_reset(&text);
+		double v;
+		if (!strbuf_read_file(&text, path) && scan(re, text.buf, agg, &v)) {
+			measurement_list_add(out, rank, p->region, p->metric, v);
+			matched++;
+		}
+		free(path);
+	}
+	free(ranks);
+	strbuf_release(&text);
+	if (!matched)
+		strbuf_addf(problems, "%spattern for %s/%s never matched %s", problems->len ? "; " : "",
+			    p->region, p->metric, p->stream);
+}
+
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
 		  struct measurement_list *out, char **collect_error, struct perr *err)
 {
-	struct strbuf missing, text;
-	strbuf_init(&missing);
-	strbuf_init(&text);
+	struct strbuf problems;
+	strbuf_init(&problems);
 	*collect_error = NULL;
 	for (int i = 0; i < npats; i++) {
 		const struct regex_pattern *p = &pats[i];
@@ -94,34 +159,18 @@ int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npa
 		if (rc) {
 			char msg[256];
 			regerror(rc, &re, msg, sizeof(msg));
-			strbuf_release(&missing);
-			strbuf_release(&text);
+			strbuf_release(&problems);
 			return perr_set(err, "invalid pattern '%s': %s", p->pattern, msg);
 		}
 		const char *agg = p->aggregate ? p->aggregate : "last";
-		int *ranks, nranks = list_ranks(run_dir, p->stream, &ranks);
-		int matched = 0;
-		for (int k = -1; k < nranks; k++) {
-			int rank = k < 0 ? 0 : ranks[k];
-			char *path = k < 0 ? xasprintf("%s/%s", run_dir, p->stream)
-					   : xasprintf("%s/rank-%d.%s", run_dir, rank, p->stream);
-			strbuf_reset(&text);
-			double v;
-			if (!strbuf_read_file(&text, path) && scan(&re, text.buf, agg, &v)) {
-				measurement_list_add(out, rank, p->region, p->metric, v);
-				matched++;
-			}
-			free(path);
-		}
-		free(ranks);
+		if (p->file)
+			collect_file(run_dir, p, &re, agg, out, &problems);
+		else
+			collect_stream(run_dir, p, &re, agg, out, &problems);
 		regfree(&re);
-		if (!matched)
-			strbuf_addf(&missing, "%spattern for %s/%s never matched %s", missing.len ? "; " : "",
-				    p->region, p->metric, p->stream);
 	}
-	strbuf_release(&text);
-	if (missing.len)
-		*collect_error = strbuf_detach(&missing);
-	strbuf_release(&missing);
+	if (problems.len)
+		*collect_error = strbuf_detach(&problems);
+	strbuf_release(&problems);
 	return 0;
 }

@@ -3,6 +3,9 @@
  * stderr, each capturing one number into a named region and metric.  Rank 0
  * (or the only process) writes `stdout`/`stderr`, other ranks
  * `rank-<r>.stdout`/`.stderr`; each file's value is stored for its rank.
+ * With `file`, the pattern reads that one file of the run directory instead
+ * (an application's own result file, e.g. HPCC's hpccoutf.txt), stored as
+ * rank 0; a missing file is a collection error naming it.
  * A pattern that matches nothing is a collection error, never a zero.
  */
 #ifndef PS_REGEX_COLLECT_H
@@ -14,11 +17,19 @@ struct regex_pattern {
 	char *region, *metric;
 	char *pattern;              /* POSIX extended regex, capture group 1 is the number */
 	char *stream;               /* "stdout" or "stderr" */
+	char *file;                 /* a file in the run directory instead of stream, or NULL */
 	char *aggregate;            /* several matches in one file: "last", "first", "sum", "mean", "max", "min" */
 };
 
 /* Is this a valid aggregate name? */
 int regex_aggregate_valid(const char *name);
+
+/*
+ * Is this a valid `file` setting: a relative path inside the run directory
+ * (no leading '/', no '..' component, no empty or control characters)?
+ * Returns 1, or 0 with *why set to a static reason.
+ */
+int regex_file_valid(const char *file, const char **why);
 
 /*
  * Apply every pattern to the run's output files.  Adds the values to out.

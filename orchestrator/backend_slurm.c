@@ -70,6 +70,7 @@ struct extra_opts {
 
 struct slurm_backend {
 	char *partition, *account, *qos;
+	char *mpi;                        /* srun --mpi=, or NULL */
 	int time_limit, max_inflight;
 	int nextra;
 	char **extra;
@@ -862,7 +863,7 @@ static int write_script(struct job_strings *js, const struct slurm_backend *sb,
 			const struct run_spec *rs, int nodes, uint32_t tl, struct perr *err)
 {
 	struct slurm_script_opts so = {
-		.partition = sb->partition, .account = sb->account, .qos = sb->qos,
+		.partition = sb->partition, .account = sb->account, .qos = sb->qos, .mpi = sb->mpi,
 		.nextra = sb->nextra, .extra = sb->extra, .nodes = nodes,
 		.time_limit = tl == NO_VAL ? 0 : tl,
 	};
@@ -1072,6 +1073,7 @@ static void sl_free(struct backend *b)
 		return;
 	struct slurm_backend *sb = b->priv;
 	free(sb->partition);
+	free(sb->mpi);
 	free(sb->account);
 	free(sb->qos);
 	for (int i = 0; i < sb->nextra; i++)
@@ -1198,6 +1200,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	sb->xo = xo;
 	if (cfg) {
 		sb->partition = dup_or_null(cfg->partition);
+		sb->mpi = dup_or_null(cfg->mpi);
 		sb->account = dup_or_null(cfg->account);
 		sb->qos = dup_or_null(cfg->qos);
 		sb->time_limit = cfg->time_limit;

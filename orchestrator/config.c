@@ -388,6 +388,19 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 	return 0;
 }
 
+/* backend.mpi goes into the job script's srun line: a plain word only. */
+static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
+		     struct perr *err)
+{
+	if (!mpi)
+		return 0;
+	size_t n = strspn(mpi, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+	if (!*mpi || mpi[n] || mpi[0] == '-')
+		return bad(c, err, config_setting_get_member(s, "mpi"),
+			   "backend.mpi must be an srun MPI plugin name (letters, digits, '_', '-'), e.g. mpi = \"pmix\";");
+	return 0;
+}
+
 static int parse_backend(struct campaign_config *c, struct perr *err)
 {
 	struct backend_config *b = &c->backend;
@@ -400,12 +413,14 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		b->type = xstrdup(config_setting_get_string(s));
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
-						    "max_inflight", "extra", "poll", NULL };
+						    "max_inflight", "extra", "mpi", "poll", NULL };
 		if (check_keys(c, s, keys, "backend", err) ||
 		    get_string(c, s, "type", &b->type, 1, err) ||
 		    get_string(c, s, "partition", &b->partition, 0, err) ||
 		    get_string(c, s, "account", &b->account, 0, err) ||
 		    get_string(c, s, "qos", &b->qos, 0, err) ||
+		    get_string(c, s, "mpi", &b->mpi, 0, err) ||
+		    check_mpi(c, s, b->mpi, err) ||
 		    get_int(c, s, "time_limit", &b->time_limit, err) ||
 		    get_int(c, s, "max_inflight", &b->max_inflight, err))
 			return -1;
@@ -433,6 +448,22 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* A regex pattern's `file`: inside the run directory, and not with `stream`. */
+static int check_regex_file(struct campaign_config *c, const config_setting_t *g,
+			    const struct regex_pattern *p, struct perr *err)
+{
+	const char *why;
+	if (!p->file)
+		return 0;
+	if (p->stream)
+		return bad(c, err, config_setting_get_member(g, "file"),
+			   "a regex pattern reads either a stream or a file; remove stream or file");
+	if (!regex_file_valid(p->file, &why))
+		return bad(c, err, config_setting_get_member(g, "file"),
+			   "%s; write a path in the run directory, e.g. file = \"hpccoutf.txt\"", why);
+	return 0;
+}
+
 static int parse_collect(struct campaign_config *c, struct perr *err)
 {
 	c->collect_wall = 1;
@@ -450,7 +481,7 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 			return bad(c, err, rx, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
 		int n = config_setting_length(rx);
 		c->regex = xcalloc((size_t)n + 1, sizeof(*c->regex));
-		static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "aggregate", NULL };
+		static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", NULL };
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
 			if (config_setting_type(g) != CONFIG_TYPE_GROUP)
@@ -461,7 +492,9 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 			    get_string(c, g, "metric", &p->metric, 0, err) ||
 			    get_string(c, g, "pattern", &p->pattern, 1, err) ||
 			    get_string(c, g, "stream", &p->stream, 0, err) ||
-			    get_string(c, g, "aggregate", &p->aggregate, 0, err))
+			    get_string(c, g, "file", &p->file, 0, err) ||
+			    get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
+			    check_regex_file(c, g, p, err))
 				return -1;
 			if (p->aggregate && !regex_aggregate_valid(p->aggregate))
 				return bad(c, err, config_setting_get_member(g, "aggregate"),
@@ -738,12 +771,14 @@ void config_release(struct campaign_config *c)
 	free(c->backend.partition);
 	free(c->backend.account);
 	free(c->backend.qos);
+	free(c->backend.mpi);
 	free_strings(c->backend.extra, c->backend.nextra);
 	for (int i = 0; i < c->nregex; i++) {
 		free(c->regex[i].region);
 		free(c->regex[i].metric);
 		free(c->regex[i].pattern);
 		free(c->regex[i].stream);
+		free(c->regex[i].file);
 		free(c->regex[i].aggregate);
 	}
 	free(c->regex);

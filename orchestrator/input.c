@@ -1,4 +1,4 @@
-/* Loading a command's input: campaign directory or Extra-P text file. */
+/* The input-format registry: readers, detectors and writers of every measurement format. */
 #include "orchestrator/input.h"
 #include "collectors/extrap_json.h"
 #include "collectors/extrap_text.h"
@@ -8,6 +8,8 @@
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
 #include <errno.h>
+#include <libconfig.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +90,16 @@ static char *placement_table(struct store *st, struct perr *err)
 	return strbuf_detach(&sb);
 }
 
-static int load_campaign(struct input_source *s, const char *path, const char *metric,
+static int read_campaign(struct input_source *s, const char *path, const struct input_request *rq,
 			 struct experiment *e, struct perr *err)
 {
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return perr_set(err, "'%s' is not a campaign directory", path);
 	struct store *st;
 	if (store_open(&st, path, STORE_READONLY, err) < 0)
 		return -1;
-	int rc = store_load_experiment(st, metric, e, err);
+	int rc = store_load_experiment(st, rq->metric, e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		struct store_counts c;
@@ -132,58 +137,179 @@ static void set_title(struct input_source *s, const char *path)
 		s->title[n - 1] = 0;
 }
 
+static int read_scorep(struct input_source *s, const char *path, const struct input_request *rq,
+		       struct experiment *e, struct perr *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return perr_set(err, "'%s' is not a directory of Score-P experiments", path);
+	struct scorep_read_opts o = { .aggr = CUBEX_MEAN };
+	char *m[1] = { (char *)rq->metric };
+	if (rq->metric) {
+		o.metrics = m;
+		o.nmetrics = 1;
+	}
+	int rc = scorep_dir_read(e, path, &o, err);
+	/* a directory that is neither: say both things it could have been */
+	if (rc && rq->detected && strstr(err->msg, "no Score-P experiment directories"))
+		return perr_set(err, "'%s' is not a campaign directory (no campaign.db) nor a folder of "
+				"Score-P experiment directories", path);
+	if (!rc)
+		set_title(s, path);
+	return rc;
+}
+
+/* The Extra-P files: one reader each, then the metric filter and the title. */
+static int read_extrap(struct input_source *s, const char *path, const struct input_request *rq,
+		       struct experiment *e, int (*reader)(struct experiment *, const char *, struct perr *),
+		       const char *name, struct perr *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return perr_set(err, "'%s' is a directory, not an Extra-P %s file", path, name);
+	int rc = reader(e, path, err);
+	if (!rc && rq->metric)
+		rc = keep_metric(e, rq->metric, path, err);
+	if (!rc)
+		set_title(s, path);
+	return rc;
+}
+
+static int read_text(struct input_source *s, const char *path, const struct input_request *rq,
+		     struct experiment *e, struct perr *err)
+{
+	return read_extrap(s, path, rq, e, extrap_text_read, "text", err);
+}
+
+static int read_json(struct input_source *s, const char *path, const struct input_request *rq,
+		     struct experiment *e, struct perr *err)
+{
+	return read_extrap(s, path, rq, e, extrap_json_read, "json", err);
+}
+
+static int read_jsonl(struct input_source *s, const char *path, const struct input_request *rq,
+		      struct experiment *e, struct perr *err)
+{
+	return read_extrap(s, path, rq, e, extrap_jsonl_read, "jsonl", err);
+}
+
+static int write_text(FILE *f, const struct experiment *e, struct perr *err)
+{
+	return extrap_text_write(f, e, -1, err);
+}
+
+static int detect_campaign(const char *path, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	char *db = xasprintf("%s/campaign.db", path);
+	int yes = access(db, F_OK) == 0;
+	free(db);
+	return yes;
+}
+
+static int detect_dir(const char *path, const struct stat *st)
+{
+	(void)path;
+	return S_ISDIR(st->st_mode);
+}
+
+static int detect_jsonl(const char *path, const struct stat *st)
+{
+	return !S_ISDIR(st->st_mode) && has_suffix(path, ".jsonl");
+}
+
+/* .json, or a file without a known extension whose first non-blank byte opens JSON. */
+static int detect_json(const char *path, const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return 0;
+	if (has_suffix(path, ".json"))
+		return 1;
+	if (has_suffix(path, ".txt") || has_suffix(path, ".jsonl"))
+		return 0;
+	FILE *f = fopen(path, "r");
+	int c = EOF;
+	while (f && (c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+		;
+	if (f)
+		fclose(f);
+	return c == '{' || c == '[';
+}
+
+/* Detection: the first row whose detector agrees, in this order; a file no
+   detector claims is in the format without one (Extra-P text). */
+static const struct input_format formats[] = {
+	{ "campaign", NULL, "a campaign directory", INPUT_DIR | INPUT_STORE, detect_campaign,
+	  read_campaign, NULL },
+	{ "scorep", "cube", "a folder of Score-P experiment directories", INPUT_DIR | INPUT_PROFILES,
+	  detect_dir, read_scorep, NULL },
+	{ "text", NULL, "an Extra-P text file", 0, NULL, read_text, write_text },
+	{ "json", NULL, "an Extra-P JSON file", 0, detect_json, read_json, extrap_json_write },
+	{ "jsonl", NULL, "an Extra-P JSON-lines file", 0, detect_jsonl, read_jsonl, extrap_jsonl_write },
+};
+
+#define NFORMATS ((int)(sizeof(formats) / sizeof(formats[0])))
+
+const struct input_format *input_format_at(int i)
+{
+	return i >= 0 && i < NFORMATS ? &formats[i] : NULL;
+}
+
+const struct input_format *input_format_find(const char *name)
+{
+	for (int i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, name) || (formats[i].alias && !strcmp(formats[i].alias, name)))
+			return &formats[i];
+	return NULL;
+}
+
+const struct input_format *input_format_detect(const char *path, struct perr *err)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		perr_set(err, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	const struct input_format *fallback = NULL;
+	for (int i = 0; i < NFORMATS; i++) {
+		if (!formats[i].detect)
+			fallback = &formats[i];
+		else if (formats[i].detect(path, &st))
+			return &formats[i];
+	}
+	return fallback;
+}
+
+void input_format_names(char *buf, size_t n)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < NFORMATS && off < n; i++) {
+		int w = snprintf(buf + off, n - off, "%s%s", i == 0 ? "" : i == NFORMATS - 1 ? " or " : ", ",
+				 formats[i].name);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
 int input_load(struct input_source *s, const char *path, const char *format, const char *metric,
 	       struct experiment *e, struct perr *err)
 {
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return perr_set(err, "cannot read '%s': %s", path, strerror(errno));
-	int autodetect = !format;
-	if (!format) {
-		if (S_ISDIR(st.st_mode)) {
-			char *db = xasprintf("%s/campaign.db", path);
-			format = access(db, F_OK) == 0 ? "campaign" : "scorep";
-			free(db);
-		} else {
-			format = has_suffix(path, ".jsonl") ? "jsonl" : has_suffix(path, ".json") ? "json" : "text";
-		}
+	const struct input_format *f = format ? input_format_find(format) : input_format_detect(path, err);
+	if (!f && format) {
+		char names[128];
+		input_format_names(names, sizeof(names));
+		return perr_set(err, "unknown input format '%s' (expected %s)", format, names);
 	}
-	int dir = S_ISDIR(st.st_mode);
-	if (!strcmp(format, "campaign")) {
-		if (!dir)
-			return perr_set(err, "'%s' is not a campaign directory", path);
-		return load_campaign(s, path, metric, e, err);
-	}
-	int rc;
-	int detected = autodetect && dir;
-	if (!strcmp(format, "scorep")) {
-		if (!dir)
-			return perr_set(err, "'%s' is not a directory of Score-P experiments", path);
-		struct scorep_read_opts o = { .aggr = CUBEX_MEAN };
-		char *m[1] = { (char *)metric };
-		if (metric) {
-			o.metrics = m;
-			o.nmetrics = 1;
-		}
-		rc = scorep_dir_read(e, path, &o, err);
-		/* a directory that is neither: say both things it could have been */
-		if (rc && detected && strstr(err->msg, "no Score-P experiment directories"))
-			return perr_set(err, "'%s' is not a campaign directory (no campaign.db) nor a folder of "
-					"Score-P experiment directories", path);
-	} else if (!strcmp(format, "text") || !strcmp(format, "json") || !strcmp(format, "jsonl")) {
-		if (dir)
-			return perr_set(err, "'%s' is a directory, not an Extra-P %s file", path, format);
-		rc = !strcmp(format, "text") ? extrap_text_read(e, path, err) :
-		     !strcmp(format, "json") ? extrap_json_read(e, path, err) : extrap_jsonl_read(e, path, err);
-		if (!rc && metric)
-			rc = keep_metric(e, metric, path, err);
-	} else {
-		return perr_set(err, "unknown input format '%s' (expected campaign, scorep, text, json or "
-				"jsonl)", format);
-	}
-	if (!rc)
-		set_title(s, path);
-	return rc;
+	if (!f)
+		return -1;
+	struct input_request rq = { .metric = metric, .detected = !format };
+	return f->read(s, path, &rq, e, err);
 }
 
 int input_match_regions(const struct experiment *e, const struct deps *d,
@@ -194,4 +320,101 @@ int input_match_regions(const struct experiment *e, const struct deps *d,
 	for (int c = 0; c < e->ncallpaths; c++)
 		funcs[c] = m->func[c];
 	return 0;
+}
+
+/* rel resolved against the directory that holds the campaign directory dir. */
+static char *beside_campaign(const char *dir, const char *rel)
+{
+	if (rel[0] == '/')
+		return xstrdup(rel);
+	/* `perfsweep run` puts <name>.campaign beside the config */
+	char *d = xstrdup(dir);
+	size_t len = strlen(d);
+	while (len > 1 && d[len - 1] == '/')
+		d[--len] = '\0';
+	char *slash = strrchr(d, '/');
+	const char *parent = !slash ? "." : slash == d ? "" : d;
+	if (slash && slash != d)
+		*slash = '\0';
+	char *path = xasprintf("%s/%s", parent, rel);
+	free(d);
+	return path;
+}
+
+/* The `dependencies` setting of a stored config, or NULL. */
+static char *config_deps(const char *text, const char *dir)
+{
+	config_t cfg;
+	const char *rel = NULL;
+	char *path = NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "dependencies", &rel) == CONFIG_TRUE && rel && *rel)
+		path = beside_campaign(dir, rel);
+	config_destroy(&cfg);
+	return path;
+}
+
+char *campaign_deps_path(const char *dir)
+{
+	struct store *st;
+	struct perr err;
+	if (store_open(&st, dir, STORE_READONLY, &err) < 0)
+		return NULL;
+	char *path = store_get_meta(st, "deps");        /* set by import */
+	char *text = path ? NULL : store_get_meta(st, "config");
+	store_close(st);
+	if (text)
+		path = config_deps(text, dir);
+	free(text);
+	if (path && access(path, R_OK) != 0) {
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* Read the dependency file and match its functions to the call paths. */
+int input_data_match(struct input_data *in, const char *path, const char *deps_path,
+		     int campaign_deps, struct perr *err)
+{
+	in->deps_path = deps_path ? xstrdup(deps_path) : campaign_deps ? campaign_deps_path(path) : NULL;
+	if (!in->deps_path)
+		return 0;
+	struct perr derr;
+	if (deps_read(&in->d, in->deps_path, &derr) < 0) {
+		if (deps_path) {
+			*err = derr;
+			return -1;
+		}
+		snprintf(in->deps_note, sizeof(in->deps_note), "dependencies not used: %s", derr.msg);
+		return 0;
+	}
+	snprintf(in->deps_note, sizeof(in->deps_note), "dependencies %s", in->deps_path);
+	in->have_deps = 1;
+	in->funcs = xcalloc((size_t)in->e.ncallpaths + 1, sizeof(*in->funcs));
+	return input_match_regions(&in->e, &in->d, in->funcs, &in->match, err);
+}
+
+int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
+		    struct perr *err)
+{
+	memset(in, 0, sizeof(*in));
+	experiment_init(&in->e);
+	input_source_init(&in->src);
+	snprintf(in->deps_note, sizeof(in->deps_note), "no dependency file");
+	return input_load(&in->src, path, format, metric, &in->e, err);
+}
+
+void input_data_release(struct input_data *in)
+{
+	free(in->funcs);
+	if (in->have_deps) {
+		region_match_release(&in->match);
+		deps_release(&in->d);
+	}
+	free(in->deps_path);
+	input_source_release(&in->src);
+	experiment_release(&in->e);
+	memset(in, 0, sizeof(*in));
 }

@@ -1,8 +1,20 @@
 /*
- * Loading the measured data a command works on: INPUT is a campaign
- * directory (its store), or a file in one of Extra-P's formats.  Also the
- * campaign facts a report shows (title, placements, cost) and the mapping
- * of call paths to dependency-file functions.
+ * The input-format registry: every format a command reads measurements
+ * from (and, where it has one, its writer), in one table.  model, validate,
+ * import and export look formats up here, by name or by detection:
+ *
+ *   name      alias  reads                                     detected by
+ *   campaign         a campaign directory (its store)          a directory with campaign.db
+ *   scorep    cube   a folder of Score-P experiment            any other directory
+ *                    directories (lulesh.p64.size30.r1/profile.cubex)
+ *   text             an Extra-P text file                      any other file
+ *   json             an Extra-P JSON file (either form)        .json, or content starting with { or [
+ *   jsonl            an Extra-P JSON-lines file                .jsonl
+ *
+ * A new format is one row in input.c's table (a reader into a struct
+ * experiment, a detector, optionally a writer).  Also here: the campaign
+ * facts a report shows (title, placements, cost) and the mapping of call
+ * paths to dependency-file functions.
  */
 #ifndef PS_INPUT_H
 #define PS_INPUT_H
@@ -10,6 +22,8 @@
 #include "common/error.h"
 #include "collectors/region_match.h"
 #include "designs/deps.h"
+#include <stdio.h>
+#include <sys/stat.h>
 
 struct input_source {
 	char *title;                    /* campaign name or file name; NULL if none */
@@ -21,17 +35,83 @@ struct input_source {
 void input_source_init(struct input_source *s);
 void input_source_release(struct input_source *s);
 
+/* What a reader is asked for. */
+struct input_request {
+	const char *metric;     /* NULL: every metric */
+	int detected;           /* the format was detected, not named (for the messages) */
+};
+
+enum {
+	INPUT_DIR = 1,          /* reads a directory, not a file */
+	INPUT_PROFILES = 2,     /* a folder of per-run profiles: import keeps each as one run */
+	INPUT_STORE = 4,        /* a campaign store already: nothing to import */
+};
+
+struct input_format {
+	const char *name;
+	const char *alias;      /* another accepted name, or NULL */
+	const char *what;       /* "an Extra-P JSON file" */
+	unsigned flags;
+	/* 1 when path (st its stat) is in this format; checked in table order */
+	int (*detect)(const char *path, const struct stat *st);
+	/* Read path into e (initialised, empty): 0, or -1 with err ("FILE:LINE: ..."). */
+	int (*read)(struct input_source *s, const char *path, const struct input_request *rq,
+		    struct experiment *e, struct perr *err);
+	/* Write e in this format, or NULL when there is no writer. */
+	int (*write)(FILE *f, const struct experiment *e, struct perr *err);
+};
+
+/* The i-th format of the table, NULL past the end. */
+const struct input_format *input_format_at(int i);
+/* The format called name (or with that alias), or NULL. */
+const struct input_format *input_format_find(const char *name);
+/* The format of path by content or extension: NULL with err set when path cannot be read. */
+const struct input_format *input_format_detect(const char *path, struct perr *err);
+/* "campaign, scorep, text, json or jsonl": the names, for messages. */
+void input_format_names(char *buf, size_t n);
+
 /*
- * Load path into e (initialised, empty).  format NULL detects it: a
- * directory with campaign.db is a campaign, another directory a folder of
- * Score-P experiment directories (lulesh.p64.size30.r1/profile.cubex); a
- * file ending in .json or .jsonl is Extra-P JSON or JSON lines, any other
- * Extra-P text.  Formats: "campaign", "scorep", "text", "json", "jsonl".
- * metric NULL loads every metric.  Returns 0, or -1 with err set
- * ("FILE:LINE: message" for a bad file).
+ * Load path into e (initialised, empty), in format (a name or alias, NULL
+ * to detect it).  metric NULL loads every metric.  Returns 0, or -1 with
+ * err set ("FILE:LINE: message" for a bad file).
  */
 int input_load(struct input_source *s, const char *path, const char *format, const char *metric,
 	       struct experiment *e, struct perr *err);
+
+/*
+ * An input loaded for modelling or validation, and the dependency file
+ * matched against its call paths.  Do not copy: match points into d.
+ */
+struct input_data {
+	struct experiment e;
+	struct input_source src;
+	char *deps_path;                /* the dependency file used, or NULL */
+	char deps_note[1100];           /* "dependencies FILE", "no dependency file", or why not used */
+	int have_deps;                  /* then d, funcs and match are set */
+	struct deps d;
+	const struct dep_function **funcs;      /* per call path, NULL entries unmatched */
+	struct region_match match;
+};
+
+/* Load path (format and metric as for input_load) into in.  Release in either way. */
+int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
+		    struct perr *err);
+/*
+ * Read the dependency file deps_path and match it against the call paths
+ * (a bad file is an error).  With deps_path NULL and campaign_deps set,
+ * use the file the campaign at path names (campaign_deps_path) when there
+ * is one; a bad one is only noted in in->deps_note.
+ */
+int input_data_match(struct input_data *in, const char *path, const char *deps_path,
+		     int campaign_deps, struct perr *err);
+void input_data_release(struct input_data *in);
+
+/*
+ * The dependency file a campaign directory names and that can be read, or
+ * NULL (caller frees): import's, or the stored config's `dependencies`
+ * resolved beside the campaign directory (where `perfsweep run` puts it).
+ */
+char *campaign_deps_path(const char *dir);
 
 /*
  * funcs[c] = the dependency function of call path c, or NULL, by the

@@ -202,6 +202,11 @@ static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
 	if (rs->timeout > 0)
 		strbuf_addf(sc, "timeout --kill-after=10 %.3f ", rs->timeout);
 	strbuf_addf(sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
+	if (o->mpi) {
+		strbuf_addstr(sc, " --mpi=");
+		if (script_quote(sc, "backend.mpi", o->mpi, Q_SH_LINE, err))
+			return -1;
+	}
 	if (nodes > 0)
 		strbuf_addf(sc, " --nodes=%d", nodes);
 	if (rs->ranks_per_node > 0)

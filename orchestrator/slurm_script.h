@@ -17,6 +17,7 @@
 /* The job settings the script's #SBATCH lines repeat. */
 struct slurm_script_opts {
 	const char *partition, *account, *qos;   /* NULL: unset */
+	const char *mpi;                         /* srun --mpi= plugin, or NULL */
 	int nextra;
 	char *const *extra;                      /* verbatim long options */
 	int nodes;                               /* 0: SLURM decides */

@@ -3,18 +3,15 @@
 #include "collectors/experiment.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "designs/deps.h"
-#include "orchestrator/input.h"
+#include "orchestrator/validation.h"
 #include "validator/contention.h"
 #include "validator/noise.h"
 #include "validator/report.h"
 #include "validator/validate.h"
-#include <libconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void point_text(const struct experiment *e, int p, char *buf, size_t n)
 {
@@ -172,99 +169,19 @@ void top_flags_summary(const struct top_flags *f, char *buf, size_t n)
 }
 
 
-/* The dependency file the campaign's stored config names, if it can be found. */
-static char *find_deps(const char *dir)
-{
-	struct store *st;
-	struct perr err;
-	if (store_open(&st, dir, STORE_READONLY, &err) < 0)
-		return NULL;
-	char *text = store_get_meta(st, "config");
-	store_close(st);
-	if (!text)
-		return NULL;
-	config_t cfg;
-	const char *rel = NULL;
-	char *path = NULL;
-	config_init(&cfg);
-	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
-	    config_lookup_string(&cfg, "dependencies", &rel) == CONFIG_TRUE && rel && *rel) {
-		if (rel[0] == '/') {
-			path = xstrdup(rel);
-		} else {
-			/* `perfsweep run` puts <name>.campaign beside the config */
-			char *d = xstrdup(dir);
-			size_t len = strlen(d);
-			while (len > 1 && d[len - 1] == '/')
-				d[--len] = '\0';
-			char *slash = strrchr(d, '/');
-			const char *parent = !slash ? "." : slash == d ? "" : d;
-			if (slash && slash != d)
-				*slash = '\0';
-			path = xasprintf("%s/%s", parent, rel);
-			free(d);
-		}
-		if (access(path, R_OK) != 0) {
-			free(path);
-			path = NULL;
-		}
-	}
-	config_destroy(&cfg);
-	free(text);
-	return path;
-}
-
 static void add_line(struct top_lines *l, const char *s, size_t len)
 {
 	l->v = xrealloc(l->v, sizeof(*l->v) * (size_t)(l->n + 1));
 	l->v[l->n++] = xstrndup(s, len);
 }
 
-int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n, struct perr *err)
+/* The text report, one line each. */
+static void report_lines(const struct validation *v, struct top_lines *lines)
 {
-	struct experiment e;
-	struct input_source src;
-	struct deps d;
-	struct validation v;
-	struct region_match match;
-	const struct dep_function **funcs = NULL;
-	char *deps_path = NULL;
-	int have_deps = 0, ret = -1;
-	experiment_init(&e);
-	input_source_init(&src);
-	memset(&d, 0, sizeof(d));
-	memset(&v, 0, sizeof(v));
-	memset(&match, 0, sizeof(match));
-	top_lines_release(lines);
-	if (input_load(&src, dir, "campaign", NULL, &e, err) < 0)
-		goto out;
-	if (e.npoints == 0 || e.nseries == 0) {
-		snprintf(title, n, "validate: no measurements yet");
-		ret = 0;
-		goto out;
-	}
-	deps_path = find_deps(dir);
-	char note[1100] = "no dependency file";
-	struct perr derr;
-	if (deps_path && deps_read(&d, deps_path, &derr) < 0)
-		snprintf(note, sizeof(note), "dependencies not used: %s", derr.msg);
-	else if (deps_path) {
-		snprintf(note, sizeof(note), "dependencies %s", deps_path);
-		have_deps = 1;
-		funcs = xcalloc((size_t)e.ncallpaths, sizeof(*funcs));
-		if (input_match_regions(&e, &d, funcs, &match, err) < 0)
-			goto out;
-	}
-	struct validate_options vo;
-	validate_options_init(&vo);
-	struct validate_input in = { .e = &e, .deps = have_deps ? &d : NULL, .funcs = funcs,
-				     .expect = validate_expect_expr };
-	if (validate_run(&v, &in, &vo, err) < 0)
-		goto out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	report_text(f, &v);
+	report_text(f, v);
 	fclose(f);
 	for (char *s = buf; s && *s;) {
 		char *nl = strchr(s, '\n');
@@ -273,19 +190,23 @@ int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n
 		s = nl ? nl + 1 : s + l;
 	}
 	free(buf);
-	snprintf(title, n, "validate: %s, %d flag%s, %d blocking (%.160s)",
-		 validation_publishable(&v) ? "publishable" : "blocked", v.nflags,
-		 v.nflags == 1 ? "" : "s", v.nblocking, note);
-	ret = 0;
-out:
-	validation_release(&v);
-	free(funcs);
-	if (have_deps) {
-		region_match_release(&match);
-		deps_release(&d);
+}
+
+int top_validate(const char *dir, struct top_lines *lines, char *title, size_t n, struct perr *err)
+{
+	struct campaign_validation c;
+	struct campaign_validation_options o = { .format = "campaign", .campaign_deps = 1 };
+	validate_options_init(&o.vo);
+	top_lines_release(lines);
+	int ret = campaign_validate(&c, dir, &o, err);
+	if (ret == 0 && !c.validated) {
+		snprintf(title, n, "validate: no measurements yet");
+	} else if (ret == 0) {
+		report_lines(&c.v, lines);
+		snprintf(title, n, "validate: %s, %d flag%s, %d blocking (%.160s)",
+			 validation_publishable(&c.v) ? "publishable" : "blocked", c.v.nflags,
+			 c.v.nflags == 1 ? "" : "s", c.v.nblocking, c.in.deps_note);
 	}
-	free(deps_path);
-	input_source_release(&src);
-	experiment_release(&e);
+	campaign_validation_release(&c);
 	return ret;
 }

@@ -7,7 +7,7 @@
 #include "common/clock.h"
 #include "tui/top.h"
 #include "common/xalloc.h"
-#include "tui/actions.h"
+#include "orchestrator/control.h"
 #include "tui/app.h"
 #include "tui/term.h"
 #include <ctype.h>
@@ -355,6 +355,20 @@ static void keys_init(void)
 
 /* ---- prompts ---- */
 
+/* Cancel the marked runs as `perfsweep cancel` does; the first problem, if any, in err. */
+static int cancel_marked(const char *dir, const long long *ids, size_t n, int *ncancelled,
+			 struct perr *err)
+{
+	struct cancel_options o = { .ids = ids, .nids = n, .reason = "cancelled from perfsweep top" };
+	struct cancel_result r;
+	if (campaign_cancel(dir, &o, &r, err) < 0)
+		return -1;
+	*ncancelled = r.ncancelled;
+	int rc = r.nerrors ? perr_set(err, "%s", r.errors[0]) : 0;
+	cancel_result_release(&r);
+	return rc;
+}
+
 static void do_confirmed(struct top_ctx *c)
 {
 	struct top_app *a = c->a;
@@ -362,9 +376,10 @@ static void do_confirmed(struct top_ctx *c)
 	struct perr err;
 	int n = 0, rc;
 	if (a->confirm == TOP_ACT_CANCEL)
-		rc = top_cancel_runs(m->dir, a->confirm_ids, a->nconfirm, &n, &err);
+		rc = cancel_marked(m->dir, a->confirm_ids, a->nconfirm, &n, &err);
 	else
-		rc = top_retry_runs(m->dir, a->confirm_ids, a->nconfirm, &n, &err);
+		rc = campaign_retry(m->dir, a->confirm_ids, a->nconfirm, "retried from perfsweep top", &n,
+				    &err);
 	const char *what = a->confirm == TOP_ACT_CANCEL ? "cancelled" : "sent back to pending";
 	if (rc < 0)
 		app_message(a, 1, "%d %s; %s", n, what, err.msg);

@@ -44,7 +44,7 @@ int main(void)
 		char *out = xasprintf("%s/c%d", tmpl, r);
 		char *argv[] = { "import", "--cube", src, "--out", out, "--quiet", NULL };
 		double t0 = now();
-		if (cmd_import(6, argv) != 0) {
+		if (cli_run(&cmd_import_entry, 6, argv) != 0) {
 			fprintf(stderr, "import failed\n");
 			return 1;
 		}

@@ -41,7 +41,7 @@ for fmt in jsonl json extrap-text; do
 	ok $(cmp -s "$T/a.$fmt" "$T/b.$fmt"; echo $?) "$fmt: export, import, export is lossless"
 done
 like "$(cat "$T/a.extrap-text")" "REGION dense" "the text export names the regions"
-"$PS" model --text "$T/a.extrap-text" > "$T/models.txt"; is $? 0 "model reads the text export"
+"$PS" model "$T/a.extrap-text" > "$T/models.txt"; is $? 0 "model reads the text export"
 like "$(cat "$T/models.txt")" "dense" "and models the dense region"
 
 # running again is a no-op: everything is done

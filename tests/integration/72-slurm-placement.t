@@ -44,23 +44,7 @@ shape() {
 }
 
 # records DIR: per run "node:local_rank:cpuset ..." from rank-*.json, checked against each rank's own view
-records() {
-	perl -MJSON::PP -e '
-		my ($bad, $n) = (0, 0);
-		for my $d (sort glob("$ARGV[0]/runs/*")) {
-			my @r;
-			for my $f (sort glob("$d/rank-*.json")) {
-				open my $fh, "<", $f or die; local $/; my $j = decode_json(<$fh>);
-				my $out = $j->{rank} ? "$d/rank-$j->{rank}.stdout" : "$d/stdout";
-				open my $o, "<", $out or die "$out"; my $txt = <$o>;
-				$bad++ unless $txt =~ /^Cpus_allowed_list:\t\Q$j->{cpuset}\E$/m && $j->{exit_status} == 0;
-				push @r, "$j->{node}:$j->{local_rank}:$j->{cpuset}";
-				$n++;
-			}
-			print join(",", sort @r), " ";
-		}
-		print "RECORDS=$n BAD=$bad\n";' "$1"
-}
+records() { bind_records "$1" '^Cpus_allowed_list:\t'; }
 
 # 1. Emulated 2x18-core nodes: 2 and 4 ranks at 1 and 2 ranks per node.
 campaign emu emu "2, 4" "1, 2"

@@ -85,6 +85,36 @@ status_field() {
 	"$perfsweep" status "$1" --json 2>/dev/null | sed -n "s/^  \"$2\": \\([0-9]*\\).*/\\1/p"
 }
 
+# run_campaign CONFIG DIR DESCRIPTION: perfsweep run --quiet, one TAP line
+# for its exit status 0, its output as diagnostics when it fails.
+run_campaign() {
+	"$perfsweep" run "$1" --dir "$2" --quiet >"$2.out" 2>&1
+	local rc=$?
+	is "$rc" 0 "$3"
+	[ $rc = 0 ] || sed 's/^/# /' "$2.out"
+}
+
+# bind_records DIR PREFIX: per run "node:local_rank:cpuset,..." (sorted) from
+# its rank-*.json, then "RECORDS=n BAD=b"; a record is bad unless the rank's
+# own stdout has a line PREFIX<cpuset> (PREFIX a perl regex) and it exited 0.
+bind_records() {
+	perl -MJSON::PP -e '
+		my ($bad, $n) = (0, 0);
+		for my $d (sort glob("$ARGV[0]/runs/*")) {
+			my @r;
+			for my $f (sort glob("$d/rank-*.json")) {
+				open my $fh, "<", $f or die; local $/; my $j = decode_json(<$fh>);
+				my $out = $j->{rank} ? "$d/rank-$j->{rank}.stdout" : "$d/stdout";
+				open my $o, "<", $out or die "$out"; my $txt = <$o>;
+				$bad++ unless $txt =~ /$ARGV[1]\Q$j->{cpuset}\E$/m && $j->{exit_status} == 0;
+				push @r, "$j->{node}:$j->{local_rank}:$j->{cpuset}";
+				$n++;
+			}
+			print join(",", sort @r), " ";
+		}
+		print "RECORDS=$n BAD=$bad\n";' "$1" "$2"
+}
+
 slurm_test_done() {
 	echo "1..$tap_n"
 	[ $tap_failed = 0 ]

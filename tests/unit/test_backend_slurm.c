@@ -523,6 +523,15 @@ int main(void)
 	is_int(b->ops->start(b, &rs13, &id, &err), 0, "start run 13");
 	free(id);
 	id = NULL;
+	/* The outage must fall while the program runs, not while its step is
+	   being created: on a loaded machine the job can take seconds to start,
+	   and a step created during an outage is a different case (8d). */
+	char started[1100];
+	snprintf(started, sizeof(started), "%s/stdout", rs13.run_dir);
+	double start_by = now() + 60;
+	while (access(started, F_OK) && now() < start_by)
+		usleep(100000);
+	ok(!access(started, F_OK), "run 13's program started");
 	is_int(cluster("ctld-stop"), 0, "slurmctld stopped");
 	struct run_result res[4];
 	int n = b->ops->wait(b, 2.0, res, 4, &err);

@@ -20,7 +20,7 @@ static int run_import(const char *a1, const char *a2, const char *a3, const char
 	FILE *saved = stdout, *saved_err = stderr;
 	stdout = fopen("/dev/null", "w");
 	stderr = fopen("/dev/null", "w");
-	int rc = cmd_import(argc, argv);
+	int rc = cli_run(&cmd_import_entry, argc, argv);
 	fclose(stdout);
 	fclose(stderr);
 	stdout = saved;

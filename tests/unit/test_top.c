@@ -6,7 +6,7 @@
 #include "tests/lib/tap.h"
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
-#include "tui/actions.h"
+#include "orchestrator/control.h"
 #include "tui/details.h"
 #include "tui/flags.h"
 #include "tui/model.h"
@@ -379,11 +379,25 @@ static void test_flags_and_actions(void)
 	store_close(st);
 	long long ids[3] = { 1, 2, 3 };
 	int nc = -1;
-	ok(top_cancel_runs(dir2, ids, 3, &nc, &err) == 0, "cancel runs 1-3");
+	struct cancel_options co = { .ids = ids, .nids = 3, .reason = "test" };
+	struct cancel_result cr;
+	ok(campaign_cancel(dir2, &co, &cr, &err) == 0, "cancel runs 1-3");
+	nc = cr.ncancelled;
+	is_int(cr.nnotes, 1, "the done run gets a note");
+	is_int(cr.nerrors, 0, "no errors");
+	cancel_result_release(&cr);
+	long long nosuch = 99;
+	co.ids = &nosuch;
+	co.nids = 1;
+	ok(campaign_cancel(dir2, &co, &cr, &err) == 0, "cancel a run that does not exist");
+	is_int(cr.nmissing, 1, "it is counted as missing");
+	is_int(cr.first_missing, 99, "by its id");
+	is_int(cr.ncancelled, 0, "and nothing is cancelled");
+	cancel_result_release(&cr);
 	is_int(nc, 2, "the pending and the running run are cancelled, the done one is not");
 	long long rid[2] = { 4, 5 };
 	int nr = -1;
-	ok(top_retry_runs(dir2, rid, 2, &nr, &err) == 0, "retry runs 4-5");
+	ok(campaign_retry(dir2, rid, 2, "test", &nr, &err) == 0, "retry runs 4-5");
 	is_int(nr, 1, "only the failed run goes back to pending");
 	struct top_model m;
 	must(top_model_open(&m, dir2, T0, &err), "open");

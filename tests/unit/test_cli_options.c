@@ -1,0 +1,176 @@
+/* The option helper (cli/options.c) on a synthetic command, and the input-format registry's detection. */
+#include "cli/cli.h"
+#include "common/xalloc.h"
+#include "orchestrator/input.h"
+#include "tests/lib/tap.h"
+#include <sys/stat.h>
+
+static int check_even(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_int(o->arg, 0, 100, &o->i) < 0 || o->i % 2)
+		return perr_set(err, "--even wants an even number up to 100, not '%s'", o->arg);
+	return 0;
+}
+
+static int exec_none(struct cli_args *a)
+{
+	(void)a;
+	return 0;
+}
+
+static const struct cli_option opts[] = {
+	{ "flag", 'f', 0, NULL, NULL },
+	{ "value", 'v', 1, NULL, NULL },
+	{ "even", 300, 1, check_even, NULL },
+	{ "id", 'i', 1, NULL, "--id needs an id" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
+static struct cli_entry entry = {
+	.name = "plan",     /* an existing name, so cli_usage prints a usage line */
+	.usage = "x", .summary = "x", .options = opts, .shortopts = "fv:",
+	.min_args = 1, .max_args = 2, .too_few = "missing X", .too_many = "extra '%s'",
+	.exec = exec_none,
+};
+
+/* Parse argv (NULL-terminated, argv[0] included) with stderr captured into err. */
+static int parse(enum cli_errors style, char **argv, struct cli_args *a, char *err, size_t n)
+{
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	entry.errors = style;
+	fflush(stderr);
+	FILE *saved = stderr;
+	char *buf = NULL;
+	size_t len = 0;
+	stderr = open_memstream(&buf, &len);
+	int rc = cli_parse(&entry, argc, argv, a);
+	fclose(stderr);
+	stderr = saved;
+	snprintf(err, n, "%s", buf ? buf : "");
+	free(buf);
+	return rc;
+}
+
+static void test_parse(void)
+{
+	char err[512];
+	struct cli_args a;
+	char *v1[] = { "plan", "in", "--value", "a", "-f", "--value=b", "--even", "42", "out", "-vc", NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v1, &a, err, sizeof(err)), 0, "a good command line parses");
+	is_int(a.nargs, 2, "two positional arguments, wherever they stood");
+	is_str(a.args[0], "in", "the first");
+	is_str(a.args[1], "out", "the second");
+	is_str(cli_value(&a, 'v'), "c", "the last --value wins (-vc)");
+	is_int(cli_flag(&a, 'v'), 3, "--value given three times");
+	is_int(cli_flag(&a, 'f'), 1, "-f once");
+	is_int(cli_opt(&a, 300)->i, 42, "the check stored --even's number");
+	ok(cli_value(&a, 'i') == NULL, "an absent option has no value");
+	is_str(err, "", "nothing printed");
+	cli_args_release(&a);
+
+	char *v2[] = { "plan", "in", "--even", "3", "--bogus", NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v2, &a, err, sizeof(err)), EXIT_USAGE, "a failed check is a usage error");
+	contains(err, "error: --even wants an even number up to 100, not '3'\nusage: perfsweep plan",
+		 "with the check's message and the usage line");
+	cli_args_release(&a);
+
+	struct { enum cli_errors style; char *arg; const char *msg; } cases[] = {
+		{ CLI_ERRORS_STRICT, "--value", "error: option '--value' needs a value" },
+		{ CLI_ERRORS_STRICT, "--bogus", "error: unknown option '--bogus'" },
+		{ CLI_ERRORS_STRICT, "--flag=1", "error: unknown option '--flag=1'" },
+		{ CLI_ERRORS_STRICT, "--id", "error: --id needs an id" },
+		{ CLI_ERRORS_PLAIN, "--value", "error: unknown option '--value'" },
+		{ CLI_ERRORS_VALUE, "-x", "error: option '-x' needs a value" },
+		{ CLI_ERRORS_VALUE, "--bogus", "error: unknown option '--bogus'" },
+		{ CLI_ERRORS_INCOMPLETE, "-v", "error: unknown or incomplete option '-v'" },
+		{ CLI_ERRORS_GETOPT, "--bogus", "plan: unrecognized option '--bogus'\nusage: perfsweep plan" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *v[] = { "plan", "in", cases[i].arg, NULL };
+		is_int(parse(cases[i].style, v, &a, err, sizeof(err)), EXIT_USAGE, "%s is a usage error", cases[i].arg);
+		contains(err, cases[i].msg, "style %d, %s: the message", (int)cases[i].style, cases[i].arg);
+		cli_args_release(&a);
+	}
+	/* one argument, many options: more options than arguments (found by fuzz_cli_args) */
+	char many[260] = "-";
+	memset(many + 1, 'f', 250);
+	char *v5[] = { "plan", "in", many, NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v5, &a, err, sizeof(err)), 0, "-fff...f parses");
+	is_int(cli_flag(&a, 'f'), 250, "into 250 flags");
+	cli_args_release(&a);
+	char *v3[] = { "plan", NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v3, &a, err, sizeof(err)), EXIT_USAGE, "too few arguments");
+	contains(err, "error: missing X", "says what is missing");
+	cli_args_release(&a);
+	char *v4[] = { "plan", "a", "b", "c", "d", NULL };
+	is_int(parse(CLI_ERRORS_STRICT, v4, &a, err, sizeof(err)), EXIT_USAGE, "too many arguments");
+	contains(err, "error: extra 'c'", "names the first extra one");
+	cli_args_release(&a);
+}
+
+static void test_numbers(void)
+{
+	long long i;
+	double d;
+	ok(cli_parse_int("12", 1, 20, &i) == 0 && i == 12, "an integer in range");
+	ok(cli_parse_int("21", 1, 20, &i) < 0, "above the range");
+	ok(cli_parse_int("1x", 1, 20, &i) < 0, "trailing junk");
+	ok(cli_parse_int("", 0, 20, &i) < 0, "empty");
+	ok(cli_parse_int("99999999999999999999", 0, 0x7fffffffffffffffLL, &i) < 0, "overflow");
+	ok(cli_parse_real("0.25", &d) == 0 && d == 0.25, "a real");
+	ok(cli_parse_real("inf", &d) < 0, "not finite");
+	ok(cli_parse_real("nan", &d) < 0, "NaN");
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_registry(void)
+{
+	const char *dir = tap_tmpdir();
+	struct perr err;
+	char *camp = xasprintf("%s/camp", dir), *db = xasprintf("%s/camp/campaign.db", dir);
+	char *sp = xasprintf("%s/scorep", dir), *js = xasprintf("%s/a.json", dir);
+	char *jl = xasprintf("%s/a.jsonl", dir), *raw = xasprintf("%s/a.data", dir);
+	char *txt = xasprintf("%s/a.txt", dir), *none = xasprintf("%s/none", dir);
+	mkdir(camp, 0777);
+	put(db, "");
+	mkdir(sp, 0777);
+	put(js, "PARAMETER x\n");
+	put(jl, "{}\n");
+	put(raw, "  \n{\"parameters\": []}\n");
+	put(txt, "{ looks like JSON }\n");
+	is_str(input_format_detect(camp, &err)->name, "campaign", "a directory with campaign.db");
+	is_str(input_format_detect(sp, &err)->name, "scorep", "another directory");
+	is_str(input_format_detect(js, &err)->name, "json", ".json by its extension, whatever it holds");
+	is_str(input_format_detect(jl, &err)->name, "jsonl", ".jsonl");
+	is_str(input_format_detect(raw, &err)->name, "json", "no known extension: content starting with {");
+	is_str(input_format_detect(txt, &err)->name, "text", ".txt stays text");
+	ok(input_format_detect(none, &err) == NULL, "a missing path is not detected");
+	contains(err.msg, "cannot read", "and says why");
+	is_str(input_format_find("cube")->name, "scorep", "import's 'cube' is the Score-P folder");
+	ok(input_format_find("csv") == NULL, "no such format");
+	char names[128];
+	input_format_names(names, sizeof(names));
+	is_str(names, "campaign, scorep, text, json or jsonl", "the names for messages");
+	int writers = 0;
+	for (int i = 0; input_format_at(i); i++)
+		writers += input_format_at(i)->write != NULL;
+	is_int(writers, 3, "text, json and jsonl have writers (export)");
+	free(camp), free(db), free(sp), free(js), free(jl), free(raw), free(txt), free(none);
+}
+
+int main(void)
+{
+	test_parse();
+	test_numbers();
+	test_registry();
+	return done_testing();
+}
