@@ -20,7 +20,8 @@
  * function through cli_value()/cli_flag(); mention it in usage and help.
  *
  * Exit codes (documented in `perfsweep help`): 0 success, 1 runs failed,
- * 2 usage or input error, 3 validation blocked publishing.
+ * 2 usage or input error, 3 validation blocked publishing (validate) or a
+ * regression was found (compare).
  */
 #ifndef PS_CLI_H
 #define PS_CLI_H
@@ -147,5 +148,6 @@ extern const struct cli_entry cmd_import_entry;
 extern const struct cli_entry cmd_validate_entry;
 extern const struct cli_entry cmd_deps_entry;
 extern const struct cli_entry cmd_top_entry;
+extern const struct cli_entry cmd_compare_entry;
 
 #endif

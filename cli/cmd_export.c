@@ -1,5 +1,5 @@
 /*
- * perfsweep export DIR --format extrap-text|csv|json|jsonl [--out FILE]:
+ * perfsweep export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE]:
  * a campaign's measurements as CSV (one row per run, rank, region and
  * metric) or in Extra-P's text, JSON and JSON-lines formats (one value per
  * repetition of every point, averaged over ranks).
@@ -81,7 +81,8 @@ static int exec_export(struct cli_args *a)
 	/* Extra-P's formats come from the input registry ("extrap-text" is its "text") */
 	const struct input_format *writer = input_format_find(!strcmp(format, "extrap-text") ? "text" : format);
 	if (strcmp(format, "csv") && (!writer || !writer->write || !strcmp(format, "text")))
-		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json or jsonl", format);
+		return cli_usage("export", "unknown format '%s'; use extrap-text, csv, json, jsonl or reference",
+				 format);
 	struct store *st;
 	struct perr err;
 	if (store_open(&st, a->args[0], STORE_READONLY, &err))
@@ -118,11 +119,13 @@ static const struct cli_option export_options[] = {
 
 const struct cli_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "export DIR --format extrap-text|csv|json|jsonl [--out FILE]",
+	.usage = "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE]",
 	.summary = "write a campaign's measurements in another format",
 	.help = "csv: one row per run, rank, region and metric.\n"
 		"extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
-		"point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.",
+		"point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.\n"
+		"reference: the repetitions and each region's model as JSON, a saved base for\n"
+		"'perfsweep compare DIR --reference FILE' (docs/compare.md).",
 	.options = export_options,
 	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",

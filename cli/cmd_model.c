@@ -1,6 +1,7 @@
 /*
  * perfsweep model INPUT [--format F] [--deps FILE] [--metric M] [--median]
- * [--json]: fit a PMNF model (Extra-P's method) to every callpath and metric
+ * [--aggregate A] [--selection S] [--json]: fit a PMNF model (robust
+ * selection, or Extra-P's method) to every callpath and metric
  * of any input the registry reads (campaign, Score-P folder, Extra-P text,
  * JSON, JSON lines), optionally next to the taint-constrained model of each
  * region's dependencies.  --json only selects JSON output; the old input
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "common/xalloc.h"
 #include "models/modeler.h"
+#include "models/pmnf_json.h"
 #include "orchestrator/input.h"
 #include <jansson.h>
 #include <math.h>
@@ -25,41 +27,6 @@ static int is_regular_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* The JSON form of one model (the stable contract of docs/modelling.md). */
-static json_t *model_json(const struct pmnf_model *m)
-{
-	json_t *o = json_object(), *terms = json_array();
-	char *s = pmnf_format(m, 0);
-	json_object_set_new(o, "model", json_string(s));
-	free(s);
-	json_object_set_new(o, "constant", num(m->constant));
-	for (int k = 0; k < m->nterms; k++) {
-		json_t *t = json_object(), *fs = json_array();
-		json_object_set_new(t, "coefficient", num(m->terms[k].coef));
-		for (int i = 0; i < m->terms[k].nfactors; i++) {
-			const struct pmnf_factor *f = &m->terms[k].factors[i];
-			json_t *fo = json_object();
-			json_object_set_new(fo, "parameter", json_string(m->params[f->param]));
-			json_object_set_new(fo, "poly_exponent", json_real(f->poly_exp));
-			json_object_set_new(fo, "log_exponent", json_real(f->log_exp));
-			json_array_append_new(fs, fo);
-		}
-		json_object_set_new(t, "factors", fs);
-		json_array_append_new(terms, t);
-	}
-	json_object_set_new(o, "terms", terms);
-	json_object_set_new(o, "rss", num(m->rss));
-	json_object_set_new(o, "ar2", num(m->ar2));
-	json_object_set_new(o, "smape", num(m->smape));
-	json_object_set_new(o, "re", num(m->re));
-	return o;
 }
 
 static void print_model(const char *label, const struct pmnf_model *m)
@@ -89,6 +56,7 @@ static char **rewrite_json_input(int argc, char **argv)
 struct model_request {
 	const char *path, *format, *deps_path, *metric;
 	int json;
+	int aggregate_set;      /* else a campaign's analysis.aggregate */
 	struct model_options opt;
 };
 
@@ -109,13 +77,19 @@ static void deprecated(int key, const char *file)
 static int model_request(const struct cli_args *a, struct model_request *r)
 {
 	memset(r, 0, sizeof(*r));
-	model_options_init(&r->opt);
+	model_options_robust(&r->opt);
 	r->json = cli_flag(a, 'j') > 0;
 	r->format = cli_value(a, 'f');
 	r->deps_path = cli_value(a, 'd');
 	r->metric = cli_value(a, 'm');
 	if (cli_flag(a, 'M'))
 		r->opt.aggregate = MODEL_MEDIAN;
+	const char *ag = cli_value(a, 'A'), *sel = cli_value(a, 'S');
+	if (ag && model_aggregate_parse(ag, &r->opt.aggregate) < 0)
+		return cli_usage("model", "--aggregate wants mean, median or min, not '%s'", ag);
+	if (sel && model_selection_parse(sel, &r->opt.selection) < 0)
+		return cli_usage("model", "--selection wants robust or extrap, not '%s'", sel);
+	r->aggregate_set = ag || cli_flag(a, 'M');
 	int ninputs = a->nargs;
 	for (int i = 0; i < a->nopts; i++) {
 		int k = a->opts[i].key;
@@ -163,13 +137,13 @@ static json_t *series_json(const struct input_data *in, int cp, int m, const str
 	json_t *o = json_object();
 	json_object_set_new(o, "callpath", json_string(in->e.callpaths[cp]));
 	json_object_set_new(o, "metric", json_string(in->e.metrics[m]));
-	json_t *body = model_json(cm ? cm : bb);
+	json_t *body = pmnf_json(cm ? cm : bb);
 	json_object_update(o, body);
 	json_decref(body);
 	if (in->have_deps) {
 		json_object_set_new(o, "function", fn ? json_string(fn->name) : json_null());
 		json_object_set_new(o, "constrained", json_boolean(cm != NULL));
-		json_object_set_new(o, "black_box", model_json(bb));
+		json_object_set_new(o, "black_box", pmnf_json(bb));
 	}
 	return o;
 }
@@ -195,8 +169,12 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 		else
 			pmnf_release(&cm);
 	}
-	if (arr)
-		json_array_append_new(arr, series_json(in, cp, m, &bb, constrained ? &cm : NULL));
+	if (arr) {
+		json_t *o = series_json(in, cp, m, &bb, constrained ? &cm : NULL);
+		json_object_set_new(o, "selection", json_string(model_selection_name(r->opt.selection)));
+		json_object_set_new(o, "aggregate", json_string(model_aggregate_name(r->opt.aggregate)));
+		json_array_append_new(arr, o);
+	}
 	else
 		print_text(in, cp, m, &bb, constrained ? &cm : NULL, nth);
 	if (constrained)
@@ -243,6 +221,8 @@ static int exec_parsed(struct cli_args *a)
 	int only = -1;
 	if (input_data_load(&in, r.path, r.format, r.metric, &err) < 0)
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
+	else if (!r.aggregate_set && in.src.aggregate && model_aggregate_parse(in.src.aggregate, &r.opt.aggregate))
+		ret = cli_error(EXIT_USAGE, "'%s': unknown analysis.aggregate '%s'", r.path, in.src.aggregate);
 	else if (r.metric && (only = experiment_find_metric(&in.e, r.metric)) < 0)
 		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
 	else if (input_data_match(&in, r.path, r.deps_path, 0, &err) < 0)
@@ -258,6 +238,8 @@ static const struct cli_option model_options[] = {
 	{ "deps", 'd', 1, NULL, NULL },
 	{ "metric", 'm', 1, NULL, NULL },
 	{ "median", 'M', 0, NULL, NULL },
+	{ "aggregate", 'A', 1, NULL, NULL },
+	{ "selection", 'S', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
 	/* deprecated input spellings, kept for one release */
 	{ "text", OPT_TEXT, 1, NULL, NULL },
@@ -281,15 +263,19 @@ static int exec_model(struct cli_args *raw)
 
 const struct cli_entry cmd_model_entry = {
 	.name = "model",
-	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--median] [--json]",
+	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--aggregate mean|median|min]"
+		 " [--selection robust|extrap] [--json]",
 	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
 		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
 		"extension, --format campaign|scorep|text|json|jsonl forces one.  Each callpath and\n"
-		"metric gets the model Extra-P would select, with RSS, adjusted R^2, SMAPE and relative\n"
+		"metric gets the simplest PMNF model its repetitions' noise does not reject\n"
+		"(--selection robust, the default; outlying repetitions left out) or the one Extra-P\n"
+		"would select (--selection extrap), with RSS, adjusted R^2, SMAPE and relative\n"
 		"error.  --deps FILE adds the taint-constrained model of each region's dependencies\n"
-		"next to the black-box one.  --median fits the median of the repetitions instead of\n"
-		"the mean.  --json prints a JSON array (docs/modelling.md).\n"
+		"next to the black-box one.  --aggregate sets each point's estimate (mean, the\n"
+		"default, median or min; a campaign's analysis.aggregate otherwise); --median is\n"
+		"--aggregate median.  --json prints a JSON array (docs/modelling.md).\n"
 		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
 		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
 		"prints text, as before.",

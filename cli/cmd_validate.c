@@ -28,6 +28,20 @@ static int check_alpha(const struct cli_args *a, struct cli_opt *o, struct perr 
 	return 0;
 }
 
+/* --aggregate and --selection: a name from the models' tables, stored in o->i. */
+static int check_model_choice(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	enum model_aggregate g;
+	enum model_selection sel;
+	int agg = o->key == 'A';
+	if (agg ? model_aggregate_parse(o->arg, &g) < 0 : model_selection_parse(o->arg, &sel) < 0)
+		return perr_set(err, agg ? "--aggregate wants mean, median or min, not '%s'"
+				     : "--selection wants robust or extrap, not '%s'", o->arg);
+	o->i = agg ? (int)g : (int)sel;
+	return 0;
+}
+
 static int check_growth(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
 	(void)a;
@@ -52,6 +66,12 @@ static void engine_options(const struct cli_args *a, struct campaign_validation_
 		o->vo.alpha = x->d;
 	if ((x = cli_opt(a, 'g')))
 		o->vo.min_growth = x->d;
+	if ((x = cli_opt(a, 'A'))) {
+		o->vo.model.aggregate = (enum model_aggregate)x->i;
+		o->aggregate_set = 1;
+	}
+	if ((x = cli_opt(a, 'S')))
+		o->vo.model.selection = (enum model_selection)x->i;
 }
 
 static void print_text(const struct campaign_validation *c)
@@ -78,6 +98,7 @@ static int write_html(const struct campaign_validation *c, const char *html, con
 	ctx.placements = c->in.src.placements;
 	ctx.core_hours_planned = c->in.src.core_hours_planned;
 	ctx.core_hours_spent = c->in.src.core_hours_spent;
+	ctx.budget_core_hours = c->in.src.budget_core_hours;
 	ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
 	return report_html(html, &c->v, &ctx, err);
 }
@@ -126,19 +147,22 @@ static const struct cli_option validate_options[] = {
 	{ "alpha", 'a', 1, check_alpha, NULL },
 	{ "min-growth", 'g', 1, check_growth, NULL },
 	{ "format", 'f', 1, NULL, NULL },
+	{ "aggregate", 'A', 1, check_model_choice, NULL },
+	{ "selection", 'S', 1, check_model_choice, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_validate_entry = {
 	.name = "validate",
 	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
-		 " [--cov T] [--alpha A] [--min-growth G]",
+		 " [--cov T] [--alpha A] [--min-growth G] [--aggregate mean|median|min] [--selection robust|extrap]",
 	.summary = "check measurements for noise, false dependencies, contention and regime changes",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
 		"(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
 		"Per region (call path) and metric it checks:\n"
-		"  noise             CoV of each point's repetitions above --cov (0.1); a region\n"
+		"  noise             CoV of each point's repetitions (outliers left out: notes,\n"
+		"                    never blocking) significantly above --cov (0.1); a region\n"
 		"                    with more than half its points noisy is unreliable: reported,\n"
 		"                    not modelled\n"
 		"  false-dependency  the black-box model uses a parameter that the region's\n"
@@ -147,12 +171,18 @@ const struct cli_entry cmd_validate_entry = {
 		"  contention        measurements grow with ranks_per_node, or with a parameter\n"
 		"                    the dependencies exclude, by at least --min-growth (0.05) and\n"
 		"                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
-		"  segmented         a line of >= 9 points is better fitted by two models\n"
-		"  volume            measured / expected (`expect` in the dependency file) drifts\n"
+		"  segmented         a line of >= 8 points is better fitted by two models\n"
+		"                    (relative residuals of the point estimates)\n"
+		"  volume            c0 + c1 * expect is rejected and measured / expected drifts\n"
+		"  extrapolation     refitted without a parameter's largest value, the model\n"
+		"                    mispredicts it: unstable (a warning)\n"
+		"Models: --selection robust (default) or extrap, --aggregate mean (default),\n"
+		"median or min (a campaign's analysis.aggregate otherwise); see docs/modelling.md.\n"
 		"\n"
 		"Output: one line per flag and the verdict; --json prints the stable contract\n"
 		"{verdict, flags: [{callpath, metric, kind, parameter, growth, p_value, detail}],\n"
-		"regions: [...]}; --html FILE writes a self-contained report with plots\n"
+		"regions: [...], checks: [{callpath, metric, check, parameter, status, reason}],\n"
+		"selection, aggregate}; --html FILE writes a self-contained report with plots\n"
 		"(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
 		"metric (default: time when present, else all).\n"
 		"\n"

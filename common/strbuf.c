@@ -55,6 +55,19 @@ void strbuf_addch(struct strbuf *sb, char c)
 	strbuf_add(sb, &c, 1);
 }
 
+void strbuf_add_html(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': strbuf_addstr(sb, "&lt;"); break;
+		case '>': strbuf_addstr(sb, "&gt;"); break;
+		case '&': strbuf_addstr(sb, "&amp;"); break;
+		case '"': strbuf_addstr(sb, "&quot;"); break;
+		default: strbuf_addch(sb, *s); break;
+		}
+	}
+}
+
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;

@@ -17,6 +17,7 @@
 #define strbuf_addstr ps_strbuf_addstr
 #define strbuf_addch ps_strbuf_addch
 #define strbuf_addf ps_strbuf_addf
+#define strbuf_add_html ps_strbuf_add_html
 #define strbuf_detach ps_strbuf_detach
 #define strbuf_read_file ps_strbuf_read_file
 
@@ -32,6 +33,8 @@ void strbuf_add(struct strbuf *sb, const char *s, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with <, >, & and " escaped for HTML text and attributes; NULL adds nothing. */
+void strbuf_add_html(struct strbuf *sb, const char *s);
 /* Hand the buffer to the caller, who frees it.  sb is left empty: it needs
    no strbuf_release, and strbuf_init before any further use. */
 char *strbuf_detach(struct strbuf *sb);

@@ -3,10 +3,18 @@
  * perfsweep end to end.  Each kernel is timed and printed on stdout as
  * "<kernel>: <seconds> s".
  *
- *   setup   constant time
- *   dense   O(n^3 * i)       dense matrix multiply, n x n
- *   stream  O(n * i)         triad over 3 arrays of n*16384 doubles (leaves the caches)
- *   sort    O(n log n * i)   qsort of n*512 doubles
+ *   setup   constant time (~50 ms)
+ *   dense   O(n^3 * i)       dense matrix multiply, 4.8n x 4.8n
+ *   stream  O(n^2 * i)       48 triads per iteration over 3 arrays of 192 n^2 doubles
+ *                            (leaves the caches)
+ *   sort    O(n^2 log n * i) qsort of 24 n^2 doubles
+ *   regime  O(n * i), x2 from n = 128: the variance of 150000 n generated values,
+ *                            one pass below n = 128, the two-pass algorithm
+ *                            (mean first, then the centred sum) from n = 128 on:
+ *                            a regime change that does not depend on the hardware
+ * Each kernel takes at least ~50 ms at the demo's smallest point (n=80, i=1).
+ * (stream and sort grow with n^2 so that, over the demo's range of n, their
+ * leading terms stand out from the neighbouring exponents.)
  *
  * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
@@ -30,6 +38,14 @@ static double now(void)
 
 static volatile double sink;
 
+#define SETUP_STEPS 14000000
+#define DENSE_SCALE 4.8         /* matrix size per unit of n */
+#define STREAM_PASSES 48        /* triads per iteration */
+#define STREAM_SCALE 192        /* doubles per array per unit of n^2 */
+#define SORT_SCALE 24           /* doubles per unit of n^2 */
+#define REGIME_SCALE 150000     /* values per unit of n */
+#define REGIME_SWITCH 128       /* n from which the two-pass algorithm runs */
+
 /* Cache-line aligned arrays: malloc returns large blocks 16 bytes past a
    page boundary, which makes vector loads straddle lines and the timings
    of one size jump between two levels from run to run. */
@@ -48,7 +64,7 @@ static double *array(long n)
 static double setup(void)
 {
 	double t = now(), s = 0;
-	for (int i = 0; i < 2000000; i++)
+	for (int i = 0; i < SETUP_STEPS; i++)
 		s += sqrt((double)i);
 	sink += s;
 	return now() - t;
@@ -56,6 +72,7 @@ static double setup(void)
 
 static double dense(long n, long iters)
 {
+	n = (long)(n * DENSE_SCALE);
 	double *a = array(n * n), *b = array(n * n), *c = array(n * n);
 	for (long i = 0; i < n * n; i++) {
 		a[i] = (double)(i % 7) * 0.5;
@@ -79,7 +96,7 @@ static double dense(long n, long iters)
 
 static double stream(long n, long iters)
 {
-	long len = n * 16384;
+	long len = n * n * STREAM_SCALE;
 	double *x = array(len), *y = array(len), *z = array(len);
 	for (long i = 0; i < len; i++) {
 		x[i] = 1.0;
@@ -87,7 +104,7 @@ static double stream(long n, long iters)
 		z[i] = 0.0;
 	}
 	double t = now();
-	for (long it = 0; it < iters; it++)
+	for (long it = 0; it < iters * STREAM_PASSES; it++)
 		for (long i = 0; i < len; i++)
 			z[i] = x[i] + 3.0 * y[i];
 	t = now() - t;
@@ -106,7 +123,7 @@ static int cmp(const void *a, const void *b)
 
 static double sort(long n, long iters)
 {
-	long len = n * 512;
+	long len = n * n * SORT_SCALE;
 	double *v = array(len), t = 0;
 	unsigned s = 12345;
 	for (long it = 0; it < iters; it++) {
@@ -121,6 +138,41 @@ static double sort(long n, long iters)
 	sink += v[len / 2];
 	free(v);
 	return t;
+}
+
+/* The j-th generated value (no memory traffic: the kernel is compute-bound). */
+static double value(long j)
+{
+	return sqrt((double)j + 0.5);
+}
+
+/* Variance of n*REGIME_SCALE values, one pass below REGIME_SWITCH, two passes from it on. */
+static double regime(long n, long iters)
+{
+	long len = n * REGIME_SCALE;
+	double t = now(), var = 0;
+	for (long it = 0; it < iters; it++) {
+		double s = 0, s2 = 0;
+		if (n < REGIME_SWITCH) {
+			for (long j = 0; j < len; j++) {
+				double x = value(j + it);
+				s += x;
+				s2 += x * x;
+			}
+			var += s2 / len - (s / len) * (s / len);
+			continue;
+		}
+		for (long j = 0; j < len; j++)
+			s += value(j + it);
+		double mean = s / len;
+		for (long j = 0; j < len; j++) {
+			double d = value(j + it) - mean;
+			s2 += d * d;
+		}
+		var += s2 / len;
+	}
+	sink += var;
+	return now() - t;
 }
 
 static int wanted(const char *list, const char *k)
@@ -195,6 +247,8 @@ int main(int argc, char **argv)
 		printf("stream: %.9f s\n", stream(n, iters));
 	if (wanted(kernels, "sort"))
 		printf("sort: %.9f s\n", sort(n, iters));
+	if (wanted(kernels, "regime"))
+		printf("regime: %.9f s\n", regime(n, iters));
 	printf("total: %.9f s\n", now() - t0);
 	return 0;
 }

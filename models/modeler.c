@@ -24,27 +24,39 @@
 void model_options_init(struct model_options *opt)
 {
 	opt->aggregate = MODEL_MEAN;
+	opt->selection = MODEL_SELECT_EXTRAP;
 	opt->min_contribution = 0.0005;
 	opt->allow_log = 1;
+	opt->alpha = 0.01;
+	opt->relative_fallback = 0;
+}
+
+void model_options_robust(struct model_options *opt)
+{
+	model_options_init(opt);
+	opt->selection = MODEL_SELECT_ROBUST;
+}
+
+static const char *const sel_names[] = { "extrap", "robust" };
+
+const char *model_selection_name(enum model_selection s)
+{
+	return s >= MODEL_SELECT_EXTRAP && s <= MODEL_SELECT_ROBUST ? sel_names[s] : "?";
+}
+
+int model_selection_parse(const char *s, enum model_selection *out)
+{
+	int i = model_name_find(sel_names, MODEL_SELECT_ROBUST + 1, s);
+	if (i >= 0)
+		*out = (enum model_selection)i;
+	return i >= 0 ? 0 : -1;
 }
 
 double model_aggregate_values(const struct exp_values *v, enum model_aggregate how)
 {
-	if (!v || v->n <= 0)
-		return NAN;
-	if (how == MODEL_MEDIAN) {
-		double small[16], *tmp = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
-		memcpy(tmp, v->v, (size_t)v->n * sizeof(double));
-		gsl_sort(tmp, 1, (size_t)v->n);
-		double m = gsl_stats_median_from_sorted_data(tmp, 1, (size_t)v->n);
-		if (tmp != small)
-			free(tmp);
-		return m;
-	}
-	double s = 0;
-	for (int i = 0; i < v->n; i++)
-		s += v->v[i];
-	return s / v->n;
+	struct point_estimate pe;
+	point_estimate(v, how, 0, NAN, &pe);
+	return pe.value;
 }
 
 /* Scratch space for the least-squares solves of one fit. */
@@ -138,6 +150,7 @@ struct sp_fit {
 	int hyp;                /* index into the defaults, -1 for the constant */
 	double c0, c1;
 	double cv_smape;        /* LOO SMAPE of the chosen candidate (full SMAPE for the constant) */
+	double lof_p;           /* robust: its lack-of-fit p-value; NaN for Extra-P's rule */
 };
 
 /*
@@ -319,76 +332,67 @@ static int sp_solve(struct ws *w, const struct sp_entry *en, int h, int out, int
 	return isfinite(w->c[0]) && isfinite(w->c[1]) ? 0 : -1;
 }
 
-/* Extra-P's single-parameter modeller on n points (x[i], y[i]). */
-static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const double *y, int n,
-		       const struct model_options *opt, struct sp_fit *out)
+/*
+ * Leave-one-out SMAPE of hypothesis h on the cached line (Extra-P's cost);
+ * -1 when a fit fails.
+ */
+static int sp_loo(struct ws *w, const struct sp_entry *en, int h, const double *y, int n,
+		  const struct model_options *opt, double *smape)
 {
-	double mean = 0, cost = 0, smape = 0;
-	for (int i = 0; i < n; i++)
-		mean += y[i] / n;
-	for (int i = 0; i < n; i++) {
-		cost += (y[i] - mean) * (y[i] - mean);
-		smape += smape_term(mean, y[i]);
-	}
-	out->hyp = -1;
-	out->c0 = mean;
-	out->c1 = 0;
-	out->cv_smape = smape / n * 100;
-	if (cost == 0 || n < 3)
-		return;
-
-	int log_ok = opt->allow_log;
-	for (int i = 0; i < n; i++)
-		if (x[i] < 1)
-			log_ok = 0;
-	const struct sp_entry *en = sp_entry_get(ctx, x, n, log_ok);
-	for (int h = 0; h < en->nh; h++) {
-		if (!en->usable[h])
-			continue;
-		const double *t = &en->t[(size_t)h * n];
-		/* leave-one-out cross-validation */
-		double rss = 0, sm = 0;
-		int bad = 0;
-		for (int oi = 0; oi < n; oi++) {
-			int r = 0;
-			double minimum = INFINITY;
-			for (int i = 0; i < n; i++) {
-				if (i == oi)
-					continue;
-				w->y[r++] = y[i];
-				if (y[i] < minimum)
-					minimum = y[i];
-			}
-			if (sp_solve(w, en, h, oi, r) < 0) {
-				bad = 1;
-				break;
-			}
-			double c0 = w->c[0], c1 = w->c[1];
-			/* Extra-P's clean_constant_coefficient */
-			if (minimum == 0 ? fabs(c0) < opt->min_contribution
-					 : fabs(c0 / minimum) < opt->min_contribution)
-				c0 = 0;
-			double f = c0 + c1 * t[oi], d = f - y[oi];
-			rss += d * d;
-			sm += smape_term(f, y[oi]);
+	const double *t = &en->t[(size_t)h * n];
+	double rss = 0, sm = 0;
+	for (int oi = 0; oi < n; oi++) {
+		int r = 0;
+		double minimum = INFINITY;
+		for (int i = 0; i < n; i++) {
+			if (i == oi)
+				continue;
+			w->y[r++] = y[i];
+			if (y[i] < minimum)
+				minimum = y[i];
 		}
-		if (bad || !isfinite(rss))
+		if (sp_solve(w, en, h, oi, r) < 0)
+			return -1;
+		double c0 = w->c[0], c1 = w->c[1];
+		/* Extra-P's clean_constant_coefficient */
+		if (minimum == 0 ? fabs(c0) < opt->min_contribution
+				 : fabs(c0 / minimum) < opt->min_contribution)
+			c0 = 0;
+		double f = c0 + c1 * t[oi], d = f - y[oi];
+		rss += d * d;
+		sm += smape_term(f, y[oi]);
+	}
+	*smape = sm / n * 100;
+	return isfinite(rss) ? 0 : -1;
+}
+
+/* 1 when the term c1 * t reaches min_contribution of the measured value somewhere. */
+static int term_contributes(double c1, const double *t, const double *y, int n,
+			    const struct model_options *opt)
+{
+	double m = 0;
+	for (int i = 0; i < n; i++) {
+		double c = fabs(c1 * t[i] / y[i]);
+		if (isnan(c) || c > m)
+			m = isnan(c) ? INFINITY : c;
+	}
+	return c1 != 0 && !(m < opt->min_contribution);
+}
+
+/* Extra-P's single-parameter modeller on n points (x[i], y[i]). */
+static void fit_single_extrap(struct ws *w, const struct sp_entry *en, const double *y, int n,
+			      const struct model_options *opt, struct sp_fit *out)
+{
+	for (int h = 0; h < en->nh; h++) {
+		double sm;
+		if (!en->usable[h] || sp_loo(w, en, h, y, n, opt, &sm) < 0)
 			continue;
-		sm = sm / n * 100;
 		/* coefficients from all points */
 		memcpy(w->y, y, (size_t)n * sizeof(double));
 		if (sp_solve(w, en, h, n, n) < 0)
 			continue;
 		double c0 = w->c[0], c1 = w->c[1];
-		if (c1 == 0)
-			continue;
-		double m = 0;
-		for (int i = 0; i < n; i++) {
-			double c = fabs(c1 * t[i] / y[i]);
-			if (isnan(c) || c > m)
-				m = isnan(c) ? INFINITY : c;
-		}
-		if (m < opt->min_contribution)
+		if (!term_contributes(c1, &en->t[(size_t)h * n], y, n, opt))
 			continue;
 		if (sm < out->cv_smape) {
 			out->hyp = h;
@@ -399,45 +403,132 @@ static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const
 	}
 }
 
+/*
+ * The noise-aware choice on one line: the constant unless the lack-of-fit
+ * test rejects it, else the best-fitting one-term hypothesis among those
+ * not rejected.  -1 (out untouched) when every hypothesis is rejected or
+ * the test does not apply (no repetitions, non-positive values): the
+ * caller falls back to Extra-P's rule, the best fit.
+ */
+static int fit_single_robust(const struct sp_entry *en, const double *y, const double *r, int n,
+			     const struct model_options *opt, const struct lof_noise *nz,
+			     struct sp_fit *out)
+{
+	double c0, c1, chi2;
+	if (nz->dof <= 0 || lof_fit_line(NULL, y, r, n, nz, &c0, &c1, &chi2) < 0)
+		return -1;
+	struct sp_fit constant = { -1, c0, 0, NAN, lof_p(chi2, n, 1, nz) };
+	if (constant.lof_p >= opt->alpha || n < 3) {
+		*out = constant;
+		return 0;
+	}
+	double best_ok = INFINITY, best_any = INFINITY;
+	struct sp_fit ok = constant, any = constant;
+	for (int h = 0; h < en->nh; h++) {
+		const double *t = &en->t[(size_t)h * n];
+		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &c0, &c1, &chi2) < 0 ||
+		    !term_contributes(c1, t, y, n, opt))
+			continue;
+		double p = lof_p(chi2, n, 2, nz);
+		if (chi2 < best_any) {
+			best_any = chi2;
+			any = (struct sp_fit){ h, c0, c1, NAN, p };
+		}
+		if (p >= opt->alpha && chi2 < best_ok) {
+			best_ok = chi2;
+			ok = (struct sp_fit){ h, c0, c1, NAN, p };
+		}
+	}
+	if (ok.hyp < 0 && !opt->relative_fallback)
+		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
+	*out = ok.hyp >= 0 ? ok : any;
+	return 0;
+}
+
+/* The single-parameter modeller on n points (x[i], y[i]), r[i] repetitions each. */
+static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const double *y,
+		       const double *r, int n, const struct model_options *opt,
+		       const struct lof_noise *nz, struct sp_fit *out)
+{
+	double mean = 0, cost = 0, smape = 0;
+	for (int i = 0; i < n; i++)
+		mean += y[i] / n;
+	for (int i = 0; i < n; i++) {
+		cost += (y[i] - mean) * (y[i] - mean);
+		smape += smape_term(mean, y[i]);
+	}
+	*out = (struct sp_fit){ -1, mean, 0, smape / n * 100, NAN };
+	if (cost == 0 || n < 3)
+		return;
+	int log_ok = opt->allow_log;
+	for (int i = 0; i < n; i++)
+		if (x[i] < 1)
+			log_ok = 0;
+	const struct sp_entry *en = sp_entry_get(ctx, x, n, log_ok);
+	if (opt->selection == MODEL_SELECT_ROBUST && fit_single_robust(en, y, r, n, opt, nz, out) == 0)
+		return;
+	fit_single_extrap(w, en, y, n, opt, out);
+}
+
 /* The aggregated data of one fit. */
 struct agg {
 	int n, m;               /* points, parameters */
 	double *x;              /* n x m */
 	double *y;              /* n */
+	double *r;              /* n: repetitions behind each point estimate */
+	struct lof_noise nz;    /* their pooled pure error (robust selection) */
 };
 
-static int agg_build(struct agg *a, const struct model_input *in, enum model_aggregate how,
+/* Check point p's values and coordinates and append its estimate to a. */
+static int agg_point(struct agg *a, const struct model_input *in, int p, const struct model_options *opt,
+		     double series_cov, struct point_estimate *pe, struct perr *err)
+{
+	const struct exp_values *v = &in->values[p];
+	for (int i = 0; i < v->n; i++)
+		if (!isfinite(v->v[i]))
+			return perr_set(err, "non-finite value at point %d", p + 1);
+	for (int k = 0; k < a->m; k++) {
+		double c = in->coords[(size_t)p * (size_t)a->m + (size_t)k];
+		if (!isfinite(c))
+			return perr_set(err, "non-finite coordinate of parameter '%s' at point %d",
+					in->params[k], p + 1);
+		a->x[(size_t)a->n * (size_t)a->m + (size_t)k] = c;
+	}
+	point_estimate(v, opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, series_cov, &pe[a->n]);
+	a->y[a->n] = pe[a->n].value;
+	a->r[a->n] = pe[a->n].n;
+	a->n++;
+	return 0;
+}
+
+static int agg_build(struct agg *a, const struct model_input *in, const struct model_options *opt,
 		     struct perr *err)
 {
+	size_t np = (size_t)(in->npoints > 0 ? in->npoints : 1);
 	a->m = in->nparams;
 	a->n = 0;
-	a->x = xmalloc((size_t)(in->npoints > 0 ? in->npoints : 1) * (size_t)(a->m > 0 ? a->m : 1) * sizeof(double));
-	a->y = xmalloc((size_t)(in->npoints > 0 ? in->npoints : 1) * sizeof(double));
-	for (int p = 0; p < in->npoints; p++) {
-		const struct exp_values *v = &in->values[p];
-		if (v->n <= 0)
-			continue;
-		for (int i = 0; i < v->n; i++)
-			if (!isfinite(v->v[i]))
-				return perr_set(err, "non-finite value at point %d", p + 1);
-		for (int k = 0; k < a->m; k++) {
-			double c = in->coords[(size_t)p * (size_t)a->m + (size_t)k];
-			if (!isfinite(c))
-				return perr_set(err, "non-finite coordinate of parameter '%s' at point %d",
-						in->params[k], p + 1);
-			a->x[(size_t)a->n * (size_t)a->m + (size_t)k] = c;
-		}
-		a->y[a->n++] = model_aggregate_values(v, how);
-	}
-	if (a->n == 0)
-		return perr_set(err, "no measured points");
-	return 0;
+	a->x = xmalloc(np * (size_t)(a->m > 0 ? a->m : 1) * sizeof(double));
+	a->y = xmalloc(np * sizeof(double));
+	a->r = xmalloc(np * sizeof(double));
+	struct point_estimate *pe = xmalloc(np * sizeof(*pe));
+	int ret = 0;
+	double series_cov = opt->selection == MODEL_SELECT_ROBUST ? point_series_cov(in->values, in->npoints) : NAN;
+	for (int p = 0; p < in->npoints && !ret; p++)
+		if (in->values[p].n > 0)
+			ret = agg_point(a, in, p, opt, series_cov, pe, err);
+	if (!ret && a->n == 0)
+		ret = perr_set(err, "no measured points");
+	if (!ret)
+		lof_noise_pool(pe, a->n, opt->aggregate, &a->nz);
+	free(pe);
+	return ret;
 }
 
 static void agg_release(struct agg *a)
 {
 	free(a->x);
 	free(a->y);
+	free(a->r);
 }
 
 /* Fill the quality figures of m against the aggregated points. */
@@ -482,7 +573,7 @@ int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 	}
 	if (m->nparams != in->nparams)
 		return perr_set(err, "model has %d parameters, data has %d", m->nparams, in->nparams);
-	int ret = agg_build(&a, in, opt->aggregate, err);
+	int ret = agg_build(&a, in, opt, err);
 	if (!ret)
 		quality(m, &a);
 	agg_release(&a);
@@ -519,10 +610,12 @@ static int line_cmp(const void *l, const void *r, void *ctx)
  * The line of points along parameter p (the others fixed): the longest
  * such line, with lines of equal length averaged, as Extra-P does (only
  * lines through the first line's first p-coordinate count).  Fills lx/ly
- * (capacity a->n) and returns the number of points.  group has 2 * a->n
+ * and lr (the repetitions behind each averaged value; capacity a->n) and
+ * returns the number of points.  group has 2 * a->n
  * entries, size and cnt a->n: scratch.
  */
-static int find_line(const struct agg *a, int p, double *lx, double *ly, int *group, int *size, int *cnt)
+static int find_line(const struct agg *a, int p, double *lx, double *ly, double *lr, int *group,
+		     int *size, int *cnt)
 {
 	int n = a->n, m = a->m, maxlen = 0, *ok = group + n;
 	/* group the points by their other coordinates: sort, then runs of equal keys */
@@ -560,11 +653,12 @@ static int find_line(const struct agg *a, int p, double *lx, double *ly, int *gr
 			l++;
 		if (l == nl) {
 			lx[nl] = xv;
-			ly[nl] = 0;
+			ly[nl] = lr[nl] = 0;
 			cnt[nl] = 0;
 			nl++;
 		}
 		ly[l] += a->y[i];
+		lr[l] += a->r[i];
 		cnt[l]++;
 	}
 	for (int l = 0; l < nl; l++)
@@ -706,6 +800,253 @@ static void set_constant(struct pmnf_model *out, const struct agg *a)
 #define MAX_CONSTRAINT_TERMS 64
 #define MAX_STRUCTS 32
 
+/* Scratch for the lines of the multi-parameter step. */
+struct line_buf {
+	double *x, *y, *r;
+	int *group, *size, *cnt;
+};
+
+static void line_buf_init(struct line_buf *b, int n)
+{
+	b->x = xmalloc((size_t)n * sizeof(double));
+	b->y = xmalloc((size_t)n * sizeof(double));
+	b->r = xmalloc((size_t)n * sizeof(double));
+	b->group = xmalloc((size_t)n * 2 * sizeof(int));
+	b->size = xmalloc((size_t)n * sizeof(int));
+	b->cnt = xmalloc((size_t)n * sizeof(int));
+}
+
+static void line_buf_release(struct line_buf *b)
+{
+	free(b->x);
+	free(b->y);
+	free(b->r);
+	free(b->group);
+	free(b->size);
+	free(b->cnt);
+}
+
+/* One parameter: the single-parameter model of all points is the result. */
+static void fit_one_param(struct ws *w, struct modeler *ctx, const struct agg *a,
+			  const struct model_options *opt, struct pmnf_model *out)
+{
+	struct sp_fit sp;
+	fit_single(w, ctx, a->x, a->y, a->r, a->n, opt, &a->nz, &sp);
+	out->constant = sp.c0;
+	if (sp.hyp >= 0) {
+		struct surv one = { 0, sp.hyp, sp.c0, sp.c1, NULL };
+		add_term(out, &one, 1, 1, sp.c1);
+	}
+	out->cv_smape = sp.hyp >= 0 ? sp.cv_smape : NAN;
+	out->lof_p = sp.lof_p;
+}
+
+/* The single-parameter model of each active parameter's line; returns the non-constant ones. */
+static int line_survivors(struct ws *w, struct modeler *ctx, const struct agg *a,
+			  const struct model_options *opt, uint64_t active, int constrained,
+			  struct surv *s)
+{
+	struct line_buf b;
+	int ns = 0;
+	line_buf_init(&b, a->n);
+	for (int p = 0; p < a->m && ns < 31; p++) {
+		if ((p < 64 && !(active & ((uint64_t)1 << p))) || (p >= 64 && constrained))
+			continue;
+		struct sp_fit sp;
+		int nl = find_line(a, p, b.x, b.y, b.r, b.group, b.size, b.cnt);
+		fit_single(w, ctx, b.x, b.y, b.r, nl, opt, &a->nz, &sp);
+		if (sp.hyp >= 0)
+			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL };
+	}
+	line_buf_release(&b);
+	return ns;
+}
+
+/*
+ * Weighted fit of structure st (robust selection): rows scaled by
+ * sqrt(r_i) / y_i, so residuals are relative.  Fills coef and the
+ * lack-of-fit chi-square.
+ */
+static int fit_structure_rel(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+			     const struct hyp_structure *st, double *coef, double *chi2)
+{
+	int k = st->nterms + 1, n = a->n;
+	for (int i = 0; i < n; i++) {
+		if (!(a->y[i] > 0))
+			return -1;
+		double sc = sqrt(a->r[i]) / a->y[i];
+		w->X[i * k] = sc;
+		for (int t = 0; t < st->nterms; t++)
+			w->X[i * k + 1 + t] = sc * mask_value(a, i, s, ns, st->mask[t]);
+		w->y[i] = sc * a->y[i];
+	}
+	if (lsq(w, n, k) < 0)
+		return -1;
+	memcpy(coef, w->c, (size_t)k * sizeof(double));
+	double *f = w->res;
+	for (int i = 0; i < n; i++) {
+		f[i] = coef[0];
+		for (int t = 0; t < st->nterms; t++)
+			f[i] += coef[1 + t] * mask_value(a, i, s, ns, st->mask[t]);
+	}
+	*chi2 = lof_chi2(f, a->y, a->r, n, &a->nz);
+	return isfinite(*chi2) ? 0 : -1;
+}
+
+/* 1 when every term of structure st with coef contributes enough (Extra-P's rule). */
+static int structure_contributes(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+				 const struct hyp_structure *st, const double *coef,
+				 const struct model_options *opt)
+{
+	for (int t = 0; t < st->nterms; t++) {
+		for (int i = 0; i < a->n; i++)
+			w->t[i] = mask_value(a, i, s, ns, st->mask[t]);
+		if (!term_contributes(coef[1 + t], w->t, a->y, a->n, opt))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Robust choice among the candidate structures: fewest terms not rejected
+ * by the lack-of-fit test, best fit among those.  Returns the index, -1
+ * when every one is rejected or the test does not apply (the caller falls
+ * back to Extra-P's best fit).
+ */
+static int select_structure_robust(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+				   const struct hyp_structure *cand, int nc,
+				   const struct model_options *opt, double *best_coef, double *p_out)
+{
+	int best_ok = -1;
+	double chi_ok = INFINITY, coef[MAX_COLS], ok_coef[MAX_COLS], p_ok = NAN;
+	if (a->nz.dof <= 0)
+		return -1;
+	for (int i = 0; i < nc; i++) {
+		double chi2;
+		if (fit_structure_rel(w, a, s, ns, &cand[i], coef, &chi2) < 0 ||
+		    !structure_contributes(w, a, s, ns, &cand[i], coef, opt))
+			continue;
+		double p = lof_p(chi2, a->n, cand[i].nterms + 1, &a->nz);
+		int simpler = best_ok < 0 || cand[i].nterms < cand[best_ok].nterms;
+		int same = best_ok >= 0 && cand[i].nterms == cand[best_ok].nterms && chi2 < chi_ok;
+		if (p >= opt->alpha && (simpler || same)) {
+			best_ok = i;
+			chi_ok = chi2;
+			p_ok = p;
+			memcpy(ok_coef, coef, sizeof(coef));
+		}
+	}
+	if (best_ok >= 0) {
+		memcpy(best_coef, ok_coef, sizeof(ok_coef));
+		*p_out = p_ok;
+	}
+	return best_ok;         /* -1 when all are rejected: Extra-P's best fit */
+}
+
+/* Extra-P's choice: the lowest SMAPE among contributing structures, the first one to start. */
+static int select_structure_extrap(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+				   const struct hyp_structure *cand, int nc,
+				   const struct model_options *opt, double *best_coef)
+{
+	int best = -1;
+	double best_sm = INFINITY, coef[MAX_COLS];
+	for (int i = 0; i < nc; i++) {
+		double sm;
+		int contributes;
+		if (fit_structure(w, a, s, ns, &cand[i], opt, coef, &sm, &contributes) < 0)
+			continue;
+		/* Extra-P starts from the first candidate whatever its terms contribute */
+		if (best < 0 ? 1 : (contributes && sm < best_sm)) {
+			best = i;
+			best_sm = sm;
+			memcpy(best_coef, coef, sizeof(coef));
+		}
+	}
+	return best;
+}
+
+/* The candidate structures: the dependency structure first (constrained), then Extra-P's. */
+static int candidate_structures(const struct surv *s, int ns, const uint64_t *cm, int ncm,
+				int constrained, struct hyp_structure *cand)
+{
+	int nc = 0;
+	if (constrained) {
+		struct hyp_structure dep = { 0, { 0 } };
+		for (int j = 0; j < ncm && dep.nterms < HYP_MAX_TERMS; j++) {
+			unsigned sm = 0;
+			for (int b = 0; b < ns; b++)
+				if (cm[j] & ((uint64_t)1 << s[b].param))
+					sm |= 1u << b;
+			int dup = !sm;
+			for (int t = 0; t < dep.nterms; t++)
+				dup |= dep.mask[t] == sm;
+			if (!dup)
+				dep.mask[dep.nterms++] = sm;
+		}
+		if (dep.nterms > 0)
+			cand[nc++] = dep;
+	}
+	struct hyp_structure all[MAX_STRUCTS];
+	int na = hypothesis_structures(ns, all);
+	for (int i = 0; i < na; i++)
+		if (!constrained || structure_allowed(&all[i], s, ns, cm, ncm))
+			cand[nc++] = all[i];
+	return nc;
+}
+
+/* One surviving parameter: its line's term, or the same term refitted on all points. */
+static void combine_one(struct ws *w, const struct agg *a, const struct model_input *in,
+			const struct surv *s, const struct model_options *opt, struct pmnf_model *out)
+{
+	struct hyp_structure st = { 1, { 1 } };
+	double coef[2], sm, chi2;
+	int contributes;
+	if (opt->selection == MODEL_SELECT_ROBUST && a->nz.dof > 0 &&
+	    fit_structure_rel(w, a, s, 1, &st, coef, &chi2) == 0) {
+		out->constant = coef[0];
+		add_term(out, s, 1, 1, coef[1]);
+		out->lof_p = lof_p(chi2, a->n, 2, &a->nz);
+		return;
+	}
+	/* Extra-P: the line's coefficients or ones recomputed on all points */
+	struct pmnf_model reuse;
+	pmnf_init(&reuse, a->m, in->params);
+	reuse.constant = s[0].c0;
+	add_term(&reuse, s, 1, 1, s[0].c1);
+	quality(&reuse, a);
+	if (fit_structure(w, a, s, 1, &st, opt, coef, &sm, &contributes) == 0 && sm < reuse.smape) {
+		out->constant = coef[0];
+		add_term(out, s, 1, 1, coef[1]);
+	} else {
+		out->constant = reuse.constant;
+		add_term(out, s, 1, 1, s[0].c1);
+	}
+	pmnf_release(&reuse);
+}
+
+/* Several surviving parameters: the best combination structure. */
+static void combine_many(struct ws *w, const struct agg *a, const struct surv *s, int ns,
+			 const uint64_t *cm, int ncm, int constrained,
+			 const struct model_options *opt, struct pmnf_model *out)
+{
+	struct hyp_structure cand[MAX_STRUCTS + 1];
+	int nc = candidate_structures(s, ns, cm, ncm, constrained, cand), best = -1;
+	double coef[MAX_COLS] = { 0 }, p = NAN;
+	if (opt->selection == MODEL_SELECT_ROBUST)
+		best = select_structure_robust(w, a, s, ns, cand, nc, opt, coef, &p);
+	if (best < 0)
+		best = select_structure_extrap(w, a, s, ns, cand, nc, opt, coef);
+	else
+		out->lof_p = p;
+	if (best < 0) {
+		set_constant(out, a);
+		return;
+	}
+	out->constant = coef[0];
+	for (int t = 0; t < cand[best].nterms; t++)
+		add_term(out, s, ns, cand[best].mask[t], coef[1 + t]);
+}
+
 static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, const struct model_input *in,
 		     const struct model_options *opt, const uint64_t *cm, int ncm, int constrained,
 		     struct pmnf_model *out)
@@ -713,36 +1054,15 @@ static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, con
 	uint64_t active = constrained ? 0 : ~(uint64_t)0;
 	for (int j = 0; j < ncm; j++)
 		active |= cm[j];
-	struct surv s[31];
-	int ns = 0;
-	double *lx = xmalloc((size_t)a->n * sizeof(double)), *ly = xmalloc((size_t)a->n * sizeof(double));
-	int *group = xmalloc((size_t)a->n * 2 * sizeof(int)), *size = xmalloc((size_t)a->n * sizeof(int));
-	int *cnt = xmalloc((size_t)a->n * sizeof(int));
-	for (int p = 0; p < a->m && ns < 31; p++) {
-		if (p < 64 && !(active & ((uint64_t)1 << p)))
-			continue;
-		if (p >= 64 && constrained)
-			continue;
-		struct sp_fit sp;
-		int nl = a->m == 1 ? a->n : find_line(a, p, lx, ly, group, size, cnt);
-		if (a->m == 1) {
-			memcpy(lx, a->x, (size_t)a->n * sizeof(double));
-			memcpy(ly, a->y, (size_t)a->n * sizeof(double));
-		}
-		fit_single(w, ctx, lx, ly, nl, opt, &sp);
-		if (a->m == 1) {
-			/* one parameter: the single-parameter model is the result */
-			out->constant = sp.c0;
-			if (sp.hyp >= 0) {
-				struct surv one = { p, sp.hyp, sp.c0, sp.c1, NULL };
-				add_term(out, &one, 1, 1, sp.c1);
-			}
-			out->cv_smape = sp.hyp >= 0 ? sp.cv_smape : NAN;
-			goto done;
-		}
-		if (sp.hyp >= 0)
-			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL };
+	if (a->m == 1) {
+		if (active & 1)
+			fit_one_param(w, ctx, a, opt, out);
+		else
+			set_constant(out, a);
+		return 0;
 	}
+	struct surv s[31];
+	int ns = line_survivors(w, ctx, a, opt, active, constrained, s);
 	const struct hyp_exponent *hyps;
 	hypothesis_defaults(&hyps);
 	double *tvs = xmalloc((size_t)(ns > 0 ? ns : 1) * (size_t)a->n * sizeof(double));
@@ -751,80 +1071,13 @@ static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, con
 		for (int i = 0; i < a->n; i++)
 			s[b].tv[i] = hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
 	}
-	if (ns == 0) {
+	if (ns == 0)
 		set_constant(out, a);
-	} else if (ns == 1) {
-		/* Extra-P: the line's coefficients or ones recomputed on all points */
-		struct pmnf_model reuse;
-		pmnf_init(&reuse, a->m, in->params);
-		reuse.constant = s[0].c0;
-		add_term(&reuse, s, 1, 1, s[0].c1);
-		quality(&reuse, a);
-		struct hyp_structure st = { 1, { 1 } };
-		double coef[2], sm;
-		int contributes;
-		if (fit_structure(w, a, s, 1, &st, opt, coef, &sm, &contributes) == 0 && sm < reuse.smape) {
-			out->constant = coef[0];
-			add_term(out, s, 1, 1, coef[1]);
-		} else {
-			out->constant = reuse.constant;
-			add_term(out, s, 1, 1, s[0].c1);
-		}
-		pmnf_release(&reuse);
-	} else {
-		struct hyp_structure cand[MAX_STRUCTS + 1];
-		int nc = 0;
-		if (constrained) {
-			/* the dependency structure itself comes first */
-			struct hyp_structure dep = { 0, { 0 } };
-			for (int j = 0; j < ncm && dep.nterms < HYP_MAX_TERMS; j++) {
-				unsigned sm = 0;
-				for (int b = 0; b < ns; b++)
-					if (cm[j] & ((uint64_t)1 << s[b].param))
-						sm |= 1u << b;
-				int dup = !sm;
-				for (int t = 0; t < dep.nterms; t++)
-					dup |= dep.mask[t] == sm;
-				if (!dup)
-					dep.mask[dep.nterms++] = sm;
-			}
-			if (dep.nterms > 0)
-				cand[nc++] = dep;
-		}
-		struct hyp_structure all[MAX_STRUCTS];
-		int na = hypothesis_structures(ns, all);
-		for (int i = 0; i < na; i++)
-			if (!constrained || structure_allowed(&all[i], s, ns, cm, ncm))
-				cand[nc++] = all[i];
-		int best = -1;
-		double best_sm = INFINITY, best_coef[MAX_COLS], coef[MAX_COLS];
-		for (int i = 0; i < nc; i++) {
-			double sm;
-			int contributes;
-			if (fit_structure(w, a, s, ns, &cand[i], opt, coef, &sm, &contributes) < 0)
-				continue;
-			/* Extra-P starts from the first candidate whatever its terms contribute */
-			if (best < 0 ? 1 : (contributes && sm < best_sm)) {
-				best = i;
-				best_sm = sm;
-				memcpy(best_coef, coef, sizeof(coef));
-			}
-		}
-		if (best < 0) {
-			set_constant(out, a);
-		} else {
-			out->constant = best_coef[0];
-			for (int t = 0; t < cand[best].nterms; t++)
-				add_term(out, s, ns, cand[best].mask[t], best_coef[1 + t]);
-		}
-	}
+	else if (ns == 1)
+		combine_one(w, a, in, s, opt, out);
+	else
+		combine_many(w, a, s, ns, cm, ncm, constrained, opt, out);
 	free(tvs);
-done:
-	free(lx);
-	free(ly);
-	free(group);
-	free(size);
-	free(cnt);
 	return 0;
 }
 
@@ -856,7 +1109,7 @@ int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const str
 		return perr_set(err, "no parameters");
 	if (constraint && in->nparams > 64)
 		return perr_set(err, "too many parameters for a constrained model (%d, at most 64)", in->nparams);
-	if (agg_build(&a, in, opt->aggregate, err) < 0) {
+	if (agg_build(&a, in, opt, err) < 0) {
 		agg_release(&a);
 		return -1;
 	}

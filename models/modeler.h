@@ -2,8 +2,11 @@
  * The PMNF modeller: Extra-P's published method (hypothesis search over
  * the default exponent sets, linear least squares via GSL, selection by
  * leave-one-out cross-validated SMAPE, the multi-parameter combination of
- * single-parameter terms), optionally constrained by taint dependencies.
- * docs/modelling.md describes the method and its rules.
+ * single-parameter terms), optionally constrained by taint dependencies,
+ * and the noise-aware selection (MODEL_SELECT_ROBUST): the simplest
+ * hypothesis a lack-of-fit test against the repetitions' pure error does
+ * not reject (models/lof.h), on point estimates without outliers.
+ * docs/modelling.md describes the methods and their rules.
  *
  * Invariants: the library does not print and does not keep global state
  * (apart from switching GSL's error handler off); it is a pure function
@@ -15,7 +18,9 @@
 #include "collectors/experiment.h"
 #include "common/error.h"
 #include "designs/deps.h"
+#include "models/lof.h"
 #include "models/pmnf.h"
+#include "models/points.h"
 
 /*
  * Measured data for one callpath and metric on plain arrays, so callers can
@@ -31,19 +36,30 @@ struct model_input {
 	const struct exp_values *values;        /* npoints: the repetitions of each point */
 };
 
-enum model_aggregate {
-	MODEL_MEAN = 0,                         /* Extra-P's default */
-	MODEL_MEDIAN,
+enum model_selection {
+	MODEL_SELECT_EXTRAP = 0,                /* Extra-P's rule, exact */
+	MODEL_SELECT_ROBUST,                    /* the simplest hypothesis the noise does not reject */
 };
 
 struct model_options {
 	enum model_aggregate aggregate;
+	enum model_selection selection;
 	double min_contribution;                /* reject terms below this share everywhere (0.0005) */
 	int allow_log;                          /* use log2 terms when all coordinates >= 1 (1) */
+	double alpha;                           /* robust: lack-of-fit significance level (0.01) */
+	int relative_fallback;                  /* robust, one parameter: when every hypothesis is
+						   rejected, the best relative fit instead of
+						   Extra-P's rule (0; the segment test sets it) */
 };
 
-/* Extra-P's defaults. */
+/* Extra-P's defaults (mean, extrap). */
 void model_options_init(struct model_options *opt);
+/* The command-line defaults: robust selection on means without outliers. */
+void model_options_robust(struct model_options *opt);
+
+/* "extrap", "robust"; parse returns 0, or -1 for another name. */
+const char *model_selection_name(enum model_selection s);
+int model_selection_parse(const char *s, enum model_selection *out);
 
 /*
  * Taint constraint for one region: the dependency terms of func, whose
@@ -102,7 +118,10 @@ int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int 
 int modeler_quality(struct pmnf_model *m, const struct model_input *in,
 		    const struct model_options *opt, struct perr *err);
 
-/* The aggregate (mean or median) of one point's repetitions; NaN if none. */
+/*
+ * The aggregate (mean, median or min) of one point's repetitions; NaN if
+ * none.  (Robust selection leaves outliers out first: point_estimate().)
+ */
 double model_aggregate_values(const struct exp_values *v, enum model_aggregate how);
 
 #endif

@@ -17,7 +17,7 @@ void pmnf_init(struct pmnf_model *m, int nparams, char *const *params)
 		for (int i = 0; i < nparams; i++)
 			m->params[i] = xstrdup(params ? params[i] : "");
 	}
-	m->rss = m->ar2 = m->smape = m->re = m->cv_smape = NAN;
+	m->rss = m->ar2 = m->smape = m->re = m->cv_smape = m->lof_p = NAN;
 }
 
 void pmnf_release(struct pmnf_model *m)
@@ -43,6 +43,7 @@ void pmnf_copy(struct pmnf_model *dst, const struct pmnf_model *src)
 	dst->smape = src->smape;
 	dst->re = src->re;
 	dst->cv_smape = src->cv_smape;
+	dst->lof_p = src->lof_p;
 }
 
 int pmnf_add_term(struct pmnf_model *m, double coef, int nfactors, const struct pmnf_factor *f)
@@ -148,6 +149,39 @@ static const char *param_name(const struct pmnf_model *m, int p)
 	return buf[k];
 }
 
+/* The factors of t, each preceded by sep. */
+static void add_factors(struct strbuf *sb, const struct pmnf_model *m, const struct pmnf_term *t,
+			const char *sep)
+{
+	for (int i = 0; i < t->nfactors; i++) {
+		const struct pmnf_factor *f = &t->factors[i];
+		const char *name = param_name(m, f->param);
+		if (f->poly_exp != 0) {
+			strbuf_addf(sb, "%s%s^(", sep, name);
+			format_exponent(sb, f->poly_exp);
+			strbuf_addch(sb, ')');
+		}
+		if (f->log_exp != 0) {
+			strbuf_addf(sb, "%slog2(%s)^(", sep, name);
+			format_exponent(sb, f->log_exp);
+			strbuf_addch(sb, ')');
+		}
+	}
+}
+
+char *pmnf_format_term(const struct pmnf_model *m, int t)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (t < 0 || t >= m->nterms)
+		strbuf_addstr(&sb, " * 1");
+	else
+		add_factors(&sb, m, &m->terms[t], " * ");
+	char *res = xstrdup(sb.buf + 3);
+	strbuf_release(&sb);
+	return res;
+}
+
 char *pmnf_format(const struct pmnf_model *m, int digits)
 {
 	struct strbuf sb;
@@ -157,20 +191,7 @@ char *pmnf_format(const struct pmnf_model *m, int digits)
 		const struct pmnf_term *t = &m->terms[k];
 		strbuf_addstr(&sb, " + ");
 		format_double(&sb, t->coef, digits);
-		for (int i = 0; i < t->nfactors; i++) {
-			const struct pmnf_factor *f = &t->factors[i];
-			const char *name = param_name(m, f->param);
-			if (f->poly_exp != 0) {
-				strbuf_addf(&sb, " * %s^(", name);
-				format_exponent(&sb, f->poly_exp);
-				strbuf_addch(&sb, ')');
-			}
-			if (f->log_exp != 0) {
-				strbuf_addf(&sb, " * log2(%s)^(", name);
-				format_exponent(&sb, f->log_exp);
-				strbuf_addch(&sb, ')');
-			}
-		}
+		add_factors(&sb, m, t, " * ");
 	}
 	char *res = strbuf_detach(&sb);
 	strbuf_release(&sb);    /* detach re-initialises sb */

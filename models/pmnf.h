@@ -39,6 +39,7 @@ struct pmnf_model {
 	double smape;           /* mean of 2|f-y|/(|f|+|y|) * 100, in percent */
 	double re;              /* mean of |f-y|/|y| (a fraction, not percent) */
 	double cv_smape;        /* leave-one-out SMAPE used to select it, NaN if none */
+	double lof_p;           /* robust selection: its lack-of-fit p-value, NaN if not tested */
 };
 
 /* An empty constant model (0) over nparams copies of params (may be 0/NULL). */
@@ -61,6 +62,12 @@ double pmnf_term_eval(const struct pmnf_term *t, const double *coords);
  * fractions ("x^(3/4)").  Locale-independent.  The caller frees the result.
  */
 char *pmnf_format(const struct pmnf_model *m, int digits);
+
+/*
+ * Term t without its coefficient, e.g. "n^(3/2) * log2(n)^(1)"; t < 0 gives "1"
+ * (a constant model's leading term).  The caller frees the result.
+ */
+char *pmnf_format_term(const struct pmnf_model *m, int t);
 
 /* 1 when both models have the same terms (parameters and exponents), ignoring coefficients. */
 int pmnf_same_shape(const struct pmnf_model *a, const struct pmnf_model *b);

@@ -6,6 +6,7 @@
 #include "orchestrator/config.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "models/points.h"
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -682,6 +683,24 @@ static int read_config_text(struct campaign_config *c, const char *path, struct 
 	return 0;
 }
 
+/* analysis = { aggregate = "mean" | "median" | "min"; }: how model, validate and top estimate a point. */
+static int parse_analysis(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *g = config_setting_get_member(config_root_setting(&c->cfg), "analysis");
+	static const char *const keys[] = { "aggregate", NULL };
+	enum model_aggregate a;
+	if (!g)
+		return 0;
+	if (!config_setting_is_group(g))
+		return bad(c, err, g, "analysis must be a group: analysis = { aggregate = \"median\"; }");
+	if (check_keys(c, g, keys, "analysis", err) || get_string(c, g, "aggregate", &c->aggregate, 0, err))
+		return -1;
+	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
+		return bad(c, err, config_setting_get_member(g, "aggregate"),
+			   "unknown aggregate '%s'; use mean, median or min", c->aggregate);
+	return 0;
+}
+
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -706,7 +725,7 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	const config_setting_t *root = config_root_setting(&c->cfg);
 	static const char *const keys[] = { "name", "app", "parameters", "repetitions", "max_attempts",
 					    "backend", "collect", "dependencies", "budget", "design",
-					    "placement", "contention", "cost_model", "topology", NULL };
+					    "placement", "contention", "cost_model", "topology", "analysis", NULL };
 	if (check_keys(c, root, keys, "the campaign", err) || check_control(c, root, err))
 		return -1;
 	if (get_string(c, root, "name", &c->name, 1, err))
@@ -735,7 +754,7 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 		c->dependencies = resolve_path(c, deps);
 		free(deps);
 	}
-	if (parse_placement_launch(c, err))
+	if (parse_placement_launch(c, err) || parse_analysis(c, err))
 		return -1;
 	c->design = config_setting_get_member(root, "design");
 	c->budget = config_setting_get_member(root, "budget");
@@ -758,6 +777,7 @@ void config_release(struct campaign_config *c)
 	free(c->path);
 	free(c->dir);
 	free(c->name);
+	free(c->aggregate);
 	free_strings(c->app_argv, c->app_argc);
 	free(c->app_workdir);
 	free_strings(c->app_env, c->app_nenv);

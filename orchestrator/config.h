@@ -40,6 +40,7 @@ struct campaign_config {
 	char **cubex_metrics;
 	/* paths, resolved against dir */
 	char *dependencies;         /* NULL when unset */
+	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
 	/* launch settings of the placement section (the planner checks the rest) */
 	char *placement_map;        /* placement.map: explicit core sets, or NULL */
 	char *cores_per_rank;       /* placement.cores_per_rank: "N" or "all", or NULL */

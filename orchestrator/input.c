@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/store.h"
+#include "validator/reference.h"
 #include <errno.h>
 #include <libconfig.h>
 #include <stdio.h>
@@ -21,12 +22,14 @@ void input_source_init(struct input_source *s)
 	memset(s, 0, sizeof(*s));
 	s->core_hours_planned = NAN;
 	s->core_hours_spent = NAN;
+	s->budget_core_hours = NAN;
 }
 
 void input_source_release(struct input_source *s)
 {
 	free(s->title);
 	free(s->placements);
+	free(s->aggregate);
 	input_source_init(s);
 }
 
@@ -90,6 +93,23 @@ static char *placement_table(struct store *st, struct perr *err)
 	return strbuf_detach(&sb);
 }
 
+/* analysis.aggregate of the config stored with the campaign, or NULL. */
+static char *stored_aggregate(struct store *st)
+{
+	char *text = store_get_meta(st, "config"), *out = NULL;
+	config_t cfg;
+	const char *a = NULL;
+	if (!text)
+		return NULL;
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
+	    config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
+		out = xstrdup(a);
+	config_destroy(&cfg);
+	free(text);
+	return out;
+}
+
 static int read_campaign(struct input_source *s, const char *path, const struct input_request *rq,
 			 struct experiment *e, struct perr *err)
 {
@@ -102,6 +122,11 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 	int rc = store_load_experiment(st, rq->metric, e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
+		s->aggregate = stored_aggregate(st);
+		char *budget = store_get_meta(st, "budget_core_hours");
+		if (budget && *budget)
+			s->budget_core_hours = strtod(budget, NULL);
+		free(budget);
 		struct store_counts c;
 		if (store_counts(st, &c, err) == 0) {
 			s->core_hours_planned = c.core_hours_planned;
@@ -166,7 +191,7 @@ static int read_extrap(struct input_source *s, const char *path, const struct in
 {
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return perr_set(err, "'%s' is a directory, not an Extra-P %s file", path, name);
+		return perr_set(err, "'%s' is a directory, not %s", path, name);
 	int rc = reader(e, path, err);
 	if (!rc && rq->metric)
 		rc = keep_metric(e, rq->metric, path, err);
@@ -178,19 +203,30 @@ static int read_extrap(struct input_source *s, const char *path, const struct in
 static int read_text(struct input_source *s, const char *path, const struct input_request *rq,
 		     struct experiment *e, struct perr *err)
 {
-	return read_extrap(s, path, rq, e, extrap_text_read, "text", err);
+	return read_extrap(s, path, rq, e, extrap_text_read, "an Extra-P text file", err);
 }
 
 static int read_json(struct input_source *s, const char *path, const struct input_request *rq,
 		     struct experiment *e, struct perr *err)
 {
-	return read_extrap(s, path, rq, e, extrap_json_read, "json", err);
+	return read_extrap(s, path, rq, e, extrap_json_read, "an Extra-P json file", err);
 }
 
 static int read_jsonl(struct input_source *s, const char *path, const struct input_request *rq,
 		      struct experiment *e, struct perr *err)
 {
-	return read_extrap(s, path, rq, e, extrap_jsonl_read, "jsonl", err);
+	return read_extrap(s, path, rq, e, extrap_jsonl_read, "an Extra-P jsonl file", err);
+}
+
+static int read_reference(struct input_source *s, const char *path, const struct input_request *rq,
+			  struct experiment *e, struct perr *err)
+{
+	return read_extrap(s, path, rq, e, reference_read, "a perfsweep reference file", err);
+}
+
+static int detect_reference(const char *path, const struct stat *st)
+{
+	return !S_ISDIR(st->st_mode) && reference_detect(path);
 }
 
 static int write_text(FILE *f, const struct experiment *e, struct perr *err)
@@ -245,6 +281,8 @@ static const struct input_format formats[] = {
 	{ "scorep", "cube", "a folder of Score-P experiment directories", INPUT_DIR | INPUT_PROFILES,
 	  detect_dir, read_scorep, NULL },
 	{ "text", NULL, "an Extra-P text file", 0, NULL, read_text, write_text },
+	{ "reference", NULL, "a perfsweep reference file", 0, detect_reference, read_reference,
+	  reference_write },
 	{ "json", NULL, "an Extra-P JSON file", 0, detect_json, read_json, extrap_json_write },
 	{ "jsonl", NULL, "an Extra-P JSON-lines file", 0, detect_jsonl, read_jsonl, extrap_jsonl_write },
 };

@@ -1,13 +1,15 @@
 /*
  * The input-format registry: every format a command reads measurements
  * from (and, where it has one, its writer), in one table.  model, validate,
- * import and export look formats up here, by name or by detection:
+ * import, export and compare look formats up here, by name or by detection:
  *
  *   name      alias  reads                                     detected by
  *   campaign         a campaign directory (its store)          a directory with campaign.db
  *   scorep    cube   a folder of Score-P experiment            any other directory
  *                    directories (lulesh.p64.size30.r1/profile.cubex)
  *   text             an Extra-P text file                      any other file
+ *   reference        a perfsweep reference (compare's base,    its first 4 KiB name
+ *                    validator/reference.h)                    "perfsweep-reference"
  *   json             an Extra-P JSON file (either form)        .json, or content starting with { or [
  *   jsonl            an Extra-P JSON-lines file                .jsonl
  *
@@ -30,6 +32,8 @@ struct input_source {
 	char *placements;               /* preformatted table of placements, or NULL */
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
+	char *aggregate;                /* the campaign's analysis.aggregate, or NULL */
+	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 };
 
 void input_source_init(struct input_source *s);

@@ -6,13 +6,12 @@
  * `perfsweep run` stores and executes exactly the same plan.
  */
 #include "orchestrator/plan_build.h"
+#include "models/powerlaw.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
 #include "orchestrator/store.h"
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -312,49 +311,37 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 		ndone += runs[i].state == RUN_DONE && runs[i].wall > 0;
 	int ncols = varied_columns(c, st, runs, n, oldk, newk);
 	store_close(st);
-	int status = GSL_EINVAL;
-	if (ndone >= ncols + 2) {
-		gsl_set_error_handler_off();
-		gsl_matrix *X = gsl_matrix_alloc((size_t)ndone, (size_t)ncols + 1);
-		gsl_vector *y = gsl_vector_alloc((size_t)ndone), *coef = gsl_vector_alloc((size_t)ncols + 1);
-		gsl_matrix *cov = gsl_matrix_alloc((size_t)ncols + 1, (size_t)ncols + 1);
-		size_t row = 0;
-		for (int i = 0; i < n; i++) {
-			if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
-				continue;
-			gsl_matrix_set(X, row, 0, 1);
-			for (int j = 0; j < ncols; j++)
-				gsl_matrix_set(X, row, (size_t)j + 1, log(runs[i].values[oldk[j]]));
-			gsl_vector_set(y, row, log(runs[i].wall));
-			row++;
-		}
-		double chisq;
-		size_t rank;
-		gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc((size_t)ndone, (size_t)ncols + 1);
-		status = gsl_multifit_linear_tsvd(X, y, 1e-12, coef, cov, &chisq, &rank, w);
-		if (status == GSL_SUCCESS) {
-			struct strbuf sb;
-			strbuf_init(&sb);
-			strbuf_addf(&sb, "%.10g", exp(gsl_vector_get(coef, 0)));
-			for (int j = 0; j < ncols; j++)
-				strbuf_addf(&sb, " * %s^%.10g", c->params[newk[j]].name,
-					    gsl_vector_get(coef, (size_t)j + 1));
-			b->cost_text = strbuf_detach(&sb);
-		}
-		gsl_multifit_linear_free(w);
-		gsl_matrix_free(X);
-		gsl_matrix_free(cov);
-		gsl_vector_free(y);
-		gsl_vector_free(coef);
+	double *x = xmalloc(sizeof(double) * (size_t)(ndone ? ndone : 1) * (size_t)(ncols ? ncols : 1));
+	double *y = xmalloc(sizeof(double) * (size_t)(ndone ? ndone : 1)), c0 = NAN, *expo = xmalloc(sizeof(double) * (size_t)(ncols + 1));
+	int row = 0, rc = -1;
+	for (int i = 0; i < n; i++) {
+		if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
+			continue;
+		for (int j = 0; j < ncols; j++)
+			x[(size_t)row * (size_t)ncols + (size_t)j] = runs[i].values[oldk[j]];
+		y[row++] = runs[i].wall;
+	}
+	if (ndone >= ncols + 2)
+		rc = model_power_law(x, y, ndone, ncols, &c0, expo, &e2);
+	if (rc == 0) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%.10g", c0);
+		for (int j = 0; j < ncols; j++)
+			strbuf_addf(&sb, " * %s^%.10g", c->params[newk[j]].name, expo[j]);
+		b->cost_text = strbuf_detach(&sb);
 	}
 	runs_free(runs, n);
 	free(oldk);
 	free(newk);
+	free(x);
+	free(y);
+	free(expo);
 	if (ndone < ncols + 2)
 		return bad(b, s, "campaign '%s' has %d finished runs; a cost model over %d parameters needs "
 			   "at least %d", dir, ndone, ncols, ncols + 2);
-	if (status != GSL_SUCCESS)
-		return bad(b, s, "cannot fit a cost model to campaign '%s': %s", dir, gsl_strerror(status));
+	if (rc < 0)
+		return bad(b, s, "cannot fit a cost model to campaign '%s': %s", dir, e2.msg);
 	b->spec.cost_model = b->cost_text;
 	return 0;
 }

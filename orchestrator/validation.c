@@ -14,8 +14,11 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 		return -1;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
 				      .funcs = c->in.funcs, .expect = validate_expect_expr };
+	struct validate_options vo = o->vo;
+	if (!o->aggregate_set && c->in.src.aggregate)
+		model_aggregate_parse(c->in.src.aggregate, &vo.model.aggregate);
 	c->validated = 1;
-	return validate_run(&c->v, &vin, &o->vo, err);
+	return validate_run(&c->v, &vin, &vo, err);
 }
 
 void campaign_validation_release(struct campaign_validation *c)

@@ -18,6 +18,8 @@ struct campaign_validation_options {
 	   any; a bad one is only noted (input_data_match) */
 	int campaign_deps;
 	struct validate_options vo;     /* validate_options_init, then changes */
+	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */
+	int aggregate_set;
 };
 
 /* Everything the reports need.  Do not copy: v points into in. */

@@ -105,6 +105,191 @@ static int fit_model_in_x(const struct experiment *e, const struct exp_series *s
 	return rc;
 }
 
+/* The lines of one growth test and what the passes keep of them. */
+struct gt_lines {
+	const struct experiment *e;
+	const struct exp_series *s;
+	int param;
+	struct vline *lines;
+	int nlines, nuse, longest;
+	int *use;
+	double *levels, *xmean, *zmean;
+};
+
+/* Find the lines along param (positive coordinates only if asked) and those that take part. */
+static void gt_lines_init(struct gt_lines *t, const struct experiment *e, const struct exp_series *s,
+			  int param, int positive_only)
+{
+	memset(t, 0, sizeof(*t));
+	t->e = e;
+	t->s = s;
+	t->param = param;
+	t->nlines = vlines_find(e, param, &t->lines);
+	if (positive_only)
+		for (int l = 0; l < t->nlines; l++) {
+			int m = 0;
+			for (int i = 0; i < t->lines[l].npoints; i++)
+				if (experiment_coord(e, t->lines[l].points[i], param) > 0)
+					t->lines[l].points[m++] = t->lines[l].points[i];
+			t->lines[l].npoints = m;
+		}
+	size_t n = (size_t)(t->nlines ? t->nlines : 1);
+	t->use = xcalloc(n, sizeof(int));
+	t->levels = xcalloc(n, sizeof(double));
+	t->xmean = xcalloc(n, sizeof(double));
+	t->zmean = xcalloc(n, sizeof(double));
+	for (int l = 0; l < t->nlines; l++) {
+		int d = distinct_x_with_values(e, s, &t->lines[l]);
+		t->levels[l] = line_level(s, &t->lines[l]);
+		if (d >= 2 && isfinite(t->levels[l]) && t->levels[l] > 0) {
+			t->use[l] = 1;
+			t->nuse++;
+			if (d > t->longest)
+				t->longest = d;
+		}
+	}
+}
+
+static void gt_lines_release(struct gt_lines *t)
+{
+	free(t->use);
+	free(t->levels);
+	free(t->xmean);
+	free(t->zmean);
+	vlines_free(t->lines, t->nlines);
+}
+
+/* The sums of the two passes. */
+struct gt_sums {
+	double sxx, sxz, xsum;
+	int nobs, ncells;
+	double rss, ssw, ssb;
+};
+
+/* Pass 1 over line l: its means of x and z (kept for pass 2), the overall range. */
+static void gt_pass1_line(struct gt_lines *t, int l, struct growth_test *g, struct gt_sums *u)
+{
+	const struct vline *line = &t->lines[l];
+	double xs = 0, zs = 0;
+	int n = 0;
+	for (int i = 0; i < line->npoints; i++) {
+		int p = line->points[i];
+		double x = experiment_coord(t->e, p, t->param);
+		const struct exp_values *v = &t->s->at[p];
+		if (v->n) {
+			u->ncells++;
+			if (isnan(g->xmin) || x < g->xmin)
+				g->xmin = x;
+			if (isnan(g->xmax) || x > g->xmax)
+				g->xmax = x;
+		}
+		for (int r = 0; r < v->n; r++) {
+			xs += x;
+			zs += v->v[r] / t->levels[l];
+			n++;
+		}
+	}
+	double xb = t->xmean[l] = xs / n, zb = t->zmean[l] = zs / n;
+	for (int i = 0; i < line->npoints; i++) {
+		int p = line->points[i];
+		double x = experiment_coord(t->e, p, t->param);
+		const struct exp_values *v = &t->s->at[p];
+		for (int r = 0; r < v->n; r++) {
+			double z = v->v[r] / t->levels[l];
+			u->sxx += (x - xb) * (x - xb);
+			u->sxz += (x - xb) * (z - zb);
+		}
+	}
+	u->xsum += xs;
+	u->nobs += n;
+}
+
+/* Pass 2 over line l: residuals of the slope fit b and the ANOVA sums. */
+static void gt_pass2_line(const struct gt_lines *t, int l, double b, struct gt_sums *u)
+{
+	double xb = t->xmean[l], zb = t->zmean[l];
+	for (int i = 0; i < t->lines[l].npoints; i++) {
+		int p = t->lines[l].points[i];
+		double x = experiment_coord(t->e, p, t->param);
+		const struct exp_values *v = &t->s->at[p];
+		if (!v->n)
+			continue;
+		double cell = 0;
+		for (int r = 0; r < v->n; r++)
+			cell += v->v[r] / t->levels[l];
+		cell /= v->n;
+		u->ssb += v->n * (cell - zb) * (cell - zb);
+		for (int r = 0; r < v->n; r++) {
+			double z = v->v[r] / t->levels[l];
+			double res = z - zb - b * (x - xb);
+			u->rss += res * res;
+			u->ssw += (z - cell) * (z - cell);
+		}
+	}
+}
+
+/* The slope's p-value and confidence interval, and the ANOVA F-test. */
+static void gt_statistics(struct growth_test *g, const struct gt_sums *u, int nuse, double b, double xbar)
+{
+	double se = sqrt(u->rss / g->slope_df / u->sxx);
+	if (se > 0) {
+		double t = fabs(b) / se;
+		g->slope_p = 2 * gsl_cdf_tdist_Q(t, g->slope_df);
+		double tq = gsl_cdf_tdist_Qinv(0.025, g->slope_df);
+		double lo = growth_of(b - tq * se, xbar, g->xmin, g->xmax);
+		double hi = growth_of(b + tq * se, xbar, g->xmin, g->xmax);
+		g->growth_lo = fmin(lo, hi);
+		g->growth_hi = fmax(lo, hi);
+	} else {
+		g->slope_p = b != 0 ? 0 : 1;
+		g->growth_lo = g->growth_hi = growth_of(b, xbar, g->xmin, g->xmax);
+	}
+	g->growth_lin = growth_of(b, xbar, g->xmin, g->xmax);
+	g->anova_df1 = u->ncells - nuse;
+	g->anova_df2 = u->nobs - u->ncells;
+	if (g->anova_df1 >= 1 && g->anova_df2 >= 1) {
+		if (u->ssw > 0) {
+			g->anova_f = (u->ssb / g->anova_df1) / (u->ssw / g->anova_df2);
+			g->anova_p = gsl_cdf_fdist_Q(g->anova_f, g->anova_df1, g->anova_df2);
+		} else {
+			g->anova_f = u->ssb > 0 ? INFINITY : 0;
+			g->anova_p = u->ssb > 0 ? 0 : 1;
+		}
+	}
+	g->p_value = isnan(g->anova_p) ? g->slope_p : fmax(g->slope_p, g->anova_p);
+}
+
+/* The model in X, on the pooled line in the mean level's units, and the growth it gives. */
+static int gt_model(const struct gt_lines *t, struct growth_test *g, double b, double xbar,
+		    const struct model_options *opt, struct perr *err)
+{
+	char *pname[1] = { t->e->params[t->param] };
+	double scale = 0;
+	for (int l = 0; l < t->nlines; l++)
+		if (t->use[l])
+			scale += t->levels[l];
+	scale /= t->nuse;
+	pmnf_release(&g->model);
+	if (t->longest >= 3) {
+		if (fit_model_in_x(t->e, t->s, t->lines, t->use, t->levels, t->nlines, scale, opt, &g->model,
+				   err) < 0)
+			return -1;
+	} else {
+		/* two values of X: the model in X is the straight line through the pooled slope */
+		pmnf_init(&g->model, 1, pname);
+		struct pmnf_factor fx = { .param = 0, .poly_exp = 1, .log_exp = 0 };
+		g->model.constant = scale * (1 - b * xbar);
+		pmnf_add_term(&g->model, scale * b, 1, &fx);
+	}
+	double c[1] = { g->xmin }, d[1] = { g->xmax };
+	double f0 = pmnf_eval(&g->model, c), f1 = pmnf_eval(&g->model, d);
+	if (g->model.nterms > 0 && f0 > 0 && isfinite(f1))
+		g->growth = f1 / f0 - 1;
+	else
+		g->growth = g->growth_lin;
+	return 0;
+}
+
 int growth_test_run(const struct experiment *e, const struct exp_series *s, int param,
 		    int positive_only, const struct model_options *opt, struct growth_test *g,
 		    struct perr *err)
@@ -119,168 +304,28 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	if (!s || !pname[0])
 		return 0;
 	gsl_set_error_handler_off();
-
-	struct vline *lines;
-	int nlines = vlines_find(e, param, &lines);
-	if (positive_only)
-		for (int l = 0; l < nlines; l++) {
-			int m = 0;
-			for (int i = 0; i < lines[l].npoints; i++)
-				if (experiment_coord(e, lines[l].points[i], param) > 0)
-					lines[l].points[m++] = lines[l].points[i];
-			lines[l].npoints = m;
-		}
-	int *use = xcalloc((size_t)(nlines ? nlines : 1), sizeof(int));
-	double *levels = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
-	double *xmean = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
-	double *zmean = xcalloc((size_t)(nlines ? nlines : 1), sizeof(double));
-	int nuse = 0, longest = 0;
-	for (int l = 0; l < nlines; l++) {
-		int d = distinct_x_with_values(e, s, &lines[l]);
-		levels[l] = line_level(s, &lines[l]);
-		if (d >= 2 && isfinite(levels[l]) && levels[l] > 0) {
-			use[l] = 1;
-			nuse++;
-			if (d > longest)
-				longest = d;
-		}
-	}
+	struct gt_lines t;
+	struct gt_sums u = { 0 };
 	int rc = 0;
-	if (longest < 2)
+	gt_lines_init(&t, e, s, param, positive_only);
+	if (t.longest < 2)
 		goto done;
-
-	/* pass 1: per-line means of x and z (kept for pass 2), overall range */
-	double sxx = 0, sxz = 0, xsum = 0;
-	int nobs = 0, ncells = 0;
-	for (int l = 0; l < nlines; l++) {
-		if (!use[l])
-			continue;
-		double xs = 0, zs = 0;
-		int n = 0;
-		for (int i = 0; i < lines[l].npoints; i++) {
-			int p = lines[l].points[i];
-			double x = experiment_coord(e, p, param);
-			const struct exp_values *v = &s->at[p];
-			if (v->n) {
-				ncells++;
-				if (isnan(g->xmin) || x < g->xmin)
-					g->xmin = x;
-				if (isnan(g->xmax) || x > g->xmax)
-					g->xmax = x;
-			}
-			for (int r = 0; r < v->n; r++) {
-				xs += x;
-				zs += v->v[r] / levels[l];
-				n++;
-			}
-		}
-		double xb = xmean[l] = xs / n, zb = zmean[l] = zs / n;
-		for (int i = 0; i < lines[l].npoints; i++) {
-			int p = lines[l].points[i];
-			double x = experiment_coord(e, p, param);
-			const struct exp_values *v = &s->at[p];
-			for (int r = 0; r < v->n; r++) {
-				double z = v->v[r] / levels[l];
-				sxx += (x - xb) * (x - xb);
-				sxz += (x - xb) * (z - zb);
-			}
-		}
-		xsum += xs;
-		nobs += n;
-	}
-	g->nlines = nuse;
-	g->nobs = nobs;
-	double b = sxz / sxx;
-	double xbar = xsum / nobs;
-
-	/* pass 2: residuals of the slope fit and the ANOVA sums */
-	double rss = 0, ssw = 0, ssb = 0;
-	for (int l = 0; l < nlines; l++) {
-		if (!use[l])
-			continue;
-		double xb = xmean[l], zb = zmean[l];
-		for (int i = 0; i < lines[l].npoints; i++) {
-			int p = lines[l].points[i];
-			double x = experiment_coord(e, p, param);
-			const struct exp_values *v = &s->at[p];
-			if (!v->n)
-				continue;
-			double cell = 0;
-			for (int r = 0; r < v->n; r++)
-				cell += v->v[r] / levels[l];
-			cell /= v->n;
-			ssb += v->n * (cell - zb) * (cell - zb);
-			for (int r = 0; r < v->n; r++) {
-				double z = v->v[r] / levels[l];
-				double res = z - zb - b * (x - xb);
-				rss += res * res;
-				ssw += (z - cell) * (z - cell);
-			}
-		}
-	}
-	g->slope_df = nobs - nuse - 1;
-	if (g->slope_df < 1 || !(sxx > 0))
+	for (int l = 0; l < t.nlines; l++)
+		if (t.use[l])
+			gt_pass1_line(&t, l, g, &u);
+	g->nlines = t.nuse;
+	g->nobs = u.nobs;
+	double b = u.sxz / u.sxx, xbar = u.xsum / u.nobs;
+	for (int l = 0; l < t.nlines; l++)
+		if (t.use[l])
+			gt_pass2_line(&t, l, b, &u);
+	g->slope_df = u.nobs - t.nuse - 1;
+	if (g->slope_df < 1 || !(u.sxx > 0))
 		goto done;
-	double se = sqrt(rss / g->slope_df / sxx);
-	if (se > 0) {
-		double t = fabs(b) / se;
-		g->slope_p = 2 * gsl_cdf_tdist_Q(t, g->slope_df);
-		double tq = gsl_cdf_tdist_Qinv(0.025, g->slope_df);
-		double lo = growth_of(b - tq * se, xbar, g->xmin, g->xmax);
-		double hi = growth_of(b + tq * se, xbar, g->xmin, g->xmax);
-		g->growth_lo = fmin(lo, hi);
-		g->growth_hi = fmax(lo, hi);
-	} else {
-		g->slope_p = b != 0 ? 0 : 1;
-		g->growth_lo = g->growth_hi = growth_of(b, xbar, g->xmin, g->xmax);
-	}
-	g->growth_lin = growth_of(b, xbar, g->xmin, g->xmax);
-
-	g->anova_df1 = ncells - nuse;
-	g->anova_df2 = nobs - ncells;
-	if (g->anova_df1 >= 1 && g->anova_df2 >= 1) {
-		if (ssw > 0) {
-			g->anova_f = (ssb / g->anova_df1) / (ssw / g->anova_df2);
-			g->anova_p = gsl_cdf_fdist_Q(g->anova_f, g->anova_df1, g->anova_df2);
-		} else {
-			g->anova_f = ssb > 0 ? INFINITY : 0;
-			g->anova_p = ssb > 0 ? 0 : 1;
-		}
-	}
-	g->p_value = isnan(g->anova_p) ? g->slope_p : fmax(g->slope_p, g->anova_p);
-
-	/* the model in X, on the pooled line in the mean level's units */
-	double scale = 0;
-	for (int l = 0; l < nlines; l++)
-		if (use[l])
-			scale += levels[l];
-	scale /= nuse;
-	pmnf_release(&g->model);
-	if (longest >= 3) {
-		if (fit_model_in_x(e, s, lines, use, levels, nlines, scale, opt, &g->model, err) < 0) {
-			rc = -1;
-			goto done;
-		}
-	} else {
-		/* two values of X: the model in X is the straight line through the pooled slope */
-		pmnf_init(&g->model, 1, pname);
-		struct pmnf_factor fx = { .param = 0, .poly_exp = 1, .log_exp = 0 };
-		g->model.constant = scale * (1 - b * xbar);
-		pmnf_add_term(&g->model, scale * b, 1, &fx);
-	}
-	double c[1] = { g->xmin }, d[1] = { g->xmax };
-	double f0 = pmnf_eval(&g->model, c), f1 = pmnf_eval(&g->model, d);
-	if (g->model.nterms > 0 && f0 > 0 && isfinite(f1))
-		g->growth = f1 / f0 - 1;
-	else
-		g->growth = g->growth_lin;
-	rc = 1;
+	gt_statistics(g, &u, t.nuse, b, xbar);
+	rc = gt_model(&t, g, b, xbar, opt, err) < 0 ? -1 : 1;
 done:
-	free(use);
-	free(levels);
-	free(xmean);
-	free(zmean);
-	vlines_free(lines, nlines);
+	gt_lines_release(&t);
 	return rc;
 }
 

@@ -1,6 +1,8 @@
-/* The noise check: coefficient of variation of each point's repetitions. */
+/* The noise check: robust spread of each point's repetitions, and its outliers. */
 #include "validator/noise.h"
+#include "models/points.h"
 #include "common/xalloc.h"
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -18,24 +20,53 @@ double noise_cov(const struct exp_values *v)
 	return sd / fabs(mean);
 }
 
+/* Append point p's outlying repetitions to r. */
+static void find_outliers(const struct exp_values *v, int p, double scov, struct noise_result *r)
+{
+	unsigned char small[16], *is_out = v->n <= 16 ? small : xmalloc((size_t)v->n);
+	if (point_outliers(v, scov, is_out) > 0) {
+		double med = point_median(v);
+		for (int i = 0; i < v->n; i++) {
+			if (!is_out[i])
+				continue;
+			r->outliers = xrealloc(r->outliers, sizeof(*r->outliers) * (size_t)(r->noutliers + 1));
+			r->outliers[r->noutliers++] = (struct noise_outlier){
+				p, i, v->n, v->v[i], med != 0 ? v->v[i] / med : NAN, point_robust_z(v, v->v[i]),
+			};
+		}
+	}
+	if (is_out != small)
+		free(is_out);
+}
+
 void noise_check(const struct experiment *e, const struct exp_series *s, double threshold,
 		 double unreliable_fraction, struct noise_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->npoints = e->npoints;
 	r->cov = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
+	r->noisy = xcalloc((size_t)(e->npoints ? e->npoints : 1), 1);
 	r->max_cov = NAN;
 	r->median_cov = NAN;
 	r->worst_point = -1;
+	double scov = s ? point_series_cov(s->at, e->npoints) : NAN;
 	double *known = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
 	for (int p = 0; p < e->npoints; p++) {
-		double c = s ? noise_cov(&s->at[p]) : NAN;
+		struct point_estimate pe = { NAN, 0, 0, NAN };
+		if (s)
+			point_estimate(&s->at[p], MODEL_MEAN, 1, scov, &pe);
+		double c = pe.rel_var >= 0 ? sqrt(pe.rel_var) : NAN;
+		if (s)
+			find_outliers(&s->at[p], p, scov, r);
 		r->cov[p] = c;
 		if (isnan(c))
 			continue;
 		known[r->nmeasured++] = c;
-		if (c > threshold)
+		/* noisy: even the 95% lower confidence bound of the CoV is above the threshold */
+		if (c * c * (pe.n - 1) > threshold * threshold * gsl_cdf_chisq_Pinv(0.95, pe.n - 1)) {
+			r->noisy[p] = 1;
 			r->nnoisy++;
+		}
 		if (r->worst_point < 0 || c > r->max_cov) {
 			r->max_cov = c;
 			r->worst_point = p;
@@ -52,5 +83,7 @@ void noise_check(const struct experiment *e, const struct exp_series *s, double 
 void noise_result_release(struct noise_result *r)
 {
 	free(r->cov);
+	free(r->noisy);
+	free(r->outliers);
 	memset(r, 0, sizeof(*r));
 }

@@ -1,16 +1,24 @@
 /*
  * The validity report in three forms: a text summary (one line per flag,
  * then the verdict), the JSON contract for scripts, and a self-contained
- * HTML page with one SVG plot per flagged region (drawn by gnuplot).
+ * HTML page (the checks table, and per region one SVG plot per parameter
+ * line with repetitions, point estimates, outliers and models, drawn by
+ * gnuplot; the contention study along its axis).
  *
  * JSON contract (stable):
  *   {"verdict": "publishable"|"blocked",
  *    "flags": [{"callpath", "metric", "kind", "parameter", "growth", "p_value", "detail"}],
  *    "regions": [{"callpath", "metric", "points", "modelled", "unreliable",
  *                 "max_cov", "noisy_points", "model", "constrained",
- *                 "dependencies", "excluded_parameters", "flags", "blocking"}]}
+ *                 "dependencies", "excluded_parameters", "flags", "blocking"}],
+ *    "checks": [{"callpath", "metric", "check", "parameter", "status", "reason"}],
+ *    "selection": "robust"|"extrap", "aggregate": "mean"|"median"|"min"}
  * kind is one of noise, false-dependency, contention, segmented, volume;
- * parameter, growth and p_value are null where they do not apply.
+ * parameter, growth and p_value are null where they do not apply.  check
+ * is one of noise, contention, false-dependency, segmented, volume,
+ * extrapolation; status passed, flagged or not-testable.  Regions also
+ * carry "outliers" ([{point, repetition, repetitions, value, ratio}]) and
+ * "expected_volume" (null, or {expect, consistent, c0, c1, p_value}).
  */
 #ifndef PS_REPORT_H
 #define PS_REPORT_H
@@ -27,6 +35,7 @@ struct report_context {
 	const char *placements;         /* preformatted placement table, or NULL */
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
+	double budget_core_hours;       /* the campaign's stored budget; NaN when it has none */
 	const char *gnuplot;            /* gnuplot program; NULL: "gnuplot" from PATH */
 };
 

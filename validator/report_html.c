@@ -1,16 +1,19 @@
 /*
  * The HTML validity report: a self-contained page (inline CSS and SVG) with
- * the verdict, a summary table of flags, the campaign's placements and
- * cost, and per flagged region one plot drawn by gnuplot: the measurements
- * with their repetition spread along the flag's parameter, the black-box
- * model and the constrained model (and, for a segmented line, the model on
- * each side).  gnuplot runs with fork/exec, never through a shell.
+ * the verdict, the campaign's cost and budget, the contention study plotted
+ * along its axis with the model in that axis, the flags, the table of
+ * checks, the placements, and for every region one plot per parameter
+ * (its longest line): the repetitions, the point estimates, the outlying
+ * repetitions, the model and the constrained model (and, for a segmented
+ * line, the model on each side).  gnuplot runs with fork/exec, never
+ * through a shell.
  */
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "collectors/region_match.h"
 #include "validator/report.h"
 #include "validator/vline.h"
+#include "models/points.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -23,15 +26,7 @@
 
 static void html_escape(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		default: strbuf_addch(sb, *s); break;
-		}
-	}
+	strbuf_add_html(sb, s);
 }
 
 /* A gnuplot single-quoted string: '' stands for one quote. */
@@ -108,30 +103,6 @@ static int pick_line(const struct experiment *e, const struct exp_series *s, int
 	return best >= 0;
 }
 
-/* The parameter a region's plot shows. */
-static int plot_param(const struct validation *v, const struct vregion *r)
-{
-	for (int i = 0; i < v->nflags; i++)
-		if (&v->regions[v->flags[i].region] == r && v->flags[i].param >= 0)
-			return v->flags[i].param;
-	/* noise only: the parameter with the most values */
-	int best = 0, bestn = -1;
-	for (int k = 0; k < v->e->nparams; k++) {
-		struct vline *lines;
-		int n = vlines_find(v->e, k, &lines);
-		int m = 0;
-		for (int l = 0; l < n; l++)
-			if (lines[l].npoints > m)
-				m = lines[l].npoints;
-		vlines_free(lines, n);
-		if (m > bestn) {
-			bestn = m;
-			best = k;
-		}
-	}
-	return best;
-}
-
 struct curve {
 	const struct pmnf_model *m;
 	const char *what, *style;
@@ -160,157 +131,241 @@ static void write_curve(FILE *f, const struct pmnf_model *m, const double *base,
 	fputs("\n\n", f);
 }
 
-/* Draw one region's plot; *svg gets the SVG text (without XML prolog). */
-static int plot_region(const struct validation *v, const struct vregion *r, const char *dir, int n,
-		       const char *gnuplot, char **svg, struct perr *err)
-{
-	const struct experiment *e = v->e;
-	const struct exp_series *s = experiment_series(e, r->callpath, r->metric);
-	int param = plot_param(v, r);
+/* One plot: its files, the line it follows and the gnuplot command being built. */
+struct plot {
+	const struct validation *v;
+	const struct vregion *r;
+	const struct exp_series *s;
+	int param;
+	int study;              /* the contention study: the model in the study axis */
 	struct vline line;
-	*svg = NULL;
-	if (!s || e->nparams > 16 || !pick_line(e, s, param, &line))
-		return 0;
-	char *data = xasprintf("%s/plot%d.dat", dir, n);
-	char *script = xasprintf("%s/plot%d.gp", dir, n);
-	char *out = xasprintf("%s/plot%d.svg", dir, n);
-	char *errf = xasprintf("%s/plot%d.err", dir, n);
-	int rc = -1;
-	FILE *f = fopen(data, "w");
-	if (!f) {
-		perr_set(err, "cannot write '%s': %s", data, strerror(errno));
-		goto out;
-	}
-	const double *base = &e->coords[(size_t)line.points[0] * (size_t)e->nparams];
-	double x0 = INFINITY, x1 = -INFINITY;
-	/* block 0: every repetition; block 1: mean, min, max */
-	for (int i = 0; i < line.npoints; i++) {
-		const struct exp_values *ev = &s->at[line.points[i]];
-		double x = experiment_coord(e, line.points[i], param);
-		for (int k = 0; k < ev->n; k++)
-			fprintf(f, "%.17g %.17g\n", x, ev->v[k]);
-		if (ev->n) {
-			x0 = fmin(x0, x);
-			x1 = fmax(x1, x);
+	char *data, *script, *out, *errf;
+	FILE *f;
+	struct strbuf cmd;
+	int nblocks;
+	double x0, x1;
+};
+
+/* The x range of the line's points with values. */
+static void line_range(struct plot *p)
+{
+	p->x0 = INFINITY;
+	p->x1 = -INFINITY;
+	for (int i = 0; i < p->line.npoints; i++)
+		if (p->s->at[p->line.points[i]].n) {
+			double x = experiment_coord(p->v->e, p->line.points[i], p->param);
+			p->x0 = fmin(p->x0, x);
+			p->x1 = fmax(p->x1, x);
 		}
-	}
-	fputs("\n\n", f);
-	for (int i = 0; i < line.npoints; i++) {
-		const struct exp_values *ev = &s->at[line.points[i]];
-		if (!ev->n)
-			continue;
-		double sum = 0, lo = INFINITY, hi = -INFINITY;
-		for (int k = 0; k < ev->n; k++) {
-			sum += ev->v[k];
-			lo = fmin(lo, ev->v[k]);
-			hi = fmax(hi, ev->v[k]);
+}
+
+/*
+ * The study plot's points: per value of the study axis, the mean over every
+ * line of the point estimates, the level the model in that axis describes
+ * (validator/contention.h).  Blocks 0 and 2 stay empty.
+ */
+static void plot_study_points(struct plot *p)
+{
+	const struct experiment *e = p->v->e;
+	double scov = point_series_cov(p->s->at, e->npoints);
+	fputs("0 NaN\n\n\n", p->f);
+	for (int i = 0; i < p->line.npoints; i++) {
+		double x = experiment_coord(e, p->line.points[i], p->param), sum = 0;
+		int n = 0;
+		for (int q = 0; q < e->npoints; q++) {
+			if (!p->s->at[q].n || experiment_coord(e, q, p->param) != x)
+				continue;
+			struct point_estimate pe;
+			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, &pe);
+			sum += pe.value;
+			n++;
 		}
-		fprintf(f, "%.17g %.17g %.17g %.17g\n", experiment_coord(e, line.points[i], param),
-			sum / ev->n, lo, hi);
+		if (n)
+			fprintf(p->f, "%.17g %.17g\n", x, sum / n);
 	}
-	fputs("\n\n", f);
-	int nblocks = 2;
-	struct strbuf plot;
-	strbuf_init(&plot);
-	strbuf_addstr(&plot, "plot ");
-	gp_quote(&plot, data);
-	strbuf_addstr(&plot, " index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#999999' title 'repetitions', \\\n  ");
-	gp_quote(&plot, data);
-	strbuf_addstr(&plot, " index 1 using 1:2:3:4 with yerrorbars pt 7 ps 0.7 lc rgb '#000000' title 'mean (min..max)'");
+	fputs("\n\n0 NaN\n\n\n", p->f);
+	strbuf_addstr(&p->cmd, "plot ");
+	gp_quote(&p->cmd, p->data);
+	strbuf_addstr(&p->cmd, " index 1 using 1:2 with points pt 5 ps 0.8 lc rgb '#000000' title 'mean over the lines'");
+	p->nblocks = 3;
+}
+
+/* Data blocks 0-2: repetitions, point estimates, outlying repetitions. */
+static void plot_points(struct plot *p)
+{
+	const struct experiment *e = p->v->e;
+	const struct noise_result *nr = &p->r->noise;
+	enum model_aggregate how = p->v->opt.model.aggregate;
+	double scov = point_series_cov(p->s->at, e->npoints);
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < p->line.npoints; i++) {
+			int pt = p->line.points[i];
+			const struct exp_values *ev = &p->s->at[pt];
+			double x = experiment_coord(e, pt, p->param);
+			if (!ev->n)
+				continue;
+			if (pass == 0)
+				for (int k = 0; k < ev->n; k++)
+					fprintf(p->f, "%.17g %.17g\n", x, ev->v[k]);
+			if (pass == 1) {
+				struct point_estimate pe;
+				point_estimate(ev, how, 1, scov, &pe);
+				fprintf(p->f, "%.17g %.17g\n", x, pe.value);
+			}
+			for (int k = 0; pass == 2 && k < nr->noutliers; k++)
+				if (nr->outliers[k].point == pt)
+					fprintf(p->f, "%.17g %.17g\n", x, nr->outliers[k].value);
+		}
+		fputs(pass == 2 ? "0 NaN\n\n\n" : "\n\n", p->f);
+	}
+	strbuf_addstr(&p->cmd, "plot ");
+	gp_quote(&p->cmd, p->data);
+	strbuf_addstr(&p->cmd, " index 0 using 1:2 with points pt 7 ps 0.4 lc rgb '#999999' title 'repetitions', \\\n  ");
+	gp_quote(&p->cmd, p->data);
+	strbuf_addf(&p->cmd, " index 1 using 1:2 with points pt 5 ps 0.8 lc rgb '#000000' title 'point estimate (%s)', \\\n  ",
+		    model_aggregate_name(how));
+	gp_quote(&p->cmd, p->data);
+	strbuf_addstr(&p->cmd, " index 2 using 1:2 with points pt 2 ps 1.2 lw 2 lc rgb '#d62728' title 'outliers (left out)'");
+	p->nblocks = 3;
+}
+
+/* The curves of the plot: black box, constrained, the two regimes of a flagged segment. */
+static void plot_curves(struct plot *p)
+{
+	const struct vregion *r = p->r;
+	const struct experiment *e = p->v->e;
+	const double *base = &e->coords[(size_t)p->line.points[0] * (size_t)e->nparams];
 	struct curve curves[4];
 	int nc = 0;
-	if (r->modelled)
-		curves[nc++] = (struct curve){ &r->black_box, "black-box", "lw 2 lc rgb '#1f77b4'", 0, x0, x1 };
-	if (r->has_constrained)
-		curves[nc++] = (struct curve){ &r->constrained, "constrained", "lw 2 dt 2 lc rgb '#d62728'", 0, x0, x1 };
-	if (r->segment_tested && r->segment_tested[param]) {
-		const struct segment_result *sr = &r->segment[param];
-		int flagged = 0;
-		for (int i = 0; i < v->nflags; i++)
-			flagged |= &v->regions[v->flags[i].region] == r && v->flags[i].kind == VFLAG_SEGMENTED &&
-				   v->flags[i].param == param;
-		if (flagged) {
-			curves[nc++] = (struct curve){ &sr->left, "left regime", "lw 2 lc rgb '#2ca02c'", 1, x0, sr->x_before };
-			curves[nc++] = (struct curve){ &sr->right, "right regime", "lw 2 lc rgb '#9467bd'", 1, sr->x_after, x1 };
-		}
+	if (p->study)
+		curves[nc++] = (struct curve){ &r->growth[p->param].model, "model in the study axis",
+					       "lw 2 lc rgb '#d62728'", 1, p->x0, p->x1 };
+	else if (r->modelled)
+		curves[nc++] = (struct curve){ &r->black_box, "model", "lw 2 lc rgb '#1f77b4'", 0, p->x0, p->x1 };
+	if (r->has_constrained && !p->study)
+		curves[nc++] = (struct curve){ &r->constrained, "constrained", "lw 2 dt 2 lc rgb '#ff7f0e'", 0, p->x0, p->x1 };
+	int flagged = 0;
+	for (int i = 0; i < p->v->nflags; i++)
+		flagged |= &p->v->regions[p->v->flags[i].region] == r &&
+			   p->v->flags[i].kind == VFLAG_SEGMENTED && p->v->flags[i].param == p->param;
+	if (flagged && !p->study) {
+		const struct segment_result *sr = &r->segment[p->param];
+		curves[nc++] = (struct curve){ &sr->left, "left regime", "lw 2 lc rgb '#2ca02c'", 1, p->x0, sr->x_before };
+		curves[nc++] = (struct curve){ &sr->right, "right regime", "lw 2 lc rgb '#9467bd'", 1, sr->x_after, p->x1 };
 	}
 	for (int i = 0; i < nc; i++) {
-		write_curve(f, curves[i].m, base, e->nparams, param, curves[i].a, curves[i].b, curves[i].one);
+		write_curve(p->f, curves[i].m, base, e->nparams, p->param, curves[i].a, curves[i].b, curves[i].one);
 		char *ms = pmnf_format(curves[i].m, 4);
 		char *title = xasprintf("%s: %s", curves[i].what, ms);
-		strbuf_addstr(&plot, ", \\\n  ");
-		gp_quote(&plot, data);
-		strbuf_addf(&plot, " index %d using 1:2 with lines %s title ", nblocks++, curves[i].style);
-		gp_quote(&plot, title);
+		strbuf_addstr(&p->cmd, ", \\\n  ");
+		gp_quote(&p->cmd, p->data);
+		strbuf_addf(&p->cmd, " index %d using 1:2 with lines %s title ", p->nblocks++, curves[i].style);
+		gp_quote(&p->cmd, title);
 		free(ms);
 		free(title);
 	}
-	strbuf_addch(&plot, '\n');
-	if (fclose(f)) {
-		perr_set(err, "cannot write '%s': %s", data, strerror(errno));
-		strbuf_release(&plot);
-		goto out;
-	}
-	f = fopen(script, "w");
-	if (!f) {
-		perr_set(err, "cannot write '%s': %s", script, strerror(errno));
-		strbuf_release(&plot);
-		goto out;
-	}
-	struct strbuf hdr;
+	strbuf_addch(&p->cmd, '\n');
+}
+
+/* The script's header: terminal, title, axis labels (the line's fixed coordinates). */
+static void plot_header(struct plot *p, FILE *f)
+{
+	const struct experiment *e = p->v->e;
+	const double *base = &e->coords[(size_t)p->line.points[0] * (size_t)e->nparams];
+	struct strbuf hdr, xl;
 	strbuf_init(&hdr);
-	strbuf_addstr(&hdr, "set terminal svg size 900,500 noenhanced font 'sans,11' background '#ffffff'\nset output ");
-	gp_quote(&hdr, out);
+	strbuf_init(&xl);
+	strbuf_addstr(&hdr, "set terminal svg size 900,460 noenhanced font 'sans,11' background '#ffffff'\nset output ");
+	gp_quote(&hdr, p->out);
 	strbuf_addstr(&hdr, "\nset title ");
-	char *t = xasprintf("%s [%s]", region_callpath_leaf(e->callpaths[r->callpath]), e->metrics[r->metric]);
+	char *t = xasprintf("%s [%s] along %s", region_callpath_leaf(e->callpaths[p->r->callpath]),
+			    e->metrics[p->r->metric], e->params[p->param]);
 	gp_quote(&hdr, t);
 	free(t);
-	strbuf_addstr(&hdr, "\nset xlabel ");
-	struct strbuf xl;
-	strbuf_init(&xl);
-	strbuf_addstr(&xl, e->params[param]);
-	for (int k = 0; k < e->nparams; k++)
-		if (k != param)
-			strbuf_addf(&xl, "%s%s=%g", xl.len == strlen(e->params[param]) ? "  (" : ", ",
+	strbuf_addstr(&xl, e->params[p->param]);
+	if (p->study && e->nparams > 1)
+		strbuf_addstr(&xl, "  (mean over the other parameters");
+	for (int k = 0; k < e->nparams && !p->study; k++)
+		if (k != p->param)
+			strbuf_addf(&xl, "%s%s=%g", xl.len == strlen(e->params[p->param]) ? "  (" : ", ",
 				    e->params[k], base[k]);
 	if (e->nparams > 1)
 		strbuf_addch(&xl, ')');
+	strbuf_addstr(&hdr, "\nset xlabel ");
 	gp_quote(&hdr, xl.buf);
-	strbuf_release(&xl);
 	strbuf_addstr(&hdr, "\nset ylabel ");
-	gp_quote(&hdr, e->metrics[r->metric]);
+	gp_quote(&hdr, e->metrics[p->r->metric]);
 	strbuf_addstr(&hdr, "\nset key below left Left reverse font ',9'\nset grid\nset offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n");
 	fputs(hdr.buf, f);
-	fputs(plot.buf, f);
 	strbuf_release(&hdr);
-	strbuf_release(&plot);
-	if (fclose(f)) {
-		perr_set(err, "cannot write '%s': %s", script, strerror(errno));
-		goto out;
-	}
-	if (run_gnuplot(gnuplot, script, errf, err) < 0)
-		goto out;
+	strbuf_release(&xl);
+}
+
+/* Write the script, run gnuplot, read the SVG into *svg. */
+static int plot_render(struct plot *p, const char *gnuplot, char **svg, struct perr *err)
+{
+	FILE *f = fopen(p->script, "w");
+	if (!f)
+		return perr_set(err, "cannot write '%s': %s", p->script, strerror(errno));
+	plot_header(p, f);
+	fputs(p->cmd.buf, f);
+	if (fclose(f))
+		return perr_set(err, "cannot write '%s': %s", p->script, strerror(errno));
+	if (run_gnuplot(gnuplot, p->script, p->errf, err) < 0)
+		return -1;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, out) < 0) {
-		perr_set(err, "gnuplot wrote no '%s'", out);
+	if (strbuf_read_file(&sb, p->out) < 0) {
 		strbuf_release(&sb);
-		goto out;
+		return perr_set(err, "gnuplot wrote no '%s'", p->out);
 	}
 	char *start = strstr(sb.buf, "<svg");
 	*svg = xstrdup(start ? start : sb.buf);
 	strbuf_release(&sb);
-	rc = 1;
-out:
-	unlink(data);
-	unlink(script);
-	unlink(out);
-	unlink(errf);
-	free(data);
-	free(script);
-	free(out);
-	free(errf);
-	free(line.points);
+	return 1;
+}
+
+/* Draw region r along param (its longest line); *svg gets the SVG text, NULL when there is no line. */
+static int plot_region(const struct validation *v, const struct vregion *r, int param, int study,
+		       const char *dir, int n, const char *gnuplot, char **svg, struct perr *err)
+{
+	const struct experiment *e = v->e;
+	struct plot p = { .v = v, .r = r, .param = param, .study = study };
+	p.s = experiment_series(e, r->callpath, r->metric);
+	*svg = NULL;
+	if (!p.s || e->nparams > 16 || !pick_line(e, p.s, param, &p.line))
+		return 0;
+	p.data = xasprintf("%s/plot%d.dat", dir, n);
+	p.script = xasprintf("%s/plot%d.gp", dir, n);
+	p.out = xasprintf("%s/plot%d.svg", dir, n);
+	p.errf = xasprintf("%s/plot%d.err", dir, n);
+	strbuf_init(&p.cmd);
+	int rc = -1;
+	p.f = fopen(p.data, "w");
+	if (!p.f) {
+		perr_set(err, "cannot write '%s': %s", p.data, strerror(errno));
+	} else {
+		line_range(&p);
+		if (study)
+			plot_study_points(&p);
+		else
+			plot_points(&p);
+		plot_curves(&p);
+		if (fclose(p.f))
+			perr_set(err, "cannot write '%s': %s", p.data, strerror(errno));
+		else
+			rc = plot_render(&p, gnuplot, svg, err);
+	}
+	unlink(p.data);
+	unlink(p.script);
+	unlink(p.out);
+	unlink(p.errf);
+	free(p.data);
+	free(p.script);
+	free(p.out);
+	free(p.errf);
+	free(p.line.points);
+	strbuf_release(&p.cmd);
 	return rc;
 }
 
@@ -328,159 +383,287 @@ static const char css[] =
 	"text-align:left;vertical-align:top}th{background:#f0f0f0}.blocked{color:#b00;font-weight:bold}"
 	".publishable{color:#070;font-weight:bold}.blk{background:#fdd}.warn{background:#ffd}"
 	"pre{background:#f6f6f6;padding:.6em;overflow:auto}.region{margin-top:2em;border-top:1px solid #ccc}"
-	"code{font-size:90%}";
+	"code{font-size:90%}.ok{color:#070}.na{color:#888}td .blk{color:#b00;font-weight:bold}"
+	"svg{max-width:100%;height:auto}";
+
+/* Title, verdict and the summary table (budget only when the store has one). */
+static void html_summary(struct strbuf *h, const struct validation *v, const struct report_context *c)
+{
+	const struct experiment *e = v->e;
+	strbuf_addstr(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+	html_escape(h, c->title);
+	strbuf_addf(h, "</title><style>%s</style></head><body>\n<h1>", css);
+	html_escape(h, c->title);
+	strbuf_addstr(h, "</h1>\n");
+	int pub = validation_publishable(v);
+	strbuf_addf(h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regions checked, %d flags, "
+		    "%d blocking.</p>\n", pub ? "publishable" : "blocked", pub ? "publishable" : "blocked",
+		    v->nregions, v->nflags, v->nblocking);
+	strbuf_addstr(h, "<table><tr><th>input</th><td>");
+	html_escape(h, c->input ? c->input : "");
+	strbuf_addstr(h, "</td></tr><tr><th>dependencies</th><td>");
+	html_escape(h, c->deps_path ? c->deps_path : "none (no false-dependency, volume or parameter contention checks)");
+	strbuf_addf(h, "</td></tr><tr><th>parameters</th><td>");
+	for (int k = 0; k < e->nparams; k++) {
+		strbuf_addstr(h, k ? ", " : "");
+		html_escape(h, e->params[k]);
+	}
+	strbuf_addf(h, "</td></tr><tr><th>points</th><td>%d</td></tr>", e->npoints);
+	if (isfinite(c->core_hours_planned) || isfinite(c->core_hours_spent)) {
+		strbuf_addstr(h, "<tr><th>cost (core-hours)</th><td>planned ");
+		fmt_num(h, c->core_hours_planned, "%.4g");
+		strbuf_addstr(h, ", spent ");
+		fmt_num(h, c->core_hours_spent, "%.4g");
+		strbuf_addstr(h, "</td></tr>");
+	}
+	if (isfinite(c->budget_core_hours)) {
+		strbuf_addstr(h, "<tr><th>budget (core-hours)</th><td>");
+		fmt_num(h, c->budget_core_hours, "%.4g");
+		strbuf_addstr(h, "</td></tr>");
+	}
+	strbuf_addf(h, "<tr><th>model</th><td>selection %s, point estimate %s (outliers left out)</td></tr>",
+		    model_selection_name(v->opt.model.selection), model_aggregate_name(v->opt.model.aggregate));
+	strbuf_addf(h, "<tr><th>thresholds</th><td>CoV %g, alpha %g, growth %g, "
+		    "segment lines &ge; %d points%s</td></tr></table>\n", v->opt.cov_threshold, v->opt.alpha,
+		    v->opt.min_growth, v->opt.segment_points, v->opt.strict ? ", strict" : "");
+}
+
+/* The region the study plot shows: the whole program, else the one growing most. */
+static int study_region(const struct validation *v)
+{
+	const struct contention_summary *cs = &v->study;
+	int best = cs->program_region;
+	if (best >= 0)
+		return best;
+	for (int i = 0; i < v->nregions; i++)
+		if (v->regions[i].growth_tested && v->regions[i].growth_tested[cs->param] &&
+		    (best < 0 || v->regions[i].growth[cs->param].growth >
+				 v->regions[best].growth[cs->param].growth))
+			best = i;
+	return best;
+}
+
+/* The contention study: its summary and a region along the study axis, with the model in it. */
+static int html_study(struct strbuf *h, const struct validation *v, const char *dir, int *nplots,
+		      const char *gnuplot, struct perr *err)
+{
+	const struct experiment *e = v->e;
+	const struct contention_summary *cs = &v->study;
+	if (cs->param < 0 || !cs->ntested)
+		return 0;
+	strbuf_addf(h, "<h2>Contention study</h2>\n<p>%d of %d regions grow significantly with ",
+		    cs->nincreasing, cs->ntested);
+	html_escape(h, e->params[cs->param]);
+	if (cs->program_region >= 0) {
+		strbuf_addstr(h, "; the whole program (<code>");
+		html_escape(h, e->callpaths[v->regions[cs->program_region].callpath]);
+		strbuf_addf(h, "</code>) changes %+.0f%% from %g to %g (%.4g &rarr; %.4g, p=%.2g)",
+			    100 * cs->program_growth, cs->xmin, cs->xmax, cs->program_first,
+			    cs->program_last, cs->program_p);
+	}
+	int ri = study_region(v);
+	strbuf_addstr(h, ".</p>\n");
+	if (ri < 0)
+		return 0;
+	char *svg;
+	if (plot_region(v, &v->regions[ri], cs->param, 1, dir, (*nplots)++, gnuplot, &svg, err) < 0)
+		return -1;
+	if (svg) {
+		strbuf_addstr(h, svg);
+		strbuf_addch(h, '\n');
+		free(svg);
+	}
+	return 0;
+}
+
+static void html_flags(struct strbuf *h, const struct validation *v)
+{
+	const struct experiment *e = v->e;
+	strbuf_addstr(h, "<h2>Flags</h2>\n");
+	if (!v->nflags) {
+		strbuf_addstr(h, "<p>No flags.</p>\n");
+		return;
+	}
+	strbuf_addstr(h, "<table><tr><th>region</th><th>metric</th><th>kind</th><th>parameter</th>"
+		      "<th>growth</th><th>p</th><th>blocks</th><th>detail</th></tr>\n");
+	for (int i = 0; i < v->nflags; i++) {
+		const struct vflag *f = &v->flags[i];
+		const struct vregion *r = &v->regions[f->region];
+		strbuf_addf(h, "<tr class=\"%s\"><td><a href=\"#r%d\"><code>", f->blocking ? "blk" : "warn",
+			    f->region);
+		html_escape(h, e->callpaths[r->callpath]);
+		strbuf_addstr(h, "</code></a></td><td>");
+		html_escape(h, e->metrics[r->metric]);
+		strbuf_addf(h, "</td><td>%s</td><td>", vflag_kind_name(f->kind));
+		html_escape(h, f->param >= 0 ? e->params[f->param] : "");
+		strbuf_addstr(h, "</td><td>");
+		if (isfinite(f->growth))
+			strbuf_addf(h, "%+.1f%%", 100 * f->growth);
+		strbuf_addstr(h, "</td><td>");
+		if (isfinite(f->p_value))
+			strbuf_addf(h, "%.2g", f->p_value);
+		strbuf_addf(h, "</td><td>%s</td><td>", f->blocking ? "yes" : "no");
+		html_escape(h, f->detail);
+		strbuf_addstr(h, "</td></tr>\n");
+	}
+	strbuf_addstr(h, "</table>\n");
+}
+
+/* The checks: one row per region, one cell per check with each parameter's status. */
+static void html_checks(struct strbuf *h, const struct validation *v)
+{
+	static const char *const cols[] = { "noise", "contention", "false-dependency", "segmented",
+					     "volume", "extrapolation" };
+	static const char *const cls[] = { "ok", "blk", "na" };
+	if (!v->nchecks)
+		return;
+	strbuf_addstr(h, "<h2>Checks</h2>\n<p>Green passed, red flagged, grey not testable; hover for the "
+		      "reason.</p>\n<table><tr><th>region</th>");
+	for (int c = 0; c < 6; c++)
+		strbuf_addf(h, "<th>%s</th>", cols[c]);
+	strbuf_addstr(h, "</tr>\n");
+	for (int ri = 0; ri < v->nregions; ri++) {
+		strbuf_addf(h, "<tr><td><a href=\"#r%d\"><code>", ri);
+		html_escape(h, region_callpath_leaf(v->e->callpaths[v->regions[ri].callpath]));
+		strbuf_addstr(h, "</code></a></td>");
+		for (int c = 0; c < 6; c++) {
+			strbuf_addstr(h, "<td>");
+			for (int i = 0; i < v->nchecks; i++) {
+				const struct vcheck *k = &v->checks[i];
+				if (k->region != ri || strcmp(k->check, cols[c]))
+					continue;
+				strbuf_addf(h, "<span class=\"%s\" title=\"", cls[k->status]);
+				html_escape(h, k->reason);
+				strbuf_addstr(h, "\">");
+				html_escape(h, k->param >= 0 ? v->e->params[k->param] : "all");
+				strbuf_addf(h, ": %s</span> ", vcheck_status_name(k->status));
+			}
+			strbuf_addstr(h, "</td>");
+		}
+		strbuf_addstr(h, "</tr>\n");
+	}
+	strbuf_addstr(h, "</table>\n");
+}
+
+/* A region's models, expected volume and outliers, as text. */
+static void html_region_text(struct strbuf *h, const struct validation *v, const struct vregion *r)
+{
+	if (r->modelled) {
+		char *bb = pmnf_format(&r->black_box, 4);
+		strbuf_addstr(h, "black-box: <code>");
+		html_escape(h, bb);
+		strbuf_addf(h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->black_box.ar2, r->black_box.smape);
+		free(bb);
+	} else {
+		strbuf_addstr(h, "not modelled (unreliable data)");
+	}
+	if (r->has_constrained) {
+		char *cm = pmnf_format(&r->constrained, 4);
+		strbuf_addstr(h, "<br>constrained: <code>");
+		html_escape(h, cm);
+		strbuf_addf(h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->constrained.ar2, r->constrained.smape);
+		free(cm);
+	}
+	if (r->expected.tested) {
+		strbuf_addf(h, "<br>expected volume <code>");
+		html_escape(h, r->func->expect);
+		strbuf_addf(h, "</code>: %s (%.4g + %.4g &times; expect, p=%.2g)", r->expected.consistent ?
+			    "consistent" : "rejected", r->expected.c0, r->expected.c1, r->expected.p_value);
+	}
+	for (int i = 0; i < r->noise.noutliers; i++) {
+		const struct noise_outlier *o = &r->noise.outliers[i];
+		struct strbuf pn;
+		strbuf_init(&pn);
+		validate_point_name(&pn, v->e, o->point);
+		strbuf_addstr(h, i ? "; " : "<br>outliers (left out, rerun them): ");
+		html_escape(h, pn.buf);
+		strbuf_addf(h, " repetition %d of %d: %.4g (%.2g&times; the median)", o->rep + 1, o->nreps,
+			    o->value, o->ratio);
+		strbuf_release(&pn);
+	}
+}
+
+/* Every region: its models and one plot per parameter line. */
+static int html_regions(struct strbuf *h, const struct validation *v, const char *dir, int *nplots,
+			const char *gnuplot, struct perr *err)
+{
+	const struct experiment *e = v->e;
+	strbuf_addstr(h, "<h2>Regions</h2>\n");
+	for (int i = 0; i < v->nregions; i++) {
+		const struct vregion *r = &v->regions[i];
+		strbuf_addf(h, "<div class=\"region\" id=\"r%d\"><h3><code>", i);
+		html_escape(h, e->callpaths[r->callpath]);
+		strbuf_addstr(h, "</code> [");
+		html_escape(h, e->metrics[r->metric]);
+		strbuf_addstr(h, "]</h3>\n<p>");
+		html_region_text(h, v, r);
+		strbuf_addstr(h, "</p>\n");
+		for (int k = 0; k < e->nparams; k++) {
+			char *svg;
+			if (plot_region(v, r, k, 0, dir, (*nplots)++, gnuplot, &svg, err) < 0)
+				return -1;
+			if (svg) {
+				strbuf_addstr(h, svg);
+				strbuf_addch(h, '\n');
+				free(svg);
+			}
+		}
+		strbuf_addstr(h, "</div>\n");
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const struct strbuf *h, struct perr *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	size_t w = fwrite(h->buf, 1, h->len, f);
+	int bad = w != h->len;
+	bad |= fclose(f) != 0;
+	if (bad)
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
 
 int report_html(const char *path, const struct validation *v, const struct report_context *c,
 		struct perr *err)
 {
-	const struct experiment *e = v->e;
 	struct report_context defaults;
 	if (!c) {
 		report_context_init(&defaults);
 		c = &defaults;
 	}
 	const char *gnuplot = c->gnuplot ? c->gnuplot : "gnuplot";
-	struct strbuf h;
-	strbuf_init(&h);
-	strbuf_addstr(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
-	html_escape(&h, c->title);
-	strbuf_addf(&h, "</title><style>%s</style></head><body>\n<h1>", css);
-	html_escape(&h, c->title);
-	strbuf_addstr(&h, "</h1>\n");
-	int pub = validation_publishable(v);
-	strbuf_addf(&h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regions checked, %d flags, "
-		    "%d blocking.</p>\n", pub ? "publishable" : "blocked", pub ? "publishable" : "blocked",
-		    v->nregions, v->nflags, v->nblocking);
-	strbuf_addstr(&h, "<table><tr><th>input</th><td>");
-	html_escape(&h, c->input ? c->input : "");
-	strbuf_addstr(&h, "</td></tr><tr><th>dependencies</th><td>");
-	html_escape(&h, c->deps_path ? c->deps_path : "none (no false-dependency, volume or parameter contention checks)");
-	strbuf_addf(&h, "</td></tr><tr><th>parameters</th><td>");
-	for (int k = 0; k < e->nparams; k++) {
-		strbuf_addstr(&h, k ? ", " : "");
-		html_escape(&h, e->params[k]);
-	}
-	strbuf_addf(&h, "</td></tr><tr><th>points</th><td>%d</td></tr>", e->npoints);
-	strbuf_addstr(&h, "<tr><th>cost (core-hours)</th><td>planned ");
-	fmt_num(&h, c->core_hours_planned, "%.4g");
-	strbuf_addstr(&h, ", spent ");
-	fmt_num(&h, c->core_hours_spent, "%.4g");
-	strbuf_addf(&h, "</td></tr><tr><th>thresholds</th><td>CoV %g, alpha %g, growth %g, "
-		    "segment lines &ge; %d points%s</td></tr></table>\n", v->opt.cov_threshold, v->opt.alpha,
-		    v->opt.min_growth, v->opt.segment_points, v->opt.strict ? ", strict" : "");
-	const struct contention_summary *cs = &v->study;
-	if (cs->param >= 0 && cs->ntested) {
-		strbuf_addf(&h, "<h2>Contention study</h2>\n<p>%d of %d regions grow significantly with ",
-			    cs->nincreasing, cs->ntested);
-		html_escape(&h, e->params[cs->param]);
-		if (cs->program_region >= 0) {
-			strbuf_addstr(&h, "; the whole program (<code>");
-			html_escape(&h, e->callpaths[v->regions[cs->program_region].callpath]);
-			strbuf_addf(&h, "</code>) changes %+.0f%% from %g to %g (%.4g &rarr; %.4g, p=%.2g).",
-				    100 * cs->program_growth, cs->xmin, cs->xmax, cs->program_first,
-				    cs->program_last, cs->program_p);
-		}
-		strbuf_addstr(&h, "</p>\n");
-	}
-	strbuf_addstr(&h, "<h2>Flags</h2>\n");
-	if (!v->nflags) {
-		strbuf_addstr(&h, "<p>No flags.</p>\n");
-	} else {
-		strbuf_addstr(&h, "<table><tr><th>region</th><th>metric</th><th>kind</th><th>parameter</th>"
-			      "<th>growth</th><th>p</th><th>blocks</th><th>detail</th></tr>\n");
-		for (int i = 0; i < v->nflags; i++) {
-			const struct vflag *f = &v->flags[i];
-			const struct vregion *r = &v->regions[f->region];
-			strbuf_addf(&h, "<tr class=\"%s\"><td><a href=\"#r%d\"><code>", f->blocking ? "blk" : "warn",
-				    f->region);
-			html_escape(&h, e->callpaths[r->callpath]);
-			strbuf_addstr(&h, "</code></a></td><td>");
-			html_escape(&h, e->metrics[r->metric]);
-			strbuf_addf(&h, "</td><td>%s</td><td>", vflag_kind_name(f->kind));
-			html_escape(&h, f->param >= 0 ? e->params[f->param] : "");
-			strbuf_addstr(&h, "</td><td>");
-			if (isfinite(f->growth))
-				strbuf_addf(&h, "%+.1f%%", 100 * f->growth);
-			strbuf_addstr(&h, "</td><td>");
-			if (isfinite(f->p_value))
-				strbuf_addf(&h, "%.2g", f->p_value);
-			strbuf_addf(&h, "</td><td>%s</td><td>", f->blocking ? "yes" : "no");
-			html_escape(&h, f->detail);
-			strbuf_addstr(&h, "</td></tr>\n");
-		}
-		strbuf_addstr(&h, "</table>\n");
-	}
-	if (c->placements) {
-		strbuf_addstr(&h, "<h2>Placements</h2>\n<pre>");
-		html_escape(&h, c->placements);
-		strbuf_addstr(&h, "</pre>\n");
-	}
-
 	const char *tmp = getenv("TMPDIR");
 	char *tdir = xasprintf("%s/perfsweep-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tdir)) {
 		perr_set(err, "cannot create a temporary directory '%s': %s", tdir, strerror(errno));
 		free(tdir);
-		strbuf_release(&h);
 		return -1;
 	}
-	int rc = 0, nplots = 0;
-	for (int i = 0; i < v->nregions && !rc; i++) {
-		const struct vregion *r = &v->regions[i];
-		if (!r->nflags)
-			continue;
-		strbuf_addf(&h, "<div class=\"region\" id=\"r%d\"><h3><code>", i);
-		html_escape(&h, e->callpaths[r->callpath]);
-		strbuf_addstr(&h, "</code> [");
-		html_escape(&h, e->metrics[r->metric]);
-		strbuf_addstr(&h, "]</h3>\n<p>");
-		if (r->modelled) {
-			char *bb = pmnf_format(&r->black_box, 4);
-			strbuf_addstr(&h, "black-box: <code>");
-			html_escape(&h, bb);
-			strbuf_addf(&h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->black_box.ar2, r->black_box.smape);
-			free(bb);
-		} else {
-			strbuf_addstr(&h, "not modelled (unreliable data)");
-		}
-		if (r->has_constrained) {
-			char *cm = pmnf_format(&r->constrained, 4);
-			strbuf_addstr(&h, "<br>constrained: <code>");
-			html_escape(&h, cm);
-			strbuf_addf(&h, "</code> (adj. R&sup2; %.4f, SMAPE %.2f%%)", r->constrained.ar2, r->constrained.smape);
-			free(cm);
-		}
-		strbuf_addstr(&h, "</p>\n");
-		char *svg;
-		int pr = plot_region(v, r, tdir, nplots++, gnuplot, &svg, err);
-		if (pr < 0) {
-			rc = -1;
-			break;
-		}
-		if (svg) {
-			strbuf_addstr(&h, svg);
-			strbuf_addch(&h, '\n');
-			free(svg);
-		}
-		strbuf_addstr(&h, "</div>\n");
+	struct strbuf h;
+	strbuf_init(&h);
+	int nplots = 0, rc = 0;
+	html_summary(&h, v, c);
+	if (html_study(&h, v, tdir, &nplots, gnuplot, err) < 0)
+		rc = -1;
+	if (!rc) {
+		html_flags(&h, v);
+		html_checks(&h, v);
 	}
+	if (!rc && c->placements) {
+		strbuf_addstr(&h, "<h2>Placements</h2>\n<pre>");
+		html_escape(&h, c->placements);
+		strbuf_addstr(&h, "</pre>\n");
+	}
+	if (!rc && html_regions(&h, v, tdir, &nplots, gnuplot, err) < 0)
+		rc = -1;
 	rmdir(tdir);
 	free(tdir);
-	if (rc) {
-		strbuf_release(&h);
-		return -1;
-	}
 	strbuf_addstr(&h, "</body></html>\n");
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		strbuf_release(&h);
-		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
-	}
-	size_t w = fwrite(h.buf, 1, h.len, f);
-	int bad = w != h.len;
-	bad |= fclose(f) != 0;
+	if (!rc)
+		rc = write_file(path, &h, err);
 	strbuf_release(&h);
-	if (bad)
-		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+	return rc;
 }

@@ -16,6 +16,57 @@ static json_t *model_json(const struct pmnf_model *m)
 	return j;
 }
 
+/* [{point: {param: value}, repetition, value, ratio}] */
+static json_t *outliers_json(const struct validation *v, const struct vregion *r)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < r->noise.noutliers; i++) {
+		const struct noise_outlier *o = &r->noise.outliers[i];
+		json_t *x = json_object(), *pt = json_object();
+		for (int k = 0; k < v->e->nparams; k++)
+			json_object_set_new(pt, v->e->params[k], json_real(experiment_coord(v->e, o->point, k)));
+		json_object_set_new(x, "point", pt);
+		json_object_set_new(x, "repetition", json_integer(o->rep + 1));
+		json_object_set_new(x, "repetitions", json_integer(o->nreps));
+		json_object_set_new(x, "value", number_or_null(o->value));
+		json_object_set_new(x, "ratio", number_or_null(o->ratio));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
+/* {consistent, c0, c1, p_value} of the hypothesis c0 + c1 * expect, or null. */
+static json_t *expected_json(const struct vregion *r)
+{
+	if (!r->expected.tested)
+		return json_null();
+	json_t *x = json_object();
+	json_object_set_new(x, "expect", json_string(r->func->expect));
+	json_object_set_new(x, "consistent", json_boolean(r->expected.consistent));
+	json_object_set_new(x, "c0", number_or_null(r->expected.c0));
+	json_object_set_new(x, "c1", number_or_null(r->expected.c1));
+	json_object_set_new(x, "p_value", number_or_null(r->expected.p_value));
+	return x;
+}
+
+static json_t *checks_json(const struct validation *v)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < v->nchecks; i++) {
+		const struct vcheck *c = &v->checks[i];
+		const struct vregion *r = &v->regions[c->region];
+		json_t *o = json_object();
+		json_object_set_new(o, "callpath", json_string(v->e->callpaths[r->callpath]));
+		json_object_set_new(o, "metric", json_string(v->e->metrics[r->metric]));
+		json_object_set_new(o, "check", json_string(c->check));
+		json_object_set_new(o, "parameter", c->param >= 0 ? json_string(v->e->params[c->param]) : json_null());
+		json_object_set_new(o, "status", json_string(vcheck_status_name(c->status)));
+		json_object_set_new(o, "reason", json_string(c->reason));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *region_json(const struct validation *v, const struct vregion *r)
 {
 	const struct experiment *e = v->e;
@@ -57,6 +108,8 @@ static json_t *region_json(const struct validation *v, const struct vregion *r)
 			json_array_append_new(kinds, json_string(vflag_kind_name(v->flags[i].kind)));
 	json_object_set_new(o, "flags", kinds);
 	json_object_set_new(o, "blocking", json_boolean(r->nblocking > 0));
+	json_object_set_new(o, "outliers", outliers_json(v, r));
+	json_object_set_new(o, "expected_volume", expected_json(r));
 	return o;
 }
 
@@ -85,5 +138,8 @@ json_t *report_json(const struct validation *v)
 	for (int i = 0; i < v->nregions; i++)
 		json_array_append_new(regions, region_json(v, &v->regions[i]));
 	json_object_set_new(root, "regions", regions);
+	json_object_set_new(root, "checks", checks_json(v));
+	json_object_set_new(root, "selection", json_string(model_selection_name(v->opt.model.selection)));
+	json_object_set_new(root, "aggregate", json_string(model_aggregate_name(v->opt.model.aggregate)));
 	return root;
 }

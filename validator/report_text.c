@@ -1,6 +1,9 @@
-/* The text validity report: one line per flag, then the verdict. */
+/* The text validity report: one line per flag, notes and warnings, the checks, the verdict. */
 #include "validator/report.h"
+#include "common/strbuf.h"
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void report_context_init(struct report_context *c)
 {
@@ -10,6 +13,7 @@ void report_context_init(struct report_context *c)
 	c->placements = NULL;
 	c->core_hours_planned = NAN;
 	c->core_hours_spent = NAN;
+	c->budget_core_hours = NAN;
 	c->gnuplot = NULL;
 }
 
@@ -38,6 +42,77 @@ static void key_figure(FILE *f, const struct validation *v, const struct vflag *
 	}
 }
 
+/* One note per region with outlying repetitions: count, values, where. */
+static void outlier_notes(FILE *f, const struct validation *v)
+{
+	const struct experiment *e = v->e;
+	for (int i = 0; i < v->nregions; i++) {
+		const struct vregion *r = &v->regions[i];
+		const struct noise_result *n = &r->noise;
+		if (!n->noutliers)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		for (int k = 0; k < n->noutliers && k < 8; k++) {
+			const struct noise_outlier *o = &n->outliers[k];
+			strbuf_addstr(&sb, k ? "; " : "");
+			validate_point_name(&sb, e, o->point);
+			strbuf_addf(&sb, ": %.4g, %.2gx the median (repetition %d of %d)", o->value, o->ratio,
+				    o->rep + 1, o->nreps);
+		}
+		fprintf(f, "note     %s [%s] %d outlier%s at %s%s; left out of the model, rerun %s\n",
+			e->callpaths[r->callpath], e->metrics[r->metric], n->noutliers,
+			n->noutliers == 1 ? "" : "s", sb.buf, n->noutliers > 8 ? "; ..." : "",
+			n->noutliers == 1 ? "it" : "them");
+		strbuf_release(&sb);
+	}
+}
+
+/* Warnings from the checks: unstable extrapolation, contention that could not be tested. */
+static void check_warnings(FILE *f, const struct validation *v)
+{
+	const struct experiment *e = v->e;
+	for (int i = 0; i < v->nchecks; i++) {
+		const struct vcheck *c = &v->checks[i];
+		const struct vregion *r = &v->regions[c->region];
+		int unstable = !strcmp(c->check, "extrapolation") && c->status == VCHECK_FLAGGED;
+		int untested = !strcmp(c->check, "contention") && c->status == VCHECK_NOT_TESTABLE;
+		if (unstable || untested)
+			fprintf(f, "warning  %s [%s] %s: %s\n", e->callpaths[r->callpath],
+				e->metrics[r->metric], unstable ? "extrapolation" : "contention not testable",
+				c->reason);
+	}
+}
+
+/* The table of checks: one row per region, one column per check. */
+static void checks_table(FILE *f, const struct validation *v)
+{
+	static const char *const cols[] = { "noise", "contention", "false-dependency", "segmented",
+					     "volume", "extrapolation" };
+	if (!v->nchecks)
+		return;
+	fprintf(f, "checks (+ passed, ! flagged, ? not testable, - not run):\n");
+	fprintf(f, "  %-6s %-10s %-16s %-9s %-6s %-13s region\n", "noise", "contention",
+		"false-dep", "segmented", "volume", "extrapolation");
+	for (int ri = 0; ri < v->nregions; ri++) {
+		const struct vregion *r = &v->regions[ri];
+		fputs("  ", f);
+		for (int c = 0; c < 6; c++) {
+			char cell[32] = "";
+			size_t n = 0;
+			for (int i = 0; i < v->nchecks && n + 2 < sizeof(cell); i++)
+				if (v->checks[i].region == ri && !strcmp(v->checks[i].check, cols[c]))
+					cell[n++] = "+!?"[v->checks[i].status];
+			if (!n)
+				cell[n++] = '-';
+			cell[n] = 0;
+			static const int width[] = { 6, 10, 16, 9, 6, 13 };
+			fprintf(f, "%-*s ", width[c], cell);
+		}
+		fprintf(f, "%s [%s]\n", v->e->callpaths[r->callpath], v->e->metrics[r->metric]);
+	}
+}
+
 void report_text(FILE *f, const struct validation *v)
 {
 	const struct experiment *e = v->e;
@@ -60,6 +135,16 @@ void report_text(FILE *f, const struct validation *v)
 					e->params[r->excluded[k].param], 100 * r->excluded[k].effect,
 					100 * v->opt.min_growth);
 	}
+	outlier_notes(f, v);
+	check_warnings(f, v);
+	for (int i = 0; i < v->nregions; i++) {
+		const struct vregion *r = &v->regions[i];
+		if (r->expected.tested && r->expected.consistent)
+			fprintf(f, "info     %s [%s] consistent with the expected volume (%s): %.4g + %.4g * "
+				"expect (p=%.2g)\n", e->callpaths[r->callpath], e->metrics[r->metric],
+				r->func->expect, r->expected.c0, r->expected.c1, r->expected.p_value);
+	}
+	checks_table(f, v);
 	const struct contention_summary *cs = &v->study;
 	if (cs->param >= 0 && cs->ntested) {
 		fprintf(f, "contention study: %d of %d regions grow significantly with %s", cs->nincreasing,
@@ -79,6 +164,8 @@ void report_text(FILE *f, const struct validation *v)
 	fprintf(f, "verdict: %s (%d regions checked, %d flagged, %d flags, %d blocking",
 		validation_publishable(v) ? "publishable" : "blocked", v->nregions, nflagged, v->nflags,
 		v->nblocking);
+	fprintf(f, "; selection %s, aggregate %s", model_selection_name(v->opt.model.selection),
+		model_aggregate_name(v->opt.model.aggregate));
 	if (nunreliable)
 		fprintf(f, "; %d unreliable region%s not modelled", nunreliable, nunreliable == 1 ? "" : "s");
 	fputs(")\n", f);

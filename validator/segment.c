@@ -1,4 +1,8 @@
-/* Change-point detection along a parameter line: best two-model split and an F-test. */
+/*
+ * Change-point detection along a parameter line, in relative terms: the
+ * best two-model split of the point estimates against one model, tested
+ * against the repetitions' pure error.
+ */
 #include "validator/segment.h"
 #include "common/xalloc.h"
 #include <gsl/gsl_cdf.h>
@@ -7,90 +11,103 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fit points[lo..hi) of the line; rss over every repetition value. */
-static int fit_range(const struct experiment *e, const struct exp_series *s, const int *points,
-		     int lo, int hi, int param, const struct model_options *opt,
-		     struct pmnf_model *m, double *rss, struct perr *err)
+/* The line's point estimates and the pure error pooled over them. */
+struct seg_line {
+	int n;
+	double *x, *y, *r;
+	struct exp_values *vals;
+	struct lof_noise nz;
+};
+
+/* Fit points [lo, hi) of the line with the modeller (one parameter). */
+static int fit_range(const struct seg_line *l, int lo, int hi, char *name,
+		     const struct model_options *opt, struct pmnf_model *m, struct perr *err)
 {
-	int n = hi - lo;
-	double *xs = xmalloc(sizeof(double) * (size_t)n);
-	struct exp_values *vals = xmalloc(sizeof(*vals) * (size_t)n);
-	for (int i = 0; i < n; i++) {
-		xs[i] = experiment_coord(e, points[lo + i], param);
-		vals[i] = s->at[points[lo + i]];
-	}
-	char *names[1] = { e->params[param] };
+	char *names[1] = { name };
 	struct model_input in = {
-		.nparams = 1, .params = names, .npoints = n, .coords = xs, .values = vals,
+		.nparams = 1, .params = names, .npoints = hi - lo, .coords = &l->x[lo],
+		.values = &l->vals[lo],
 	};
-	int rc = modeler_fit(&in, opt, NULL, m, err);
-	if (rc == 0) {
-		double sum = 0;
-		for (int i = 0; i < n; i++) {
-			double f = pmnf_eval(m, &xs[i]);
-			for (int r = 0; r < vals[i].n; r++)
-				sum += (vals[i].v[r] - f) * (vals[i].v[r] - f);
-		}
-		*rss = sum;
-	}
-	free(xs);
-	free(vals);
-	return rc;
+	return modeler_fit(&in, opt, NULL, m, err);
 }
 
-/* Free parameters of a one-parameter model: coefficients plus the exponent choice. */
+/* Relative chi-square of model m on points [lo, hi), and the largest relative deviation. */
+static double range_chi2(const struct seg_line *l, int lo, int hi, const struct pmnf_model *m,
+			 double *maxdev)
+{
+	double s = 0;
+	for (int i = lo; i < hi; i++) {
+		double f = pmnf_eval(m, &l->x[i]), d = (l->y[i] - f) / l->y[i];
+		s += l->r[i] * d * d;
+		if (maxdev && fabs(d) > *maxdev)
+			*maxdev = fabs(d);
+	}
+	return s / (l->nz.factor * l->nz.s2);
+}
+
+/* Coefficients of a one-parameter model plus one for the exponent choice. */
 static int model_dof(const struct pmnf_model *m)
 {
 	return 1 + 2 * m->nterms;
 }
 
-int segment_test(const struct experiment *e, const struct exp_series *s, const struct vline *line,
-		 int min_points, const struct model_options *opt, struct segment_result *r,
-		 struct perr *err)
+/* Gather the line's point estimates; 0 when a value is not positive (no relative test). */
+static int seg_line_init(struct seg_line *l, const struct experiment *e, const struct exp_series *s,
+			 const struct segment_result *r, const struct model_options *opt)
 {
-	memset(r, 0, sizeof(*r));
-	r->param = line->param;
-	r->change = -1;
-	r->x_before = r->x_after = r->f = r->p_value = NAN;
-	r->rss_one = r->rss_two = r->improvement = NAN;
-	char *names[1] = { e->params[line->param] };
-	pmnf_init(&r->one, 1, names);
-	pmnf_init(&r->left, 1, names);
-	pmnf_init(&r->right, 1, names);
-	if (!s)
-		return 0;
-	gsl_set_error_handler_off();
-	r->points = xmalloc(sizeof(int) * (size_t)(line->npoints ? line->npoints : 1));
-	int nobs = 0;
-	for (int i = 0; i < line->npoints; i++)
-		if (s->at[line->points[i]].n) {
-			r->points[r->npoints++] = line->points[i];
-			nobs += s->at[line->points[i]].n;
-		}
-	int n = r->npoints;
-	if (n < min_points || n < 2 * SEGMENT_MIN_SIDE)
-		return 0;
+	int n = r->npoints, ok = 1;
+	double scov = point_series_cov(s->at, e->npoints);
+	struct point_estimate *pe = xmalloc(sizeof(*pe) * (size_t)(n ? n : 1));
+	l->n = n;
+	l->x = xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+	l->y = xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+	l->r = xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+	l->vals = xmalloc(sizeof(*l->vals) * (size_t)(n ? n : 1));
+	for (int i = 0; i < n; i++) {
+		l->x[i] = experiment_coord(e, r->points[i], r->param);
+		l->vals[i] = s->at[r->points[i]];
+		point_estimate(&l->vals[i], opt->aggregate, 1, scov, &pe[i]);
+		l->y[i] = pe[i].value;
+		l->r[i] = pe[i].n;
+		ok &= l->y[i] > 0 && isfinite(l->y[i]);
+	}
+	lof_noise_pool(pe, n, opt->aggregate, &l->nz);
+	if (l->nz.dof == 0) {
+		l->nz.s2 = 1;   /* no repetitions: plain relative residuals, tested against each other */
+		l->nz.factor = 1;
+	}
+	free(pe);
+	return ok;
+}
 
-	pmnf_release(&r->one);
-	if (fit_range(e, s, r->points, 0, n, line->param, opt, &r->one, &r->rss_one, err) < 0)
-		return -1;
-	int best = -1;
-	double best_rss = INFINITY;
+static void seg_line_release(struct seg_line *l)
+{
+	free(l->x);
+	free(l->y);
+	free(l->r);
+	free(l->vals);
+}
+
+/* Try every split; keeps the best pair of models in r. */
+static int best_split(const struct seg_line *l, char *name, const struct model_options *opt,
+		      struct segment_result *r, struct perr *err)
+{
+	int n = l->n;
+	r->rss_two = INFINITY;
 	for (int k = SEGMENT_MIN_SIDE; k <= n - SEGMENT_MIN_SIDE; k++) {
 		struct pmnf_model a, b;
-		double ra, rb;
-		if (fit_range(e, s, r->points, 0, k, line->param, opt, &a, &ra, err) < 0) {
+		int ra = fit_range(l, 0, k, name, opt, &a, err);
+		int rb = ra < 0 ? -1 : fit_range(l, k, n, name, opt, &b, err);
+		if (rb < 0) {
 			pmnf_release(&a);
+			if (ra == 0)
+				pmnf_release(&b);
 			return -1;
 		}
-		if (fit_range(e, s, r->points, k, n, line->param, opt, &b, &rb, err) < 0) {
-			pmnf_release(&a);
-			pmnf_release(&b);
-			return -1;
-		}
-		if (ra + rb < best_rss) {
-			best_rss = ra + rb;
-			best = k;
+		double c = range_chi2(l, 0, k, &a, NULL) + range_chi2(l, k, n, &b, NULL);
+		if (c < r->rss_two) {
+			r->rss_two = c;
+			r->change = k;
 			pmnf_release(&r->left);
 			pmnf_release(&r->right);
 			r->left = a;
@@ -100,27 +117,85 @@ int segment_test(const struct experiment *e, const struct exp_series *s, const s
 			pmnf_release(&b);
 		}
 	}
-	r->change = best;
-	r->rss_two = best_rss;
-	r->x_before = experiment_coord(e, r->points[best - 1], line->param);
-	r->x_after = experiment_coord(e, r->points[best], line->param);
+	return 0;
+}
+
+/* The test of two models against one (see segment.h). */
+static void seg_significance(const struct seg_line *l, struct segment_result *r)
+{
+	int n = l->n, k1 = model_dof(&r->one), k2 = model_dof(&r->left) + model_dof(&r->right) + 1;
+	double gain = r->rss_one - r->rss_two;
 	r->improvement = r->rss_one > 0 ? 1 - r->rss_two / r->rss_one : 0;
-	int k1 = model_dof(&r->one), k2 = model_dof(&r->left) + model_dof(&r->right) + 1;
-	r->df1 = k2 - k1;
-	r->df2 = nobs - k2;
-	if (r->df1 < 1 || r->df2 < 1) {
+	r->df1 = k2 - k1 > 0 ? k2 - k1 : 1;
+	if (l->nz.dof > 0) {
+		/* against the pure error of the repetitions */
+		r->df2 = l->nz.dof;
+		r->f = gain / r->df1;
+		r->p_value = gain > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
+		r->p_one = lof_p(r->rss_one, n, k1 > n ? n : k1, &l->nz);
+		return;
+	}
+	r->df2 = n - k2;
+	r->p_one = NAN;
+	if (r->df2 < 1) {
 		/* no room for a test: only an exact two-regime fit counts */
 		r->p_value = r->rss_two == 0 && r->rss_one > 0 ? 0 : 1;
-		return 1;
+		return;
 	}
-	if (r->rss_two > 0) {
-		r->f = ((r->rss_one - r->rss_two) / r->df1) / (r->rss_two / r->df2);
-		r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
-	} else {
-		r->f = r->rss_one > 0 ? INFINITY : 0;
-		r->p_value = r->rss_one > 0 ? 0 : 1;
+	r->f = r->rss_two > 0 ? (gain / r->df1) / (r->rss_two / r->df2) : r->rss_one > 0 ? INFINITY : 0;
+	r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
+}
+
+static void seg_result_init(struct segment_result *r, const struct experiment *e, const struct vline *line)
+{
+	memset(r, 0, sizeof(*r));
+	r->param = line->param;
+	r->change = -1;
+	r->x_before = r->x_after = r->f = r->p_value = r->p_one = NAN;
+	r->rss_one = r->rss_two = r->improvement = r->max_dev = NAN;
+	char *names[1] = { e->params[line->param] };
+	pmnf_init(&r->one, 1, names);
+	pmnf_init(&r->left, 1, names);
+	pmnf_init(&r->right, 1, names);
+}
+
+int segment_test(const struct experiment *e, const struct exp_series *s, const struct vline *line,
+		 int min_points, const struct model_options *opt, struct segment_result *r,
+		 struct perr *err)
+{
+	seg_result_init(r, e, line);
+	if (!s)
+		return 0;
+	gsl_set_error_handler_off();
+	r->points = xmalloc(sizeof(int) * (size_t)(line->npoints ? line->npoints : 1));
+	for (int i = 0; i < line->npoints; i++)
+		if (s->at[line->points[i]].n)
+			r->points[r->npoints++] = line->points[i];
+	if (r->npoints < min_points || r->npoints < 2 * SEGMENT_MIN_SIDE)
+		return 0;
+	struct seg_line l;
+	struct model_options o = *opt;
+	int rc = -1;
+	o.relative_fallback = 1;        /* the splits are compared in relative terms */
+	opt = &o;
+	if (!seg_line_init(&l, e, s, r, opt)) {
+		seg_line_release(&l);
+		return 0;
 	}
-	return 1;
+	pmnf_release(&r->one);
+	if (fit_range(&l, 0, l.n, e->params[line->param], opt, &r->one, err) < 0)
+		goto out;
+	r->max_dev = 0;
+	r->rss_one = range_chi2(&l, 0, l.n, &r->one, &r->max_dev);
+	if (best_split(&l, e->params[line->param], opt, r, err) < 0)
+		goto out;
+	r->x_before = l.x[r->change - 1];
+	r->x_after = l.x[r->change];
+	seg_significance(&l, r);
+	rc = 1;
+out:
+	seg_line_release(&l);
+	return rc;
 }
 
 void segment_result_release(struct segment_result *r)

@@ -1,16 +1,24 @@
 /*
  * The segmented-behaviour check: along one parameter line with enough
- * points (9 by default), is the data better described by two PMNF models,
+ * points (8 by default), is the data better described by two PMNF models,
  * one on each side of a change point, than by one?  (MILC's communication
  * routines behaved differently for 4-16 ranks than for more: one PMNF
  * model cannot represent two regimes.)
  *
- * Every split leaving at least SEGMENT_MIN_SIDE points on each side is
- * tried; each side gets the modeller's single-parameter model, and the
- * split with the smallest residual sum of squares over all repetition
- * values wins.  Significance is an F-test of the two-model fit against the
- * one-model fit, counting for each model its coefficients plus one for the
- * chosen exponents, and one for the change point.
+ * It works on the point estimates (models/points.h, outliers left out) and
+ * in relative terms, so a regime change among the small values is as
+ * visible as one among the large: every residual is (y - f) / y, weighted
+ * by the point's repetitions and divided by the line's pooled relative
+ * pure-error variance (models/lof.h), a chi-square "rss".  Every split
+ * leaving at least SEGMENT_MIN_SIDE points on each side is tried; each
+ * side gets the modeller's single-parameter model, and the split with the
+ * smallest sum wins: a jump and a change of slope both show there.
+ *
+ * Significance: with repetitions, the chi-square the second model removes
+ * per extra degree of freedom (coefficients plus one for the chosen
+ * exponents, and one for the change point) is F-distributed against the
+ * pure error (F(df1, dof)); without repetitions, the classical F-test of
+ * the two-model fit against the one-model fit on the point estimates.
  */
 #ifndef PS_SEGMENT_H
 #define PS_SEGMENT_H
@@ -28,9 +36,11 @@ struct segment_result {
 	int *points;                    /* those points, by ascending coordinate */
 	int change;                     /* index (into points) of the first point of the second regime */
 	double x_before, x_after;       /* coordinates either side of the change */
-	double rss_one, rss_two;        /* over all repetition values */
+	double rss_one, rss_two;        /* relative chi-square of one and of two models */
 	double improvement;             /* 1 - rss_two / rss_one (0 when rss_one is 0) */
 	double f, p_value;              /* F-test of two models against one */
+	double p_one;                   /* lack-of-fit p-value of the one model (NaN without repetitions) */
+	double max_dev;                 /* the one model's largest relative deviation from a point */
 	int df1, df2;
 	struct pmnf_model one, left, right;
 };

@@ -6,12 +6,42 @@
 #include "validator/falsedep.h"
 #include "validator/vline.h"
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const kind_names[VFLAG_NKINDS] = {
 	"noise", "false-dependency", "contention", "segmented", "volume",
 };
+
+static const char *const status_names[] = { "passed", "flagged", "not-testable" };
+
+const char *vcheck_status_name(enum vcheck_status s)
+{
+	return s >= VCHECK_PASSED && s <= VCHECK_NOT_TESTABLE ? status_names[s] : "?";
+}
+
+/* Record one check; reason is a printf format. */
+static void add_check(struct validation *v, int region, const char *check, int param,
+		      enum vcheck_status status, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void add_check(struct validation *v, int region, const char *check, int param,
+		      enum vcheck_status status, const char *fmt, ...)
+{
+	XGROW(v->checks, (size_t)v->nchecks + 1, v->checks_alloc);
+	struct vcheck *c = &v->checks[v->nchecks++];
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&c->reason, fmt, ap) < 0)
+		c->reason = NULL;
+	va_end(ap);
+	if (!c->reason)
+		c->reason = xstrdup("");
+	c->region = region;
+	c->check = check;
+	c->param = param;
+	c->status = status;
+}
 
 const char *vflag_kind_name(enum vflag_kind k)
 {
@@ -25,9 +55,9 @@ void validate_options_init(struct validate_options *o)
 	o->unreliable_fraction = 0.5;
 	o->alpha = 0.01;
 	o->min_growth = 0.05;
-	o->segment_points = 9;
+	o->segment_points = 8;
 	o->segment_improvement = 0.5;
-	model_options_init(&o->model);
+	model_options_robust(&o->model);
 }
 
 static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind kind, int param,
@@ -50,8 +80,7 @@ static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind 
 	return f;
 }
 
-/* "size=30,p=64" for a point. */
-static void point_name(struct strbuf *sb, const struct experiment *e, int p)
+void validate_point_name(struct strbuf *sb, const struct experiment *e, int p)
 {
 	for (int k = 0; k < e->nparams; k++)
 		strbuf_addf(sb, "%s%s=%g", k ? "," : "", e->params[k], experiment_coord(e, p, k));
@@ -119,24 +148,104 @@ static double model_effect(const struct pmnf_model *m, const struct experiment *
 	return worst;
 }
 
+/* "n=5,it=2 (CoV 0.31), ..." for up to 8 noisy points. */
+static void name_noisy(struct strbuf *sb, const struct validation *v, const struct noise_result *n)
+{
+	int shown = 0;
+	for (int p = 0; p < n->npoints; p++) {
+		if (!n->noisy[p])
+			continue;
+		if (shown++ == 8) {
+			strbuf_addstr(sb, ", ...");
+			break;
+		}
+		strbuf_addstr(sb, shown > 1 ? ", " : "");
+		validate_point_name(sb, v->e, p);
+		strbuf_addf(sb, " (CoV %.2g)", n->cov[p]);
+	}
+}
+
 static void check_noise(struct validation *v, int ri)
 {
 	struct vregion *r = &v->regions[ri];
 	const struct noise_result *n = &r->noise;
-	if (!n->nnoisy)
+	if (!n->nmeasured) {
+		add_check(v, ri, "noise", -1, VCHECK_NOT_TESTABLE, "no point has 2 repetitions");
 		return;
+	}
+	if (!n->nnoisy) {
+		add_check(v, ri, "noise", -1, VCHECK_PASSED, "CoV <= %g at all %d points (max %.2g)",
+			  v->opt.cov_threshold, n->nmeasured, n->max_cov);
+		return;
+	}
 	struct strbuf sb;
 	strbuf_init(&sb);
 	if (n->unreliable)
 		strbuf_addf(&sb, "unreliable, not modelled: ");
-	strbuf_addf(&sb, "%d of %d points above CoV %g (max %.3g at ", n->nnoisy, n->nmeasured,
-		    v->opt.cov_threshold, n->max_cov);
-	point_name(&sb, v->e, n->worst_point);
-	strbuf_addstr(&sb, ")");
+	strbuf_addf(&sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ", n->nnoisy, n->nmeasured,
+		    v->opt.cov_threshold);
+	name_noisy(&sb, v, n);
 	/* noisy data blocks either way: a modelled region's model rests on it, and an
 	   unreliable region leaves the campaign without a model for it */
 	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, 1);
 	f->detail = strbuf_detach(&sb);
+	add_check(v, ri, "noise", -1, VCHECK_FLAGGED, "%d of %d points above CoV %g", n->nnoisy,
+		  n->nmeasured, v->opt.cov_threshold);
+}
+
+/* The strongest segmented line along parameter k (every line tested); -1 on error. */
+static int strongest_segment(struct validation *v, int ri, const struct exp_series *s, int k,
+			     int *longest, struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	struct vline *lines;
+	int nl = vlines_find(v->e, k, &lines);
+	*longest = 0;
+	for (int l = 0; l < nl; l++) {
+		struct segment_result sr;
+		if (lines[l].npoints > *longest)
+			*longest = lines[l].npoints;
+		int rc = segment_test(v->e, s, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
+		if (rc <= 0) {
+			segment_result_release(&sr);
+			if (rc < 0) {
+				vlines_free(lines, nl);
+				return -1;
+			}
+			continue;
+		}
+		struct segment_result *best = &r->segment[k];
+		int better = !r->segment_tested[k] || sr.p_value < best->p_value ||
+			     (sr.p_value == best->p_value && sr.improvement > best->improvement);
+		if (better) {
+			if (r->segment_tested[k])
+				segment_result_release(best);
+			*best = sr;
+			r->segment_tested[k] = 1;
+		} else {
+			segment_result_release(&sr);
+		}
+	}
+	vlines_free(lines, nl);
+	return 0;
+}
+
+static void flag_segment(struct validation *v, int ri, int k)
+{
+	const struct experiment *e = v->e;
+	const struct segment_result *sr = &v->regions[ri].segment[k];
+	char *ml = model_string(&sr->left), *mr = model_string(&sr->right), *mo = model_string(&sr->one);
+	struct vflag *f = add_flag(v, ri, VFLAG_SEGMENTED, k, NAN, sr->p_value, 1);
+	f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g "
+			      "(one model %s misses a point by %.0f%%); add points between %g and %g "
+			      "or model the ranges separately", e->params[k], sr->x_before, e->params[k],
+			      sr->x_after, ml, sr->x_before, mr, sr->x_after, mo, 100 * sr->max_dev,
+			      sr->x_before, sr->x_after);
+	add_check(v, ri, "segmented", k, VCHECK_FLAGGED, "regime change between %s=%g and %g (p=%.2g)",
+		  e->params[k], sr->x_before, sr->x_after, sr->p_value);
+	free(ml);
+	free(mr);
+	free(mo);
 }
 
 static int check_segments(struct validation *v, int ri, const struct exp_series *s, struct perr *err)
@@ -144,46 +253,276 @@ static int check_segments(struct validation *v, int ri, const struct exp_series 
 	struct vregion *r = &v->regions[ri];
 	const struct experiment *e = v->e;
 	for (int k = 0; k < e->nparams; k++) {
-		struct vline *lines;
-		int nl = vlines_find(e, k, &lines);
-		for (int l = 0; l < nl; l++) {
-			struct segment_result sr;
-			int rc = segment_test(e, s, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
-			if (rc < 0) {
-				segment_result_release(&sr);
-				vlines_free(lines, nl);
-				return -1;
-			}
-			if (rc == 0) {
-				segment_result_release(&sr);
-				continue;
-			}
-			struct segment_result *best = &r->segment[k];
-			int better = !r->segment_tested[k] || sr.p_value < best->p_value ||
-				     (sr.p_value == best->p_value && sr.improvement > best->improvement);
-			if (better) {
-				if (r->segment_tested[k])
-					segment_result_release(best);
-				*best = sr;
-				r->segment_tested[k] = 1;
-			} else {
-				segment_result_release(&sr);
-			}
+		int longest;
+		if (strongest_segment(v, ri, s, k, &longest, err) < 0)
+			return -1;
+		if (!r->segment_tested[k]) {
+			add_check(v, ri, "segmented", k, VCHECK_NOT_TESTABLE,
+				  "the longest line along %s has %d points, the test needs %d", e->params[k],
+				  longest, v->opt.segment_points);
+			continue;
 		}
-		vlines_free(lines, nl);
-		if (!r->segment_tested[k])
-			continue;
 		struct segment_result *sr = &r->segment[k];
-		if (!(sr->p_value < v->opt.alpha && sr->improvement >= v->opt.segment_improvement))
+		if (sr->p_value < v->opt.alpha && sr->improvement >= v->opt.segment_improvement &&
+		    sr->max_dev >= v->opt.min_growth)
+			flag_segment(v, ri, k);
+		else
+			add_check(v, ri, "segmented", k, VCHECK_PASSED,
+				  "one model fits every line along %s (largest deviation %.1f%%)", e->params[k],
+				  100 * sr->max_dev);
+	}
+	return 0;
+}
+
+static void flag_contention(struct validation *v, int ri, int k)
+{
+	const struct experiment *e = v->e;
+	const struct growth_test *g = &v->regions[ri].growth[k];
+	char *m = model_string(&g->model);
+	struct vflag *f = add_flag(v, ri, VFLAG_CONTENTION, k, g->growth, g->p_value, 1);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
+		    "model in %s: %s; linear slope %+.0f%% (95%% CI %+.0f%%..%+.0f%%, p=%.2g)",
+		    100 * g->growth, e->params[k], g->xmin, g->xmax, e->params[k], e->params[k],
+		    m, 100 * g->growth_lin, 100 * g->growth_lo, 100 * g->growth_hi, g->slope_p);
+	if (!isnan(g->anova_p))
+		strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
+	else
+		strbuf_addstr(&sb, ", no repetitions for ANOVA");
+	f->detail = strbuf_detach(&sb);
+	free(m);
+}
+
+/* Contention: excluded program parameters and ranks per node. */
+static int check_contention(struct validation *v, int ri, const struct exp_series *s,
+			    const int *allowed, const int *known, struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	for (int k = 0; k < e->nparams; k++) {
+		int excluded = (r->func && known[k] && !allowed[k]) || k == v->rpn_param;
+		if (!excluded)
 			continue;
-		char *ml = model_string(&sr->left), *mr = model_string(&sr->right);
-		struct vflag *f = add_flag(v, ri, VFLAG_SEGMENTED, k, NAN, sr->p_value, 1);
-		f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g; "
-				      "add points between %g and %g or model the ranges separately",
-				      e->params[k], sr->x_before, e->params[k], sr->x_after, ml,
-				      sr->x_before, mr, sr->x_after, sr->x_before, sr->x_after);
-		free(ml);
-		free(mr);
+		int t = growth_test_run(e, s, k, k == v->rpn_param, &v->opt.model, &r->growth[k], err);
+		if (t < 0)
+			return -1;
+		r->growth_tested[k] = t;
+		const struct growth_test *g = &r->growth[k];
+		if (!t)
+			add_check(v, ri, "contention", k, VCHECK_NOT_TESTABLE,
+				  "no line along %s with 2 values and room for a test: add values of %s at "
+				  "fixed other parameters", e->params[k], e->params[k]);
+		else if (g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
+			flag_contention(v, ri, k);
+			add_check(v, ri, "contention", k, VCHECK_FLAGGED, "%+.0f%% over %s (p=%.2g)",
+				  100 * g->growth, e->params[k], g->p_value);
+		} else
+			add_check(v, ri, "contention", k, VCHECK_PASSED,
+				  "%+.0f%% over %s (p=%.2g): below %.0f%% or not significant", 100 * g->growth,
+				  e->params[k], g->p_value, 100 * v->opt.min_growth);
+	}
+	return 0;
+}
+
+/* The cause of a false dependency on parameter k, from the contention test. */
+static const char *falsedep_cause(const struct validation *v, int ri, int k, int *contention)
+{
+	const struct vregion *r = &v->regions[ri];
+	*contention = 0;
+	for (int i = 0; i < v->nflags; i++)
+		if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_CONTENTION && v->flags[i].param == k)
+			*contention = 1;
+	const struct growth_test *g = &r->growth[k];
+	int speedup = !*contention && r->growth_tested[k] && g->p_value < v->opt.alpha &&
+		      g->growth <= -v->opt.min_growth;
+	return *contention ? "contention" : speedup ? "speedup" : "noise";
+}
+
+static void falsedep_detail(struct validation *v, int ri, int k, double effect,
+			    const struct falsedep_result *fd, struct vflag *f)
+{
+	const struct experiment *e = v->e;
+	const struct vregion *r = &v->regions[ri];
+	const struct growth_test *g = &r->growth[k];
+	char *mb = model_string(&r->black_box), *mc = model_string(&r->constrained);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "black-box %s uses %s (changes up to %.0f%% over its range), excluded by "
+		    "the dependencies; constrained %s; %s terms remove %.0f%% of the constrained "
+		    "residual (adj. R^2 %.3f vs %.3f); ", mb, e->params[k], 100 * effect, mc,
+		    e->params[k], 100 * fd->bought, r->black_box.ar2, r->constrained.ar2);
+	if (!strcmp(f->cause, "contention"))
+		strbuf_addf(&sb, "cause: contention (%+.0f%% over %s, p=%.2g)", 100 * f->growth,
+			    e->params[k], g->p_value);
+	else if (!strcmp(f->cause, "speedup"))
+		strbuf_addf(&sb, "cause: speedup (%+.0f%% over %s, p=%.2g: faster, not contention)",
+			    100 * f->growth, e->params[k], g->p_value);
+	else if (r->growth_tested[k])
+		strbuf_addf(&sb, "cause: noise (measured change %+.0f%% over %s, p=%.2g: not "
+			    "significant at %g or below %.0f%%)", 100 * f->growth, e->params[k],
+			    g->p_value, v->opt.alpha, 100 * v->opt.min_growth);
+	else
+		strbuf_addf(&sb, "cause: noise (too few values of %s to test growth)", e->params[k]);
+	f->detail = strbuf_detach(&sb);
+	free(mb);
+	free(mc);
+}
+
+/* False dependencies: black-box parameters the dependencies exclude. */
+static int check_falsedeps(struct validation *v, int ri, const struct exp_series *s,
+			   const int *allowed, const int *known, struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	for (int k = 0; k < e->nparams && r->func; k++) {
+		if (allowed[k] || !known[k])
+			continue;
+		if (!pmnf_uses_param(&r->black_box, k)) {
+			add_check(v, ri, "false-dependency", k, VCHECK_PASSED, "the model does not use %s",
+				  e->params[k]);
+			continue;
+		}
+		double effect = model_effect(&r->black_box, e, s, k);
+		XGROW(r->excluded, (size_t)r->nexcluded + 1, r->excluded_alloc);
+		struct vexcluded *x = &r->excluded[r->nexcluded++];
+		*x = (struct vexcluded){ k, effect, "noise", 0 };
+		if (!(effect >= v->opt.min_growth)) {
+			add_check(v, ri, "false-dependency", k, VCHECK_PASSED, "%s changes the model by "
+				  "%.1f%% at most: below %.0f%%", e->params[k], 100 * effect,
+				  100 * v->opt.min_growth);
+			continue;       /* a negligible term: listed, not flagged */
+		}
+		struct falsedep_result fd;
+		if (falsedep_measure(e, s, &r->black_box, &r->constrained, k, &fd, err) < 0)
+			return -1;
+		int contention;
+		const char *cause = falsedep_cause(v, ri, k, &contention);
+		double growth = r->growth_tested[k] ? r->growth[k].growth : NAN;
+		struct vflag *f = add_flag(v, ri, VFLAG_FALSE_DEPENDENCY, k, growth, fd.p_value,
+					   v->opt.strict);
+		f->cause = x->cause = cause;
+		x->flagged = 1;
+		falsedep_detail(v, ri, k, effect, &fd, f);
+		add_check(v, ri, "false-dependency", k, VCHECK_FLAGGED, "the model uses %s (%.0f%%), cause %s",
+			  e->params[k], 100 * effect, cause);
+	}
+	return 0;
+}
+
+/* The hypothesis c0 + c1 * expect on the point estimates (models/lof.h). */
+static void expect_hypothesis(struct validation *v, int ri, const struct exp_series *s,
+			      const double *expected)
+{
+	const struct experiment *e = v->e;
+	struct vexpect *x = &v->regions[ri].expected;
+	int n = 0;
+	double *t = xmalloc(sizeof(double) * (size_t)e->npoints), *y = xmalloc(sizeof(double) * (size_t)e->npoints);
+	double *r = xmalloc(sizeof(double) * (size_t)e->npoints);
+	struct point_estimate *pe = xmalloc(sizeof(*pe) * (size_t)e->npoints);
+	double scov = point_series_cov(s->at, e->npoints);
+	for (int p = 0; p < e->npoints; p++) {
+		if (!s->at[p].n || !isfinite(expected[p]))
+			continue;
+		point_estimate(&s->at[p], v->opt.model.aggregate, 1, scov, &pe[n]);
+		t[n] = expected[p];
+		y[n] = pe[n].value;
+		r[n] = pe[n].n;
+		n++;
+	}
+	struct lof_noise nz;
+	lof_noise_pool(pe, n, v->opt.model.aggregate, &nz);
+	double chi2;
+	if (n >= 3 && nz.dof > 0 && lof_fit_line(t, y, r, n, &nz, &x->c0, &x->c1, &chi2) == 0) {
+		x->tested = 1;
+		x->p_value = lof_p(chi2, n, 2, &nz);
+		x->consistent = x->p_value >= v->opt.alpha;
+	}
+	free(t);
+	free(y);
+	free(r);
+	free(pe);
+}
+
+static void flag_volume(struct validation *v, int ri)
+{
+	const struct vregion *r = &v->regions[ri];
+	const struct volume_result *vr = &r->volume;
+	char *mb = model_string(&r->black_box);
+	struct vflag *f = add_flag(v, ri, VFLAG_VOLUME, vr->param, vr->growth, vr->p_value, v->opt.strict);
+	f->detail = xasprintf("measured/expected (%s) drifts %+.0f%% over %s; ratio %.3g..%.3g: "
+			      "a term is missing or wrong; black-box model %s", r->func->expect,
+			      100 * vr->growth, v->e->params[vr->param], vr->ratio_min, vr->ratio_max, mb);
+	add_check(v, ri, "volume", vr->param, VCHECK_FLAGGED, "measured/expected drifts %+.0f%% over %s",
+		  100 * vr->growth, v->e->params[vr->param]);
+	free(mb);
+}
+
+/* Volume: c0 + c1 * expect first; if rejected, the drift of measured / expected. */
+static int check_volume(struct validation *v, const struct validate_input *in, int ri,
+			const struct exp_series *s, const int *allowed, struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	if (!r->func || !r->func->expect || !in->expect) {
+		if (r->func)
+			add_check(v, ri, "volume", -1, VCHECK_NOT_TESTABLE, "no expect expression");
+		return 0;
+	}
+	double *expected = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
+	int bad = 0;
+	for (int p = 0; p < e->npoints && !bad; p++)
+		if (in->expect(in->expect_ctx, r->func, e, p, &expected[p], err) < 0)
+			bad = 1;
+	if (!bad)
+		expect_hypothesis(v, ri, s, expected);
+	int t = bad ? -1 : volume_test(e, s, expected, allowed, &r->volume, err);
+	free(expected);
+	if (t < 0)
+		return perr_prefix(err, "expected volume of '%s'", r->func->expect ? r->func->name : "?");
+	r->volume_tested = t;
+	const struct volume_result *vr = &r->volume;
+	if (r->expected.consistent)
+		add_check(v, ri, "volume", -1, VCHECK_PASSED, "consistent with the expected volume: "
+			  "%.4g + %.4g * (%s), p=%.2g", r->expected.c0, r->expected.c1, r->func->expect,
+			  r->expected.p_value);
+	else if (t && vr->p_value < v->opt.alpha && fabs(vr->growth) >= v->opt.min_growth)
+		flag_volume(v, ri);
+	else if (t)
+		add_check(v, ri, "volume", -1, VCHECK_PASSED, "measured/expected steady within %.0f%%",
+			  100 * v->opt.min_growth);
+	else
+		add_check(v, ri, "volume", -1, VCHECK_NOT_TESTABLE, "too few points with an expected value");
+	return 0;
+}
+
+/* Extrapolation: refit without each parameter's largest value and predict it. */
+static int check_extrapolation(struct validation *v, int ri, const struct exp_series *s,
+			       struct perr *err)
+{
+	struct vregion *r = &v->regions[ri];
+	const struct experiment *e = v->e;
+	for (int k = 0; k < e->nparams; k++) {
+		struct extrap_result *x = &r->extrap[k];
+		int t = extrapolate_test(e, s, k, &v->opt.model, x, err);
+		if (t < 0)
+			return -1;
+		r->extrap_tested[k] = t;
+		if (!t) {
+			add_check(v, ri, "extrapolation", k, VCHECK_NOT_TESTABLE, "%s has %d values, the "
+				  "check needs %d", e->params[k], x->nvalues, EXTRAP_MIN_VALUES);
+			continue;
+		}
+		if (!x->unstable) {
+			add_check(v, ri, "extrapolation", k, VCHECK_PASSED, "predicts %s=%g within %.1f%%",
+				  e->params[k], x->xmax, 100 * x->error);
+			continue;
+		}
+		char *m = model_string(&x->model);
+		add_check(v, ri, "extrapolation", k, VCHECK_FLAGGED, "unstable: fitted without %s=%g, the "
+			  "model %s mispredicts it by %.0f%% (noise %.0f%%); do not trust it beyond the "
+			  "measured range", e->params[k], x->xmax, m, 100 * x->error, 100 * x->noise);
+		free(m);
 	}
 	return 0;
 }
@@ -209,7 +548,6 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		rc = 0;
 		goto out;
 	}
-
 	pmnf_release(&r->black_box);
 	if (modeler_fit_series(e, r->callpath, r->metric, &v->opt.model, NULL, &r->black_box, err) < 0)
 		goto out;
@@ -221,118 +559,10 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 			goto out;
 		r->has_constrained = 1;
 	}
-
-	/* contention: excluded program parameters and ranks per node */
-	for (int k = 0; k < np; k++) {
-		int excluded = (r->func && known[k] && !allowed[k]) || k == v->rpn_param;
-		if (!excluded)
-			continue;
-		int t = growth_test_run(e, s, k, k == v->rpn_param, &v->opt.model, &r->growth[k], err);
-		if (t < 0)
-			goto out;
-		r->growth_tested[k] = t;
-		const struct growth_test *g = &r->growth[k];
-		if (t && g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
-			char *m = model_string(&g->model);
-			struct vflag *f = add_flag(v, ri, VFLAG_CONTENTION, k, g->growth, g->p_value, 1);
-			struct strbuf sb;
-			strbuf_init(&sb);
-			strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
-				    "model in %s: %s; linear slope %+.0f%% (95%% CI %+.0f%%..%+.0f%%, p=%.2g)",
-				    100 * g->growth, e->params[k], g->xmin, g->xmax, e->params[k], e->params[k],
-				    m, 100 * g->growth_lin, 100 * g->growth_lo, 100 * g->growth_hi, g->slope_p);
-			if (!isnan(g->anova_p))
-				strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
-			else
-				strbuf_addstr(&sb, ", no repetitions for ANOVA");
-			f->detail = strbuf_detach(&sb);
-			free(m);
-		}
-	}
-
-	/* false dependencies: black-box parameters the dependencies exclude */
-	if (r->func) {
-		for (int k = 0; k < np; k++) {
-			if (allowed[k] || !known[k] || !pmnf_uses_param(&r->black_box, k))
-				continue;
-			double effect = model_effect(&r->black_box, e, s, k);
-			XGROW(r->excluded, (size_t)r->nexcluded + 1, r->excluded_alloc);
-			struct vexcluded *x = &r->excluded[r->nexcluded++];
-			x->param = k;
-			x->effect = effect;
-			x->cause = "noise";
-			x->flagged = 0;
-			if (!(effect >= v->opt.min_growth))
-				continue;       /* a negligible term: listed, not flagged */
-			struct falsedep_result fd;
-			if (falsedep_measure(e, s, &r->black_box, &r->constrained, k, &fd, err) < 0)
-				goto out;
-			int contention = 0;
-			for (int i = 0; i < v->nflags; i++)
-				if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_CONTENTION &&
-				    v->flags[i].param == k)
-					contention = 1;
-			const struct growth_test *g = &r->growth[k];
-			double growth = r->growth_tested[k] ? g->growth : NAN;
-			int speedup = !contention && r->growth_tested[k] && g->p_value < v->opt.alpha &&
-				      g->growth <= -v->opt.min_growth;
-			struct vflag *f = add_flag(v, ri, VFLAG_FALSE_DEPENDENCY, k, growth, fd.p_value,
-						   v->opt.strict);
-			f->cause = contention ? "contention" : speedup ? "speedup" : "noise";
-			x->cause = f->cause;
-			x->flagged = 1;
-			char *mb = model_string(&r->black_box), *mc = model_string(&r->constrained);
-			struct strbuf sb;
-			strbuf_init(&sb);
-			strbuf_addf(&sb, "black-box %s uses %s (changes up to %.0f%% over its range), excluded by "
-				    "the dependencies; constrained %s; %s terms remove %.0f%% of the constrained "
-				    "residual (adj. R^2 %.3f vs %.3f); ", mb, e->params[k], 100 * effect, mc,
-				    e->params[k], 100 * fd.bought, r->black_box.ar2, r->constrained.ar2);
-			if (contention)
-				strbuf_addf(&sb, "cause: contention (%+.0f%% over %s, p=%.2g)",
-					    100 * growth, e->params[k], g->p_value);
-			else if (speedup)
-				strbuf_addf(&sb, "cause: speedup (%+.0f%% over %s, p=%.2g: faster, not contention)",
-					    100 * growth, e->params[k], g->p_value);
-			else if (r->growth_tested[k])
-				strbuf_addf(&sb, "cause: noise (measured change %+.0f%% over %s, p=%.2g: not "
-					    "significant at %g or below %.0f%%)", 100 * growth, e->params[k],
-					    g->p_value, v->opt.alpha, 100 * v->opt.min_growth);
-			else
-				strbuf_addf(&sb, "cause: noise (too few values of %s to test growth)",
-					    e->params[k]);
-			f->detail = strbuf_detach(&sb);
-			free(mb);
-			free(mc);
-		}
-	}
-
-	if (check_segments(v, ri, s, err) < 0)
+	if (check_contention(v, ri, s, allowed, known, err) < 0 ||
+	    check_falsedeps(v, ri, s, allowed, known, err) < 0 || check_segments(v, ri, s, err) < 0 ||
+	    check_volume(v, in, ri, s, allowed, err) < 0 || check_extrapolation(v, ri, s, err) < 0)
 		goto out;
-
-	/* volume contradiction */
-	if (r->func && r->func->expect && in->expect) {
-		double *expected = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
-		int bad = 0;
-		for (int p = 0; p < e->npoints && !bad; p++)
-			if (in->expect(in->expect_ctx, r->func, e, p, &expected[p], err) < 0)
-				bad = 1;
-		int t = bad ? -1 : volume_test(e, s, expected, allowed, &r->volume, err);
-		free(expected);
-		if (t < 0) {
-			perr_prefix(err, "expected volume of '%s'", r->func->name);
-			goto out;
-		}
-		r->volume_tested = t;
-		const struct volume_result *vr = &r->volume;
-		if (t && vr->p_value < v->opt.alpha && fabs(vr->growth) >= v->opt.min_growth) {
-			struct vflag *f = add_flag(v, ri, VFLAG_VOLUME, vr->param, vr->growth, vr->p_value,
-						   v->opt.strict);
-			f->detail = xasprintf("measured/expected (%s) drifts %+.0f%% over %s; ratio %.3g..%.3g: "
-					      "a term is missing or wrong", r->func->expect, 100 * vr->growth,
-					      e->params[vr->param], vr->ratio_min, vr->ratio_max);
-		}
-	}
 	rc = 0;
 out:
 	free(allowed);
@@ -426,6 +656,8 @@ int validate_run(struct validation *v, const struct validate_input *in,
 			r->growth_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
 			r->segment = xcalloc((size_t)(np ? np : 1), sizeof(*r->segment));
 			r->segment_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
+			r->extrap = xcalloc((size_t)(np ? np : 1), sizeof(*r->extrap));
+			r->extrap_tested = xcalloc((size_t)(np ? np : 1), sizeof(int));
 		}
 	/* by call path and metric name, so every input form of the same data reports alike */
 	if (v->nregions > 1)
@@ -452,15 +684,22 @@ void validation_release(struct validation *v)
 				growth_test_release(&r->growth[k]);
 			if (r->segment_tested[k])
 				segment_result_release(&r->segment[k]);
+			if (r->extrap[k].model.params)
+				extrap_result_release(&r->extrap[k]);
 		}
 		free(r->growth);
 		free(r->growth_tested);
 		free(r->segment);
 		free(r->segment_tested);
+		free(r->extrap);
+		free(r->extrap_tested);
 		free(r->excluded);
 	}
 	for (int i = 0; i < v->nflags; i++)
 		free(v->flags[i].detail);
+	for (int i = 0; i < v->nchecks; i++)
+		free(v->checks[i].reason);
+	free(v->checks);
 	free(v->regions);
 	free(v->flags);
 	memset(v, 0, sizeof(*v));

@@ -2,22 +2,27 @@
  * The validator: runs every check on every region (callpath) and metric of
  * an experiment and builds the verdict that gates publishing.
  *
- *   noise             CoV of each point's repetitions above the threshold;
- *                     a mostly noisy region is unreliable: reported, not modelled
+ *   noise             robust CoV (MAD-based) of a point's repetitions above
+ *                     the threshold; a mostly noisy region is unreliable:
+ *                     reported, not modelled.  Outlying repetitions are
+ *                     notes (noise.outliers, report_outliers), never flags
+ *   extrapolation     refitted without a parameter's largest value, the model
+ *                     mispredicts it: "unstable", a warning in the checks
+ *                     (vregion.extrap), never a flag
  *   false-dependency  the black-box model uses a parameter the region's
  *                     dependencies exclude (needs a dependency file)
  *   contention        the measurements grow with a parameter the dependencies
  *                     exclude, or with ranks per node, beyond noise
- *   segmented         a line of >= 9 points is better described by two models
- *   volume            measured / expected volume drifts across the design
+ *   segmented         a line of >= 8 points is better described by two models
+ *   volume            the hypothesis c0 + c1 * expect is rejected and
+ *                     measured / expected volume drifts across the design
  *                     (needs `expect` expressions and an evaluator)
  *
  * Blocking: contention, segmented, and noise in a modelled region; with
  * strict also false-dependency and volume.  docs/validation.md has the rules.
  *
  * Invariants: flags are ordered by region, then in the order the checks
- * run (noise, contention, false-dependency, segmented, volume), then by
- * parameter; regions by call path name then metric name, so the result is
+ * run (noise, contention, false-dependency, segmented, volume), then by parameter; checks likewise; regions by call path name then metric name, so the result is
  * a pure function of the data, whatever order the input lists it in.  The validation borrows the experiment and the dependencies: they
  * must outlive it.
  */
@@ -27,6 +32,7 @@
 #include "common/error.h"
 #include "designs/deps.h"
 #include "validator/contention.h"
+#include "validator/extrapolate.h"
 #include "models/modeler.h"
 #include "validator/noise.h"
 #include "models/pmnf.h"
@@ -71,6 +77,27 @@ struct vexcluded {
 	int flagged;
 };
 
+enum vcheck_status { VCHECK_PASSED, VCHECK_FLAGGED, VCHECK_NOT_TESTABLE };
+
+/* "passed", "flagged", "not-testable". */
+const char *vcheck_status_name(enum vcheck_status s);
+
+/* What was checked: one entry per region, check and parameter. */
+struct vcheck {
+	int region;
+	const char *check;      /* noise, contention, false-dependency, segmented, volume, extrapolation */
+	int param;              /* -1 for none */
+	enum vcheck_status status;
+	char *reason;           /* one line, for people */
+};
+
+/* The expected-volume hypothesis c0 + c1 * expect (models/lof.h). */
+struct vexpect {
+	int tested;
+	int consistent;         /* not rejected by the lack-of-fit test */
+	double c0, c1, p_value;
+};
+
 struct vregion {
 	int callpath, metric;
 	const struct dep_function *func;        /* matched dependencies, NULL if none */
@@ -89,6 +116,10 @@ struct vregion {
 	int *segment_tested;
 	int volume_tested;
 	struct volume_result volume;
+	struct vexpect expected;
+	/* per experiment parameter: the extrapolation check (tested[k] 1 when run) */
+	struct extrap_result *extrap;
+	int *extrap_tested;
 	/* every parameter the black-box model uses that the dependencies exclude */
 	int nexcluded;
 	struct vexcluded *excluded;
@@ -101,7 +132,7 @@ struct validate_options {
 	double unreliable_fraction;     /* 0.5 */
 	double alpha;                   /* significance level of every test: 0.01 */
 	double min_growth;              /* smallest relevant relative growth or drift: 0.05 */
-	int segment_points;             /* points a line needs for the segment test: 9 */
+	int segment_points;             /* points a line needs for the segment test: 8 */
 	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
 	int strict;                     /* false-dependency and volume block too */
 	struct model_options model;
@@ -154,8 +185,10 @@ struct validation {
 	int nblocking;
 	int rpn_param;          /* -1 when the experiment has none */
 	struct contention_summary study;
+	int nchecks;
+	struct vcheck *checks;
 	/* private */
-	size_t regions_alloc, flags_alloc;
+	size_t regions_alloc, flags_alloc, checks_alloc;
 };
 
 /*
@@ -166,6 +199,10 @@ struct validation {
 int validate_run(struct validation *v, const struct validate_input *in,
 		 const struct validate_options *opt, struct perr *err);
 void validation_release(struct validation *v);
+
+struct strbuf;
+/* Append "size=30,p=64" for point p. */
+void validate_point_name(struct strbuf *sb, const struct experiment *e, int p);
 
 /* 1 when no flag blocks publishing. */
 static inline int validation_publishable(const struct validation *v)

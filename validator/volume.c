@@ -40,21 +40,12 @@ static int lsq_rss(const gsl_matrix *x, size_t ncols, const gsl_vector *y, gsl_v
 	return 0;
 }
 
-int volume_test(const struct experiment *e, const struct exp_series *s, const double *expected,
-		const int *consider, struct volume_result *r, struct perr *err)
+/* The ratio range and every parameter's range over the usable points; returns the values used. */
+static int ratio_ranges(const struct experiment *e, const struct exp_series *s, const double *expected,
+			struct volume_result *r, double *lo, double *hi, int *first)
 {
-	memset(r, 0, sizeof(*r));
-	r->param = -1;
-	r->ratio_min = r->ratio_max = r->growth = r->f = r->p_value = NAN;
-	if (!s)
-		return 0;
-	gsl_set_error_handler_off();
-	size_t np = (size_t)(e->nparams ? e->nparams : 1);
-	int *vary = xcalloc(np, sizeof(int));
-	int *col_of = xmalloc(sizeof(int) * np);
-	double *lo = xmalloc(sizeof(double) * np);
-	double *hi = xmalloc(sizeof(double) * np);
-	int nobs = 0, first = 1;
+	int nobs = 0;
+	*first = 1;
 	for (int p = 0; p < e->npoints; p++) {
 		if (!usable(e, expected, p))
 			continue;
@@ -70,37 +61,26 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 			continue;
 		nobs += n;
 		double ratio = sum / n / expected[p];
-		if (first || ratio < r->ratio_min)
+		if (*first || ratio < r->ratio_min)
 			r->ratio_min = ratio;
-		if (first || ratio > r->ratio_max)
+		if (*first || ratio > r->ratio_max)
 			r->ratio_max = ratio;
 		for (int k = 0; k < e->nparams; k++) {
 			double x = experiment_coord(e, p, k);
-			if (first || x < lo[k])
+			if (*first || x < lo[k])
 				lo[k] = x;
-			if (first || x > hi[k])
+			if (*first || x > hi[k])
 				hi[k] = x;
 		}
-		first = 0;
+		*first = 0;
 	}
-	/* columns: intercept, nuisance parameters, considered parameters */
-	int nnuis = 0, ncons = 0;
-	for (int k = 0; k < e->nparams; k++) {
-		vary[k] = !first && hi[k] > lo[k];
-		col_of[k] = -1;
-		if (vary[k] && consider && !consider[k])
-			col_of[k] = 1 + nnuis++;
-	}
-	for (int k = 0; k < e->nparams; k++)
-		if (vary[k] && (!consider || consider[k]))
-			col_of[k] = 1 + nnuis + ncons++;
-	r->nobs = nobs;
-	int rc = 0;
-	size_t ncols = 1 + (size_t)(nnuis + ncons);
-	if (ncons == 0 || nobs <= (int)ncols)
-		goto done;
-	gsl_matrix *x = gsl_matrix_alloc((size_t)nobs, ncols);
-	gsl_vector *y = gsl_vector_alloc((size_t)nobs);
+	return nobs;
+}
+
+/* The regression's rows: log(value / expected) on log(x) of the columns' parameters. */
+static void fill_rows(const struct experiment *e, const struct exp_series *s, const double *expected,
+		      const int *col_of, gsl_matrix *x, gsl_vector *y)
+{
 	size_t i = 0;
 	for (int p = 0; p < e->npoints; p++) {
 		if (!usable(e, expected, p))
@@ -117,39 +97,76 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 			i++;
 		}
 	}
-	gsl_vector *c = NULL;
-	double rss_full, rss_base;
-	if (lsq_rss(x, ncols, y, &c, &rss_full, err) < 0 ||
-	    lsq_rss(x, 1 + (size_t)nnuis, y, NULL, &rss_base, err) < 0) {
-		rc = -1;
+}
+
+/* The partial F-test of the considered slopes and the largest drift. */
+static void drift_test(const struct experiment *e, const int *vary, const int *consider, const int *col_of,
+		       const double *lo, const double *hi, const gsl_vector *c, double rss_full,
+		       double rss_base, int ncons, int nobs, size_t ncols, struct volume_result *r)
+{
+	if (rss_full > rss_base)
+		rss_full = rss_base;    /* rounding: the larger basis never fits worse */
+	r->df1 = ncons;
+	r->df2 = nobs - (int)ncols;
+	if (rss_full > 0) {
+		r->f = ((rss_base - rss_full) / r->df1) / (rss_full / r->df2);
+		r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
 	} else {
-		if (rss_full > rss_base)
-			rss_full = rss_base;    /* rounding: the larger basis never fits worse */
-		r->df1 = ncons;
-		r->df2 = nobs - (int)ncols;
-		if (rss_full > 0) {
-			r->f = ((rss_base - rss_full) / r->df1) / (rss_full / r->df2);
-			r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
-		} else {
-			r->f = rss_base > 0 ? INFINITY : 0;
-			r->p_value = rss_base > 0 ? 0 : 1;
-		}
-		for (int k = 0; k < e->nparams; k++) {
-			if (!vary[k] || (consider && !consider[k]))
-				continue;
-			double g = pow(hi[k] / lo[k], gsl_vector_get(c, (size_t)col_of[k])) - 1;
-			if (r->param < 0 || fabs(g) > fabs(r->growth)) {
-				r->param = k;
-				r->growth = g;
-			}
-		}
-		rc = 1;
+		r->f = rss_base > 0 ? INFINITY : 0;
+		r->p_value = rss_base > 0 ? 0 : 1;
 	}
-	if (c)
-		gsl_vector_free(c);
-	gsl_matrix_free(x);
-	gsl_vector_free(y);
-done:
+	for (int k = 0; k < e->nparams; k++) {
+		if (!vary[k] || (consider && !consider[k]))
+			continue;
+		double g = pow(hi[k] / lo[k], gsl_vector_get(c, (size_t)col_of[k])) - 1;
+		if (r->param < 0 || fabs(g) > fabs(r->growth)) {
+			r->param = k;
+			r->growth = g;
+		}
+	}
+}
+
+int volume_test(const struct experiment *e, const struct exp_series *s, const double *expected,
+		const int *consider, struct volume_result *r, struct perr *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->param = -1;
+	r->ratio_min = r->ratio_max = r->growth = r->f = r->p_value = NAN;
+	if (!s)
+		return 0;
+	gsl_set_error_handler_off();
+	size_t np = (size_t)(e->nparams ? e->nparams : 1);
+	int *vary = xcalloc(np, sizeof(int)), *col_of = xmalloc(sizeof(int) * np), first;
+	double *lo = xmalloc(sizeof(double) * np), *hi = xmalloc(sizeof(double) * np);
+	int nobs = ratio_ranges(e, s, expected, r, lo, hi, &first);
+	/* columns: intercept, nuisance parameters, considered parameters */
+	int nnuis = 0, ncons = 0;
+	for (int k = 0; k < e->nparams; k++) {
+		vary[k] = !first && hi[k] > lo[k];
+		col_of[k] = -1;
+		if (vary[k] && consider && !consider[k])
+			col_of[k] = 1 + nnuis++;
+	}
+	for (int k = 0; k < e->nparams; k++)
+		if (vary[k] && (!consider || consider[k]))
+			col_of[k] = 1 + nnuis + ncons++;
+	r->nobs = nobs;
+	int rc = 0;
+	size_t ncols = 1 + (size_t)(nnuis + ncons);
+	if (ncons > 0 && nobs > (int)ncols) {
+		gsl_matrix *x = gsl_matrix_alloc((size_t)nobs, ncols);
+		gsl_vector *y = gsl_vector_alloc((size_t)nobs), *c = NULL;
+		fill_rows(e, s, expected, col_of, x, y);
+		double rss_full, rss_base;
+		rc = lsq_rss(x, ncols, y, &c, &rss_full, err) < 0 ||
+		     lsq_rss(x, 1 + (size_t)nnuis, y, NULL, &rss_base, err) < 0 ? -1 : 1;
+		if (rc == 1)
+			drift_test(e, vary, consider, col_of, lo, hi, c, rss_full, rss_base, ncons, nobs, ncols, r);
+		if (c)
+			gsl_vector_free(c);
+		gsl_matrix_free(x);
+		gsl_vector_free(y);
+	}
 	free(col_of);
 	free(vary);
 	free(lo);

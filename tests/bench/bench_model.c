@@ -78,14 +78,20 @@ static void generate(struct experiment *e, int np)
 	}
 }
 
-/* bench_model [NPARAMS]: all of 1..3 parameters by default; best CPU time of 3 rounds. */
+/* bench_model [NPARAMS]: all of 1..3 parameters by default; best CPU time of 3 rounds, per selection. */
 int main(int argc, char **argv)
 {
 	static const double extrap_ms[4] = { 0, 8, 24, 0 };
 	int failed = 0, from = 1, to = 3;
 	if (argc > 1)
 		from = to = atoi(argv[1]);
+	for (int sel = 0; sel < 2; sel++)
 	for (int np = from; np <= to && np >= 1 && np <= 3; np++) {
+		struct model_options opt;
+		if (sel)
+			model_options_robust(&opt);
+		else
+			model_options_init(&opt);
 		struct experiment e;
 		struct perr err;
 		double dt = 1e30, dw = 1e30, check = 0;
@@ -96,7 +102,7 @@ int main(int argc, char **argv)
 			check = 0;
 			for (int cp = 0; cp < NCALLPATHS; cp++) {
 				struct pmnf_model m;
-				if (modeler_fit_series_ctx(ctx, &e, cp, 0, NULL, NULL, &m, &err) < 0) {
+				if (modeler_fit_series_ctx(ctx, &e, cp, 0, &opt, NULL, &m, &err) < 0) {
 					fprintf(stderr, "bench_model: %s\n", err.msg);
 					failed = 1;
 				}
@@ -111,8 +117,9 @@ int main(int argc, char **argv)
 			modeler_free(ctx);
 		}
 		double per = dt / NCALLPATHS * 1e3;
-		printf("model %d parameter%s, %3d points x %d reps: %8.0f callpaths/s (%.3f ms/callpath)",
-		       np, np > 1 ? "s" : " ", e.npoints, REPS, NCALLPATHS / dt, per);
+		printf("%-6s model %d parameter%s, %3d points x %d reps: %8.0f callpaths/s (%.3f ms/callpath)",
+		       model_selection_name(opt.selection), np, np > 1 ? "s" : " ", e.npoints, REPS,
+		       NCALLPATHS / dt, per);
 		if (extrap_ms[np] > 0)
 			printf("  vs Extra-P %2.0f ms: %.0fx", extrap_ms[np], extrap_ms[np] / per);
 		printf("  [wall %.0f/s, mean smape %.3g%%]\n", NCALLPATHS / dw, check / NCALLPATHS);

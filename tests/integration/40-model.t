@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 D=$ROOT/tests/data/extrap-text
 
-out=$("$PS" model "$D/one_parameter_1.txt"); is $? 0 "model exits 0"
+out=$("$PS" model "$D/one_parameter_1.txt" --selection extrap); is $? 0 "model exits 0"
 like "$out" "compute (time)" "names the callpath and metric"
 like "$out" "model:       -0.88979340980" "one_parameter_1: Extra-P's constant"
 like "$out" "+ 0.2016824382649" "one_parameter_1: Extra-P's coefficient"
@@ -20,12 +20,12 @@ is "$(json "$T/tp5.json" 'join ",", map { "$_->{parameter}:$_->{poly_exponent}:$
 is "$(json "$T/tp5.json" 'join ",", map { defined $j->[0]{$_} ? "y" : "n" } qw(callpath metric model constant terms rss ar2 smape re)')" \
 	"y,y,y,y,y,y,y,y,y" "every field of the JSON contract"
 
-out=$("$PS" model "$D/one_parameter_6.txt"); is $? 0 "one_parameter_6"
+out=$("$PS" model "$D/one_parameter_6.txt" --selection extrap); is $? 0 "one_parameter_6"
 like "$out" "met1 (time)
   model:       4.068" "met1 is the constant 4.068"
 is "$(echo "$out" | grep -c 'model: .* p^(2)$')" 3 "met2..met4 are x^2 models"
 
-out=$("$PS" model "$D/two_parameter_1.txt"); is $? 0 "two_parameter_1"
+out=$("$PS" model "$D/two_parameter_1.txt" --selection extrap); is $? 0 "two_parameter_1"
 like "$out" "1.37420831" "two_parameter_1: Extra-P's constant"
 like "$out" " * log2(y)^(1) + 0.04384165" "two_parameter_1: Extra-P's first term and coefficient"
 like "$out" "x^(3/2) * log2(x)^(2) * log2(y)^(1)" "two_parameter_1: Extra-P's product term"
@@ -36,21 +36,12 @@ LC_ALL=C.UTF-8 LANG=de_DE.UTF-8 "$PS" model "$D/three_parameter_1.txt" --json > 
 cmp -s "$T/a.json" "$T/b.json"; ok $? "output is bit-identical across runs and locales"
 
 # --median: one outlier repetition
-cat > "$T/outlier.txt" <<TXT
-PARAMETER n
-POINTS 2 4 8 16 32
-REGION k
-DATA 10 10 10
-DATA 20 20 900
-DATA 40 40 40
-DATA 80 80 80
-DATA 160 160 160
-TXT
-"$PS" model "$T/outlier.txt" --median --json > "$T/med.json"
+cp "$ROOT/tests/data/robust/outlier.txt" "$T/outlier.txt"
+"$PS" model "$T/outlier.txt" --selection extrap --median --json > "$T/med.json"
 is "$(json "$T/med.json" 'sprintf "%.6f %.6g %s", $j->[0]{constant}, $j->[0]{terms}[0]{coefficient}, $j->[0]{terms}[0]{factors}[0]{poly_exponent}')" \
 	"-0.000000 5 1" "--median fits the median: 5 * n"
-mean=$("$PS" model "$T/outlier.txt"); like "$mean" "model:" "the mean fits something else"
-ok $([ "$mean" != "$("$PS" model "$T/outlier.txt" --median)" ]; echo $?) "mean and median differ"
+mean=$("$PS" model "$T/outlier.txt" --selection extrap); like "$mean" "model:" "the mean fits something else"
+ok $([ "$mean" != "$("$PS" model "$T/outlier.txt" --selection extrap --median)" ]; echo $?) "mean and median differ"
 
 # bad inputs: one line, with the file position, exit 2
 printf 'PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA 2\nDATA 3\n' > "$T/more.txt"
@@ -154,7 +145,7 @@ cp "$D/one_parameter_1.txt" "$T/op1.json"
 like "$("$PS" model "$T/op1.json" --format text)" "* x^(2)" "--format text reads a .json-named text file"
 err=$("$PS" model "$T/op1.json" 2>&1); is $? 2 "and without --format the extension says JSON"
 err=$("$PS" model "$T/in.json" --format xml 2>&1); is $? 2 "an unknown --format exits 2"
-like "$err" "unknown format 'xml'; use campaign, scorep, text, json or jsonl" "and lists the formats"
+like "$err" "unknown format 'xml'; use campaign, scorep, text, reference, json or jsonl" "and lists the formats"
 
 # --json only selects the output: the old input spellings still work for one
 # release, with the same output as the new ones and a note on stderr

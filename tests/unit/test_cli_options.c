@@ -140,6 +140,7 @@ static void test_registry(void)
 	char *sp = xasprintf("%s/scorep", dir), *js = xasprintf("%s/a.json", dir);
 	char *jl = xasprintf("%s/a.jsonl", dir), *raw = xasprintf("%s/a.data", dir);
 	char *txt = xasprintf("%s/a.txt", dir), *none = xasprintf("%s/none", dir);
+	char *ref = xasprintf("%s/ref.json", dir);
 	mkdir(camp, 0777);
 	put(db, "");
 	mkdir(sp, 0777);
@@ -147,24 +148,26 @@ static void test_registry(void)
 	put(jl, "{}\n");
 	put(raw, "  \n{\"parameters\": []}\n");
 	put(txt, "{ looks like JSON }\n");
+	put(ref, "{\"format\": \"perfsweep-reference\", \"version\": 1}\n");
 	is_str(input_format_detect(camp, &err)->name, "campaign", "a directory with campaign.db");
 	is_str(input_format_detect(sp, &err)->name, "scorep", "another directory");
 	is_str(input_format_detect(js, &err)->name, "json", ".json by its extension, whatever it holds");
 	is_str(input_format_detect(jl, &err)->name, "jsonl", ".jsonl");
 	is_str(input_format_detect(raw, &err)->name, "json", "no known extension: content starting with {");
 	is_str(input_format_detect(txt, &err)->name, "text", ".txt stays text");
+	is_str(input_format_detect(ref, &err)->name, "reference", "a .json naming the reference format");
 	ok(input_format_detect(none, &err) == NULL, "a missing path is not detected");
 	contains(err.msg, "cannot read", "and says why");
 	is_str(input_format_find("cube")->name, "scorep", "import's 'cube' is the Score-P folder");
 	ok(input_format_find("csv") == NULL, "no such format");
 	char names[128];
 	input_format_names(names, sizeof(names));
-	is_str(names, "campaign, scorep, text, json or jsonl", "the names for messages");
+	is_str(names, "campaign, scorep, text, reference, json or jsonl", "the names for messages");
 	int writers = 0;
 	for (int i = 0; input_format_at(i); i++)
 		writers += input_format_at(i)->write != NULL;
-	is_int(writers, 3, "text, json and jsonl have writers (export)");
-	free(camp), free(db), free(sp), free(js), free(jl), free(raw), free(txt), free(none);
+	is_int(writers, 4, "text, reference, json and jsonl have writers (export)");
+	free(camp), free(db), free(sp), free(js), free(jl), free(raw), free(txt), free(none), free(ref);
 }
 
 int main(void)

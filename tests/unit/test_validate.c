@@ -357,7 +357,10 @@ static double truth_flat(const double *x, void *ctx)
 	return 1 + 0.01 * x[0];
 }
 
-/* Noisy points block a modelled region; mostly noisy data is unreliable. */
+/*
+ * Noisy points block a modelled region and are named; one outlying
+ * repetition is a note, never a flag; mostly noisy data is unreliable.
+ */
 static void test_noise(void)
 {
 	static const double xs[] = { 2, 4, 8, 16, 32 };
@@ -371,14 +374,19 @@ static void test_noise(void)
 	gen_grid(&e, "main->quiet", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
 	gen_grid(&e, "main->noisy", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
 	gen_grid(&e, "main->chaos", 5, 0.5, truth_flat, NULL, vals, nvals, rng);
-	/* one bad point for main->noisy: a value twice the others */
+	gen_grid(&e, "main->outlier", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
+	/* one bad point for main->noisy: most of its repetitions spread over +-50% */
 	int c = experiment_find_callpath(&e, "main->noisy"), m = experiment_find_metric(&e, "time");
+	for (int k = 0; k < 6; k++)
+		experiment_add(&e, c, m, 2, (0.5 + 0.2 * k) * truth_flat(&xs[2], NULL));
+	/* main->outlier: one repetition twice the others at x=8 */
+	c = experiment_find_callpath(&e, "main->outlier");
 	experiment_add(&e, c, m, 2, 2 * truth_flat(&xs[2], NULL));
 	struct validate_input in = { .e = &e };
 	struct validation v;
 	struct perr err = { "" };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "noise: validates");
-	int quiet = 0, noisy = 0, chaos = 0;
+	int quiet = 0, noisy = 0, chaos = 0, outlier = 0;
 	for (int i = 0; i < v.nflags; i++) {
 		const char *cp = e.callpaths[v.regions[v.flags[i].region].callpath];
 		if (v.flags[i].kind != VFLAG_NOISE)
@@ -388,8 +396,10 @@ static void test_noise(void)
 		if (!strcmp(cp, "main->noisy")) {
 			noisy++;
 			ok(v.flags[i].blocking, "noise: a noisy point in a modelled region blocks");
-			contains(v.flags[i].detail, "1 of 5 points above CoV 0.1", "noise: detail counts points");
+			contains(v.flags[i].detail, "1 of 5 points above CoV 0.1 (95% lower bound, outliers left out)", "noise: detail counts points");
+			contains(v.flags[i].detail, "re-measure x=8 (CoV", "noise: detail names the point");
 		}
+		outlier += !strcmp(cp, "main->outlier");
 		if (!strcmp(cp, "main->chaos")) {
 			chaos++;
 			ok(v.flags[i].blocking, "noise: an unreliable region blocks (no trustworthy model for it)");
@@ -399,9 +409,22 @@ static void test_noise(void)
 	is_int(quiet, 0, "noise: quiet region not flagged");
 	is_int(noisy, 1, "noise: noisy region flagged");
 	is_int(chaos, 1, "noise: chaotic region flagged");
-	for (int i = 0; i < v.nregions; i++)
-		if (!strcmp(e.callpaths[v.regions[i].callpath], "main->chaos"))
-			ok(!v.regions[i].modelled, "noise: unreliable region is not modelled");
+	is_int(outlier, 0, "noise: one outlying repetition is not a noise flag");
+	for (int i = 0; i < v.nregions; i++) {
+		const struct vregion *r = &v.regions[i];
+		if (!strcmp(e.callpaths[r->callpath], "main->chaos"))
+			ok(!r->modelled, "noise: unreliable region is not modelled");
+		if (strcmp(e.callpaths[r->callpath], "main->outlier"))
+			continue;
+		is_int(r->noise.noutliers, 1, "noise: the outlier is reported");
+		if (r->noise.noutliers == 1) {
+			is_int(r->noise.outliers[0].point, 2, "noise: at x=8");
+			is_int(r->noise.outliers[0].rep, 5, "noise: the sixth repetition");
+			ok(fabs(r->noise.outliers[0].ratio - 2) < 0.1, "noise: 2x the median (%g)",
+			   r->noise.outliers[0].ratio);
+		}
+		is_int(r->nblocking, 0, "noise: the outlier region does not block");
+	}
 	validation_release(&v);
 	experiment_release(&e);
 	gsl_rng_free(rng);

@@ -1,0 +1,176 @@
+/* Point estimates of repeated measurements: aggregates, robust spread, outliers. */
+#include "models/points.h"
+#include "common/xalloc.h"
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const agg_names[] = { "mean", "median", "min" };
+
+const char *model_aggregate_name(enum model_aggregate a)
+{
+	return a >= MODEL_MEAN && a <= MODEL_MIN ? agg_names[a] : "?";
+}
+
+int model_name_find(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n && s; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+int model_aggregate_parse(const char *s, enum model_aggregate *out)
+{
+	int i = model_name_find(agg_names, MODEL_MIN + 1, s);
+	if (i >= 0)
+		*out = (enum model_aggregate)i;
+	return i >= 0 ? 0 : -1;
+}
+
+/* Median of n values (copied, so the input keeps its order). */
+static double median_of(const double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	double small[16], *tmp = n <= 16 ? small : xmalloc((size_t)n * sizeof(double));
+	memcpy(tmp, v, (size_t)n * sizeof(double));
+	gsl_sort(tmp, 1, (size_t)n);
+	double m = gsl_stats_median_from_sorted_data(tmp, 1, (size_t)n);
+	if (tmp != small)
+		free(tmp);
+	return m;
+}
+
+double point_median(const struct exp_values *v)
+{
+	return v ? median_of(v->v, v->n) : NAN;
+}
+
+/* MAD of v around med; *mean_ad gets the mean absolute deviation. */
+static double mad_of(const struct exp_values *v, double med, double *mean_ad)
+{
+	double small[16] = { 0 }, *d = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
+	double s = 0;
+	for (int i = 0; i < v->n; i++) {
+		d[i] = fabs(v->v[i] - med);
+		s += d[i];
+	}
+	*mean_ad = s / v->n;
+	double m = median_of(d, v->n);
+	if (d != small)
+		free(d);
+	return m;
+}
+
+/*
+ * The scale z-scores divide by: MAD / 0.6745; with MAD == 0 (most values
+ * equal the median exactly) the smallest positive scale, so that every
+ * value away from that majority scores as outlying (if it is also
+ * POINT_OUTLIER_MIN_REL away); 0 when all values are equal.
+ */
+static double robust_scale(const struct exp_values *v, double med)
+{
+	double mean_ad, mad = mad_of(v, med, &mean_ad);
+	return mad > 0 ? mad / 0.6745 : mean_ad > 0 ? 1e-300 : 0;
+}
+
+double point_robust_z(const struct exp_values *v, double x)
+{
+	if (!v || v->n < 3)
+		return NAN;
+	double med = median_of(v->v, v->n), s = robust_scale(v, med);
+	return s > 0 ? (x - med) / s : x == med ? 0 : INFINITY;
+}
+
+int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out)
+{
+	if (is_out && v)
+		memset(is_out, 0, (size_t)(v->n > 0 ? v->n : 0));
+	if (!v || v->n < 3)
+		return 0;
+	double med = median_of(v->v, v->n), s = robust_scale(v, med);
+	int n = 0;
+	for (int i = 0; i < v->n && s > 0; i++) {
+		double dev = fabs(v->v[i] - med);
+		int out = dev / s > POINT_OUTLIER_Z && dev > POINT_OUTLIER_MIN_REL * fabs(med) &&
+			  !(dev <= POINT_OUTLIER_SERIES_Z * series_cov * fabs(med));
+		/* never more than a minority: half the repetitions cannot be "outlying" */
+		if (out && 2 * (n + 1) < v->n) {
+			n++;
+			if (is_out)
+				is_out[i] = 1;
+		}
+	}
+	return n;
+}
+
+double point_robust_cov(const struct exp_values *v)
+{
+	if (!v || v->n < 2)
+		return NAN;
+	double med = median_of(v->v, v->n), mean_ad;
+	if (med == 0 || !isfinite(med))
+		return NAN;
+	double mad = mad_of(v, med, &mean_ad);
+	if (mad == 0 && v->n < 3)
+		mad = mean_ad;  /* two values: their half-difference */
+	return 1.4826 * mad / fabs(med);
+}
+
+/* Aggregate n values. */
+static double aggregate(const double *v, int n, enum model_aggregate how)
+{
+	if (n <= 0)
+		return NAN;
+	if (how == MODEL_MEDIAN)
+		return median_of(v, n);
+	double s = how == MODEL_MIN ? INFINITY : 0;
+	for (int i = 0; i < n; i++)
+		s = how == MODEL_MIN ? fmin(s, v[i]) : s + v[i];
+	return how == MODEL_MIN ? s : s / n;
+}
+
+double point_series_cov(const struct exp_values *vals, int n)
+{
+	double *c = xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (vals[i].n >= 3) {
+			/* the classical CoV: its median over the points is unbiased and robust */
+			double mean = gsl_stats_mean(vals[i].v, 1, (size_t)vals[i].n);
+			double x = gsl_stats_sd_m(vals[i].v, 1, (size_t)vals[i].n, mean) / fabs(mean);
+			if (isfinite(x))
+				c[k++] = x;
+		}
+	double m = median_of(c, k);
+	free(c);
+	return m;
+}
+
+void point_estimate(const struct exp_values *v, enum model_aggregate how, int drop_outliers,
+		    double series_cov, struct point_estimate *pe)
+{
+	memset(pe, 0, sizeof(*pe));
+	pe->value = pe->rel_var = NAN;
+	if (!v || v->n <= 0)
+		return;
+	double small[16], *kept = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
+	unsigned char flag[16], *is_out = v->n <= 16 ? flag : xmalloc((size_t)v->n);
+	pe->noutliers = drop_outliers ? point_outliers(v, series_cov, is_out) : 0;
+	for (int i = 0; i < v->n; i++)
+		if (!pe->noutliers || !is_out[i])
+			kept[pe->n++] = v->v[i];
+	pe->value = aggregate(kept, pe->n, how);
+	if (pe->n >= 2) {
+		double mean = gsl_stats_mean(kept, 1, (size_t)pe->n);
+		double var = gsl_stats_variance_m(kept, 1, (size_t)pe->n, mean);
+		pe->rel_var = mean != 0 ? var / (mean * mean) : NAN;
+	}
+	if (kept != small)
+		free(kept);
+	if (is_out != flag)
+		free(is_out);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# perfsweep compare through the CLI on generated Extra-P text and JSON files
+# of known truth (fixed seeds; tests/lib/gen_extrap.pl: scale * (c0 + c1 * n^exp)
+# with relative Gaussian noise), a saved reference, and bad inputs.
+. "$(dirname "$0")/../lib/tap.sh"
+GEN="perl $ROOT/tests/lib/gen_extrap.pl"
+
+$GEN 1 1.00 0.5 0.01 1.5 5 0.01 > "$T/base.txt"
+$GEN 2 1.10 0.5 0.01 1.5 5 0.01 > "$T/slow.txt"      # 10% slower everywhere
+$GEN 3 0.80 0.5 0.01 1.5 5 0.01 > "$T/fast.txt"      # 20% faster
+$GEN 4 1.00 0.5 0.01 1.5 5 0.01 > "$T/same.txt"      # the same truth, new noise
+$GEN 5 1.00 1 0.8 1 5 0.01 > "$T/lin.txt"            # n^1 ...
+$GEN 6 1.00 1 0.1 2 5 0.01 > "$T/quad.txt"           # ... becomes n^2
+
+# known 10% slowdown
+"$PS" compare "$T/base.txt" "$T/slow.txt" --json > "$T/slow.json"; is $? 3 "10% slowdown: exit 3"
+is "$(json "$T/slow.json" 'scalar @{$j->{regressions}}')" 5 "every common point is a regression"
+is "$(json "$T/slow.json" 'scalar grep { $_->{ci}[0] <= 0.10 && 0.10 <= $_->{ci}[1] } @{$j->{regressions}}')" 5 \
+	"every interval contains +10%"
+is "$(json "$T/slow.json" '$j->{models}[0]{leading_term_changed} ? "yes" : "no"')" no "a constant slowdown keeps the leading term"
+is "$(json "$T/slow.json" 'abs($j->{models}[0]{predicted_ratio} - 1.10) < 0.03 ? 1 : 0')" 1 "predicted ratio near 1.10"
+is "$(json "$T/slow.json" 'join ",", sort keys %{$j}')" \
+	"alpha,base,common_points,improvements,models,new,regressions,tolerance,unchanged,unreachable,verdict" \
+	"the JSON contract's keys"
+is "$(json "$T/slow.json" 'join ",", map { exists $j->{models}[0]{$_} ? 1 : 0 } qw(callpath metric base new leading_term_changed predicted_ratio)')" \
+	"1,1,1,1,1,1" "each model has callpath, metric, base, new, leading_term_changed, predicted_ratio"
+"$PS" compare "$T/base.txt" "$T/slow.txt" > "$T/slow.out"; is $? 3 "text report: exit 3"
+like "$(cat "$T/slow.out")" "verdict: regression" "the text report gives the verdict"
+like "$(head -6 "$T/slow.out")" "change [interval]" "and a table"
+"$PS" compare "$T/base.txt" "$T/slow.txt" --tolerance 15% > /dev/null; is $? 0 "a 15% tolerance accepts a 10% slowdown"
+
+# exponent change, through Extra-P JSON files made by import + export
+for f in lin quad; do
+	"$PS" import --text "$T/$f.txt" --out "$T/$f.campaign" --quiet > /dev/null
+	"$PS" export "$T/$f.campaign" --format json --out "$T/$f.json"
+done
+"$PS" compare "$T/lin.json" "$T/quad.json" --json > "$T/exp.json"; is $? 3 "exponent change (JSON files): exit 3"
+is "$(json "$T/exp.json" '$j->{models}[0]{leading_term_changed} ? "yes" : "no"')" yes "leading_term_changed"
+is "$(json "$T/exp.json" '$j->{models}[0]{base}{leading_term} . " -> " . $j->{models}[0]{new}{leading_term}')" \
+	"n^(1) -> n^(2)" "the leading terms side by side"
+is "$(json "$T/exp.json" '$j->{models}[0]{scaling_regression} ? 1 : 0')" 1 "and it is a scaling regression"
+
+# improvement, no change
+"$PS" compare "$T/base.txt" "$T/fast.txt" --json > "$T/fast.json"; is $? 0 "improvement: exit 0"
+is "$(json "$T/fast.json" 'scalar @{$j->{improvements}}')" 5 "every point is listed in improvements"
+is "$(json "$T/fast.json" 'scalar @{$j->{regressions}}')" 0 "and none in regressions"
+"$PS" compare "$T/base.txt" "$T/same.txt" --json > "$T/same.json"; is $? 0 "no change: exit 0"
+is "$(json "$T/same.json" '$j->{unchanged}')" 5 "no change: 5 unchanged points"
+"$PS" compare "$T/base.txt" "$T/base.txt" --json > "$T/self.json"; is $? 0 "a file against itself: exit 0"
+is "$(json "$T/self.json" '$j->{unchanged}')" 5 "all unchanged"
+
+# too few repetitions to reach alpha
+$GEN 7 1.0 0.5 0.01 1.5 4 0.01 > "$T/b4.txt"
+$GEN 8 1.5 0.5 0.01 1.5 4 0.01 > "$T/n4.txt"
+"$PS" compare "$T/b4.txt" "$T/n4.txt" > "$T/four.out"; is $? 0 "4 + 4 repetitions cannot flag at alpha 0.01"
+like "$(cat "$T/four.out")" "5 points cannot reach p < 0.01" "and the report says so"
+"$PS" compare "$T/b4.txt" "$T/n4.txt" --alpha 0.05 > /dev/null; is $? 3 "but can at alpha 0.05"
+$GEN 10 1.00 1 0.1 2 4 0.01 > "$T/quad4.txt"            # n^2 with 4 repetitions against 5
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" --json > "$T/q4.json"; is $? 0 "a grown leading term the points cannot confirm: exit 0"
+like "$(json "$T/q4.json" '$j->{models}[0]{not_confirmed}')" "cannot reach p < alpha" "and the model says why"
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" | tail -1 > "$T/q4.out"
+like "$(cat "$T/q4.out")" "could not have shown one at alpha 0.01" "and so does the verdict"
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" --alpha 0.05 > /dev/null; is $? 3 "at alpha 0.05 it is a regression"
+
+# a saved reference: export --format reference, compare NEW --reference FILE
+"$PS" import --text "$T/base.txt" --out "$T/base.campaign" --quiet > /dev/null
+"$PS" export "$T/base.campaign" --format reference --out "$T/ref.json"; is $? 0 "export --format reference"
+is "$(json "$T/ref.json" '$j->{format} . " " . scalar @{$j->{regions}[0]{points}}')" "perfsweep-reference 5" \
+	"the reference holds the points"
+is "$(json "$T/ref.json" 'scalar @{$j->{regions}[0]{points}[0]{values}}')" 5 "with their repetitions"
+like "$(json "$T/ref.json" '$j->{regions}[0]{model}{model}')" "n^(3/2)" "and the model"
+"$PS" compare "$T/slow.txt" --reference "$T/ref.json" --json > "$T/ref-slow.json"; is $? 3 "compare --reference: slowdown exit 3"
+is "$(json "$T/ref-slow.json" 'scalar @{$j->{regressions}}')" 5 "the same five regressions"
+"$PS" compare "$T/base.campaign" --reference "$T/ref.json" > /dev/null; is $? 0 "a campaign against its own reference: exit 0"
+"$PS" compare "$T/ref.json" "$T/slow.txt" > /dev/null; is $? 3 "a reference given as BASE is detected"
+"$PS" model "$T/ref.json" > "$T/ref-model.txt"; is $? 0 "model reads a reference (the input registry)"
+like "$(cat "$T/ref-model.txt")" "n^(3/2)" "and fits the same shape"
+
+# HTML
+"$PS" compare "$T/base.txt" "$T/slow.txt" --html "$T/r.html" > /dev/null; is $? 3 "--html keeps the exit status"
+like "$(cat "$T/r.html")" "<table>" "the HTML page has the table"
+like "$(cat "$T/r.html")" "regression</td>" "and the regressions"
+ok $(! grep -q '<script\|src="http' "$T/r.html"; echo $?) "and is self-contained"
+
+# bad inputs: exit 2 with one line naming the file
+"$PS" compare "$T/nope.campaign" "$T/slow.txt" 2> "$T/e1"; is $? 2 "missing BASE: exit 2"
+is "$(wc -l < "$T/e1")" 1 "one line"
+like "$(cat "$T/e1")" "nope.campaign" "naming it"
+$GEN 9 1 0.5 0.01 1.5 5 0.01 p > "$T/p.txt"
+"$PS" compare "$T/base.txt" "$T/p.txt" 2> "$T/e2"; is $? 2 "mismatched parameters: exit 2"
+like "$(cat "$T/e2")" "the parameters differ: base has 'n', new has 'p'" "and names them"
+printf 'PARAMETER n\nPOINTS 1000 2000\nREGION main->solve\nDATA 1 2\nDATA 3 4\n' > "$T/far.txt"
+"$PS" compare "$T/base.txt" "$T/far.txt" 2> "$T/e3"; is $? 2 "no common points: exit 2"
+like "$(cat "$T/e3")" "no common points" "and says so"
+"$PS" compare "$T/base.txt" 2> /dev/null; is $? 2 "one input without --reference: exit 2"
+"$PS" compare "$T/base.txt" "$T/slow.txt" --tolerance five 2> "$T/e4"; is $? 2 "bad --tolerance: exit 2"
+like "$(cat "$T/e4")" "bad --tolerance 'five'" "names the value"
+"$PS" compare "$T/slow.txt" --reference "$T/base.txt" 2> "$T/e5"; is $? 2 "a reference that is not one: exit 2"
+like "$(cat "$T/e5")" "base.txt" "names the file"
+"$PS" compare "$T/base.txt" "$T/slow.txt" --html /nonexistent/dir/r.html > /dev/null 2> "$T/e6"; is $? 2 "unwritable --html: exit 2"
+done_testing

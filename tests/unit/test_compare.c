@@ -1,0 +1,393 @@
+/*
+ * perfsweep compare's statistics on generated pairs of known truth (fixed
+ * seeds): rank-test p values computed by hand, a 10% slowdown, an exponent
+ * change, an improvement, the false-alarm rate of no-change pairs, and bad
+ * inputs.
+ */
+#include "tests/lib/tap.h"
+#include "tests/unit/validate_gen.h"
+#include "validator/compare.h"
+#include "validator/ranktest.h"
+#include "validator/reference.h"
+#include <unistd.h>
+
+struct truth {
+	double scale, c0, c1, exp;   /* scale * (c0 + c1 * n^exp) */
+};
+
+static double truth_fn(const double *x, void *ctx)
+{
+	const struct truth *t = ctx;
+	return t->scale * (t->c0 + t->c1 * pow(x[0], t->exp));
+}
+
+/* One region "main->solve" over n = 8..128 (5 points), reps repetitions, noise relative. */
+static void gen(struct experiment *e, const struct truth *t, int reps, double noise, gsl_rng *rng)
+{
+	static const double n[] = { 8, 16, 32, 64, 128 };
+	const double *vals[] = { n };
+	int nvals[] = { 5 };
+	experiment_init(e);
+	experiment_param(e, "n");
+	gen_grid(e, "main->solve", reps, noise, truth_fn, (void *)t, vals, nvals, rng);
+}
+
+static void test_rank_exact(void)
+{
+	struct rank_test rt;
+	struct perr err;
+	double a[] = { 1, 2, 3, 4, 5 }, b[] = { 6, 7, 8, 9, 10 };
+	ok(rank_test(a, 5, b, 5, 0.01, &rt, &err) == 0, "rank test on 5 + 5 values");
+	is_rel(rt.u, 25, 0, "U counts every pair b > a");
+	is_rel(rt.p, 2.0 / 252, 1e-12, "complete separation: p = 2/C(10,5)");
+	is_rel(rt.p_min, 2.0 / 252, 1e-12, "and that is the smallest p of 5 + 5");
+	ok(rt.exact, "exact distribution without ties");
+	is_rel(rt.shift, 5, 0, "Hodges-Lehmann shift of 1..5 to 6..10 is 5");
+	/* k = 1 at alpha 0.01: the interval spans the smallest and largest difference */
+	is_rel(rt.lo, 1, 0, "interval low = min difference");
+	is_rel(rt.hi, 9, 0, "interval high = max difference");
+	double c[] = { 1, 3, 5 }, d[] = { 2, 4 };
+	rank_test(c, 3, d, 2, 0.05, &rt, &err);
+	/* U = 3 of 6; counts of U for 3 + 2: 1 1 2 2 2 1 1 (of 10), P(U <= 3) = 0.6 */
+	is_rel(rt.u, 3, 0, "interleaved: U = 3");
+	is_rel(rt.p, 1, 0, "interleaved: p = min(1, 2 * 0.6)");
+	is_rel(rt.p_min, 0.2, 1e-12, "3 + 2 values: p_min = 2/10");
+	ok(isinf(rt.lo) && isinf(rt.hi), "3 + 2 values cannot give a 95%% interval");
+	double e4[] = { 1, 2, 3, 4 }, f4[] = { 5, 6, 7, 8 };
+	rank_test(e4, 4, f4, 4, 0.01, &rt, &err);
+	ok(rt.p_min > 0.01, "4 + 4 repetitions cannot reach alpha 0.01 (p_min %.4f)", rt.p_min);
+	double t1[] = { 1, 1, 2, 2 }, t2[] = { 2, 3, 3, 3 };
+	rank_test(t1, 4, t2, 4, 0.05, &rt, &err);
+	/* every split of the pooled {1,1,2,2,2,3,3,3} enumerated by hand: 6 of 70 are as extreme */
+	ok(rt.exact, "ties: the exact permutation distribution");
+	is_rel(rt.u, 15, 0, "ties count half: U = 15");
+	is_rel(rt.p, 6.0 / 70, 1e-12, "ties: p = 6/70");
+	double big_a[40], big_b[40];
+	for (int i = 0; i < 40; i++) {
+		big_a[i] = i % 5;
+		big_b[i] = i % 5 + 2;
+	}
+	rank_test(big_a, 40, big_b, 40, 0.05, &rt, &err);
+	ok(!rt.exact && rt.p > 0 && rt.p < 0.01, "40 + 40 with ties, shifted by 2: the normal approximation (p %.4g)", rt.p);
+	is_rel(rt.shift, 2, 0, "and the shift is 2");
+	ok(rank_test(a, 0, b, 5, 0.01, &rt, &err) < 0, "no values on one side is an error");
+}
+
+/* Under the null, the exact test rejects at most alpha of the time: 2000 seeded pairs. */
+static void test_rank_level(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 11);
+	int rej = 0, cover = 0, n = 2000;
+	for (int i = 0; i < n; i++) {
+		double a[8], b[8];
+		for (int j = 0; j < 8; j++) {
+			a[j] = gsl_ran_gaussian(rng, 1);
+			b[j] = gsl_ran_gaussian(rng, 1) + 0.7;
+		}
+		struct rank_test rt;
+		struct perr err;
+		rank_test(a, 8, b, 8, 0.05, &rt, &err);
+		for (int j = 0; j < 8; j++)
+			b[j] -= 0.7;
+		cover += rt.lo <= 0.7 && 0.7 <= rt.hi;
+		rank_test(a, 8, b, 8, 0.05, &rt, &err);
+		rej += rt.p < 0.05;
+	}
+	double margin = 3 * sqrt(0.05 * 0.95 / n);
+	ok((double)rej / n <= 0.05 + margin, "null rejections %d of %d at alpha 0.05", rej, n);
+	ok((double)cover / n >= 0.95 - margin, "the 95%% interval covers the true shift %d of %d", cover, n);
+	gsl_rng_free(rng);
+}
+
+static const struct compare_point *point_at(const struct compare *c, double n)
+{
+	for (int i = 0; i < c->ncmp; i++)
+		if (c->points[i].coords[0] == n)
+			return &c->points[i];
+	return NULL;
+}
+
+/* Generate base and new from their truths (seeded), compare them with the defaults into c. */
+static int compare_pair(unsigned long seed, const struct truth *tb, const struct truth *tn, int reps,
+			double noise, struct compare *c)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, seed);
+	struct experiment b, n;
+	struct perr err;
+	gen(&b, tb, reps, noise, rng);
+	gen(&n, tn, reps, noise, rng);
+	int rc = compare_experiments(&b, &n, NULL, c, &err);
+	experiment_release(&b);
+	experiment_release(&n);
+	gsl_rng_free(rng);
+	return rc;
+}
+
+static void test_slowdown(void)
+{
+	struct truth tb = { 1, 0.5, 0.01, 1.5 }, tn = tb;
+	tn.scale = 1.10;
+	struct compare c;
+	ok(compare_pair(21, &tb, &tn, 5, 0.01, &c) == 0, "slowdown: compared");
+	is_int(c.nregressions, 5, "slowdown: every point is a regression");
+	is_int(compare_verdict(&c), 3, "slowdown: verdict 3");
+	int covers = 0;
+	for (int i = 0; i < c.ncmp; i++)
+		covers += c.points[i].rel_lo <= 0.10 && 0.10 <= c.points[i].rel_hi;
+	is_int(covers, 5, "slowdown: every interval contains +10%%");
+	const struct compare_point *p = point_at(&c, 128);
+	ok(p && fabs(p->rel - 0.10) < 0.02, "slowdown: estimate at n=128 %.4f near 0.10", p ? p->rel : NAN);
+	ok(c.nregions == 1 && !c.regions[0].leading_changed, "slowdown: the leading term is the same");
+	ok(c.nregions == 1 && fabs(c.regions[0].ratio - 1.10) < 0.03, "slowdown: predicted ratio %.4f near 1.10",
+	   c.nregions ? c.regions[0].ratio : NAN);
+	compare_release(&c);
+}
+
+static void test_exponent_change(void)
+{
+	/* n^1 becomes n^2, both equal at n = 8 */
+	struct truth tb = { 1, 1, 0.8, 1 }, tn = { 1, 1, 0.1, 2 };
+	struct compare c;
+	ok(compare_pair(31, &tb, &tn, 5, 0.01, &c) == 0, "exponent change: compared");
+	const struct compare_region *g = &c.regions[0];
+	ok(g->modelled && g->leading_changed, "exponent change: leading_term_changed");
+	ok(g->leading_grew && g->regression, "exponent change: the leading term grew");
+	ok(g->base_lead >= 0 && g->base.terms[g->base_lead].factors[0].poly_exp == 1, "base leading term n^1");
+	ok(g->new_lead >= 0 && g->new.terms[g->new_lead].factors[0].poly_exp == 2, "new leading term n^2");
+	/* truth: (1 + 0.1 * 128^2) / (1 + 0.8 * 128) and at 256 */
+	is_rel(g->ratio, (1 + 0.1 * 128 * 128) / (1 + 0.8 * 128), 0.05, "predicted ratio at n=128");
+	is_rel(g->ratio_2x, (1 + 0.1 * 256 * 256) / (1 + 0.8 * 256), 0.05, "predicted ratio at n=256");
+	is_int(compare_verdict(&c), 3, "exponent change: verdict 3");
+	compare_release(&c);
+}
+
+static void test_improvement(void)
+{
+	struct truth tb = { 1, 0.5, 0.01, 1.5 }, tn = tb;
+	tn.scale = 0.80;
+	struct compare c;
+	ok(compare_pair(41, &tb, &tn, 6, 0.02, &c) == 0, "improvement: compared");
+	is_int(c.nimprovements, 5, "improvement: every point improved");
+	is_int(c.nregressions, 0, "improvement: no regression");
+	is_int(compare_verdict(&c), 0, "improvement: verdict 0");
+	const struct compare_point *p = point_at(&c, 64);
+	ok(p && p->rel_lo <= -0.2 && -0.2 <= p->rel_hi, "improvement: interval at n=64 contains -20%%");
+	compare_release(&c);
+}
+
+/* 200 no-change pairs: regressions at the stated alpha at most alpha + 3 binomial sd. */
+static void test_no_change(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 51);
+	struct truth t = { 1, 0.5, 0.01, 1.5 };
+	int npairs = 200, alarms = 0, point_sig = 0, npoints = 0, verdicts = 0;
+	struct compare_options opt;
+	compare_options_init(&opt);
+	opt.tolerance = 0;      /* the hardest case: any significant slowdown counts */
+	for (int i = 0; i < npairs; i++) {
+		struct experiment b, n;
+		gen(&b, &t, 8, 0.03, rng);
+		gen(&n, &t, 8, 0.03, rng);
+		struct compare c, d;
+		struct perr err;
+		compare_experiments(&b, &n, &opt, &c, &err);
+		compare_experiments(&b, &n, NULL, &d, &err);
+		/* one point per pair for the per-point rate, all of them for the overall count */
+		alarms += c.points[0].status == CMP_REGRESSION;
+		for (int k = 0; k < c.ncmp; k++)
+			point_sig += c.points[k].p < opt.alpha;
+		npoints += c.ncmp;
+		verdicts += compare_verdict(&d) != 0;
+		compare_release(&c);
+		compare_release(&d);
+		experiment_release(&b);
+		experiment_release(&n);
+	}
+	double a = opt.alpha;
+	ok(alarms <= npairs * (a + 3 * sqrt(a * (1 - a) / npairs)),
+	   "no change, tolerance 0: %d of %d pairs flag a regression at n=8", alarms, npairs);
+	ok(point_sig <= npoints * (a + 3 * sqrt(a * (1 - a) / npoints)),
+	   "no change: %d of %d points significant at alpha %g", point_sig, npoints, a);
+	ok(verdicts <= npairs * (a + 3 * sqrt(a * (1 - a) / npairs)),
+	   "no change, defaults: %d of %d verdicts are regressions", verdicts, npairs);
+	gsl_rng_free(rng);
+}
+
+static void test_bad_inputs(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 61);
+	struct truth t = { 1, 0.5, 0.01, 1.5 };
+	struct experiment b, n, p, q;
+	gen(&b, &t, 5, 0.01, rng);
+	experiment_init(&n);
+	experiment_param(&n, "p");
+	experiment_add(&n, experiment_callpath(&n, "main->solve"), experiment_metric(&n, "time"),
+		       experiment_point(&n, (double[]){ 8 }), 1.0);
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &n, NULL, &c, &err) < 0, "mismatched parameters are an error");
+	is_str(err.msg, "the parameters differ: base has 'n', new has 'p'", "and the message names them");
+	experiment_init(&p);
+	experiment_param(&p, "n");
+	experiment_add(&p, experiment_callpath(&p, "main->solve"), experiment_metric(&p, "time"),
+		       experiment_point(&p, (double[]){ 1000 }), 1.0);
+	ok(compare_experiments(&b, &p, NULL, &c, &err) < 0, "no common points is an error");
+	ok(!strncmp(err.msg, "no common points", 16), "and says so: %s", err.msg);
+	experiment_init(&q);
+	experiment_param(&q, "n");
+	experiment_add(&q, experiment_callpath(&q, "other"), experiment_metric(&q, "time"),
+		       experiment_point(&q, (double[]){ 8 }), 1.0);
+	ok(compare_experiments(&b, &q, NULL, &c, &err) < 0, "no common region is an error");
+	struct compare_options opt;
+	compare_options_init(&opt);
+	opt.metric = "bytes";
+	ok(compare_experiments(&b, &b, &opt, &c, &err) < 0, "an absent metric is an error");
+	is_str(err.msg, "no values of metric 'bytes' at a common point", "and names it");
+	experiment_release(&b);
+	experiment_release(&n);
+	experiment_release(&p);
+	experiment_release(&q);
+	gsl_rng_free(rng);
+}
+
+/* Two parameters in a different order on each side: points and models are matched by name. */
+static double truth2(const double *x, void *ctx)
+{
+	const double *scale_and_order = ctx;    /* scale, index of n in x */
+	double n = x[(int)scale_and_order[1]], p = x[1 - (int)scale_and_order[1]];
+	return scale_and_order[0] * (1 + 0.01 * n * n + 0.5 * p);
+}
+
+static void gen2(struct experiment *e, const char *first, const char *second, double scale,
+		 gsl_rng *rng)
+{
+	static const double v1[] = { 8, 16, 32, 64 }, v2[] = { 2, 4, 8 };
+	int n_first = !strcmp(first, "n");
+	const double *vals[] = { n_first ? v1 : v2, n_first ? v2 : v1 };
+	int nvals[] = { n_first ? 4 : 3, n_first ? 3 : 4 };
+	double ctx[2] = { scale, n_first ? 0 : 1 };
+	experiment_init(e);
+	experiment_param(e, first);
+	experiment_param(e, second);
+	gen_grid(e, "main->solve", 5, 0.01, truth2, ctx, vals, nvals, rng);
+}
+
+static void test_param_order(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 71);
+	struct experiment b, same, slow;
+	gen2(&b, "n", "p", 1.0, rng);
+	gen2(&same, "p", "n", 1.0, rng);
+	gen2(&slow, "p", "n", 1.2, rng);
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &same, NULL, &c, &err) == 0, "parameters in another order: compared");
+	is_int(c.npoints, 12, "all 12 points are common");
+	is_int(compare_verdict(&c), 0, "the same truth: verdict 0");
+	ok(c.nregions == 1 && c.regions[0].modelled && fabs(c.regions[0].ratio - 1) < 0.05,
+	   "the models predict the same at the largest point (%.4f)", c.nregions ? c.regions[0].ratio : NAN);
+	ok(c.largest[0] == 64 && c.largest[1] == 8, "the largest point is n=64, p=8 in base's order");
+	compare_release(&c);
+	ok(compare_experiments(&b, &slow, NULL, &c, &err) == 0, "20%% slower, other order: compared");
+	is_int(c.nregressions, 12, "every point is a regression");
+	ok(fabs(c.regions[0].ratio - 1.2) < 0.05, "predicted ratio %.4f near 1.2", c.regions[0].ratio);
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&same);
+	experiment_release(&slow);
+	gsl_rng_free(rng);
+}
+
+/* A metric with zeros: the change is relative to the base median, without logarithms. */
+static void test_nonpositive(void)
+{
+	struct experiment b, n;
+	experiment_init(&b);
+	experiment_init(&n);
+	experiment_param(&b, "n");
+	experiment_param(&n, "n");
+	int cb = experiment_callpath(&b, "main"), mb = experiment_metric(&b, "bytes");
+	int cn = experiment_callpath(&n, "main"), mn = experiment_metric(&n, "bytes");
+	int pb = experiment_point(&b, (double[]){ 4 }), pn = experiment_point(&n, (double[]){ 4 });
+	double vb[] = { 0, 10, 20, 10, 10 }, vn[] = { 30, 40, 35, 32, 38 };
+	for (int i = 0; i < 5; i++) {
+		experiment_add(&b, cb, mb, pb, vb[i]);
+		experiment_add(&n, cn, mn, pn, vn[i]);
+	}
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "values of 0: compared");
+	/* pairwise differences new - base: median is 25; base median 10 */
+	is_rel(c.points[0].rel, 2.5, 1e-12, "change = Hodges-Lehmann shift / base median");
+	is_rel(c.points[0].p, 2.0 / 252, 1e-12, "ties in base: the permutation p of complete separation");
+	ok(c.points[0].status == CMP_REGRESSION, "and it is a regression");
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
+/* export --format reference and back: the same values, and malformed files are errors. */
+static void test_reference(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 81);
+	struct truth t = { 1, 0.5, 0.01, 1.5 };
+	struct experiment e, r;
+	struct perr err;
+	gen(&e, &t, 5, 0.01, rng);
+	char path[] = "/tmp/perfsweep-ref-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	ok(reference_write(f, &e, &err) == 0, "reference written");
+	fclose(f);
+	experiment_init(&r);
+	ok(reference_read(&r, path, &err) == 0, "and read back");
+	int same = r.npoints == e.npoints && r.nseries == e.nseries;
+	for (int p = 0; same && p < e.npoints; p++) {
+		const struct exp_values *a = experiment_values(&e, 0, 0, p), *b = experiment_values(&r, 0, 0, p);
+		same = b && a->n == b->n && !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n);
+	}
+	ok(same, "every repetition is bit-identical");
+	experiment_release(&r);
+	static const char *const bad[][2] = {
+		{ "{\"format\": \"other\", \"version\": 1}", "not a perfsweep reference" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 2}", "not a perfsweep reference" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1, 2], \"values\": [1]}]}]}",
+		  "region 1 ('a') point 1: needs 1 \"coordinates\"" },
+		{ "{\"format\":\n", ":2: " },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		fputs(bad[i][0], f);
+		fclose(f);
+		experiment_init(&r);
+		int rc = reference_read(&r, path, &err);
+		ok(rc < 0 && strstr(err.msg, bad[i][1]) && strstr(err.msg, path), "bad reference %zu: %s", i + 1,
+		   err.msg);
+		experiment_release(&r);
+	}
+	unlink(path);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
+int main(void)
+{
+	test_rank_exact();
+	test_rank_level();
+	test_slowdown();
+	test_exponent_change();
+	test_improvement();
+	test_no_change();
+	test_bad_inputs();
+	test_param_order();
+	test_nonpositive();
+	test_reference();
+	return done_testing();
+}
