@@ -15,6 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One CSV text field (RFC 4180): quoted when it holds a comma, a quote or
+   a line break (or always), quotes doubled. */
+static void csv_field(FILE *f, const char *s, int always)
+{
+	if (!always && !s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', f);
+		putc(*s, f);
+	}
+	putc('"', f);
+}
+
 /* CSV: one row per run, rank, region and metric. */
 static int export_csv(struct store *st, FILE *f, struct perr *err)
 {
@@ -23,8 +40,10 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 	if (store_load_runs(st, 0, &runs, &n, err))
 		return -1;
 	fputs("run,repetition", f);
-	for (int k = 0; k < store_nparams(st); k++)
-		fprintf(f, ",%s", store_param_name(st, k));
+	for (int k = 0; k < store_nparams(st); k++) {
+		putc(',', f);
+		csv_field(f, store_param_name(st, k), 0);
+	}
 	/* campaigns whose ranks were bound also get each rank's node and cpuset */
 	int bound = 0;
 	for (int i = 0; i < n && !bound; i++) {
@@ -58,17 +77,21 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 				template_format_value(v, sizeof(v), r->values[k], 0);
 				fprintf(f, ",%s", v);
 			}
-			/* quote region names: call paths may hold commas */
-			fprintf(f, ",%d,%d,%d,\"", r->nodes, r->ranks_per_node, ml.m[j].rank);
-			for (const char *p = ml.m[j].region; *p; p++)
-				fputs(*p == '"' ? "\"\"" : (char[]){ *p, 0 }, f);
-			fprintf(f, "\",%s,%.17g", ml.m[j].metric, ml.m[j].value);
+			fprintf(f, ",%d,%d,%d,", r->nodes, r->ranks_per_node, ml.m[j].rank);
+			csv_field(f, ml.m[j].region, 1);   /* as ever: call paths hold commas */
+			putc(',', f);
+			csv_field(f, ml.m[j].metric, 0);
+			fprintf(f, ",%.17g", ml.m[j].value);
 			/* the rank's real binding: node and cpuset (quoted: "0-1,4") */
 			const struct run_binding *b = NULL;
 			for (int q = 0; q < nb && !b; q++)
 				b = bd[q].rank == ml.m[j].rank ? &bd[q] : NULL;
-			if (bound)
-				fprintf(f, ",%s,\"%s\"", b && b->node ? b->node : "", b && b->cpuset ? b->cpuset : "");
+			if (bound) {
+				putc(',', f);
+				csv_field(f, b && b->node ? b->node : "", 0);
+				putc(',', f);
+				csv_field(f, b && b->cpuset ? b->cpuset : "", 1);
+			}
 			fputc('\n', f);
 		}
 		run_bindings_free(bd, nb);
@@ -94,8 +117,9 @@ static int exec_export(struct cli_args *a)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	FILE *f = out ? fopen(out, "w") : stdout;
 	if (!f) {
+		int e = errno;   /* before store_close changes it */
 		store_close(st);
-		return cli_error(EXIT_USAGE, "cannot write '%s': %s", out, strerror(errno));
+		return cli_error(EXIT_USAGE, "cannot write '%s': %s", out, strerror(e));
 	}
 	int rc;
 	if (!strcmp(format, "csv")) {

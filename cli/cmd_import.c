@@ -64,6 +64,8 @@ static int read_options(const struct cli_args *a, struct import_options *o)
 		return cli_usage("import", "missing source: --cube DIR, --text FILE, --json FILE or --jsonl FILE");
 	if (!o->out)
 		return cli_usage("import", "missing --out CAMPAIGN_DIR");
+	if (!*o->out)
+		return cli_usage("import", "--out is empty; give a campaign directory");
 	int ag = cubex_aggr_parse(aggr);
 	if (ag < 0)
 		return cli_usage("import", "unknown aggregation '%s'; use mean, sum, max or min", aggr);

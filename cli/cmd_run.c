@@ -2,6 +2,7 @@
 #include "common/progpath.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/runner.h"
@@ -47,11 +48,15 @@ static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *
 	return 0;
 }
 
-/* Create (or reopen) the campaign's store, by its absolute path: children chdir into their run directories. */
-static int open_store(struct store **st, char **campaign_dir, const char *dir,
-		      const struct campaign_config *cfg, const struct plan *pl, struct perr *err)
+/* Lock the campaign (one run at a time), then create (or reopen) its store,
+   by its absolute path: children chdir into their run directories. */
+static int open_store(struct store **st, char **campaign_dir, struct campaign_lock *lock,
+		      const char *dir, const struct campaign_config *cfg, const struct plan *pl,
+		      struct perr *err)
 {
 	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
+	if (campaign_lock_take(lock, *campaign_dir, err))
+		return -1;
 	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
 		return -1;
 	char *abs = realpath(*campaign_dir, NULL);
@@ -132,9 +137,10 @@ static int exec_run(struct cli_args *a)
 	struct backend *b = NULL;
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
+	struct campaign_lock lock = { -1 };
 	memset(&pl, 0, sizeof(pl));
 	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err) ||
-	    open_store(&st, &campaign_dir, cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    open_store(&st, &campaign_dir, &lock, cli_value(a, 'd'), &cfg, &pl, &err) ||
 	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -152,6 +158,7 @@ out:
 	if (b)
 		b->ops->free(b);
 	store_close(st);
+	campaign_lock_release(&lock);
 	plan_release(&pl);
 	config_release(&cfg);
 	free(campaign_dir);

@@ -104,7 +104,9 @@ static int exec_status(struct cli_args *a)
 	struct status s = { .runs = NULL };
 	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
-	if (store_counts(st, &s.cnt, &err) || store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
+	/* one report, one snapshot: counts and runs from the same moment */
+	if (store_read_begin(st, &err) || store_counts(st, &s.cnt, &err) ||
+	    store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
@@ -113,6 +115,7 @@ static int exec_status(struct cli_args *a)
 	s.budget = store_get_meta(st, "budget_core_hours");
 	s.order = store_get_meta(st, "order");
 	s.seed = store_get_meta(st, "order_seed");
+	store_read_end(st);
 	for (int i = 0; i < s.nruns; i++) {
 		s.collect_errors += s.runs[i].collect_error != NULL;
 		run_pass_add(&s.runs[i], &s.pass, &s.passes);

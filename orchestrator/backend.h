@@ -55,6 +55,9 @@ struct backend_config {
 	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64 */
 	int nextra;
 	char **extra;               /* extra "#SBATCH" lines, verbatim options */
+	/* slurm polling (seconds; 0 = default): right after a change, the
+	   growth factor while nothing changes, and the longest interval */
+	double poll_min, poll_max, poll_factor;
 };
 
 struct backend;
@@ -108,6 +111,9 @@ int backend_slurm_new(struct backend **b, const struct backend_config *cfg, stru
 /* Check the slurm backend's `extra` options without contacting SLURM (for
    config checks): 0, or -1 with err naming the option. */
 int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err);
+/* SLURM error codes that may pass by themselves (controller unreachable,
+   rate limits, busy nodes, QOS or association limits): wait and retry. */
+int backend_slurm_transient(int slurm_errno);
 /* Kill what is left of a local run from its backend id ("PGID:STARTTIME"),
    if that process group still exists.  Returns 1 if something was killed. */
 int backend_local_cancel_id(const char *backend_id);

@@ -84,6 +84,31 @@ static int local_inflight(struct backend *b)
 	return ((struct local *)b->priv)->n;
 }
 
+#define ATTEMPT_FILE "local.attempt"
+
+/*
+ * In rank 0's child, before anything else: record "PGID:STARTTIME" in the
+ * run directory, so that an orchestrator started after this one died finds
+ * this attempt (recover) and kills it instead of running it twice.  Then,
+ * if the orchestrator that forked us is gone already, do not start: it may
+ * have died before the record existed, and its successor may have looked.
+ */
+static void record_attempt(const char *run_dir, pid_t parent)
+{
+	char *path = xasprintf("%s/" ATTEMPT_FILE, run_dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	free(path);
+	if (fd >= 0) {
+		char buf[64];
+		int n = snprintf(buf, sizeof(buf), "%d:%llu\n", (int)getpid(), proc_starttime(getpid()));
+		if (write(fd, buf, (size_t)n) != n)
+			_exit(127);
+		close(fd);
+	}
+	if (getppid() != parent)
+		_exit(127);
+}
+
 /* In the child: redirect output, set the environment, exec.  Never returns. */
 static void child_exec(const struct run_spec *rs, const struct launch_placement *lp, int rank,
 		       int errfd)
@@ -225,6 +250,7 @@ static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
 	r->started_at = wall_now();
 	r->timeout = rs->timeout;
 	r->deadline = rs->timeout > 0 ? r->t0 + rs->timeout : 0;
+	pid_t parent = getpid();
 	for (int i = 0; i < r->npids; i++) {
 		/* a close-on-exec pipe tells the parent whether exec worked */
 		int pfd[2];
@@ -246,6 +272,8 @@ static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
 		if (pid == 0) {
 			close(pfd[0]);
 			setpgid(0, i == 0 ? 0 : r->pgid);
+			if (i == 0)
+				record_attempt(rs->run_dir, parent);
 			child_exec(rs, lp, i, pfd[1]);
 		}
 		if (i == 0)
@@ -377,6 +405,33 @@ static int local_adopt(struct backend *b, const struct run_spec *rs, const char 
 	return 0;
 }
 
+/*
+ * Before a fresh attempt: an earlier orchestrator may have started this run
+ * and died before recording it.  Its rank 0 recorded itself in the run
+ * directory (record_attempt): kill what is left of it.  Always 0: the run
+ * starts afresh.
+ */
+static int local_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
+			 struct perr *err)
+{
+	(void)b;
+	(void)backend_id;
+	(void)err;
+	char *path = xasprintf("%s/" ATTEMPT_FILE, rs->run_dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	char id[64] = "";
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = '\0';
+		fclose(f);
+	}
+	pid_t pg = live_group(id);
+	if (pg > 0)
+		killpg(pg, SIGKILL);
+	return 0;
+}
+
 static void local_free(struct backend *b)
 {
 	struct local *l = b->priv;
@@ -404,6 +459,7 @@ static const struct backend_ops local_ops = {
 	.wait = local_wait,
 	.cancel = local_cancel,
 	.adopt = local_adopt,
+	.recover = local_recover,
 	.inflight = local_inflight,
 	.free = local_free,
 };

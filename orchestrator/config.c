@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Placeholders every command may use besides the parameters. */
@@ -190,6 +191,40 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+/* Exactly representable integers: beyond 2^53 two values may look equal. */
+#define EXACT_INT 9007199254740992.0
+#define MAX_RANKS 1048576
+
+/* The values of parameter p from setting v (nv > 0 elements). */
+static int parse_values(const struct campaign_config *c, struct plan_param *p,
+			const config_setting_t *v, int nv, struct perr *err)
+{
+	p->values = xcalloc((size_t)nv, sizeof(double));
+	p->is_int = 1;
+	for (int j = 0; j < nv; j++) {
+		const config_setting_t *e = config_setting_get_elem(v, (unsigned)j);
+		if (!config_setting_is_number(e))
+			return bad(c, err, e, "value %d of '%s' must be a number, not %s", j + 1,
+				   p->name, type_name(config_setting_type(e)));
+		double x = config_number(e);
+		if (!isfinite(x))
+			return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
+		if (config_setting_type(e) != CONFIG_TYPE_FLOAT && fabs(x) > EXACT_INT)
+			return bad(c, err, e, "value %d of '%s' is too large; integers must be within "
+				   "+-2^53 (9007199254740992)", j + 1, p->name);
+		for (int q = 0; q < p->nvalues; q++)
+			if (p->values[q] == x)
+				return bad(c, err, e, "value %g of '%s' is listed twice", x, p->name);
+		if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
+			p->is_int = 0;
+		if (p->role && (x < 1 || x > MAX_RANKS || x != floor(x)))
+			return bad(c, err, e, "rank counts of '%s' must be integers from 1 to %d, not %g",
+				   p->name, MAX_RANKS, x);
+		p->values[p->nvalues++] = x;
+	}
+	return 0;
+}
+
 static int parse_params(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *ps = config_lookup(&c->cfg, "parameters");
@@ -239,27 +274,8 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 		int nv = config_setting_length(v);
 		if (nv == 0)
 			return bad(c, err, v, "empty value list for parameter '%s'; give at least one value", p->name);
-		p->values = xcalloc((size_t)nv, sizeof(double));
-		p->is_int = 1;
-		for (int j = 0; j < nv; j++) {
-			const config_setting_t *e = config_setting_get_elem(v, (unsigned)j);
-			if (!config_setting_is_number(e))
-				return bad(c, err, e, "value %d of '%s' must be a number, not %s", j + 1,
-					   p->name, type_name(config_setting_type(e)));
-			double x = config_number(e);
-			if (!isfinite(x))
-				return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
-			for (int q = 0; q < p->nvalues; q++)
-				if (p->values[q] == x)
-					return bad(c, err, e, "value %g of '%s' is listed twice", x, p->name);
-			if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
-				p->is_int = 0;
-			p->values[p->nvalues++] = x;
-		}
-		if (p->role && (!p->is_int || p->values[0] < 1))
-			for (int j = 0; j < p->nvalues; j++)
-				if (p->values[j] < 1 || p->values[j] != floor(p->values[j]))
-					return bad(c, err, v, "rank counts of '%s' must be positive integers", p->name);
+		if (parse_values(c, p, v, nv, err))
+			return -1;
 	}
 	int nranks = 0;
 	for (int k = 0; k < c->nparams; k++)
@@ -283,17 +299,18 @@ static int check_template(struct campaign_config *c, const config_setting_t *s, 
 		const char *end = strchr(p, '}');
 		if (!end)
 			return bad(c, err, s, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
-		char name[128];
-		size_t len = (size_t)(end - p - 1);
-		if (len >= sizeof(name))
-			len = sizeof(name) - 1;
-		memcpy(name, p + 1, len);
-		name[len] = '\0';
+		char *name = xstrndup(p + 1, (size_t)(end - p - 1));
 		int known = config_find_param(c, name) >= 0;
 		for (const char **b = builtin_placeholders; *b; b++)
 			known |= !strcmp(*b, name);
-		if (!known)
-			return bad(c, err, s, "placeholder {%s} names no parameter; define it under parameters or use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}", name);
+		if (!known) {
+			bad(c, err, s, "placeholder {%.*s} names no parameter; define it under parameters or "
+			    "use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}",
+			    (int)(sizeof(err->msg) / 2), name);
+			free(name);
+			return -1;
+		}
+		free(name);
 		p = end;
 	}
 	return 0;
@@ -344,6 +361,34 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* backend.poll = { min = S; max = S; factor = F; }: how often the slurm
+   backend asks the controller (0 or absent: the backend's defaults). */
+static int parse_poll(struct campaign_config *c, const config_setting_t *backend, struct perr *err)
+{
+	const config_setting_t *p = config_setting_get_member(backend, "poll");
+	if (!p)
+		return 0;
+	static const char *const keys[] = { "min", "max", "factor", NULL };
+	if (config_setting_type(p) != CONFIG_TYPE_GROUP)
+		return bad(c, err, p, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; };");
+	struct backend_config *b = &c->backend;
+	if (check_keys(c, p, keys, "backend.poll", err) ||
+	    get_number(c, p, "min", &b->poll_min, err) || get_number(c, p, "max", &b->poll_max, err) ||
+	    get_number(c, p, "factor", &b->poll_factor, err))
+		return -1;
+	if (config_setting_get_member(p, "min") && !(b->poll_min >= 0.05 && b->poll_min <= 60))
+		return bad(c, err, config_setting_get_member(p, "min"),
+			   "backend.poll.min must be from 0.05 to 60 seconds (the controller limits RPC rates)");
+	if (config_setting_get_member(p, "max") &&
+	    !(b->poll_max >= (b->poll_min > 0 ? b->poll_min : 0.1) && b->poll_max <= 600))
+		return bad(c, err, config_setting_get_member(p, "max"),
+			   "backend.poll.max must be from poll.min to 600 seconds");
+	if (config_setting_get_member(p, "factor") && !(b->poll_factor >= 1 && b->poll_factor <= 10))
+		return bad(c, err, config_setting_get_member(p, "factor"),
+			   "backend.poll.factor must be from 1 to 10");
+	return 0;
+}
+
 /* backend.mpi goes into the job script's srun line: a plain word only. */
 static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
 		     struct perr *err)
@@ -369,7 +414,7 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		b->type = xstrdup(config_setting_get_string(s));
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
-						    "max_inflight", "extra", "mpi", NULL };
+						    "max_inflight", "extra", "mpi", "poll", NULL };
 		if (check_keys(c, s, keys, "backend", err) ||
 		    get_string(c, s, "type", &b->type, 1, err) ||
 		    get_string(c, s, "partition", &b->partition, 0, err) ||
@@ -388,6 +433,8 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 				   "backend.max_inflight must be positive");
 		const config_setting_t *x = config_setting_get_member(s, "extra");
 		if (x && get_strings(c, x, "extra", &b->extra, &b->nextra, err))
+			return -1;
+		if (parse_poll(c, s, err))
 			return -1;
 		struct perr xerr;
 		if (x && !strcmp(b->type, "slurm") &&
@@ -566,6 +613,102 @@ static int parse_order(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* Application arguments and environment values may hold any byte. */
+static int free_text(const config_setting_t *s)
+{
+	const config_setting_t *list = config_setting_parent(s);
+	const config_setting_t *app = list ? config_setting_parent(list) : NULL;
+	const char *ln = list ? config_setting_name(list) : NULL;
+	const char *an = app ? config_setting_name(app) : NULL;
+	return ln && an && !strcmp(an, "app") && !config_setting_parent(config_setting_parent(app)) &&
+	       (!strcmp(ln, "command") || !strcmp(ln, "env"));
+}
+
+/* The name of a setting, or of the list it is an element of. */
+static const char *setting_name(const config_setting_t *s)
+{
+	const char *name = config_setting_name(s);
+	if (!name && config_setting_parent(s))
+		name = config_setting_name(config_setting_parent(s));
+	return name ? name : "a string";
+}
+
+/* Offset of the first byte that breaks UTF-8 (overlong forms, surrogates
+   and code points above U+10FFFF included), or -1 when s is valid. */
+static long utf8_invalid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *start = p;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+		      : (*p & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0 || (n == 1 && *p < 0xc2) || (n == 3 && *p > 0xf4))
+			return (long)(p - start);
+		for (int i = 1; i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return (long)(p - start);
+		if ((n == 2 && *p == 0xe0 && p[1] < 0xa0) || (n == 2 && *p == 0xed && p[1] > 0x9f) ||
+		    (n == 3 && *p == 0xf0 && p[1] < 0x90) || (n == 3 && *p == 0xf4 && p[1] > 0x8f))
+			return (long)(p - start);
+		p += n + 1;
+	}
+	return -1;
+}
+
+/*
+ * No control character (a byte below 0x20, or 0x7f) in any string but the
+ * application's arguments and environment values: names, paths, partitions
+ * and options end up in job scripts, file names and one-line messages.
+ */
+static int check_control(const struct campaign_config *c, const config_setting_t *s,
+			 struct perr *err)
+{
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		long bad_at = utf8_invalid(config_setting_get_string(s));
+		if (bad_at >= 0)
+			return bad(c, err, s, "'%s' is not valid UTF-8 (byte %ld); JSON output could not "
+				   "carry it: write the file in UTF-8", setting_name(s), bad_at + 1);
+		const unsigned char *v = (const unsigned char *)config_setting_get_string(s);
+		for (; *v; v++)
+			if (*v < 0x20 || *v == 0x7f)
+				break;
+		if (*v && !free_text(s))
+			return bad(c, err, s, "'%s' contains a control character (byte 0x%02x); "
+				   "write it without newlines, tabs or other control characters",
+				   setting_name(s), *v);
+		return 0;
+	}
+	int n = config_setting_is_aggregate(s) ? config_setting_length(s) : 0;
+	for (int i = 0; i < n; i++)
+		if (check_control(c, config_setting_get_elem(s, (unsigned)i), err))
+			return -1;
+	return 0;
+}
+
+/* The config's text: a readable regular file without NUL bytes. */
+static int read_config_text(struct campaign_config *c, const char *path, struct perr *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return perr_set(err, "cannot read config '%s': it is a directory", path);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (strbuf_read_file(&sb, path)) {
+		int e = errno;
+		strbuf_release(&sb);
+		return perr_set(err, "cannot read config '%s': %s", path, strerror(e));
+	}
+	const char *nul = memchr(sb.buf, '\0', sb.len);
+	if (nul) {
+		int line = 1;
+		for (const char *p = sb.buf; p < nul; p++)
+			line += *p == '\n';
+		strbuf_release(&sb);
+		return perr_set(err, "%s:%d: the file contains a NUL byte; a config is text", path, line);
+	}
+	c->text = strbuf_detach(&sb);
+	return 0;
+}
+
 /* analysis = { aggregate = "mean" | "median" | "min"; }: how model, validate and top estimate a point. */
 static int parse_analysis(struct campaign_config *c, struct perr *err)
 {
@@ -593,14 +736,8 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	c->dir = xstrdup(dirname(tmp));
 	free(tmp);
 
-	struct strbuf sb;
-	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path)) {
-		strbuf_release(&sb);
-		return perr_set(err, "cannot read config '%s': %s", path, strerror(errno));
-	}
-	c->text = strbuf_detach(&sb);
-	strbuf_release(&sb);
+	if (read_config_text(c, path, err))
+		return -1;
 
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
@@ -616,7 +753,7 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 					    "backend", "collect", "dependencies", "budget", "design",
 					    "placement", "contention", "cost_model", "topology", "analysis", "order",
 					    "order_seed", NULL };
-	if (check_keys(c, root, keys, "the campaign", err))
+	if (check_keys(c, root, keys, "the campaign", err) || check_control(c, root, err))
 		return -1;
 	if (get_string(c, root, "name", &c->name, 1, err))
 		return -1;

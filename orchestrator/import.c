@@ -1,5 +1,6 @@
 /* perfsweep import's engine: read every source, plan it, store it as done runs. */
 #include "orchestrator/import.h"
+#include "orchestrator/campaign_lock.h"
 #include "collectors/scorep_dir.h"
 #include "common/clock.h"
 #include "common/xalloc.h"
@@ -324,11 +325,18 @@ static void src_release(struct import_src *s)
 int import_campaign(const struct import_options *o, struct import_result *r, struct perr *err)
 {
 	memset(r, 0, sizeof(*r));
+	/* the campaign lock, for the whole import: never beside a `run`; taken
+	   now on an existing directory, else just before the store is made */
+	struct campaign_lock lock = { -1 };
+	if (access(o->out, F_OK) == 0 && campaign_lock_take(&lock, o->out, err))
+		return -1;
 	char *db = xasprintf("%s/campaign.db", o->out);
 	int exists = access(db, F_OK) == 0;
 	free(db);
-	if (exists)
+	if (exists) {
+		campaign_lock_release(&lock);
 		return perr_set(err, "'%s' already holds a campaign; import into a new directory", o->out);
+	}
 	if (o->format->flags & INPUT_STORE)
 		return perr_set(err, "'%s' is a campaign already: nothing to import", o->source);
 	if (o->deps_path) {
@@ -345,7 +353,8 @@ int import_campaign(const struct import_options *o, struct import_result *r, str
 	int rc = (o->format->flags & INPUT_PROFILES) ? load_profiles(&s, err) : load_file(&s, err);
 	if (!rc) {
 		build_plan(&pl, &s);
-		rc = create_store(&st, &s, &pl, r, err);
+		rc = lock.fd < 0 && campaign_lock_take(&lock, o->out, err) ? -1
+									   : create_store(&st, &s, &pl, r, err);
 	}
 	if (!rc)
 		rc = store_runs(st, &s, r, err);
@@ -355,6 +364,7 @@ int import_campaign(const struct import_options *o, struct import_result *r, str
 		store_close(st);
 	plan_release(&pl);
 	src_release(&s);
+	campaign_lock_release(&lock);
 	return rc;
 }
 

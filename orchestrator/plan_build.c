@@ -266,6 +266,39 @@ static int parse_budget(struct pb *b)
 	return 0;
 }
 
+/* Parameters here that varied, with positive values, in the finished runs
+   of an earlier campaign: their old index in oldk, ours in newk.  Returns
+   their count. */
+static int varied_columns(const struct campaign_config *c, const struct store *st,
+			  const struct run *runs, int n, int *oldk, int *newk)
+{
+	int ncols = 0;
+	for (int k = 0; k < c->nparams; k++) {
+		int ok = -1;
+		for (int j = 0; j < store_nparams(st); j++)
+			if (!strcmp(store_param_name(st, j), c->params[k].name))
+				ok = j;
+		if (ok < 0)
+			continue;
+		double first = NAN;
+		int varies = 0, positive = 1;
+		for (int i = 0; i < n; i++) {
+			if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
+				continue;
+			double v = runs[i].values[ok];
+			positive &= v > 0;
+			if (isnan(first))
+				first = v;
+			varies |= v != first;
+		}
+		if (varies && positive) {
+			oldk[ncols] = ok;
+			newk[ncols++] = k;
+		}
+	}
+	return ncols;
+}
+
 /*
  * Runtime from an earlier campaign: fit log(wall) = c0 + sum a_k log(x_k)
  * to its finished runs (a power law in every parameter that varied there
@@ -290,32 +323,10 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 	}
 	/* old parameter index for each column: parameters here that varied there */
 	int np = c->nparams, *oldk = xmalloc(sizeof(int) * (size_t)(np + 1)), *newk = xmalloc(sizeof(int) * (size_t)(np + 1));
-	int ncols = 0, ndone = 0;
+	int ndone = 0;
 	for (int i = 0; i < n; i++)
 		ndone += runs[i].state == RUN_DONE && runs[i].wall > 0;
-	for (int k = 0; k < np; k++) {
-		int ok = -1;
-		for (int j = 0; j < store_nparams(st); j++)
-			if (!strcmp(store_param_name(st, j), c->params[k].name))
-				ok = j;
-		if (ok < 0)
-			continue;
-		double first = NAN;
-		int varies = 0, positive = 1;
-		for (int i = 0; i < n; i++) {
-			if (runs[i].state != RUN_DONE || runs[i].wall <= 0)
-				continue;
-			double v = runs[i].values[ok];
-			positive &= v > 0;
-			if (isnan(first))
-				first = v;
-			varies |= v != first;
-		}
-		if (varies && positive) {
-			oldk[ncols] = ok;
-			newk[ncols++] = k;
-		}
-	}
+	int ncols = varied_columns(c, st, runs, n, oldk, newk);
 	store_close(st);
 	double *x = xmalloc(sizeof(double) * (size_t)(ndone ? ndone : 1) * (size_t)(ncols ? ncols : 1));
 	double *y = xmalloc(sizeof(double) * (size_t)(ndone ? ndone : 1)), c0 = NAN, *expo = xmalloc(sizeof(double) * (size_t)(ncols + 1));
@@ -503,6 +514,9 @@ static void carry_placement(struct plan *pl, const struct campaign_config *c, co
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
+/* Runs are rows of the store: cap them as the planner caps points. */
+#define MAX_PLAN_RUNS 10000000
+
 int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
@@ -521,12 +535,25 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		b.spec.deps = &b.deps;
 	}
 	if (plan_design(pl, &b.spec, err) < 0) {
-		/* budget problems point at the budget, others at the design */
-		const config_setting_t *at = strstr(err->msg, "budget") ? c->budget : c->design;
+		/* cost-model and budget problems point at those, others at the
+		   design, else at the parameters that make the plan */
+		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
+					   : strstr(err->msg, "budget") ? c->budget : c->design;
+		if (!at)
+			at = config_setting_get_member(config_root_setting(&c->cfg), "parameters");
 		if (at) {
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));
 		}
+		goto done;
+	}
+	if (pl->runs > MAX_PLAN_RUNS) {
+		const config_setting_t *at = config_setting_get_member(config_root_setting(&c->cfg),
+								       "repetitions");
+		char where[PATH_MAX + 32];
+		perr_set(err, "%s: the plan has %lld runs, more than %d; use fewer repetitions or points",
+			 config_where(c, at ? at : c->design, where, sizeof(where)), pl->runs, MAX_PLAN_RUNS);
+		plan_release(pl);
 		goto done;
 	}
 	carry_placement(pl, c, b.cost_text, c->cost_model);

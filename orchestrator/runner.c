@@ -5,6 +5,7 @@
 #include "collectors/regex_collect.h"
 #include "collectors/wall.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/budget_watch.h"
 #include "orchestrator/run_bindings.h"
@@ -120,15 +121,16 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-/* Remove an earlier attempt's files so nothing of it is collected again. */
-static void clean_run_dir(const char *run_dir)
+/* Remove an earlier attempt's files so nothing of it is collected again,
+   and make the directory afresh: 0, or -1 (err names the path). */
+static int clean_run_dir(const char *run_dir, struct perr *err)
 {
 	char *d = xstrdup(run_dir);
 	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free(d);
-	char *p = xasprintf("%s", run_dir);
-	mkdir(p, 0755);
-	free(p);
+	if (fs_mkdir_p(run_dir))
+		return perr_set(err, "cannot create run directory '%s': %s", run_dir, strerror(errno));
+	return 0;
 }
 
 static void write_argv(const char *run_dir, char **argv)
@@ -248,198 +250,284 @@ static void push(struct queue *q, long long id)
 	q->ids[q->n++] = id;
 }
 
-int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
-		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
-{
-	memset(stats, 0, sizeof(*stats));
-	struct run *runs;
-	int nruns;
-	if (store_load_runs(st, 0, &runs, &nruns, err))
-		return -1;
-	struct queue q = { 0 };
-	int ret = -1;
-	int is_local = !strcmp(b->ops->name, "local");
+/* One execution of a campaign: what every step below reads and changes. */
+struct engine {
+	struct store *st;
+	const struct campaign_config *c;
+	struct backend *b;
+	const struct runner_options *o;
+	struct runner_stats *stats;
+	struct queue q;          /* pending runs, in the order they start */
+	struct queue live;       /* runs the backend has (started, adopted, recovered)
+	                            whose result is not applied yet */
+	struct budget_watch bw;  /* stops new starts past the budget */
+	int is_local;
+};
 
-	/* reconcile what an earlier orchestrator left in flight */
+static void live_add(struct engine *e, long long id)
+{
+	for (size_t i = 0; i < e->live.n; i++)
+		if (e->live.ids[i] == id)
+			return;
+	push(&e->live, id);
+}
+
+/* The result of id arrived: it no longer keeps the engine waiting. */
+static void live_remove(struct engine *e, long long id)
+{
+	for (size_t i = 0; i < e->live.n; i++)
+		if (e->live.ids[i] == id) {
+			e->live.ids[i] = e->live.ids[--e->live.n];
+			return;
+		}
+}
+
+/* Runs an earlier orchestrator left in flight: adopted by the backend or
+   pending again; every pending run joins the queue.  0 or -1 (err). */
+static int reconcile(struct engine *e, struct perr *err)
+{
+	struct run *runs;
+	int nruns, ret = -1;
+	if (store_load_runs(e->st, 0, &runs, &nruns, err))
+		return -1;
 	for (int i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
 		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) {
 			struct spec_buf sb;
-			spec_build(&sb, c, st, r, o);
+			spec_build(&sb, e->c, e->st, r, e->o);
 			sb.spec.attempt = r->attempts;
-			int a = b->ops->adopt(b, &sb.spec, r->backend_id, err);
+			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, err);
 			spec_release(&sb);
 			if (a < 0)
 				goto done;
 			if (a == 1) {
-				stats->adopted++;
-				event(o, r->id, "adopted", r->backend_id);
+				live_add(e, r->id);
+				e->stats->adopted++;
+				event(e->o, r->id, "adopted", r->backend_id);
 				continue;
 			}
-			if (store_mark_pending(st, r->id, "orchestrator restarted: run again", err))
+			if (store_mark_pending(e->st, r->id, "orchestrator restarted: run again", err))
 				goto done;
-			stats->rerun++;
-			event(o, r->id, "rerun", "was in flight when the orchestrator stopped");
+			e->stats->rerun++;
+			event(e->o, r->id, "rerun", "was in flight when the orchestrator stopped");
 			r->state = RUN_PENDING;
 		}
 		if (r->state == RUN_PENDING)
-			push(&q, r->id);
+			push(&e->q, r->id);
 	}
+	ret = 0;
+done:
+	runs_free(runs, nruns);
+	return ret;
+}
 
+/* A run that cannot even start fails for good: retrying cannot help. */
+static int start_failed(struct engine *e, long long id, double t, const char *why, struct perr *err)
+{
+	if (store_mark_submitted(e->st, id, NULL, t, err) ||
+	    store_mark_failed(e->st, id, wall_now(), -1, -1, why, 0, err))
+		return -1;
+	e->stats->failed++;
+	event(e->o, id, "failed", why);
+	return 0;
+}
+
+/* Start (or recover) the pending run r.  0: dealt with, next one; 1: the
+   backend cannot take it now, try again later; -1 (err). */
+static int start_run(struct engine *e, const struct run *r, struct perr *err)
+{
+	struct spec_buf sb;
+	spec_build(&sb, e->c, e->st, r, e->o);
+	sb.spec.attempt = r->attempts + 1;
+	char *bid = NULL;
+	struct perr serr = { "" };
+	double t = wall_now();
+	/* an earlier orchestrator may have submitted this very attempt and died
+	   before recording it: take its job over, files and all */
+	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &serr) : 0;
+	if (rec == 2) {
+		spec_release(&sb);
+		return 1;
+	}
+	if (rec == 1) {
+		spec_release(&sb);
+		live_add(e, r->id);
+		e->stats->adopted++;
+		event(e->o, r->id, "recovered", bid);
+		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
+		free(bid);
+		return wr ? -1 : 0;
+	}
+	int rc = rec < 0 ? -1 : clean_run_dir(sb.run_dir, &serr);
+	if (!rc)
+		write_argv(sb.run_dir, sb.argv);
+	rc = rc < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
+	spec_release(&sb);
+	if (rc == 1)            /* transient: try again after a wait */
+		return 1;
+	if (rc < 0)
+		return start_failed(e, r->id, t, serr.msg, err);
+	live_add(e, r->id);
+	e->stats->started++;
+	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
+	if (!wr && e->is_local)
+		wr = store_mark_running(e->st, r->id, t, err);
+	event(e->o, r->id, "started", bid);
+	free(bid);
+	return wr ? -1 : 0;
+}
+
+/* Start queued runs while the backend has room.  0 or -1 (err). */
+static int start_queued(struct engine *e, struct perr *err)
+{
+	while (!e->stats->budget_stopped && e->q.head < e->q.n && e->b->ops->capacity(e->b) > 0) {
+		long long id = e->q.ids[e->q.head];
+		struct run r;
+		if (store_load_run(e->st, id, &r, err))
+			return -1;
+		int rc = 0;   /* not pending: cancelled from outside meanwhile */
+		if (r.state == RUN_PENDING) {
+			rc = budget_stop(&e->bw, e->st, &r, e->o, e->stats, err);
+			if (rc == 0)
+				rc = start_run(e, &r, err);
+		}
+		run_release(&r);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			break;
+		e->q.head++;
+	}
+	return 0;
+}
+
+/* A failed attempt: retried while attempts are left. */
+static int apply_failure(struct engine *e, const struct run_result *x, const struct run *r,
+			 struct perr *err)
+{
+	int max = e->c->max_attempts;
+	int retry = x->retry_free ? r->attempts < max + 8 : r->attempts < max;
+	int fr = store_mark_failed(e->st, x->id, x->ended_at, x->exit_status, x->wall, x->reason,
+				   retry, err);
+	if (retry) {
+		e->stats->retried++;
+		push(&e->q, x->id);
+		event(e->o, x->id, "retry", x->reason);
+	} else {
+		e->stats->failed++;
+		event(e->o, x->id, "failed", x->reason);
+	}
+	return fr ? -1 : 0;
+}
+
+/* A successful attempt: collect its measurements and mark it done. */
+static int apply_success(struct engine *e, const struct run_result *x, struct perr *err)
+{
+	char *run_dir = store_run_dir(e->st, x->id);
+	struct measurement_list ml;
+	measurement_list_init(&ml);
+	char *cerr = NULL;
+	collect(e->c, run_dir, x, &ml, &cerr);
+	int dr = run_bindings_record(e->st, x->id, run_dir, err);
+	if (!dr)
+		dr = store_mark_done(e->st, x->id, x->ended_at, x->exit_status, x->wall, &ml, cerr, err);
+	e->stats->done++;
+	event(e->o, x->id, cerr ? "done-with-collection-error" : "done", cerr);
+	free(cerr);
+	free(run_dir);
+	measurement_list_release(&ml);
+	return dr ? -1 : 0;
+}
+
+/* Apply one report from the backend to the store.  0 or -1 (err). */
+static int apply_result(struct engine *e, const struct run_result *x, struct perr *err)
+{
+	if (x->running)
+		return store_mark_running(e->st, x->id, x->started_at, err) ? -1 : 0;
+	live_remove(e, x->id);
+	struct run r;
+	if (store_load_run(e->st, x->id, &r, err))
+		return -1;
+	int rc;
+	if (r.state == RUN_CANCELLED) {
+		e->stats->cancelled++;
+		event(e->o, x->id, "cancelled", r.reason);
+		rc = 0;
+	} else if (x->failed) {
+		rc = apply_failure(e, x, &r, err);
+	} else {
+		rc = apply_success(e, x, err);
+	}
+	run_release(&r);
+	return rc;
+}
+
+/* Stopped by a signal: what is in flight runs again next time. */
+static void stop_inflight(struct engine *e)
+{
+	struct run *left;
+	int nleft;
+	struct perr e2;
+	if (store_load_runs(e->st, 0, &left, &nleft, &e2))
+		return;
+	for (int i = 0; i < nleft; i++)
+		if (left[i].state == RUN_SUBMITTED || left[i].state == RUN_RUNNING) {
+			e->b->ops->cancel(e->b, left[i].id, left[i].backend_id, &e2);
+			store_mark_pending(e->st, left[i].id, "interrupted: run again", &e2);
+		}
+	runs_free(left, nleft);
+}
+
+/* The end of a run: nothing may be left submitted or running in the store. */
+static int check_settled(struct store *st, struct perr *err)
+{
+	struct store_counts cnt;
+	if (store_counts(st, &cnt, err))
+		return -1;
+	if (cnt.submitted + cnt.running > 0)
+		return perr_set(err, "%lld runs are still submitted or running and nothing reports "
+				"on them; run the same command again to resume them",
+				cnt.submitted + cnt.running);
+	return 0;
+}
+
+int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
+		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
+{
+	memset(stats, 0, sizeof(*stats));
+	struct engine e = { .st = st, .c = c, .b = b, .o = o, .stats = stats,
+			    .is_local = !strcmp(b->ops->name, "local") };
+	int ret = -1;
+	if (reconcile(&e, err))
+		goto done;
 	struct run_result res[32];
-	struct budget_watch bw;
-	budget_watch_init(&bw, st);
+	budget_watch_init(&e.bw, st);
 	for (;;) {
 		if (o->stop && *o->stop) {
 			stats->interrupted = 1;
 			break;
 		}
-		while (!stats->budget_stopped && q.head < q.n && b->ops->capacity(b) > 0) {
-			long long id = q.ids[q.head];
-			struct run r;
-			if (store_load_run(st, id, &r, err))
-				goto done;
-			if (r.state != RUN_PENDING) {   /* cancelled from outside meanwhile */
-				q.head++;
-				run_release(&r);
-				continue;
-			}
-			if (budget_stop(&bw, st, &r, o, stats, err)) {
-				run_release(&r);
-				if (stats->budget_stopped)
-					break;
-				goto done;
-			}
-			struct spec_buf sb;
-			spec_build(&sb, c, st, &r, o);
-			sb.spec.attempt = r.attempts + 1;
-			char *bid = NULL;
-			struct perr serr = { "" };
-			double t = wall_now();
-			/* an earlier orchestrator may have submitted this very attempt and died
-			   before recording it: take its job over, files and all */
-			int rec = b->ops->recover ? b->ops->recover(b, &sb.spec, &bid, &serr) : 0;
-			if (rec == 2) {
-				spec_release(&sb);
-				run_release(&r);
-				break;
-			}
-			if (rec == 1) {
-				spec_release(&sb);
-				q.head++;
-				stats->adopted++;
-				event(o, id, "recovered", bid);
-				int wr = store_mark_submitted(st, id, bid, t, err);
-				free(bid);
-				run_release(&r);
-				if (wr)
-					goto done;
-				continue;
-			}
-			clean_run_dir(sb.run_dir);
-			write_argv(sb.run_dir, sb.argv);
-			int rc = rec < 0 ? -1 : b->ops->start(b, &sb.spec, &bid, &serr);
-			spec_release(&sb);
-			if (rc == 1) {          /* transient: try again after a wait */
-				run_release(&r);
-				break;
-			}
-			q.head++;
-			if (rc < 0) {
-				/* a run that cannot even start fails for good: retrying cannot help */
-				if (store_mark_submitted(st, id, NULL, t, err) ||
-				    store_mark_failed(st, id, wall_now(), -1, -1, serr.msg, 0, err)) {
-					run_release(&r);
-					goto done;
-				}
-				stats->failed++;
-				event(o, id, "failed", serr.msg);
-				run_release(&r);
-				continue;
-			}
-			stats->started++;
-			int wr = store_mark_submitted(st, id, bid, t, err);
-			if (!wr && is_local)
-				wr = store_mark_running(st, id, t, err);
-			event(o, id, "started", bid);
-			free(bid);
-			run_release(&r);
-			if (wr)
-				goto done;
-		}
-		if ((q.head >= q.n || stats->budget_stopped) && b->ops->inflight(b) == 0)
+		if (start_queued(&e, err))
+			goto done;
+		/* adopted and recovered jobs count until their results are applied,
+		   even when the backend has them ready and nothing in flight */
+		int idle = (e.q.head >= e.q.n || stats->budget_stopped) && b->ops->inflight(b) == 0;
+		if (idle && e.live.n == 0)
 			break;
 		int n = b->ops->wait(b, 0.25, res, 32, err);
 		if (n < 0)
 			goto done;
-		for (int i = 0; i < n; i++) {
-			struct run_result *x = &res[i];
-			if (x->running) {
-				if (store_mark_running(st, x->id, x->started_at, err))
-					goto done;
-				continue;
-			}
-			struct run r;
-			if (store_load_run(st, x->id, &r, err))
+		if (idle && n == 0)
+			break;   /* nothing left to report: check_settled() tells */
+		for (int i = 0; i < n; i++)
+			if (apply_result(&e, &res[i], err))
 				goto done;
-			if (r.state == RUN_CANCELLED) {
-				stats->cancelled++;
-				event(o, x->id, "cancelled", r.reason);
-				run_release(&r);
-				continue;
-			}
-			if (x->failed) {
-				int retry = x->retry_free ? r.attempts < c->max_attempts + 8
-							  : r.attempts < c->max_attempts;
-				int fr = store_mark_failed(st, x->id, x->ended_at, x->exit_status, x->wall,
-							   x->reason, retry, err);
-				if (retry) {
-					stats->retried++;
-					push(&q, x->id);
-					event(o, x->id, "retry", x->reason);
-				} else {
-					stats->failed++;
-					event(o, x->id, "failed", x->reason);
-				}
-				run_release(&r);
-				if (fr)
-					goto done;
-				continue;
-			}
-			char *run_dir = store_run_dir(st, x->id);
-			struct measurement_list ml;
-			measurement_list_init(&ml);
-			char *cerr = NULL;
-			collect(c, run_dir, x, &ml, &cerr);
-			int dr = run_bindings_record(st, x->id, run_dir, err);
-			dr = dr ? dr : store_mark_done(st, x->id, x->ended_at, x->exit_status, x->wall, &ml, cerr, err);
-			stats->done++;
-			event(o, x->id, cerr ? "done-with-collection-error" : "done", cerr);
-			free(cerr);
-			free(run_dir);
-			measurement_list_release(&ml);
-			run_release(&r);
-			if (dr)
-				goto done;
-		}
 	}
-	ret = 0;
+	ret = stats->interrupted ? 0 : check_settled(st, err);
 done:
-	if (o->stop && *o->stop) {
-		/* stopped by a signal: what is in flight runs again next time */
-		struct run *left;
-		int nleft;
-		struct perr e2;
-		if (!store_load_runs(st, 0, &left, &nleft, &e2)) {
-			for (int i = 0; i < nleft; i++)
-				if (left[i].state == RUN_SUBMITTED || left[i].state == RUN_RUNNING) {
-					b->ops->cancel(b, left[i].id, left[i].backend_id, &e2);
-					store_mark_pending(st, left[i].id, "interrupted: run again", &e2);
-				}
-			runs_free(left, nleft);
-		}
-	}
-	runs_free(runs, nruns);
-	free(q.ids);
+	if (o->stop && *o->stop)
+		stop_inflight(&e);
+	free(e.q.ids);
+	free(e.live.ids);
 	return ret;
 }

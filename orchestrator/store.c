@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "orchestrator/store.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
 #include <math.h>
@@ -118,24 +119,6 @@ static sqlite3_stmt *prepare(struct store *st, const char *sql, struct perr *err
 }
 
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	int r = (mkdir(p, 0755) && errno != EEXIST) ? -1 : 0;
-	free(p);
-	return r;
-}
-
 const char *store_dir(const struct store *st)
 {
 	return st->dir;
@@ -144,7 +127,7 @@ const char *store_dir(const struct store *st)
 char *store_run_dir(const struct store *st, long long id)
 {
 	char *d = xasprintf("%s/runs/%lld", st->dir, id);
-	mkdir_p(d);
+	fs_mkdir_p(d);
 	return d;
 }
 
@@ -184,6 +167,14 @@ static int load_params(struct store *st, struct perr *err)
 	return 0;
 }
 
+static int set_wal(struct store *st, struct perr *err)
+{
+	if (st->readonly)
+		return 0;
+	return exec(st, "PRAGMA journal_mode=WAL", err) || exec(st, "PRAGMA synchronous=NORMAL", err)
+		       ? -1 : 0;
+}
+
 static int open_db(struct store **out, const char *dir, int flags, int create, struct perr *err)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
@@ -213,8 +204,8 @@ static int open_db(struct store **out, const char *dir, int flags, int create, s
 	}
 	/* writers wait for each other; readers never block in WAL mode */
 	sqlite3_busy_timeout(st->db, 10000);
-	if (!st->readonly && (exec(st, "PRAGMA journal_mode=WAL", err) ||
-			      exec(st, "PRAGMA synchronous=NORMAL", err))) {
+	/* an existing file is changed only once it is known to be a store */
+	if (create && set_wal(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -241,7 +232,7 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
 	/* migration: tables added since schema version 1 */
-	if (check_schema(st, err) || load_params(st, err) ||
+	if (check_schema(st, err) || set_wal(st, err) || load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && exec(st, BINDINGS_TABLE, err))) {
 		store_close(st);
 		return -1;
@@ -395,7 +386,7 @@ static int put_plan_meta(struct store *st, const struct plan *pl, struct perr *e
 	return put_budget_meta(st, pl, err);
 }
 
-static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
+static int insert_params(struct store *st, const struct plan *pl, struct perr *err)
 {
 	sqlite3_stmt *sp = prepare(st, "INSERT INTO params(idx, name, role, is_int) VALUES(?,?,?,?)", err);
 	if (!sp)
@@ -415,7 +406,13 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 		sqlite3_reset(sp);
 	}
 	sqlite3_finalize(sp);
+	return 0;
+}
 
+static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
+{
+	if (insert_params(st, pl, err))
+		return -1;
 	sqlite3_stmt *spt = prepare(st, "INSERT INTO points(id, nodes, ranks_per_node, policy,"
 				    " repetitions, core_hours, reason) VALUES(?,?,?,?,?,?,?)", err);
 	sqlite3_stmt *spv = prepare(st, "INSERT INTO point_values(point, param, value) VALUES(?,?,?)", err);
@@ -528,10 +525,10 @@ static int store_resume(struct store **out, const char *dir, const char *name, c
 int store_create(struct store **out, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err)
 {
-	if (mkdir_p(dir))
+	if (fs_mkdir_p(dir))
 		return perr_set(err, "cannot create campaign directory '%s': %s", dir, strerror(errno));
 	char *runs = xasprintf("%s/runs", dir);
-	int r = mkdir_p(runs);
+	int r = fs_mkdir_p(runs);
 	free(runs);
 	if (r)
 		return perr_set(err, "cannot create '%s/runs': %s", dir, strerror(errno));
@@ -599,6 +596,16 @@ const char *store_param_name(const struct store *st, int k)
 const char *store_param_role(const struct store *st, int k)
 {
 	return (k >= 0 && k < st->nparams) ? st->param_roles[k] : NULL;
+}
+
+int store_read_begin(struct store *st, struct perr *err)
+{
+	return exec(st, "BEGIN", err);
+}
+
+void store_read_end(struct store *st)
+{
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 }
 
 int store_counts(struct store *st, struct store_counts *c, struct perr *err)

@@ -87,6 +87,12 @@ const char *store_param_role(const struct store *st, int k);   /* NULL if none *
 
 int store_counts(struct store *st, struct store_counts *c, struct perr *err);
 
+/* One snapshot for several reads: everything read between store_read_begin
+   and store_read_end sees the store as it was at the first read, whatever
+   writers do meanwhile.  Not around writes. */
+int store_read_begin(struct store *st, struct perr *err);
+void store_read_end(struct store *st);
+
 /*
  * Runs whose change counter is above since_seq (0 for all), by id.  On
  * success *runs is an array of *n runs: free it with runs_free.

@@ -63,6 +63,28 @@ static void collect_units(struct topology *t)
 	free(numa_ids);
 }
 
+/* hwloc builds every object of a synthetic topology: bound its size. */
+#define MAX_SYNTHETIC_PUS 65536
+
+/* The product of the level counts of a synthetic description ("pack:2
+   core:18 pu:1" -> 36), saturating above MAX_SYNTHETIC_PUS. */
+static unsigned long long synthetic_pus(const char *spec)
+{
+	unsigned long long n = 1;
+	for (const char *p = spec; *p;) {
+		size_t len = strcspn(p, " \t");
+		const char *colon = memchr(p, ':', len);
+		if (colon && colon[1] >= '0' && colon[1] <= '9') {
+			unsigned long long k = strtoull(colon + 1, NULL, 10);
+			n = k > MAX_SYNTHETIC_PUS || n * k > MAX_SYNTHETIC_PUS ? MAX_SYNTHETIC_PUS + 1ULL
+									      : n * k;
+		}
+		p += len;
+		p += strspn(p, " \t");
+	}
+	return n;
+}
+
 int topology_load(struct topology *t, const char *spec, const char *basedir, struct perr *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -84,6 +106,12 @@ int topology_load(struct topology *t, const char *spec, const char *basedir, str
 	} else {
 		t->kind = TOPOLOGY_SYNTHETIC;
 		t->source = xstrdup(spec);
+		unsigned long long pus = synthetic_pus(spec);
+		if (pus > MAX_SYNTHETIC_PUS) {
+			perr_set(err, "synthetic topology '%s' has more than %d processing units; "
+				 "describe a smaller machine", spec, MAX_SYNTHETIC_PUS);
+			goto fail;
+		}
 		if (hwloc_topology_set_synthetic(t->hw, spec) < 0) {
 			perr_set(err, "invalid synthetic topology '%s' (write e.g. \"pack:2 numa:1 core:18 pu:1\")",
 				 spec);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Local backend: a program started but not yet recorded in the store when
+# `perfsweep run` is killed with -9 must not run alongside its own retry.
+# The window is stretched here by holding the store's write lock (as any
+# other writer may) while the run starts, then killing the orchestrator.
+. "$(dirname "$0")/../lib/tap.sh"
+
+cat > "$T/app.sh" <<'APP'
+#!/bin/sh
+echo "start $PERFSWEEP_RUN_ID $$" >> "$LOG"
+sleep 6
+echo "end $PERFSWEEP_RUN_ID $$" >> "$LOG"
+APP
+chmod +x "$T/app.sh"
+export LOG="$T/exec.log"
+cat > "$T/c.cfg" <<CFG
+name = "unrec";
+app = { command = [ "$T/app.sh" ]; };
+parameters = ( { name = "n"; values = [ 1 ]; } );
+repetitions = 1;
+CFG
+DB="$T/unrec.campaign/campaign.db"
+
+wait_for() {   # wait_for PATTERN: until the log has it (at most 20 s)
+	for _ in $(seq 200); do grep -q "$1" "$LOG" 2> /dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
+# 1. a store with the run pending: start, then stop cleanly
+"$PS" run "$T/c.cfg" --jobs 1 --quiet > /dev/null 2>&1 &
+p=$!
+wait_for start
+kill -TERM $p; wait $p 2> /dev/null
+: > "$LOG"
+
+# 2. hold the write lock, start again: the program starts, its record waits
+(echo "BEGIN IMMEDIATE;"; sleep 5; echo "COMMIT;") | sqlite3 "$DB" &
+holder=$!
+sleep 0.5
+"$PS" run "$T/c.cfg" --jobs 1 --quiet > /dev/null 2>&1 &
+p=$!
+wait_for start
+ok $? "the program started while its record waited for the lock"
+sleep 0.3
+kill -9 $p; wait $p 2> /dev/null
+wait $holder
+
+# 3. resume while the unrecorded program still runs
+"$PS" run "$T/c.cfg" --jobs 1 --quiet > "$T/out" 2>&1
+is $? 0 "the resumed campaign completes"
+sleep 0.5
+is "$(grep -c '^end 1 ' "$LOG")" 1 "run 1 finished exactly once"
+starts=$(grep -c '^start 1 ' "$LOG")
+first=$(awk '/^start 1 /{print $3; exit}' "$LOG")
+ok $(! grep -q "^end 1 $first\$" "$LOG"; echo $?) "the unrecorded execution was killed, not run alongside its retry ($starts starts)"
+done_testing

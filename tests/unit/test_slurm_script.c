@@ -1,0 +1,311 @@
+/*
+ * The SLURM job script renderer (orchestrator/slurm_script.c) against
+ * hostile values, without a cluster: every field that reaches job.sh gets
+ * each value of a table (newline, carriage return, $(...), backticks,
+ * quotes, ';', '#', a leading '-', backslash, '%').
+ *
+ *  - A control character in a field that is not an application argument or
+ *    environment value is refused with an error naming the field.
+ *  - Otherwise the script really runs under /bin/sh with a stand-in srun (it
+ *    drops its options and starts rank 0): nothing executes that was not
+ *    asked for, and the application receives its arguments byte-exact.
+ *  - Each #SBATCH line, read the way sbatch reads it (src/sbatch/opt.c
+ *    _get_argument: quotes and backslash escapes, '#' or blank ends the
+ *    word), yields exactly the option that was meant.
+ */
+#include "orchestrator/slurm_script.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "tests/lib/tap.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static const char *const hostile[] = {
+	"a\nb", "a\rb", "$(touch MARK)", "`touch MARK`", "it's", "say \"hi\"", "a;touch MARK",
+	"#x", "-x", "back\\slash", "100%j", "a b", "'; touch MARK; '", "\"; touch MARK; \"",
+	"$HOME", "\\", "x'", "*", NULL,
+};
+
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+static char *tmp;   /* scratch directory */
+
+/* sbatch's reading of one #SBATCH word (SLURM 22.05 src/sbatch/opt.c). */
+static char *sbatch_word(const char *line, const char **rest)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	const char *p = line;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char q = 0;
+	int esc = 0;
+	for (; *p; p++) {
+		if (esc) {
+			esc = 0;
+		} else if (*p == '\\') {
+			esc = 1;
+			continue;
+		} else if (q) {
+			if (*p == q) {
+				q = 0;
+				continue;
+			}
+		} else if (*p == '"' || *p == '\'') {
+			q = *p;
+			continue;
+		} else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '#') {
+			break;
+		}
+		strbuf_addch(&sb, *p);
+	}
+	*rest = p;
+	return strbuf_detach(&sb);
+}
+
+/* The value of "#SBATCH OPT..." in script (the whole word when opt is ""),
+   and whether the line holds exactly that one word. */
+static char *sbatch_value(const char *script, const char *opt, int nth, int *one_word)
+{
+	const char *p = script;
+	int seen = 0;
+	while ((p = strstr(p, "\n#SBATCH "))) {
+		p += 9;
+		const char *rest;
+		char *w = sbatch_word(p, &rest);
+		if (!strncmp(w, opt, strlen(opt)) && seen++ == nth) {
+			while (*rest == ' ')
+				rest++;
+			*one_word = *rest == '\n' || *rest == '\0';
+			char *v = xstrdup(w + strlen(opt));
+			free(w);
+			return v;
+		}
+		free(w);
+	}
+	return NULL;
+}
+
+/* Run script with sh and a stand-in srun; returns its exit status. */
+static int run_script(const char *script, const char *run_dir)
+{
+	char *path = xasprintf("%s/job.sh", run_dir);
+	FILE *f = fopen(path, "w");
+	fputs(script, f);
+	fclose(f);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *bin = xasprintf("%s/bin:%s", tmp, getenv("PATH"));
+		setenv("PATH", bin, 1);
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (chdir(tmp) == 0)
+			execl("/bin/sh", "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	int st = -1;
+	waitpid(pid, &st, 0);
+	free(path);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The arguments the application wrote, NUL-separated, into run_dir/args. */
+static int args_equal(const char *run_dir, char *const *argv)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *path = xasprintf("%s/args", run_dir);
+	int rc = strbuf_read_file(&sb, path);
+	free(path);
+	size_t off = 0;
+	int same = !rc;
+	for (char *const *a = argv + 1; same && *a; a++) {
+		size_t n = strlen(*a);
+		same = off + n < sb.len + 1 && !memcmp(sb.buf + off, *a, n) && sb.buf[off + n] == '\0';
+		off += n + 1;
+	}
+	same = same && off == sb.len;
+	strbuf_release(&sb);
+	return same;
+}
+
+static int marker_made(void)
+{
+	char *m = xasprintf("%s/MARK", tmp);
+	int made = !access(m, F_OK);
+	remove(m);
+	free(m);
+	return made;
+}
+
+static void write_exec(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+static void setup(void)
+{
+	tmp = xstrdup(tap_tmpdir());
+	char *bin = xasprintf("%s/bin", tmp);
+	mkdir(bin, 0755);
+	char *p = xasprintf("%s/srun", bin);
+	write_exec(p, "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in --*) shift;; *) break;; esac; done\n"
+		      "SLURM_PROCID=0 exec \"$@\"\n");
+	free(p);
+	p = xasprintf("%s/dumpargs", tmp);
+	write_exec(p, "#!/bin/sh\n: >\"$PERFSWEEP_RUN_DIR/args\"\n"
+		      "for a in \"$@\"; do printf '%s\\0' \"$a\" >>\"$PERFSWEEP_RUN_DIR/args\"; done\n"
+		      "printf '%s' \"$PSVAR\" >\"$PERFSWEEP_RUN_DIR/env\"\n");
+	free(p);
+	p = xasprintf("%s/bind", tmp);
+	write_exec(p, "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n");
+	free(p);
+	free(bin);
+}
+
+enum field { F_CAMPAIGN, F_CDIR, F_RUNDIR, F_WORKDIR, F_PARTITION, F_ACCOUNT, F_QOS, F_EXTRA,
+	     F_POLICY, F_BIND, F_ARG, F_ENV, NFIELDS };
+static const char *const field_name[] = { "campaign name", "campaign dir", "run dir", "workdir",
+	"partition", "account", "qos", "extra", "policy", "bind path", "argument", "env value" };
+
+/* One hostile value through one field. */
+static void try_value(enum field f, const char *v, int k)
+{
+	char *rundir = f == F_RUNDIR ? xasprintf("%s/rd-%s", tmp, v) : xasprintf("%s/run-%d-%d", tmp, f, k);
+	char *workdir = f == F_WORKDIR ? xasprintf("%s/wd-%s", tmp, v) : NULL;
+	char *bind = f == F_BIND ? xasprintf("%s/bind-%s", tmp, v) : xasprintf("%s/bind", tmp);
+	char *app = xasprintf("%s/dumpargs", tmp);
+	char *extra = xasprintf("--constraint=%s", v);
+	char *envkv = xasprintf("PSVAR=%s", v);
+	char *argv[] = { app, "plain", (char *)(f == F_ARG ? v : "x"), NULL };
+	char *env[] = { f == F_ENV ? envkv : "PSVAR=", NULL };
+	char *extras[] = { extra };
+	struct run_spec rs = {
+		.id = 7, .campaign = f == F_CAMPAIGN ? v : "camp", .campaign_dir = f == F_CDIR ? v : tmp,
+		.argv = argv, .env = env, .workdir = workdir, .run_dir = rundir, .ranks = 2,
+		.policy = f == F_POLICY ? v : f == F_BIND ? "block" : NULL, .bind_path = bind,
+		.attempt = 1,
+	};
+	struct slurm_script_opts o = {
+		.partition = f == F_PARTITION ? v : NULL, .account = f == F_ACCOUNT ? v : NULL,
+		.qos = f == F_QOS ? v : NULL, .nextra = f == F_EXTRA, .extra = extras,
+	};
+	char *script = NULL;
+	struct perr err = { "" };
+	int rc = slurm_script_render(&o, &rs, &script, &err);
+	const char *fn = field_name[f];
+	if (has_control(v) && f != F_ARG && f != F_ENV) {
+		ok(rc == -1 && strstr(err.msg, "control character"), "%s %d: refused (%s)", fn, k, err.msg);
+		goto out;
+	}
+	if (!ok(rc == 0, "%s %d: rendered", fn, k)) {
+		diag("%s", err.msg);
+		goto out;
+	}
+	mkdir(rundir, 0755);
+	if (workdir)
+		mkdir(workdir, 0755);
+	if (f == F_BIND)
+		write_exec(bind, "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n");
+	int st = run_script(script, rundir);
+	int made = marker_made();
+	int same = args_equal(rundir, argv);
+	ok(st == 0 && !made && same, "%s %d: runs, nothing injected, arguments byte-exact", fn, k);
+	if (st || made || !same)
+		diag("exit %d, marker %d, args %s\n%s", st, made, same ? "same" : "differ", script);
+	if (f == F_ENV) {
+		struct strbuf got;
+		strbuf_init(&got);
+		char *p = xasprintf("%s/env", rundir);
+		strbuf_read_file(&got, p);
+		is_str(got.buf, v, "%s %d: the value arrives byte-exact", fn, k);
+		strbuf_release(&got);
+		free(p);
+	}
+	const char *opt = f == F_PARTITION ? "--partition=" : f == F_ACCOUNT ? "--account=" :
+			  f == F_QOS ? "--qos=" : f == F_EXTRA ? "--constraint=" : f == F_CAMPAIGN ? "--job-name=" :
+			  f == F_RUNDIR ? "--output=" : NULL;
+	if (opt) {
+		int one = 0;
+		char *got = sbatch_value(script, opt, 0, &one);
+		char *pat = slurm_file_pattern(rundir);
+		char *want = f == F_CAMPAIGN ? xasprintf("ps:%s:7.1", v) : f == F_RUNDIR ?
+			     xasprintf("%s/job.out", pat) : xstrdup(v);
+		ok(got && one && !strcmp(got, want), "%s %d: sbatch reads #SBATCH %s as meant", fn, k, opt);
+		if (!got || !one || strcmp(got, want))
+			diag("got '%s' (%s), want '%s'", got ? got : "(none)", one ? "one word" : "more", want);
+		free(got);
+		free(want);
+		free(pat);
+	}
+out:
+	free(script);
+	free(rundir);
+	free(workdir);
+	free(bind);
+	free(app);
+	free(extra);
+	free(envkv);
+}
+
+/* Hand resubmission: the script sets its own run directory and environment. */
+static void test_self_contained(void)
+{
+	char *rundir = xasprintf("%s/self", tmp);
+	mkdir(rundir, 0755);
+	char *app = xasprintf("%s/dumpargs", tmp);
+	char *argv[] = { app, "a b", NULL };
+	char *env[] = { "PSVAR=from the config", NULL };
+	struct run_spec rs = { .id = 3, .campaign = "c", .campaign_dir = tmp, .argv = argv, .env = env,
+			       .run_dir = rundir, .ranks = 1 };
+	struct slurm_script_opts o = { 0 };
+	char *script;
+	struct perr err;
+	is_int(slurm_script_render(&o, &rs, &script, &err), 0, "rendered");
+	unsetenv("PERFSWEEP_RUN_DIR");
+	unsetenv("PSVAR");
+	is_int(run_script(script, rundir), 0, "runs with no PERFSWEEP_RUN_DIR in its environment");
+	ok(args_equal(rundir, argv), "its output lands in the run directory");
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *p = xasprintf("%s/env", rundir);
+	strbuf_read_file(&sb, p);
+	is_str(sb.buf, "from the config", "the run's environment is set by the script");
+	free(p);
+	strbuf_reset(&sb);
+	p = xasprintf("%s/job.done", rundir);
+	strbuf_read_file(&sb, p);
+	contains(sb.buf, "exit=0 ", "job.done records the exit status");
+	contains(sb.buf, " end=", "job.done records the end time");
+	free(p);
+	strbuf_release(&sb);
+	free(script);
+
+	char *envbad[] = { "BAD-NAME=1", NULL };
+	rs.env = envbad;
+	ok(slurm_script_render(&o, &rs, &script, &err) == -1 && strstr(err.msg, "BAD-NAME"),
+	   "an environment name sh cannot assign is refused (%s)", err.msg);
+	free(rundir);
+	free(app);
+}
+
+int main(void)
+{
+	setup();
+	for (int f = 0; f < NFIELDS; f++)
+		for (int k = 0; hostile[k]; k++)
+			try_value((enum field)f, hostile[k], k);
+	test_self_contained();
+	return done_testing();
+}
