@@ -225,12 +225,17 @@ static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
 			.cores_per_rank = rs->cores_per_rank,
 			.map = rs->map,
 		};
-		/* every launcher word quoted, options too: one rule, nothing to judge */
+		/* launch_argv gives BIND, then option/value pairs, then "--": the
+		   option names and the rank count (printed by launch_argv) go bare,
+		   the program and every other value through the quoting function */
 		char **pre = launch_argv(rs->bind_path, &lp);
 		int bad = 0;
-		for (char **a = pre; *a && !bad; a++) {
+		for (int k = 0; pre[k] && !bad; k++) {
 			strbuf_addch(sc, ' ');
-			bad = script_quote(sc, "the launcher's command line", *a, Q_SH_LINE, err);
+			if (k % 2 == 1 || (k > 0 && !strcmp(pre[k - 1], "--ranks-per-node")))
+				strbuf_addstr(sc, pre[k]);
+			else
+				bad = script_quote(sc, "the launcher's command line", pre[k], Q_SH_LINE, err);
 		}
 		launch_argv_free(pre);
 		if (bad)
