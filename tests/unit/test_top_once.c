@@ -128,7 +128,9 @@ int main(void)
 	free(got);
 
 	/* the real program prints the same */
-	char *cmd = xasprintf("COLUMNS=80 LINES=24 '%s' top '%s' --once", tap_src("bin/perfsweep"), dir);
+	/* the build under test: bin/, or build-san/bin for sanitized builds */
+	const char *bindir = getenv("PERFSWEEP_BIN") ? getenv("PERFSWEEP_BIN") : tap_src("bin");
+	char *cmd = xasprintf("COLUMNS=80 LINES=24 '%s/perfsweep' top '%s' --once", bindir, dir);
 	FILE *p = popen(cmd, "r");
 	struct strbuf sb;
 	strbuf_init(&sb);
