@@ -43,7 +43,7 @@ is "$jobs" "COMPLETED/real/1 COMPLETED/real/1 " "one SLURM job per run: complete
 bad=0 n=0
 for d in "$work"/c/runs/*/; do
 	n=$((n + 1))
-	grep -q '^[[:space:]]*timeout .* srun .*--mpi=pmix .*perfsweep-bind' "$d/job.sh" || { bad=1; diag "$d: no srun --mpi=pmix"; }
+	grep -Eq "^[[:space:]]*timeout .* srun .*--mpi='?pmix'? .*perfsweep-bind" "$d/job.sh" || { bad=1; diag "$d: no srun --mpi=pmix"; }
 	ranks=$(sed -n 's/^CommWorldProcs=//p' "$d/hpccoutf.txt")
 	grid=$(sed -n 's/^HPL_npcol=//p' "$d/hpccoutf.txt")
 	nrec=$(ls "$d"/rank-*.json | wc -l)

@@ -66,7 +66,7 @@ check "file with a newline" 5 "control character" "$(rx 'file = "a\nb";')"
 check "file and stream" 5 "either a stream or a file" "$(rx 'file = "x"; stream = "stdout";')"
 mpi() { printf '%s\nbackend = { type = "slurm";\n  mpi = %s; };' "$H" "$1"; }
 check "mpi with a space" 5 "backend.mpi must be an srun MPI plugin name" "$(mpi '"pmix --x"')"
-check "mpi with a newline" 5 "backend.mpi must be" "$(mpi '"pmix\nsleep 1"')"
+check "mpi with a newline" 5 "'mpi' contains a control character" "$(mpi '"pmix\nsleep 1"')"
 check "mpi as an option" 5 "backend.mpi must be" "$(mpi '"-x"')"
 check "mpi not a string" 5 "mpi" "$(mpi '3')"
 printf '%s\nbackend = { type = "slurm"; mpi = "pmix_v4"; };\n' "$H" > "$T/ok.cfg"
