@@ -465,6 +465,49 @@ static int check_regex_file(struct campaign_config *c, const config_setting_t *g
 	return 0;
 }
 
+/* One entry of collect.regex: its keys, defaults, and a pattern with one capture group. */
+static int parse_regex_entry(struct campaign_config *c, const config_setting_t *g, int i,
+			     struct perr *err)
+{
+	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", NULL };
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return bad(c, err, g, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
+	struct regex_pattern *p = &c->regex[c->nregex++];
+	if (check_keys(c, g, rkeys, "a regex pattern", err) ||
+	    get_string(c, g, "region", &p->region, 1, err) ||
+	    get_string(c, g, "metric", &p->metric, 0, err) ||
+	    get_string(c, g, "pattern", &p->pattern, 1, err) ||
+	    get_string(c, g, "stream", &p->stream, 0, err) ||
+	    get_string(c, g, "file", &p->file, 0, err) ||
+	    get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
+	    check_regex_file(c, g, p, err))
+		return -1;
+	if (p->aggregate && !regex_aggregate_valid(p->aggregate))
+		return bad(c, err, config_setting_get_member(g, "aggregate"),
+			   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
+	if (!p->metric)
+		p->metric = xstrdup("time");
+	if (!p->stream)
+		p->stream = xstrdup("stdout");
+	if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
+		return bad(c, err, config_setting_get_member(g, "stream"),
+			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
+	regex_t re;
+	int rc = regcomp(&re, p->pattern, REG_EXTENDED);
+	if (rc) {
+		char msg[256];
+		regerror(rc, &re, msg, sizeof(msg));
+		return bad(c, err, config_setting_get_member(g, "pattern"),
+			   "invalid regular expression: %s", msg);
+	}
+	size_t groups = re.re_nsub;
+	regfree(&re);
+	if (groups < 1)
+		return bad(c, err, config_setting_get_member(g, "pattern"),
+			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
+	return 0;
+}
+
 static int parse_collect(struct campaign_config *c, struct perr *err)
 {
 	c->collect_wall = 1;
@@ -482,45 +525,9 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 			return bad(c, err, rx, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
 		int n = config_setting_length(rx);
 		c->regex = xcalloc((size_t)n + 1, sizeof(*c->regex));
-		static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", NULL };
-		for (int i = 0; i < n; i++) {
-			const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
-			if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-				return bad(c, err, g, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
-			struct regex_pattern *p = &c->regex[c->nregex++];
-			if (check_keys(c, g, rkeys, "a regex pattern", err) ||
-			    get_string(c, g, "region", &p->region, 1, err) ||
-			    get_string(c, g, "metric", &p->metric, 0, err) ||
-			    get_string(c, g, "pattern", &p->pattern, 1, err) ||
-			    get_string(c, g, "stream", &p->stream, 0, err) ||
-			    get_string(c, g, "file", &p->file, 0, err) ||
-			    get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
-			    check_regex_file(c, g, p, err))
+		for (int i = 0; i < n; i++)
+			if (parse_regex_entry(c, config_setting_get_elem(rx, (unsigned)i), i, err))
 				return -1;
-			if (p->aggregate && !regex_aggregate_valid(p->aggregate))
-				return bad(c, err, config_setting_get_member(g, "aggregate"),
-					   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
-			if (!p->metric)
-				p->metric = xstrdup("time");
-			if (!p->stream)
-				p->stream = xstrdup("stdout");
-			if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
-				return bad(c, err, config_setting_get_member(g, "stream"),
-					   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
-			regex_t re;
-			int rc = regcomp(&re, p->pattern, REG_EXTENDED);
-			if (rc) {
-				char msg[256];
-				regerror(rc, &re, msg, sizeof(msg));
-				return bad(c, err, config_setting_get_member(g, "pattern"),
-					   "invalid regular expression: %s", msg);
-			}
-			size_t groups = re.re_nsub;
-			regfree(&re);
-			if (groups < 1)
-				return bad(c, err, config_setting_get_member(g, "pattern"),
-					   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
-		}
 	}
 	const config_setting_t *cx = config_setting_get_member(s, "cubex");
 	if (cx) {
