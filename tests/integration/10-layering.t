@@ -50,4 +50,7 @@ bad skip collectors/cubex.c models/pmnf.h "collectors/cubex.c:1: collectors incl
 	"collectors including models (one floor up)"
 bad odd common/xalloc.c vendor/thing.h "common includes vendor, a folder outside the layering" \
 	"an include of a folder outside the layering"
+# One number per integration test file, so their order is never ambiguous.
+dups=$(ls "$ROOT/tests/integration" | sed -n 's/^\([0-9]*\)-.*/\1/p' | sort | uniq -d | tr '\n' ' ')
+is "$dups" "" "no two integration tests share a number"
 done_testing
