@@ -38,13 +38,19 @@ const struct cli_entry *cli_find(const char *name)
 	return NULL;
 }
 
+/* "error: MSG" on one line of stderr. */
+static void error_line(const char *fmt, va_list ap)
+{
+	fputs("error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	error_line(fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -54,9 +60,7 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	if (fmt) {
 		va_list ap;
 		va_start(ap, fmt);
-		fputs("error: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		error_line(fmt, ap);
 		va_end(ap);
 	}
 	const struct cli_entry *c = cmd ? cli_find(cmd) : NULL;
