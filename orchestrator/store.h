@@ -233,6 +233,7 @@ int store_append_runs(struct store *st, const struct store_new_run *nr, int n, l
  */
 struct store_diff {
 	long long added, kept, kept_done, retired, unretired;  /* runs; retired counts all retired */
+	long long retiring;                     /* of retired: still in the plan until now */
 	double added_core_hours;                /* planned cost of the added runs */
 	int added_points, retired_points;       /* points new to the store / no longer planned */
 };
