@@ -104,8 +104,15 @@ int campaign_diff(const char *dir, const struct campaign_config *c, const struct
 	int rc = 1;
 	if (!name || strcmp(name, c->name))
 		rc = perr_set(err, "'%s' holds a different campaign; give another --dir for this campaign", dir);
-	else if (campaign_check_config(st, c, err) || store_plan_diff(st, pl, d, err))
+	else if (campaign_check_config(st, c, err))
 		rc = -1;
+	else if (store_plan_diff(st, pl, d, err)) {
+		/* the refusal names its key (parameters, nodes, placement.*): point at its section */
+		char where[PATH_MAX + 32];
+		const char *section = strncmp(err->msg, "parameters", 10) ? "placement" : "parameters";
+		perr_prefix(err, "%s", config_where(c, config_lookup(&c->cfg, section), where, sizeof(where)));
+		rc = -1;
+	}
 	free(name);
 	store_close(st);
 	return rc;
