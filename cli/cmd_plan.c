@@ -248,7 +248,7 @@ static int exec_plan(struct cli_args *a)
 static const struct cli_option plan_options[] = {
 	{ "json", 'j', 0, NULL, NULL },
 	{ "explain", 'e', 0, NULL, NULL },
-	{ "dir", 'd', 1, NULL, NULL },
+	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
