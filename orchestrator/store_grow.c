@@ -422,7 +422,9 @@ static int add_plan_runs(struct grow *g, struct perr *err)
 /* Retire the runs that left the plan; the ones back in it return to their state. */
 static int retire_runs(struct grow *g, const int *wanted, struct perr *err)
 {
-	struct change out = { .set = "retired_from = CASE WHEN state IN (1, 2) THEN 0 ELSE state END" };
+	/* a run in flight keeps that state as retired_from: the run engine stops
+	   its job or process (store_settle_retired) */
+	struct change out = { .set = "retired_from = state" };
 	struct change back = { .set = "retired_from = NULL" };
 	for (int i = 0; i < g->nruns; i++) {
 		const struct grun *r = &g->runs[i];
@@ -541,6 +543,18 @@ static int append_one(struct grow *g, const struct store_new_run *nr, int *next,
 		 w.remeasure ? ": measures its repetition again" : "");
 	w.detail = detail;
 	return insert_run(st, &w, id, err);
+}
+
+int store_settle_retired(struct store *st, long long id, struct perr *err)
+{
+	struct change c = { .set = "retired_from = 0" };
+	if (sdb_begin(st, err))
+		return -1;
+	if (sdb_apply_change(st, id, RUN_RETIRED, "stopped: retired while in flight", &c, err)) {
+		sdb_rollback(st);
+		return -1;
+	}
+	return sdb_commit(st, err);
 }
 
 int store_append_runs(struct store *st, const struct store_new_run *nr, int n, long long *ids,

@@ -7,6 +7,7 @@
 
 cat > "$T/app.sh" <<'APP'
 #!/bin/sh
+[ "$1" -gt 6 ] && sleep 3
 [ "$1" -gt 2 ] && sleep 0.3
 echo "n=$1 rep=$2 run=$PERFSWEEP_RUN_ID" >> "$COUNT"
 echo "work: 0.0$1 s"
@@ -55,4 +56,23 @@ ok $([ "$new" -ge 8 ] && [ "$new" -le $((8 + kills)) ]; echo $?) \
 ids=$(grep -E '^n=[3-6] ' "$COUNT" | sed 's/.*run=//' | sort -u | wc -l | tr -d ' ')
 is "$ids" 8 "every new run executed"
 ok $(! pgrep -f "$T/app.sh" > /dev/null; echo $?) "no orphaned run process is left behind"
+
+# a run in flight when its orchestrator is killed, whose value then leaves
+# the plan: it is retired and its process stopped, never left running
+cfg "$T/slow.cfg" "1, 2, 3, 4, 5, 6, 7"
+"$PS" run "$T/slow.cfg" --jobs 1 --quiet > /dev/null 2>&1 &
+pid=$!
+for i in $(seq 100); do
+	[ "$(sqlite3 "$C/campaign.db" 'SELECT COUNT(*) FROM runs WHERE state = 2' 2> /dev/null)" = 1 ] && break
+	sleep 0.1
+done
+kill -9 $pid; wait $pid 2> /dev/null
+is "$(sqlite3 "$C/campaign.db" "SELECT COUNT(*) FROM runs WHERE state = 2")" 1 "a run of the new value 7 is in flight when run is killed"
+"$PS" run "$T/big.cfg" --jobs 1 > "$T/out" 2>&1; is $? 0 "value 7 leaves the plan again"
+like "$(cat "$T/out")" "stopped: left the plan while in flight" "the run engine stops the run it left in flight"
+sleep 0.5
+ok $(! pgrep -f "$T/app.sh 7" > /dev/null; echo $?) "its process is gone"
+is "$(grep -c '^n=7 ' "$COUNT")" 0 "and never finished"
+is "$(sqlite3 "$C/campaign.db" 'SELECT state, retired_from FROM runs WHERE state = 6 ORDER BY id' | sort -u)" "6|0" \
+	"value 7's runs are retired (back as pending if re-added)"
 done_testing
