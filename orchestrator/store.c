@@ -1038,7 +1038,9 @@ int store_load_experiment_with(struct store *st, const char *metric, int flags, 
 {
 	/* does ranks_per_node vary?  then it is a parameter of the experiment */
 	int rpn_varies = 0;
-	sqlite3_stmt *s = sdb_prepare(st, "SELECT COUNT(DISTINCT ranks_per_node) FROM runs", err);
+	sqlite3_stmt *s = sdb_prepare(st, (flags & STORE_INCLUDE_RETIRED)
+				      ? "SELECT COUNT(DISTINCT ranks_per_node) FROM runs"
+				      : "SELECT COUNT(DISTINCT ranks_per_node) FROM runs WHERE state != 6", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -1137,12 +1139,6 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 	return sdb_commit(st, err);
 }
 
-static char *col_dup(sqlite3_stmt *s, int c)
-{
-	const unsigned char *t = sqlite3_column_text(s, c);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 int store_load_bindings(struct store *st, long long id, struct run_binding **out, int *n,
 			struct perr *err)
 {
@@ -1161,9 +1157,9 @@ int store_load_bindings(struct store *st, long long id, struct run_binding **out
 		XGROW(*out, (size_t)*n + 1, alloc);
 		struct run_binding *b = &(*out)[(*n)++];
 		b->rank = sqlite3_column_int(s, 0);
-		b->node = col_dup(s, 1);
-		b->cpuset = col_dup(s, 2);
-		b->cores = col_dup(s, 3);
+		b->node = sdb_col_str(s, 1);
+		b->cpuset = sdb_col_str(s, 2);
+		b->cores = sdb_col_str(s, 3);
 	}
 	sqlite3_finalize(s);
 	return 0;
