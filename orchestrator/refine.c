@@ -56,8 +56,8 @@ static void coords_name(struct strbuf *sb, const struct refine_space *s, const d
  * the region to the reason.  Returns the proposal.
  */
 static struct refine_proposal *padd(struct plist *l, const struct refine_space *s, enum refine_kind kind,
-				    const double *coords, int rep, int reps, double run_ch, double value,
-				    const char *reason)
+				    int from, const double *coords, int rep, int reps, double run_ch,
+				    double value, const char *reason)
 {
 	for (int i = 0; i < l->n; i++) {
 		struct refine_proposal *q = &l->p[i];
@@ -80,6 +80,7 @@ static struct refine_proposal *padd(struct plist *l, const struct refine_space *
 	memcpy(q->coords, coords, (size_t)s->nparams * sizeof(double));
 	q->ncoords = s->nparams;
 	q->point = find_point(s, coords);
+	q->from = from;
 	q->rep = rep;
 	q->repetitions = reps;
 	q->core_hours = reps * run_ch;
@@ -97,7 +98,7 @@ static void propose_outlier(struct plist *l, const struct refine_space *s, const
 	strbuf_addf(&sb, "%s: repetition %d at ", f->region, f->rep + 1);
 	coords_name(&sb, s, pt->coords);
 	strbuf_addf(&sb, " is an outlier (%.2fx the median); rerun it as a new attempt", f->severity);
-	padd(l, s, REFINE_OUTLIER, pt->coords, f->rep, 1, pt->run_core_hours,
+	padd(l, s, REFINE_OUTLIER, f->point, pt->coords, f->rep, 1, pt->run_core_hours,
 	     kind_value[REFINE_OUTLIER] + fmin(f->severity, 99), sb.buf);
 	strbuf_release(&sb);
 }
@@ -116,7 +117,7 @@ static void propose_noise(struct plist *l, const struct refine_space *s, const s
 	coords_name(&sb, s, pt->coords);
 	strbuf_addf(&sb, " (CoV %.2f over %d repetitions); %d more repetitions", f->severity,
 		    pt->nreps, add);
-	padd(l, s, REFINE_NOISE, pt->coords, -1, add, pt->run_core_hours,
+	padd(l, s, REFINE_NOISE, f->point, pt->coords, -1, add, pt->run_core_hours,
 	     kind_value[REFINE_NOISE] + fmin(100 * f->severity, 99), sb.buf);
 	strbuf_release(&sb);
 }
@@ -182,7 +183,7 @@ static void propose_segment(struct plist *l, const struct refine_space *s, const
 			    s->params[k], f->lo, f->hi);
 		coords_name(&sb, s, c);
 		strbuf_addf(&sb, " locates it");
-		padd(l, s, REFINE_SEGMENTED, c, -1, s->repetitions, cost,
+		padd(l, s, REFINE_SEGMENTED, f->point, c, -1, s->repetitions, cost,
 		     kind_value[REFINE_SEGMENTED] + fmin(10 * f->severity, 9), sb.buf);
 		strbuf_release(&sb);
 	}
@@ -225,7 +226,7 @@ static void propose_extrap(struct plist *l, const struct refine_space *s, const 
 		strbuf_addf(&sb, "%s: the model is unstable beyond %s=%g (error %.0f%%); new point ", f->region,
 			    s->params[k], top, 100 * f->severity);
 		coords_name(&sb, s, c);
-		padd(l, s, REFINE_EXTRAPOLATION, c, -1, s->repetitions, pt->run_core_hours * growth,
+		padd(l, s, REFINE_EXTRAPOLATION, p, c, -1, s->repetitions, pt->run_core_hours * growth,
 		     kind_value[REFINE_EXTRAPOLATION] + fmin(10 * f->severity, 9), sb.buf);
 		strbuf_release(&sb);
 		free(c);
@@ -248,7 +249,7 @@ static void propose_contention(struct plist *l, const struct refine_space *s, co
 			    s->params[k]);
 		coords_name(&sb, s, c);
 		strbuf_addf(&sb, " on the baseline's line");
-		padd(l, s, REFINE_CONTENTION, c, -1, s->repetitions, base->run_core_hours,
+		padd(l, s, REFINE_CONTENTION, f->point, c, -1, s->repetitions, base->run_core_hours,
 		     kind_value[REFINE_CONTENTION], sb.buf);
 		strbuf_release(&sb);
 	}

@@ -83,6 +83,7 @@ struct refine_proposal {
 	double *coords;         /* one per space parameter */
 	int ncoords;            /* the space's nparams */
 	int point;              /* the existing point, or -1 for a new one */
+	int from;               /* the existing point it derives from (its placement) */
 	int rep;                /* outlier: the repetition to rerun; -1 otherwise */
 	int repetitions;        /* runs to add (outlier: 1, a new attempt) */
 	double core_hours;
