@@ -4,34 +4,11 @@
  */
 #include "orchestrator/refine_campaign.h"
 #include "common/xalloc.h"
+#include "orchestrator/adaptive.h"
 #include "orchestrator/store.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Is run i of runs superseded by a later done measurement of its repetition? */
-static int superseded(const struct run *runs, int n, int i)
-{
-	for (int j = 0; j < n; j++)
-		if (j != i && runs[j].state == RUN_DONE && runs[j].point == runs[i].point &&
-		    runs[j].repetition == runs[i].repetition && runs[j].remeasure > runs[i].remeasure)
-			return 1;
-	return 0;
-}
-
-/* The experiment point of run r, or -1. */
-static int run_point(const struct refine_campaign *rc, const struct run *r)
-{
-	const struct experiment *e = &rc->cv.in.e;
-	double *c = xmalloc((size_t)e->nparams * sizeof(double));
-	for (int k = 0; k < rc->store_params; k++)
-		c[k] = r->values[k];
-	if (rc->rpn_param >= 0)
-		c[rc->rpn_param] = r->ranks_per_node;
-	int p = experiment_find_point(e, c);
-	free(c);
-	return p;
-}
 
 /* Fold the done runs into the points: repetitions, cost per run, placement. */
 static void fold_runs(struct refine_campaign *rc, const struct run *runs, int n)
@@ -40,9 +17,9 @@ static void fold_runs(struct refine_campaign *rc, const struct run *runs, int n)
 	int *reps = xcalloc((size_t)e->npoints, sizeof(int));
 	for (int i = 0; i < n; i++) {        /* by id, as the experiment lists them */
 		const struct run *r = &runs[i];
-		if (r->state != RUN_DONE || superseded(runs, n, i))
+		if (r->state != RUN_DONE || adaptive_superseded(runs, n, i))
 			continue;
-		int p = run_point(rc, r);
+		int p = adaptive_run_point(&rc->cv.in.e, rc->store_params, r);
 		if (p < 0)
 			continue;
 		struct refine_point *pt = &rc->points[p];
