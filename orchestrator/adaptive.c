@@ -2,19 +2,45 @@
 #include "orchestrator/adaptive.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "models/points.h"
 #include "validator/validate.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The largest l (1-based) whose order statistics x_(l), x_(n+1-l) cover the median with >= 95%. */
+static int ci_rank(int n)
+{
+	double below = 0, pk = pow(0.5, n);     /* P(B(n, 1/2) = k), from k = 0 */
+	int l = 1;
+	for (int k = 0; 2 * (k + 1) <= n; k++) {
+		below += pk;                     /* P(B <= k) */
+		if (1 - 2 * below < 0.95)
+			break;
+		l = k + 1;
+		pk = pk * (n - k) / (k + 1);
+	}
+	return l;
+}
+
 double adaptive_median_ci(const struct exp_values *v)
 {
-	double rcov = point_robust_cov(v);
-	if (isnan(rcov) || v->n < 2)
+	if (v->n < 2)
 		return NAN;
-	return 1.96 * 1.2533 * rcov / sqrt((double)v->n);
+	double *x = xmalloc((size_t)v->n * sizeof(double));
+	memcpy(x, v->v, (size_t)v->n * sizeof(double));
+	qsort(x, (size_t)v->n, sizeof(double), cmp_double);
+	int l = ci_rank(v->n);
+	double med = v->n % 2 ? x[v->n / 2] : (x[v->n / 2 - 1] + x[v->n / 2]) / 2;
+	double w = (x[v->n - l] - x[l - 1]) / 2;
+	free(x);
+	return med != 0 ? fabs(w / med) : NAN;
 }
 
 void adaptive_spec_load(struct store *st, struct adaptive_spec *a)

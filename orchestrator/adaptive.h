@@ -5,11 +5,13 @@
  * within target gets one more repetition, until it is or has max.  The run
  * engine's budget watch caps it (a pass that would overrun is not started).
  *
- * A point's precision is the relative half-width of the 95% confidence
- * interval of its median, from the asymptotic standard error of a median,
- * 1.2533 sigma / sqrt(n), with sigma the robust spread 1.4826 MAD
- * (models/points.h): 1.96 x 1.2533 x robust CoV / sqrt(n).  Over several
- * regions (the metric "time" when measured, else every metric) the widest
+ * A point's precision is the relative half-width of the distribution-free
+ * 95% confidence interval of its median: the order statistics x_(l) and
+ * x_(n+1-l) with the largest l whose binomial coverage is at least 95%
+ * (up to 8 repetitions that is min..max, whose coverage with 5 is 94%;
+ * from 9 the extremes drop out, so one outlier no longer counts), half
+ * their distance over the median.  Over several regions (the metric "time"
+ * when measured, else every metric) the widest
  * counts.  Extra repetitions are appended to the store (origin "adaptive",
  * the point's next free repetition), so a kill -9 between passes loses and
  * duplicates nothing: the next `run` finds the pass pending.
@@ -25,7 +27,7 @@ struct adaptive_spec {
 	double target;          /* 0: repetitions are fixed */
 };
 
-/* 1.96 x 1.2533 x robust CoV / sqrt(n); NaN for fewer than 2 values or a zero median. */
+/* Half the width of the median's 95% interval over the median; NaN for fewer than 2 values or a zero median. */
 double adaptive_median_ci(const struct exp_values *v);
 
 /* The spec stored with a campaign (meta "adaptive"); target 0 when none. */
