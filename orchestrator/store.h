@@ -233,6 +233,7 @@ int store_append_runs(struct store *st, const struct store_new_run *nr, int n, l
  */
 struct store_diff {
 	long long added, kept, kept_done, retired, unretired;  /* runs; retired counts all retired */
+	long long retiring;                     /* of retired: still in the plan until now */
 	double added_core_hours;                /* planned cost of the added runs */
 	int added_points, retired_points;       /* points new to the store / no longer planned */
 };
@@ -247,5 +248,12 @@ int store_plan_diff(struct store *st, const struct plan *pl, struct store_diff *
  */
 int store_grow(struct store *st, const struct plan *pl, const char *config_text, struct store_diff *d,
 	       struct perr *err);
+/*
+ * A run retired while in flight (retired_from submitted or running: an
+ * orchestrator died, then the plan changed) keeps its job or process until
+ * the run engine stops it through its backend; then this records it as
+ * retired from pending (un-retired, it runs afresh).
+ */
+int store_settle_retired(struct store *st, long long id, struct perr *err);
 
 #endif

@@ -27,6 +27,7 @@ struct grun {
 	int point, repetition;
 	int from_plan;              /* origin is the plan */
 	int state;
+	int retired_from;           /* for a retired run */
 };
 
 struct grow {
@@ -100,8 +101,8 @@ static int cmp_run(const void *a, const void *b)
 static int load_runs(struct grow *g, struct perr *err)
 {
 	sqlite3_stmt *s = sdb_prepare(g->st, g->st->grown_columns
-				      ? "SELECT id, point, repetition, origin IS NULL, state FROM runs"
-				      : "SELECT id, point, repetition, 1, state FROM runs", err);
+				      ? "SELECT id, point, repetition, origin IS NULL, state, retired_from FROM runs"
+				      : "SELECT id, point, repetition, 1, state, NULL FROM runs", err);
 	if (!s)
 		return -1;
 	size_t alloc = 0;
@@ -113,6 +114,7 @@ static int load_runs(struct grow *g, struct perr *err)
 		r->repetition = sqlite3_column_int(s, 2);
 		r->from_plan = sqlite3_column_int(s, 3);
 		r->state = sqlite3_column_int(s, 4);
+		r->retired_from = sqlite3_column_int(s, 5);
 	}
 	sqlite3_finalize(s);
 	if (g->nruns > 1)
@@ -268,11 +270,14 @@ static void compute_diff(const struct grow *g, int *wanted, struct store_diff *d
 	for (int i = 0; i < g->nruns; i++) {
 		const struct grun *r = &g->runs[i];
 		wanted[i] = run_wanted(g, r);
-		if (!wanted[i])
+		if (!wanted[i]) {
 			d->retired++;
+			d->retiring += r->state != RUN_RETIRED;
+		}
 		else {
 			d->kept++;
-			d->kept_done += r->state == RUN_DONE;
+			d->kept_done += r->state == RUN_DONE ||
+					(r->state == RUN_RETIRED && r->retired_from == RUN_DONE);
 			d->unretired += r->state == RUN_RETIRED;
 		}
 	}
@@ -417,20 +422,18 @@ static int add_plan_runs(struct grow *g, struct perr *err)
 /* Retire the runs that left the plan; the ones back in it return to their state. */
 static int retire_runs(struct grow *g, const int *wanted, struct perr *err)
 {
-	struct change out = { .set = "retired_from = CASE WHEN state IN (1, 2) THEN 0 ELSE state END" };
+	/* a run in flight keeps that state as retired_from: the run engine stops
+	   its job or process (store_settle_retired) */
+	struct change out = { .set = "retired_from = state" };
 	struct change back = { .set = "retired_from = NULL" };
 	for (int i = 0; i < g->nruns; i++) {
 		const struct grun *r = &g->runs[i];
 		int rc = 0;
 		if (!wanted[i] && r->state != RUN_RETIRED)
 			rc = sdb_apply_change(g->st, r->id, RUN_RETIRED, "retired: left the plan", &out, err);
-		else if (wanted[i] && r->state == RUN_RETIRED) {
-			struct run full;
-			if (store_load_run(g->st, r->id, &full, err))
-				return -1;
-			rc = sdb_apply_change(g->st, r->id, full.retired_from, "back in the plan", &back, err);
-			run_release(&full);
-		}
+		else if (wanted[i] && r->state == RUN_RETIRED)
+			rc = sdb_apply_change(g->st, r->id, (enum run_state)r->retired_from, "back in the plan",
+					      &back, err);
 		if (rc)
 			return -1;
 	}
@@ -540,6 +543,18 @@ static int append_one(struct grow *g, const struct store_new_run *nr, int *next,
 		 w.remeasure ? ": measures its repetition again" : "");
 	w.detail = detail;
 	return insert_run(st, &w, id, err);
+}
+
+int store_settle_retired(struct store *st, long long id, struct perr *err)
+{
+	struct change c = { .set = "retired_from = 0" };
+	if (sdb_begin(st, err))
+		return -1;
+	if (sdb_apply_change(st, id, RUN_RETIRED, "stopped: retired while in flight", &c, err)) {
+		sdb_rollback(st);
+		return -1;
+	}
+	return sdb_commit(st, err);
 }
 
 int store_append_runs(struct store *st, const struct store_new_run *nr, int n, long long *ids,
