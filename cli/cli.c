@@ -18,6 +18,7 @@ static const struct cli_entry *const commands[] = {
 	&cmd_topo_entry,
 	&cmd_import_entry,
 	&cmd_validate_entry,
+	&cmd_refine_entry,
 	&cmd_compare_entry,
 	&cmd_deps_entry,
 	&cmd_top_entry,

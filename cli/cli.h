@@ -148,6 +148,7 @@ extern const struct cli_entry cmd_import_entry;
 extern const struct cli_entry cmd_validate_entry;
 extern const struct cli_entry cmd_deps_entry;
 extern const struct cli_entry cmd_top_entry;
+extern const struct cli_entry cmd_refine_entry;
 extern const struct cli_entry cmd_compare_entry;
 
 #endif

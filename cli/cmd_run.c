@@ -1,7 +1,9 @@
-/* perfsweep run CONFIG [--dir DIR] [--jobs N]: execute or resume a campaign. */
+/* perfsweep run CONFIG|DIR [--dir DIR] [--jobs N] [--until publishable [--rounds N]]: execute or resume a campaign. */
 #include "common/progpath.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "cli/run_until.h"
+#include "orchestrator/adaptive.h"
 #include "orchestrator/campaign_diff.h"
 #include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
@@ -46,6 +48,22 @@ static int check_jobs(const struct cli_args *a, struct cli_opt *o, struct perr *
 	(void)a;
 	if (cli_parse_int(o->arg, 1, 4096, &o->i) < 0)
 		return perr_set(err, "--jobs takes a number from 1 to 4096, not '%s'", o->arg);
+	return 0;
+}
+
+static int check_until(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (strcmp(o->arg, "publishable"))
+		return perr_set(err, "--until takes 'publishable', not '%s'", o->arg);
+	return 0;
+}
+
+static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_int(o->arg, 1, 1000, &o->i) < 0)
+		return perr_set(err, "--rounds takes a number from 1 to 1000, not '%s'", o->arg);
 	return 0;
 }
 
@@ -145,10 +163,12 @@ static int exec_run(struct cli_args *a)
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
 	struct campaign_lock lock = { -1 };
+	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
-	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err) ||
-	    open_store(&st, &campaign_dir, &lock, cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
+	memset(&cfg, 0, sizeof(cfg));
+	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
+	    open_store(&st, &campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    run_remember_config(st, &cfg, &err) || new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -157,19 +177,32 @@ static int exec_run(struct cli_args *a)
 	struct runner_options ro = { .bind_path = bind, .stop = &stop_flag, .event = on_event, .ctx = &quiet };
 	struct runner_stats rs;
 	fprintf(stderr, "campaign '%s' in %s: %d points, %lld runs\n", cfg.name, campaign_dir, pl.npoints, pl.runs);
-	if (runner_execute(st, &cfg, b, &ro, &rs, &err))
+	const struct cli_opt *rounds = cli_opt(a, 'r');
+	int passes = 0;
+	memset(&rs, 0, sizeof(rs));
+	if (cli_value(a, 'u')) {
+		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3, &rs);
+		int r2 = ret == EXIT_USAGE ? ret : report(st, cfg.name, campaign_dir, &rs);
+		ret = r2 == EXIT_OK ? ret : r2;
+	} else if (campaign_execute(st, &cfg, b, &ro, &rs, &passes, &err)) {
 		ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-	else
+	} else {
+		if (passes)
+			fprintf(stderr, "adaptive repetitions: %d extra pass%s\n", passes, passes == 1 ? "" : "es");
 		ret = report(st, cfg.name, campaign_dir, &rs);
+	}
 out:
 	if (b)
 		b->ops->free(b);
 	store_close(st);
 	campaign_lock_release(&lock);
 	plan_release(&pl);
-	config_release(&cfg);
+	if (cfg_path)           /* config_load ran */
+		config_release(&cfg);
 	free(campaign_dir);
 	free(bind);
+	free(cfg_path);
+	free(given_dir);
 	return ret;
 }
 
@@ -177,12 +210,14 @@ static const struct cli_option run_options[] = {
 	{ "dir", 'd', 1, NULL, NULL },
 	{ "jobs", 'j', 1, check_jobs, NULL },
 	{ "quiet", 'q', 0, NULL, NULL },
+	{ "until", 'u', 1, check_until, NULL },
+	{ "rounds", 'r', 1, check_rounds, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run CONFIG [--dir DIR] [--jobs N] [--quiet]",
+	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N]]",
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
@@ -190,9 +225,17 @@ const struct cli_entry cmd_run_entry = {
 		"the campaign: new runs are added, runs that left the plan are retired (kept, not\n"
 		"analysed), done runs never run again ('perfsweep plan CONFIG --dir DIR' shows the\n"
 		"difference); a changed app.command, app.env or collect is refused (exit 2).\n"
+		"DIR instead of CONFIG runs a campaign directory with the config it was run with\n"
+		"(unchanged since), for example the runs `perfsweep refine DIR` added.\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"
 		"(default: online CPUs; 1 for a campaign with a placement or contention section).\n"
-		"Exit status 0 when every run is done, 1 when some failed for good.",
+		"Adaptive repetitions (repetitions = { min; max; target; }): after min repetitions,\n"
+		"points whose median is not known to within target get one more pass at a time.\n"
+		"--until publishable: run, validate, refine and repeat, at most --rounds N rounds\n"
+		"(default 3), within the budget; prints the verdict after each round and stops when\n"
+		"publishable, when nothing actionable is left or when the budget is spent.\n"
+		"Exit status 0 when every run is done (with --until: and publishable), 1 when some\n"
+		"failed for good, 3 with --until when the campaign is still blocked.",
 	.options = run_options,
 	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",

@@ -1,7 +1,9 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
 #include "cli/cli.h"
+#include "orchestrator/adaptive.h"
 #include "orchestrator/store.h"
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,51 @@ struct status {
 	char *order, *seed;         /* run order and its seed, NULL for an old store */
 	int pass, passes;           /* the repetition pass the campaign is in */
 	long long collect_errors;
+	struct adaptive_spec adaptive;      /* target 0: fixed repetitions */
+	struct adaptive_point *points;      /* adaptive: every point's precision */
+	int npoints;
 };
+
+/* Adaptive repetitions: the points still converging. */
+static json_t *adaptive_json(const struct status *s)
+{
+	json_t *a = json_object(), *conv = json_array();
+	for (int i = 0; i < s->npoints; i++) {
+		const struct adaptive_point *p = &s->points[i];
+		if (p->converging)
+			json_array_append_new(conv, json_pack("{s:s, s:i, s:o}", "point", p->name, "repetitions",
+							      p->nreps, "ci", isnan(p->ci) ? json_null() : json_real(p->ci)));
+	}
+	json_object_set_new(a, "min", json_integer(s->adaptive.min));
+	json_object_set_new(a, "max", json_integer(s->adaptive.max));
+	json_object_set_new(a, "target", json_real(s->adaptive.target));
+	json_object_set_new(a, "converging", conv);
+	return a;
+}
+
+static void adaptive_text(const struct status *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->npoints; i++)
+		n += s->points[i].converging;
+	printf("adaptive:  repetitions %d..%d to a median known within %g%%: %d point%s still converging%s",
+	       s->adaptive.min, s->adaptive.max, 100 * s->adaptive.target, n, n == 1 ? "" : "s", n ? ":" : "");
+	for (int i = 0, k = 0; i < s->npoints; i++) {
+		const struct adaptive_point *p = &s->points[i];
+		if (!p->converging)
+			continue;
+		if (k++ == 8) {
+			printf(" ...");
+			break;
+		}
+		printf("%s %s (%d reps, ", k > 1 ? "," : "", p->name, p->nreps);
+		if (isnan(p->ci))
+			printf("CI ?)");
+		else
+			printf("CI %.1f%%)", 100 * p->ci);
+	}
+	putchar('\n');
+}
 
 static void print_json(const struct status *s)
 {
@@ -47,6 +93,8 @@ static void print_json(const struct status *s)
 	if (s->order)
 		json_object_set_new(o, "order", json_pack("{s:s, s:s, s:i, s:i}", "kind", s->order,
 			"seed", s->seed ? s->seed : "", "pass", s->pass, "passes", s->passes));
+	if (s->adaptive.target > 0)
+		json_object_set_new(o, "adaptive", adaptive_json(s));
 	json_t *fails = json_array();
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
@@ -91,6 +139,8 @@ static void print_text(const struct status *s)
 		       s->pass ? "pass" : "passes done:", s->pass ? s->pass : s->passes, s->passes);
 	else if (s->order)
 		printf("order:     grouped\n");
+	if (s->adaptive.target > 0)
+		adaptive_text(s);
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		if (r->state == RUN_FAILED)
@@ -120,6 +170,11 @@ static int exec_status(struct cli_args *a)
 	s.order = store_get_meta(st, "order");
 	s.seed = store_get_meta(st, "order_seed");
 	store_read_end(st);
+	adaptive_spec_load(st, &s.adaptive);
+	if (s.adaptive.target > 0 && adaptive_points(st, &s.adaptive, &s.points, &s.npoints, &err)) {
+		store_close(st);
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	}
 	for (int i = 0; i < s.nruns; i++) {
 		s.collect_errors += s.runs[i].collect_error != NULL;
 		run_pass_add(&s.runs[i], &s.pass, &s.passes);
@@ -134,6 +189,7 @@ static int exec_status(struct cli_args *a)
 	free(s.order);
 	free(s.seed);
 	runs_free(s.runs, s.nruns);
+	adaptive_points_free(s.points, s.npoints);
 	store_close(st);
 	return EXIT_OK;
 }

@@ -734,6 +734,42 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/*
+ * repetitions = 5; or adaptive: repetitions = { min = 3; max = 10; target = 0.05; }
+ * (c->repetitions is min; the run engine adds passes up to max).
+ */
+static int parse_repetitions(struct campaign_config *c, struct perr *err)
+{
+	const config_setting_t *g = config_setting_get_member(config_root_setting(&c->cfg), "repetitions");
+	static const char *const keys[] = { "min", "max", "target", NULL };
+	c->repetitions = 5;
+	if (!g || !config_setting_is_group(g)) {
+		if (get_int(c, config_root_setting(&c->cfg), "repetitions", &c->repetitions, err))
+			return -1;
+		if (c->repetitions < 1)
+			return bad(c, err, g, "repetitions must be at least 1, not %d", c->repetitions);
+		return 0;
+	}
+	c->repetitions = 3;
+	c->repetitions_max = 10;
+	c->repetitions_target = 0.05;
+	if (check_keys(c, g, keys, "repetitions", err) || get_int(c, g, "min", &c->repetitions, err) ||
+	    get_int(c, g, "max", &c->repetitions_max, err) ||
+	    get_number(c, g, "target", &c->repetitions_target, err))
+		return -1;
+	if (c->repetitions < 1)
+		return bad(c, err, config_setting_get_member(g, "min"),
+			   "repetitions.min must be at least 1, not %d", c->repetitions);
+	if (c->repetitions_max < c->repetitions)
+		return bad(c, err, config_setting_get_member(g, "max") ? config_setting_get_member(g, "max") : g,
+			   "repetitions.max (%d) must be at least min (%d)", c->repetitions_max, c->repetitions);
+	if (!(c->repetitions_target > 0 && c->repetitions_target < 1))
+		return bad(c, err, config_setting_get_member(g, "target"),
+			   "repetitions.target is a relative width in (0, 1), not %g; write target = 0.05;",
+			   c->repetitions_target);
+	return 0;
+}
+
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -768,14 +804,9 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 		return bad(c, err, config_setting_get_member(root, "name"), "name must not contain '/'");
 	if (parse_params(c, err) || parse_app(c, err))
 		return -1;
-	c->repetitions = 5;
 	c->max_attempts = 2;
-	if (get_int(c, root, "repetitions", &c->repetitions, err) ||
-	    get_int(c, root, "max_attempts", &c->max_attempts, err))
+	if (parse_repetitions(c, err) || get_int(c, root, "max_attempts", &c->max_attempts, err))
 		return -1;
-	if (c->repetitions < 1)
-		return bad(c, err, config_setting_get_member(root, "repetitions"),
-			   "repetitions must be at least 1, not %d", c->repetitions);
 	if (c->max_attempts < 1)
 		return bad(c, err, config_setting_get_member(root, "max_attempts"),
 			   "max_attempts must be at least 1, not %d", c->max_attempts);

@@ -28,7 +28,10 @@ struct campaign_config {
 	/* parameters, in file order */
 	int nparams;
 	struct plan_param *params;
-	int repetitions;
+	int repetitions;            /* fixed, or adaptive: the minimum */
+	/* adaptive repetitions (repetitions = { min; max; target; }): target 0 when fixed */
+	int repetitions_max;
+	double repetitions_target;  /* relative half-width of the median's 95% confidence interval */
 	int max_attempts;
 	int order;                  /* enum plan_order (default interleaved) */
 	int have_order_seed;        /* order_seed was given */

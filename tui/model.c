@@ -373,6 +373,21 @@ static void stats_update(struct top_model *m)
 	}
 }
 
+/* Adaptive repetitions: how many points still converge (a read of the measurements). */
+static void converging_update(struct top_model *m)
+{
+	struct adaptive_point *pts;
+	int n;
+	struct perr err;
+	m->converging = -1;
+	if (m->adaptive.target <= 0 || adaptive_points(m->st, &m->adaptive, &pts, &n, &err))
+		return;
+	m->converging = 0;
+	for (int i = 0; i < n; i++)
+		m->converging += pts[i].converging;
+	adaptive_points_free(pts, n);
+}
+
 /* Take over the runs (moved, not copied); returns how many changed. */
 static long long merge_runs(struct top_model *m, struct run *runs, int n, int *moved)
 {
@@ -424,8 +439,10 @@ long long top_model_refresh(struct top_model *m, double now, struct perr *err)
 	long long changed = merge_runs(m, runs, n, &moved);
 	runs_free(runs, n);
 	m->changed = changed;
-	if (changed)
+	if (changed) {
 		stats_update(m);
+		converging_update(m);
+	}
 	if (m->sort_col == TOP_COL_ELAPSED)
 		for (size_t i = 0; i < m->stats.nrunning; i++)
 			mark_dirty(m, m->stats.running[i]);
@@ -454,6 +471,8 @@ int top_model_open(struct top_model *m, const char *dir, double now, struct perr
 	if (!m->backend)
 		m->backend = xstrdup("?");
 	m->order = store_get_meta(m->st, "order");
+	adaptive_spec_load(m->st, &m->adaptive);
+	m->converging = -1;
 	char *b = store_get_meta(m->st, "budget_core_hours");
 	if (b) {
 		char *end;

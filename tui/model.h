@@ -15,6 +15,7 @@
 #ifndef PS_TUI_MODEL_H
 #define PS_TUI_MODEL_H
 #include "common/error.h"
+#include "orchestrator/adaptive.h"
 #include "orchestrator/store.h"
 #include "tui/filter.h"
 #include "tui/stats.h"
@@ -53,6 +54,8 @@ struct top_model {
 	char **params;          /* parameter names, plan order */
 	double budget;          /* core hours, < 0 when unset */
 	char *order;            /* run order ("interleaved", ...), or NULL for an old store */
+	struct adaptive_spec adaptive;  /* target 0: fixed repetitions */
+	int converging;         /* adaptive: points still converging; -1 when fixed or unknown */
 	struct top_row *rows;
 	size_t nrows, rows_alloc;
 	long long last_seq;

@@ -87,7 +87,9 @@ static void draw_runs(struct screen *s, const struct top_model *m, const struct 
 	if (p->retired)
 		x += screen_printf(s, y, x, SA_DIM, " %lld retired", p->retired);
 	if (m->order && strcmp(m->order, "grouped") && p->pass)
-		screen_printf(s, y, x, 0, " pass %d/%d", p->pass, p->passes);
+		x += screen_printf(s, y, x, 0, " pass %d/%d", p->pass, p->passes);
+	if (m->converging > 0)
+		screen_printf(s, y, x, SA_COLOR(SC_YELLOW), " %d converging", m->converging);
 }
 
 /* Line 3: core hours. */

@@ -1,0 +1,21 @@
+/*
+ * Printing a refinement (orchestrator/refine_campaign.h), shared by
+ * `perfsweep refine` and `run --until publishable`: a table like `plan
+ * --explain` (each run's reason and cost) and the JSON contract
+ *   {proposals: [{params, placement, repetitions, core_hours, reason, finding}],
+ *    budget: {remaining, used_by_proposals}, dropped: [...],
+ *    verdict, pending, runs}
+ * (remaining null without a budget; dropped entries as proposals; runs: the
+ * runs written, 0 for a dry run).
+ */
+#ifndef PS_CLI_REFINE_REPORT_H
+#define PS_CLI_REFINE_REPORT_H
+#include "orchestrator/refine_campaign.h"
+#include <jansson.h>
+#include <stdio.h>
+
+void refine_print_text(FILE *f, const struct refine_campaign *rc, const char *dir, long long written,
+		       int dry_run);
+json_t *refine_json(const struct refine_campaign *rc, long long written);
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Adaptive repetitions, repetitions = { min; max; target; }, on real runs of
+# a program whose noise the test controls (tests/lib/noisy-app.sh): clean
+# points stop at min, a point with one outlier stops once its median is
+# known to target (9 repetitions: the 95% interval then leaves the extremes
+# out), a persistently noisy point stops at max; status and top show the
+# points still converging; config errors name the line.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$ROOT/tests/lib/noisy.sh"
+
+noisy_cfg "$T/a.cfg" a "$T/s" "2, 4, 6, 8" "{ min = 3; max = 10; target = 0.05; }"
+# n=6: +0/+30% in turn, always; n=8: its 2nd execution +50%
+{ for k in $(seq 1 40); do echo "6 $k 0.$(( k % 2 * 3 ))"; done; echo "8 2 0.5"; } > "$T/s/noise"
+D=$T/a.campaign
+out=$("$PS" run "$T/a.cfg" --quiet 2>&1); is $? 0 "the adaptive campaign runs"
+like "$out" "adaptive repetitions: 7 extra passes" "in 7 extra passes"
+is "$(executions "$T/s")" "2:3 4:3 6:10 8:9 " "clean points 3 (min), n=8 9 (target met), n=6 10 (max)"
+is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(*) FROM runs WHERE origin = 'adaptive'")" "13" "13 runs added by the passes"
+out=$("$PS" status "$D")
+like "$out" "adaptive:  repetitions 3..10 to a median known within 5%: 0 points still converging" "status: none left converging"
+
+# while the passes go on, status and top show the points still converging
+noisy_cfg "$T/b.cfg" b "$T/sb" "2, 4, 6, 8" "{ min = 3; max = 10; target = 0.05; }"
+{ for k in $(seq 1 40); do echo "6 $k 0.$(( k % 2 * 3 ))"; done; } > "$T/sb/noise"
+"$PS" run "$T/b.cfg" --quiet > /dev/null 2>&1 & pid=$!
+st= top= js=
+# poll until each has shown it (it shows for the 7 extra passes, a second or more)
+while kill -0 "$pid" 2> /dev/null; do
+	case $st in *"1 point still converging: n=6 ("*) ;; *)
+		st=$("$PS" status "$T/b.campaign" 2> /dev/null) ;; esac
+	if [ "$js" != n=6 ]; then
+		"$PS" status "$T/b.campaign" --json > "$T/b.json" 2> /dev/null
+		js=$(json "$T/b.json" 'join ",", map { $_->{point} } @{$j->{adaptive}{converging}}' 2> /dev/null)
+	fi
+	case $top in *" 1 converging"*) ;; *)
+		top=$(COLUMNS=150 LINES=12 "$PS" top "$T/b.campaign" --once 2>&1) ;; esac
+	sleep 0.02
+done
+wait "$pid"; is $? 0 "the campaign runs to its end"
+like "$st" "1 point still converging: n=6 (" "status names the point still converging"
+is "$js" "n=6" "status --json: adaptive.converging"
+like "$top" "1 converging" "top shows it"
+is "$(executions "$T/sb")" "2:3 4:3 6:10 8:3 " "n=6 reaches max, the others stay at min"
+
+# the scalar form keeps working; errors name the line
+noisy_cfg "$T/c.cfg" c "$T/sc" "2, 4" 2
+"$PS" run "$T/c.cfg" --quiet > /dev/null 2>&1; is "$(executions "$T/sc")" "2:2 4:2 " "repetitions = 2 still means 2"
+noisy_cfg "$T/d.cfg" d "$T/sd" "2, 4" "{ min = 4; max = 3; }"
+out=$("$PS" plan "$T/d.cfg" 2>&1); is $? 2 "max below min is an error"
+like "$out" "d.cfg:4: repetitions.max (3) must be at least min (4)" "naming the line"
+noisy_cfg "$T/e.cfg" e "$T/se" "2, 4" "{ min = 3; target = 5; }"
+out=$("$PS" plan "$T/e.cfg" 2>&1); is $? 2 "a target above 1 is an error"
+like "$out" "e.cfg:4: repetitions.target is a relative width in (0, 1), not 5; write target = 0.05;" "saying what to write"
+noisy_cfg "$T/f.cfg" f "$T/sf" "2, 4" "{ least = 3; }"
+out=$("$PS" plan "$T/f.cfg" 2>&1); is $? 2 "an unknown key is an error"
+done_testing
