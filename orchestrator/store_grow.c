@@ -248,14 +248,38 @@ static int grow_load(struct grow *g, struct store *st, const struct plan *pl, st
 	return 0;
 }
 
+/*
+ * Is store point p inside the plan's range of every parameter?  A point
+ * that refine or adaptive repetitions added (between two regimes, say) is
+ * not a plan point, and stays in the campaign while the plan still spans it.
+ */
+static int within_plan_range(const struct grow *g, const struct spoint *p)
+{
+	for (int k = 0; k < g->pl->nparams; k++) {
+		double v = p->values[g->sk[k]], lo = 0, hi = 0;
+		for (int i = 0; i < g->pl->npoints; i++) {
+			double x = g->pl->points[i].values[k];
+			if (i == 0 || x < lo)
+				lo = x;
+			if (i == 0 || x > hi)
+				hi = x;
+		}
+		if (g->pl->npoints == 0 || v < lo || v > hi)
+			return 0;
+	}
+	return 1;
+}
+
 /* Is run r still in the plan? */
 static int run_wanted(const struct grow *g, const struct grun *r)
 {
 	int j = 0;
 	while (j < g->nsp && g->sp[j].id != r->point)
 		j++;
-	if (j == g->nsp || g->sp[j].plan < 0)
+	if (j == g->nsp)
 		return 0;
+	if (g->sp[j].plan < 0)
+		return !r->from_plan && within_plan_range(g, &g->sp[j]);
 	return !r->from_plan || r->repetition <= g->pl->points[g->sp[j].plan].repetitions;
 }
 

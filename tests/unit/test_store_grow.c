@@ -185,7 +185,13 @@ static void test_append(const char *dir)
 	/* the plan again: refine's extra repetition is kept, nothing retired */
 	struct store_diff d;
 	is_int(store_plan_diff(st, &pl, &d, &err), 0, "diff against the original plan");
-	ok(d.retired == 1 && d.added == 0, "only the point outside the plan (25) would retire");
+	ok(d.retired == 0 && d.added == 0, "refine's point between two plan values (25) stays too");
+	double n2[] = { 10, 20 };
+	struct plan pl2;
+	make_plan(&pl2, 2, n2, 2);
+	is_int(store_plan_diff(st, &pl2, &d, &err), 0, "diff against a plan that ends at 20");
+	ok(d.retired == 3 && d.added == 0, "retires 30's two runs and 25, now outside the plan's range");
+	plan_release(&pl2);
 	store_close(st);
 	plan_release(&pl);
 }
