@@ -5,6 +5,7 @@
 #include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
+#include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
@@ -54,7 +55,7 @@ static int open_store(struct store **st, char **campaign_dir, struct campaign_lo
 		      const char *dir, const struct campaign_config *cfg, const struct plan *pl,
 		      struct perr *err)
 {
-	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
+	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
 	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
@@ -99,8 +100,29 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Each collector that matched nothing in some done runs, named with the
+   count; returns how many collectors did. */
+static int report_misses(struct store *st, long long done, const char *cfg_path, const char *campaign_dir)
+{
+	struct store_miss *m;
+	int n;
+	struct perr err;
+	if (store_collect_misses(st, &m, &n, &err)) {
+		cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		printf("collector %s matched nothing in %lld of %lld done runs\n", m[i].collector, m[i].runs, done);
+	if (n)
+		fprintf(stderr, "%d collector%s matched nothing: fix the collect section, then "
+			"perfsweep collect %s --dir %s (nothing runs again)\n", n, n == 1 ? "" : "s",
+			cfg_path, campaign_dir);
+	store_misses_free(m, n);
+	return n;
+}
+
 /* The campaign's state after the session, and the exit code it means. */
-static int report(struct store *st, const char *name, const char *campaign_dir,
+static int report(struct store *st, const char *name, const char *cfg_path, const char *campaign_dir,
 		  const struct runner_stats *rs)
 {
 	struct store_counts cnt;
@@ -113,6 +135,7 @@ static int report(struct store *st, const char *name, const char *campaign_dir,
 	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
 	       rs->started, rs->retried, rs->rerun, rs->adopted);
 	printf("store: %s/campaign.db\n", campaign_dir);
+	int missed = report_misses(st, cnt.done, cfg_path, campaign_dir);
 	if (rs->budget_stopped) {
 		fprintf(stderr, "stopped starting runs: the budget would be overrun (runs in flight finished); "
 			"raise budget.overrun or budget.core_hours, then run again to go on\n");
@@ -122,7 +145,7 @@ static int report(struct store *st, const char *name, const char *campaign_dir,
 		fprintf(stderr, "interrupted: run the same command again to resume\n");
 		return EXIT_RUNS_FAILED;
 	}
-	return cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
+	return cnt.failed || missed ? EXIT_RUNS_FAILED : EXIT_OK;
 }
 
 static int exec_run(struct cli_args *a)
@@ -141,6 +164,7 @@ static int exec_run(struct cli_args *a)
 	memset(&pl, 0, sizeof(pl));
 	if (config_load(&cfg, a->args[0], &err) || plan_build(&pl, &cfg, &err) ||
 	    open_store(&st, &campaign_dir, &lock, cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    campaign_collectors_check(st, &cfg, &err) ||
 	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -153,7 +177,7 @@ static int exec_run(struct cli_args *a)
 	if (runner_execute(st, &cfg, b, &ro, &rs, &err))
 		ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
 	else
-		ret = report(st, cfg.name, campaign_dir, &rs);
+		ret = report(st, cfg.name, cfg.path, campaign_dir, &rs);
 out:
 	if (b)
 		b->ops->free(b);
@@ -182,7 +206,10 @@ const struct cli_entry cmd_run_entry = {
 		"a reboot) resume from the store: run the same command again.\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"
 		"(default: online CPUs; 1 for a campaign with a placement or contention section).\n"
-		"Exit status 0 when every run is done, 1 when some failed for good.",
+		"A collect section that differs from the one the runs were collected with is refused:\n"
+		"re-collect first with `perfsweep collect CONFIG --dir DIR`.\n"
+		"Exit status 0 when every run is done, 1 when some failed for good or a collector\n"
+		"matched nothing in some done run (the summary names it and the count).",
 	.options = run_options,
 	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
