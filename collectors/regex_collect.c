@@ -36,7 +36,8 @@ static int scan(const regex_t *re, const char *text, const char *agg, double *ou
 	const char *p = text;
 	int n = 0;
 	double acc = 0;
-	while (*p && !regexec(re, p, 2, m, p == text ? 0 : REG_NOTBOL)) {
+	/* a search that starts mid-line must not take its start for a line start */
+	while (*p && !regexec(re, p, 2, m, p == text || p[-1] == '\n' ? 0 : REG_NOTBOL)) {
 		if (m[1].rm_so >= 0) {
 			char num[64];
 			size_t len = (size_t)(m[1].rm_eo - m[1].rm_so);

@@ -39,14 +39,20 @@ static char *fingerprint_of(const struct campaign_config *c)
 }
 
 /* The fingerprint of the collectors the runs were collected with (caller
-   frees): the pinned one, else the stored config's; NULL when the store
-   cannot tell (a stored config that no longer reads).  *pinned: it was. */
-static char *runs_fingerprint(struct store *st, int *pinned)
+   frees): the pinned one, else the stored config's (that of cfg when the
+   stored text is cfg's, cfg may be NULL); NULL when the store cannot tell
+   (a stored config that no longer reads).  *pinned: it was pinned. */
+static char *runs_fingerprint(struct store *st, const struct campaign_config *cfg, int *pinned)
 {
 	char *fp = store_get_meta(st, "collectors_fingerprint");
 	*pinned = fp != NULL;
 	if (fp)
 		return fp;
+	char *text = store_get_meta(st, "config");
+	int same = text && cfg && cfg->text && !strcmp(text, cfg->text);
+	free(text);
+	if (same)
+		return fingerprint_of(cfg);
 	struct campaign_config c;
 	struct perr err;
 	if (!stored_config(st, &c, &err))
@@ -64,7 +70,7 @@ int campaign_collectors_check(struct store *st, const struct campaign_config *cf
 				"perfsweep collect %s --dir %s", store_dir(st), cfg->path, store_dir(st));
 	}
 	int pinned;
-	char *have = runs_fingerprint(st, &pinned);
+	char *have = runs_fingerprint(st, cfg, &pinned);
 	char *want = fingerprint_of(cfg);
 	int rc = 0;
 	if (have && strcmp(have, want))
@@ -303,7 +309,7 @@ int campaign_recollect(const char *dir, const char *config_path, struct recollec
 	if (collectors_config(st, config_path, &c, err))
 		goto out;
 	int pinned;
-	char *had = runs_fingerprint(st, &pinned);
+	char *had = runs_fingerprint(st, NULL, &pinned);
 	rep->name = xstrdup(c.name);
 	rep->fingerprint = fingerprint_of(&c);
 	rep->collectors_changed = !had || strcmp(had, rep->fingerprint);

@@ -50,6 +50,13 @@ static void anchors(const char *dir)
 	is_rel(value(&r.ml, "x", "n", 0), 4, 0, ". never matches a newline: only 'axb=4' counts");
 	collect_result_release(&r);
 
+	struct regex_pattern u = { "v", "sum", "^value ([0-9]+)\n", "stdout", NULL, "sum" };
+	write_file(dir, "stderr", "value 1\nvalue 2\nvalue 4\n");
+	u.stream = "stderr";
+	one(dir, &u, &r);
+	is_rel(value(&r.ml, "v", "sum", 0), 7, 0, "a match that ends a line leaves the next line's ^ intact (1+2+4)");
+	collect_result_release(&r);
+
 	struct regex_pattern t = { "h", "n", "^header$\n^presetup: ([0-9]+)", "stdout", NULL, NULL };
 	one(dir, &t, &r);
 	is_rel(value(&r.ml, "h", "n", 0), 9, 0, "an explicit \\n still spans two lines, anchored at both");
