@@ -320,6 +320,8 @@ out:
 	campaign_lock_release(&lock);
 	if (loaded)
 		config_release(&c);
+	if (ret)
+		recollect_report_release(rep);
 	return ret;
 }
 

@@ -54,7 +54,8 @@ struct recollect_report {
  * stored config when config_path is NULL.  dir NULL: the config's default
  * (<name>.campaign beside it).  Takes the campaign lock.  0, or -1 with err
  * (one line: a missing or wrong directory, a bad config, a config that
- * changes more than its collect section, the lock held).
+ * changes more than its collect section, the lock held); rep then holds
+ * nothing to release.
  */
 int campaign_recollect(const char *dir, const char *config_path, struct recollect_report *rep,
 		       struct perr *err);
