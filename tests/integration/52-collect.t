@@ -44,7 +44,7 @@ is "$(values res v)" "" "no value is invented for the broken pattern"
 # 2. the config fixed: run refuses to mix collectors, collect fills in
 cfg '^result: ([0-9]+)$'
 "$PS" run "$T/c.cfg" > /dev/null 2> "$T/err"; is $? 2 "run refuses a changed collect section"
-like "$(cat "$T/err")" "re-collect them first: perfsweep collect" "and names the fix"
+like "$(cat "$T/err")" "perfsweep collect" "and names the fix (collect)"
 is "$(wc -l < "$T/err")" 1 "in one line"
 "$PS" collect "$T/c.cfg" > "$T/out" 2> "$T/err"; is $? 0 "collect with the fixed config"
 like "$(cat "$T/out")" "campaign 'c': 4 done runs re-collected, none run again" "collect says what it did"

@@ -57,7 +57,7 @@ is "$(q "SELECT COUNT(*) FROM runs r WHERE (SELECT COUNT(*) FROM measurements WH
 
 # run refuses to add runs with either set of collectors meanwhile
 "$PS" run "$T/new.cfg" > /dev/null 2> "$T/err"; is $? 2 "run refuses an unfinished re-collection"
-like "$(cat "$T/err")" "did not finish; finish it first: perfsweep collect" "and says how to finish it"
+like "$(cat "$T/err")" "perfsweep collect" "and names collect as the way on"
 "$PS" run "$T/old.cfg" > /dev/null 2>&1; is $? 2 "with the old collectors as well"
 
 # collect again finishes it, running nothing
