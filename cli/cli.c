@@ -13,6 +13,7 @@ static const struct cli_entry *const commands[] = {
 	&cmd_run_entry,
 	&cmd_status_entry,
 	&cmd_cancel_entry,
+	&cmd_collect_entry,
 	&cmd_model_entry,
 	&cmd_export_entry,
 	&cmd_topo_entry,

@@ -141,6 +141,7 @@ extern const struct cli_entry cmd_plan_entry;
 extern const struct cli_entry cmd_run_entry;
 extern const struct cli_entry cmd_status_entry;
 extern const struct cli_entry cmd_cancel_entry;
+extern const struct cli_entry cmd_collect_entry;
 extern const struct cli_entry cmd_model_entry;
 extern const struct cli_entry cmd_export_entry;
 extern const struct cli_entry cmd_topo_entry;

@@ -8,6 +8,7 @@
 #include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
+#include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
 #include "orchestrator/store.h"
 #include <errno.h>
@@ -73,7 +74,7 @@ static int open_store(struct store **st, char **campaign_dir, struct campaign_lo
 		      const char *dir, const struct campaign_config *cfg, const struct plan *pl,
 		      struct perr *err)
 {
-	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
+	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
 	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
@@ -124,8 +125,29 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* Each collector that matched nothing in some done runs, named with the
+   count; returns how many collectors did. */
+static int report_misses(struct store *st, long long done, const char *cfg_path, const char *campaign_dir)
+{
+	struct store_miss *m;
+	int n;
+	struct perr err;
+	if (store_collect_misses(st, &m, &n, &err)) {
+		cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		printf("collector %s matched nothing in %lld of %lld done runs\n", m[i].collector, m[i].runs, done);
+	if (n)
+		fprintf(stderr, "%d collector%s matched nothing: fix the collect section, then "
+			"perfsweep collect %s --dir %s (nothing runs again)\n", n, n == 1 ? "" : "s",
+			cfg_path, campaign_dir);
+	store_misses_free(m, n);
+	return n;
+}
+
 /* The campaign's state after the session, and the exit code it means. */
-static int report(struct store *st, const char *name, const char *campaign_dir,
+static int report(struct store *st, const char *name, const char *cfg_path, const char *campaign_dir,
 		  const struct runner_stats *rs)
 {
 	struct store_counts cnt;
@@ -138,6 +160,7 @@ static int report(struct store *st, const char *name, const char *campaign_dir,
 	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
 	       rs->started, rs->retried, rs->rerun, rs->adopted);
 	printf("store: %s/campaign.db\n", campaign_dir);
+	int missed = report_misses(st, cnt.done, cfg_path, campaign_dir);
 	if (rs->budget_stopped) {
 		fprintf(stderr, "stopped starting runs: the budget would be overrun (runs in flight finished); "
 			"raise budget.overrun or budget.core_hours, then run again to go on\n");
@@ -147,7 +170,7 @@ static int report(struct store *st, const char *name, const char *campaign_dir,
 		fprintf(stderr, "interrupted: run the same command again to resume\n");
 		return EXIT_RUNS_FAILED;
 	}
-	return cnt.failed ? EXIT_RUNS_FAILED : EXIT_OK;
+	return cnt.failed || missed ? EXIT_RUNS_FAILED : EXIT_OK;
 }
 
 static int exec_run(struct cli_args *a)
@@ -168,6 +191,7 @@ static int exec_run(struct cli_args *a)
 	memset(&cfg, 0, sizeof(cfg));
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
 	    open_store(&st, &campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    campaign_collectors_check(st, &cfg, &err) ||
 	    run_remember_config(st, &cfg, &err) || new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -182,14 +206,14 @@ static int exec_run(struct cli_args *a)
 	memset(&rs, 0, sizeof(rs));
 	if (cli_value(a, 'u')) {
 		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3, &rs);
-		int r2 = ret == EXIT_USAGE ? ret : report(st, cfg.name, campaign_dir, &rs);
+		int r2 = ret == EXIT_USAGE ? ret : report(st, cfg.name, cfg.path, campaign_dir, &rs);
 		ret = r2 == EXIT_OK ? ret : r2;
 	} else if (campaign_execute(st, &cfg, b, &ro, &rs, &passes, &err)) {
 		ret = cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
 	} else {
 		if (passes)
 			fprintf(stderr, "adaptive repetitions: %d extra pass%s\n", passes, passes == 1 ? "" : "es");
-		ret = report(st, cfg.name, campaign_dir, &rs);
+		ret = report(st, cfg.name, cfg.path, campaign_dir, &rs);
 	}
 out:
 	if (b)
@@ -234,8 +258,11 @@ const struct cli_entry cmd_run_entry = {
 		"--until publishable: run, validate, refine and repeat, at most --rounds N rounds\n"
 		"(default 3), within the budget; prints the verdict after each round and stops when\n"
 		"publishable, when nothing actionable is left or when the budget is spent.\n"
+		"A collect section that differs from the one the runs were collected with is refused:\n"
+		"re-collect first with `perfsweep collect CONFIG --dir DIR`.\n"
 		"Exit status 0 when every run is done (with --until: and publishable), 1 when some\n"
-		"failed for good, 3 with --until when the campaign is still blocked.",
+		"failed for good or a collector matched nothing in some done run (the summary names\n"
+		"it and the count), 3 with --until when the campaign is still blocked.",
 	.options = run_options,
 	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",

@@ -12,6 +12,15 @@
 
 static const char *aggregates[] = { "last", "first", "sum", "mean", "max", "min", NULL };
 
+int regex_compile(regex_t *re, const char *pattern, char *msg, size_t n)
+{
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NEWLINE);
+	if (!rc)
+		return 0;
+	regerror(rc, re, msg, n);
+	return -1;
+}
+
 int regex_aggregate_valid(const char *name)
 {
 	for (const char **a = aggregates; *a; a++)
@@ -27,7 +36,8 @@ static int scan(const regex_t *re, const char *text, const char *agg, double *ou
 	const char *p = text;
 	int n = 0;
 	double acc = 0;
-	while (*p && !regexec(re, p, 2, m, p == text ? 0 : REG_NOTBOL)) {
+	/* a search that starts mid-line must not take its start for a line start */
+	while (*p && !regexec(re, p, 2, m, p == text || p[-1] == '\n' ? 0 : REG_NOTBOL)) {
 		if (m[1].rm_so >= 0) {
 			char num[64];
 			size_t len = (size_t)(m[1].rm_eo - m[1].rm_so);
@@ -99,28 +109,32 @@ int regex_file_valid(const char *file, const char **why)
 	return 1;
 }
 
-/* One pattern over one named file of the run directory, stored as rank 0. */
-static void collect_file(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
+/* One pattern over one named file of the run directory, stored as rank 0;
+   returns 1 when it matched. */
+static int collect_file(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
 			 const char *agg, struct measurement_list *out, struct strbuf *problems)
 {
 	struct strbuf text;
 	strbuf_init(&text);
 	char *path = xasprintf("%s/%s", run_dir, p->file);
 	double v;
+	int matched = 0;
 	if (strbuf_read_file(&text, path))
 		strbuf_addf(problems, "%s%s/%s: file '%s' is missing in the run directory", problems->len ? "; " : "",
 			    p->region, p->metric, p->file);
-	else if (scan(re, text.buf, agg, &v))
+	else if ((matched = scan(re, text.buf, agg, &v) > 0))
 		measurement_list_add(out, 0, p->region, p->metric, v);
 	else
 		strbuf_addf(problems, "%spattern for %s/%s never matched %s", problems->len ? "; " : "",
 			    p->region, p->metric, p->file);
 	free(path);
 	strbuf_release(&text);
+	return matched;
 }
 
-/* One pattern over the output stream of every rank. */
-static void collect_stream(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
+/* One pattern over the output stream of every rank; returns 1 when it
+   matched in at least one. */
+static int collect_stream(const char *run_dir, const struct regex_pattern *p, const regex_t *re,
 			   const char *agg, struct measurement_list *out, struct strbuf *problems)
 {
 	struct strbuf text;
@@ -144,10 +158,12 @@ static void collect_stream(const char *run_dir, const struct regex_pattern *p, c
 	if (!matched)
 		strbuf_addf(problems, "%spattern for %s/%s never matched %s", problems->len ? "; " : "",
 			    p->region, p->metric, p->stream);
+	return matched > 0;
 }
 
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
-		  struct measurement_list *out, char **collect_error, struct perr *err)
+		  struct measurement_list *out, char **collect_error, unsigned char *missed,
+		  struct perr *err)
 {
 	struct strbuf problems;
 	strbuf_init(&problems);
@@ -155,18 +171,16 @@ int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npa
 	for (int i = 0; i < npats; i++) {
 		const struct regex_pattern *p = &pats[i];
 		regex_t re;
-		int rc = regcomp(&re, p->pattern, REG_EXTENDED);
-		if (rc) {
-			char msg[256];
-			regerror(rc, &re, msg, sizeof(msg));
+		char msg[256];
+		if (regex_compile(&re, p->pattern, msg, sizeof(msg))) {
 			strbuf_release(&problems);
 			return perr_set(err, "invalid pattern '%s': %s", p->pattern, msg);
 		}
 		const char *agg = p->aggregate ? p->aggregate : "last";
-		if (p->file)
-			collect_file(run_dir, p, &re, agg, out, &problems);
-		else
-			collect_stream(run_dir, p, &re, agg, out, &problems);
+		int matched = p->file ? collect_file(run_dir, p, &re, agg, out, &problems)
+				      : collect_stream(run_dir, p, &re, agg, out, &problems);
+		if (missed)
+			missed[i] = !matched;
 		regfree(&re);
 	}
 	if (problems.len)

@@ -493,13 +493,10 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 		return bad(c, err, config_setting_get_member(g, "stream"),
 			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
 	regex_t re;
-	int rc = regcomp(&re, p->pattern, REG_EXTENDED);
-	if (rc) {
-		char msg[256];
-		regerror(rc, &re, msg, sizeof(msg));
+	char msg[256];
+	if (regex_compile(&re, p->pattern, msg, sizeof(msg)))
 		return bad(c, err, config_setting_get_member(g, "pattern"),
 			   "invalid regular expression: %s", msg);
-	}
 	size_t groups = re.re_nsub;
 	regfree(&re);
 	if (groups < 1)
@@ -770,18 +767,10 @@ static int parse_repetitions(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
-int config_load(struct campaign_config *c, const char *path, struct perr *err)
+/* c->text parsed and checked; c->path names it in messages. */
+static int config_parse(struct campaign_config *c, struct perr *err)
 {
-	memset(c, 0, sizeof(*c));
-	config_init(&c->cfg);
-	c->path = xstrdup(path);
-	char *tmp = xstrdup(path);
-	c->dir = xstrdup(dirname(tmp));
-	free(tmp);
-
-	if (read_config_text(c, path, err))
-		return -1;
-
+	const char *path = c->path;
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
 	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE) {
@@ -828,6 +817,45 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err)
 	c->cost_model = config_setting_get_member(root, "cost_model");
 	c->topology = config_setting_get_member(root, "topology");
 	return 0;
+}
+
+int config_load(struct campaign_config *c, const char *path, struct perr *err)
+{
+	memset(c, 0, sizeof(*c));
+	config_init(&c->cfg);
+	c->path = xstrdup(path);
+	char *tmp = xstrdup(path);
+	c->dir = xstrdup(dirname(tmp));
+	free(tmp);
+	if (read_config_text(c, path, err))
+		return -1;
+	return config_parse(c, err);
+}
+
+int config_load_text(struct campaign_config *c, const char *text, const char *label, const char *dir,
+		     struct perr *err)
+{
+	memset(c, 0, sizeof(*c));
+	config_init(&c->cfg);
+	c->path = xstrdup(label);
+	c->dir = xstrdup(dir);
+	c->text = xstrdup(text);
+	return config_parse(c, err);
+}
+
+char *config_default_dir(const struct campaign_config *c)
+{
+	return xasprintf("%s/%s.campaign", c->dir, c->name);
+}
+
+void config_collectors(const struct campaign_config *c, struct collector_set *cs)
+{
+	cs->wall = c->collect_wall;
+	cs->nregex = c->nregex;
+	cs->regex = c->regex;
+	cs->cubex = c->collect_cubex;
+	cs->ncubex_metrics = c->ncubex_metrics;
+	cs->cubex_metrics = c->cubex_metrics;
 }
 
 static void free_strings(char **v, int n)

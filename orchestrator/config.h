@@ -7,6 +7,7 @@
  */
 #ifndef PS_CONFIG_H
 #define PS_CONFIG_H
+#include "collectors/collector_set.h"
 #include "collectors/regex_collect.h"
 #include "common/error.h"
 #include "designs/plan.h"
@@ -57,6 +58,17 @@ struct campaign_config {
 };
 
 int config_load(struct campaign_config *c, const char *path, struct perr *err);
+/*
+ * The same from a config's text (e.g. the one stored with a campaign):
+ * label stands for the file in messages ("LABEL:LINE: ..."), dir is where
+ * relative paths and @include resolve.  Release c either way.
+ */
+int config_load_text(struct campaign_config *c, const char *text, const char *label, const char *dir,
+		     struct perr *err);
+/* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
+char *config_default_dir(const struct campaign_config *c);
+/* The config's collectors as a set (pointing into c). */
+void config_collectors(const struct campaign_config *c, struct collector_set *cs);
 void config_release(struct campaign_config *c);
 /* "FILE:LINE" of a setting, for error messages. */
 const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,

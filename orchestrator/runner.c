@@ -1,9 +1,7 @@
 /* The run engine: pending -> submitted -> running -> done | failed. */
 #include "common/clock.h"
 #include "orchestrator/runner.h"
-#include "collectors/cubex_collect.h"
-#include "collectors/regex_collect.h"
-#include "collectors/wall.h"
+#include "collectors/collector_set.h"
 #include "common/strbuf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -199,31 +197,6 @@ static void spec_release(struct spec_buf *sb)
 	runner_free_argv(sb->env);
 	free(sb->run_dir);
 	free(sb->workdir);
-}
-
-/* Collect a finished run's measurements; never fails the run itself. */
-static void collect(const struct campaign_config *c, const char *run_dir, const struct run_result *res,
-		    struct measurement_list *ml, char **collect_error)
-{
-	struct perr err = { "" };
-	struct strbuf errs;
-	strbuf_init(&errs);
-	if (c->collect_wall)
-		collect_wall(run_dir, res->wall, ml, &err);
-	char *rx_err = NULL;
-	if (c->nregex && collect_regex(run_dir, c->regex, c->nregex, ml, &rx_err, &err))
-		strbuf_addstr(&errs, err.msg);
-	if (rx_err)
-		strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", rx_err);
-	free(rx_err);
-	if (c->collect_cubex) {
-		char *dir = xasprintf("%s/scorep", run_dir);
-		if (collect_cubex(dir, c->cubex_metrics, c->ncubex_metrics, ml, &err))
-			strbuf_addf(&errs, "%s%s", errs.len ? "; " : "", err.msg);
-		free(dir);
-	}
-	*collect_error = errs.len ? strbuf_detach(&errs) : NULL;
-	strbuf_release(&errs);
 }
 
 /* Before starting r: 1 when the budget stops new starts (said once), -1 err. */
@@ -439,18 +412,17 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 static int apply_success(struct engine *e, const struct run_result *x, struct perr *err)
 {
 	char *run_dir = store_run_dir(e->st, x->id);
-	struct measurement_list ml;
-	measurement_list_init(&ml);
-	char *cerr = NULL;
-	collect(e->c, run_dir, x, &ml, &cerr);
+	struct collector_set cs;
+	struct collect_result cr;
+	config_collectors(e->c, &cs);
+	collector_set_run(&cs, run_dir, x->wall, &cr);
 	int dr = run_bindings_record(e->st, x->id, run_dir, err);
 	if (!dr)
-		dr = store_mark_done(e->st, x->id, x->ended_at, x->exit_status, x->wall, &ml, cerr, err);
+		dr = store_mark_collected(e->st, x->id, x->ended_at, x->exit_status, x->wall, &cr, err);
 	e->stats->done++;
-	event(e->o, x->id, cerr ? "done-with-collection-error" : "done", cerr);
-	free(cerr);
+	event(e->o, x->id, cr.error ? "done-with-collection-error" : "done", cr.error);
 	free(run_dir);
-	measurement_list_release(&ml);
+	collect_result_release(&cr);
 	return dr ? -1 : 0;
 }
 

@@ -47,6 +47,11 @@ int run_state_parse(const char *name)
    repetition and its re-measurement, never two rows. */
 #define RUNS_IDENTITY "CREATE UNIQUE INDEX IF NOT EXISTS runs_identity ON runs(point, repetition, remeasure);"
 
+/* Added after schema version 1: the collectors that matched nothing in a
+   run's last collection (names as collector_set.h gives them). */
+#define MISSES_TABLE "CREATE TABLE IF NOT EXISTS collect_misses(run INTEGER NOT NULL," \
+	" collector TEXT NOT NULL, PRIMARY KEY(run, collector));"
+
 static const char *schema =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS params(idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
@@ -69,7 +74,7 @@ static const char *schema =
 	"CREATE TABLE IF NOT EXISTS measurements(run INTEGER NOT NULL, rank INTEGER NOT NULL,"
 	" region TEXT NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);"
-	BINDINGS_TABLE RUNS_IDENTITY;
+	BINDINGS_TABLE MISSES_TABLE RUNS_IDENTITY;
 
 int sdb_err(struct store *st, struct perr *err, const char *what)
 {
@@ -118,9 +123,14 @@ const char *store_dir(const struct store *st)
 	return st->dir;
 }
 
+char *store_run_path(const struct store *st, long long id)
+{
+	return xasprintf("%s/runs/%lld", st->dir, id);
+}
+
 char *store_run_dir(const struct store *st, long long id)
 {
-	char *d = xasprintf("%s/runs/%lld", st->dir, id);
+	char *d = store_run_path(st, id);
 	fs_mkdir_p(d);
 	return d;
 }
@@ -279,7 +289,7 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 		return -1;
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
-	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE, err)) || migrate_grown(st, err)) {
+	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE MISSES_TABLE, err)) || migrate_grown(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -310,27 +320,37 @@ char *store_get_meta(struct store *st, const char *key)
 	return v;
 }
 
+/* Set key (a NULL value removes it), inside the caller's transaction. */
 int sdb_put_meta(struct store *st, const char *key, const char *value, struct perr *err)
 {
-	sqlite3_stmt *s = sdb_prepare(st, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", err);
+	sqlite3_stmt *s = sdb_prepare(st, value ? "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"
+						: "DELETE FROM meta WHERE key = ?", err);
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+	if (value)
+		sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "write meta");
 }
 
-int store_set_meta(struct store *st, const char *key, const char *value, struct perr *err)
+int store_set_metas(struct store *st, const char *const *keys, const char *const *values, int n,
+		    struct perr *err)
 {
 	if (sdb_begin(st, err))
 		return -1;
-	if (sdb_put_meta(st, key, value, err)) {
-		sdb_rollback(st);
-		return -1;
-	}
+	for (int i = 0; i < n; i++)
+		if (sdb_put_meta(st, keys[i], values[i], err)) {
+			sdb_rollback(st);
+			return -1;
+		}
 	return sdb_commit(st, err);
+}
+
+int store_set_meta(struct store *st, const char *key, const char *value, struct perr *err)
+{
+	return store_set_metas(st, &key, &value, 1, err);
 }
 
 /*
@@ -915,22 +935,21 @@ int store_mark_running(struct store *st, long long id, double t, struct perr *er
 	return change(st, id, RUN_RUNNING, NULL, &c, err);
 }
 
-int store_mark_done(struct store *st, long long id, double t, int exit_status, double wall,
-		    const struct measurement_list *ml, const char *collect_error, struct perr *err)
+/* Replace run id's measurements and collector misses (inside the caller's
+   transaction): earlier attempts' values are never counted twice. */
+static int replace_collected(struct store *st, long long id, const struct measurement_list *ml,
+			     char *const *missed, int nmissed, struct perr *err)
 {
-	if (sdb_begin(st, err))
-		return -1;
-	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM measurements WHERE run = ?", err);
-	sqlite3_stmt *ins = sdb_prepare(st, "INSERT INTO measurements(run, rank, region, metric, value)"
-				    " VALUES(?,?,?,?,?)", err);
-	if (!del || !ins)
-		goto fail;
-	/* measurements of an earlier, interrupted attempt are never counted twice */
-	sqlite3_bind_int64(del, 1, id);
-	if (sqlite3_step(del) != SQLITE_DONE) {
-		sdb_err(st, err, "delete measurements");
-		goto fail;
-	}
+	int ret = -1;
+	sqlite3_stmt *ins = NULL, *miss = NULL;
+	char *del = xasprintf("DELETE FROM measurements WHERE run = %lld;"
+			      " DELETE FROM collect_misses WHERE run = %lld;", id, id);
+	if (sdb_exec(st, del, err))
+		goto out;
+	ins = sdb_prepare(st, "INSERT INTO measurements(run, rank, region, metric, value) VALUES(?,?,?,?,?)", err);
+	miss = sdb_prepare(st, "INSERT OR IGNORE INTO collect_misses(run, collector) VALUES(?,?)", err);
+	if (!ins || !miss)
+		goto out;
 	for (int i = 0; ml && i < ml->n; i++) {
 		const struct measurement *m = &ml->m[i];
 		sqlite3_bind_int64(ins, 1, id);
@@ -940,23 +959,126 @@ int store_mark_done(struct store *st, long long id, double t, int exit_status, d
 		sqlite3_bind_double(ins, 5, m->value);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
 			sdb_err(st, err, "write measurements");
-			goto fail;
+			goto out;
 		}
 		sqlite3_reset(ins);
 	}
+	for (int i = 0; i < nmissed; i++) {
+		sqlite3_bind_int64(miss, 1, id);
+		sqlite3_bind_text(miss, 2, missed[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(miss) != SQLITE_DONE) {
+			sdb_err(st, err, "write collector misses");
+			goto out;
+		}
+		sqlite3_reset(miss);
+	}
+	ret = 0;
+out:
+	free(del);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(miss);
+	return ret;
+}
+
+static int mark_done(struct store *st, long long id, double t, int exit_status, double wall,
+		     const struct measurement_list *ml, const char *collect_error, char *const *missed,
+		     int nmissed, struct perr *err)
+{
+	if (sdb_begin(st, err))
+		return -1;
 	struct change c = { .set = "ended_at = ?6, wall = ?7, exit_status = ?10, collect_error = ?2,"
 				   " reason = NULL, started_at = COALESCE(started_at, submitted_at)",
 			    .text = { collect_error }, .num = { t, wall }, .ival = { exit_status } };
-	if (sdb_apply_change(st, id, RUN_DONE, collect_error, &c, err))
-		goto fail;
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
+	if (replace_collected(st, id, ml, missed, nmissed, err) ||
+	    sdb_apply_change(st, id, RUN_DONE, collect_error, &c, err)) {
+		sdb_rollback(st);
+		return -1;
+	}
 	return sdb_commit(st, err);
-fail:
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
-	sdb_rollback(st);
-	return -1;
+}
+
+int store_mark_done(struct store *st, long long id, double t, int exit_status, double wall,
+		    const struct measurement_list *ml, const char *collect_error, struct perr *err)
+{
+	return mark_done(st, id, t, exit_status, wall, ml, collect_error, NULL, 0, err);
+}
+
+int store_mark_collected(struct store *st, long long id, double t, int exit_status, double wall,
+			 const struct collect_result *cr, struct perr *err)
+{
+	return mark_done(st, id, t, exit_status, wall, &cr->ml, cr->error, cr->missed, cr->nmissed, err);
+}
+
+/* The state of run id, or -1 (err). */
+static int run_state_of(struct store *st, long long id, struct perr *err)
+{
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT state FROM runs WHERE id = ?", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	int state = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+	sqlite3_finalize(s);
+	return state < 0 ? perr_set(err, "%s: no run %lld", st->dir, id) : state;
+}
+
+int store_recollect(struct store *st, long long id, const struct collect_result *cr,
+		    struct measurement_list *old, struct perr *err)
+{
+	if (sdb_begin(st, err))
+		return -1;
+	int state = run_state_of(st, id, err);
+	if (state != RUN_DONE) {
+		sdb_rollback(st);
+		return state < 0 ? -1 : 1;
+	}
+	char *detail = xasprintf("re-collected%s%s", cr->error ? ": " : "", cr->error ? cr->error : "");
+	struct change c = { .set = "collect_error = ?2", .text = { cr->error } };
+	int rc = store_load_measurements(st, id, old, err) ||
+		 replace_collected(st, id, &cr->ml, cr->missed, cr->nmissed, err) ||
+		 sdb_apply_change(st, id, RUN_DONE, detail, &c, err);
+	free(detail);
+	if (rc) {
+		sdb_rollback(st);
+		return -1;
+	}
+	return sdb_commit(st, err);
+}
+
+int store_collect_misses(struct store *st, struct store_miss **out, int *n, struct perr *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s = NULL;
+	/* a store made before the table and opened read-only has none */
+	if (sqlite3_prepare_v2(st->db, "SELECT m.collector, COUNT(*) FROM collect_misses m"
+			       " JOIN runs r ON r.id = m.run WHERE r.state = ?"
+			       " GROUP BY m.collector ORDER BY m.collector", -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return st->readonly ? 0 : sdb_err(st, err, "read collector misses");
+	}
+	sqlite3_bind_int(s, 1, RUN_DONE);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		(*out)[*n].collector = sdb_col_str(s, 0);
+		(*out)[(*n)++].runs = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		store_misses_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return sdb_err(st, err, "read collector misses");
+	}
+	return 0;
+}
+
+void store_misses_free(struct store_miss *m, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(m[i].collector);
+	free(m);
 }
 
 int store_mark_failed(struct store *st, long long id, double t, int exit_status, double wall,

@@ -18,6 +18,7 @@
  */
 #ifndef PS_STORE_H
 #define PS_STORE_H
+#include "collectors/collector_set.h"
 #include "collectors/experiment.h"
 #include "collectors/measurement.h"
 #include "common/error.h"
@@ -88,10 +89,15 @@ void store_close(struct store *st);
 const char *store_dir(const struct store *st);
 /* Directory of one run's files (created on demand); the caller frees it. */
 char *store_run_dir(const struct store *st, long long id);
+/* The same path, not created (to ask whether a run left files). */
+char *store_run_path(const struct store *st, long long id);
 
 /* Key/value metadata ("name", "backend", "config", "budget_core_hours", ...). */
 char *store_get_meta(struct store *st, const char *key);   /* caller frees; NULL if unset */
 int store_set_meta(struct store *st, const char *key, const char *value, struct perr *err);
+/* Set several meta keys in one transaction (a NULL value removes its key). */
+int store_set_metas(struct store *st, const char *const *keys, const char *const *values, int n,
+		    struct perr *err);
 
 /* Campaign parameters, in plan order. */
 int store_nparams(const struct store *st);
@@ -140,6 +146,25 @@ int store_mark_running(struct store *st, long long id, double t, struct perr *er
 /* Done: replaces any measurements of earlier attempts with ml, atomically. */
 int store_mark_done(struct store *st, long long id, double t, int exit_status, double wall,
 		    const struct measurement_list *ml, const char *collect_error, struct perr *err);
+/* Done with a collection's result (collector_set.h): its measurements, its
+   error as collect_error and the collectors that matched nothing, atomically. */
+int store_mark_collected(struct store *st, long long id, double t, int exit_status, double wall,
+			 const struct collect_result *cr, struct perr *err);
+/*
+ * Re-collection of a done run: in one transaction, move its measurements
+ * into old (appended), store cr's in their place with its collect_error and
+ * misses, bump seq and record a "re-collected" event.  0; 1 when the run is
+ * not done (nothing changed); -1 (err).
+ */
+int store_recollect(struct store *st, long long id, const struct collect_result *cr,
+		    struct measurement_list *old, struct perr *err);
+/* Per collector, the done runs where it matched nothing at their last collection. */
+struct store_miss {
+	char *collector;        /* "regex REGION/METRIC", "cubex" */
+	long long runs;
+};
+int store_collect_misses(struct store *st, struct store_miss **m, int *n, struct perr *err);
+void store_misses_free(struct store_miss *m, int n);
 /* Failed: back to pending when retry is set, else failed for good. */
 int store_mark_failed(struct store *st, long long id, double t, int exit_status, double wall,
 		      const char *reason, int retry, struct perr *err);

@@ -42,6 +42,7 @@ int sdb_commit(struct store *st, struct perr *err);
 void sdb_rollback(struct store *st);
 sqlite3_stmt *sdb_prepare(struct store *st, const char *sql, struct perr *err);
 char *sdb_col_str(sqlite3_stmt *s, int i);
+/* a NULL value removes key */
 int sdb_put_meta(struct store *st, const char *key, const char *value, struct perr *err);
 int sdb_put_plan_meta(struct store *st, const struct plan *pl, struct perr *err);
 int sdb_put_budget_meta(struct store *st, const struct plan *pl, struct perr *err);

@@ -22,7 +22,8 @@ repetitions = 1;
 order = "grouped";   # run 1 is size 25, which writes its profile
 collect = { cubex = { metrics = [ "time", "visits" ]; }; };
 CFG
-"$PS" run "$T/c.cfg" --quiet > "$T/run.txt" 2>&1; is $? 0 "the campaign runs"
+"$PS" run "$T/c.cfg" --quiet > "$T/run.txt" 2>&1; is $? 1 "the campaign runs (exit 1: one run has no profile)"
+like "$(cat "$T/run.txt")" "collector cubex matched nothing in 1 of 3 done runs" "the summary names the collector"
 ok $([ -f "$T/sp.campaign/runs/1/scorep/profile.cubex" ]; echo $?) "Score-P's directory is inside the run directory"
 "$PS" export "$T/sp.campaign" --format csv > "$T/m.csv"; is $? 0 "export"
 is "$(grep -c ',-1,"lulesh2.0->int main(int, char\*\*)->MPI_Init",visits,1$' "$T/m.csv")" 2 "MPI_Init visits (mean 1 over ranks) for the two profiled runs"

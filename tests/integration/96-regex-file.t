@@ -29,7 +29,8 @@ collect = {
   );
 };
 CFG
-"$PS" run "$T/f.cfg" --quiet > "$T/out" 2>&1; is $? 0 "a campaign with file collectors runs"
+"$PS" run "$T/f.cfg" --quiet > "$T/out" 2>&1; is $? 1 "a campaign with file collectors runs (exit 1: one run lacks the file)"
+like "$(cat "$T/out")" "collector regex k/gflops matched nothing in 1 of 3 done runs" "the summary names the collector"
 "$PS" export "$T/f.campaign" --format csv > "$T/csv"
 is "$(grep '"k",gflops' "$T/csv" | cut -d, -f3- | sort | tr '\n' ' ')" \
    "1,0,0,0,\"k\",gflops,3 2,0,0,0,\"k\",gflops,6 " "values come from the named file (last match, rank 0)"

@@ -1,0 +1,127 @@
+/* The collector set over a run's files: REG_NEWLINE anchors, which collectors
+   matched nothing, and the fingerprint of a set. */
+#include "collectors/collector_set.h"
+#include "common/fsutil.h"
+#include "tests/lib/tap.h"
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[800];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The value of region/metric at rank in l, or -1 when absent (values here are positive). */
+static double value(const struct measurement_list *l, const char *region, const char *metric, int rank)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->m[i].region, region) && !strcmp(l->m[i].metric, metric) && l->m[i].rank == rank)
+			return l->m[i].value;
+	return -1;
+}
+
+static void one(const char *dir, struct regex_pattern *p, struct collect_result *r)
+{
+	struct collector_set cs = { .nregex = 1, .regex = p };
+	collector_set_run(&cs, dir, -1, r);
+}
+
+/* ^ and $ at line starts and ends; . and [^...] stay on their line. */
+static void anchors(const char *dir)
+{
+	write_file(dir, "stdout", "header\npresetup: 9 s\nsetup: 1.5 s\nsetup: 2.5 s later\n"
+				  "value 7 extra\nvalue 8\na\nb=3\naxb=4\n");
+	struct collect_result r;
+	struct regex_pattern p = { "setup", "time", "^setup: ([0-9.]+) s$", "stdout", NULL, NULL };
+	one(dir, &p, &r);
+	is_rel(value(&r.ml, "setup", "time", 0), 1.5, 0, "^...$ takes the whole line 'setup: 1.5 s', not 'presetup' or 'later'");
+	ok(!r.error && !r.nmissed, "and no problem");
+	collect_result_release(&r);
+
+	struct regex_pattern q = { "v", "n", "value ([0-9]+)$", "stdout", NULL, "first" };
+	one(dir, &q, &r);
+	is_rel(value(&r.ml, "v", "n", 0), 8, 0, "$ ends a line: the first value at a line end is 8");
+	collect_result_release(&r);
+
+	struct regex_pattern s = { "x", "n", "a.b=([0-9]+)", "stdout", NULL, "sum" };
+	one(dir, &s, &r);
+	is_rel(value(&r.ml, "x", "n", 0), 4, 0, ". never matches a newline: only 'axb=4' counts");
+	collect_result_release(&r);
+
+	struct regex_pattern u = { "v", "sum", "^value ([0-9]+)\n", "stdout", NULL, "sum" };
+	write_file(dir, "stderr", "value 1\nvalue 2\nvalue 4\n");
+	u.stream = "stderr";
+	one(dir, &u, &r);
+	is_rel(value(&r.ml, "v", "sum", 0), 7, 0, "a match that ends a line leaves the next line's ^ intact (1+2+4)");
+	collect_result_release(&r);
+
+	struct regex_pattern t = { "h", "n", "^header$\n^presetup: ([0-9]+)", "stdout", NULL, NULL };
+	one(dir, &t, &r);
+	is_rel(value(&r.ml, "h", "n", 0), 9, 0, "an explicit \\n still spans two lines, anchored at both");
+	collect_result_release(&r);
+}
+
+/* The collectors that matched nothing are named; the others are not. */
+static void misses(const char *dir)
+{
+	struct regex_pattern p[] = {
+		{ "setup", "time", "setup: ([0-9.]+) s", "stdout", NULL, NULL },
+		{ "nope", "time", "nope: ([0-9.]+)", "stdout", NULL, NULL },
+		{ "f", "gflops", "g=([0-9]+)", "stdout", "no-such-file.txt", NULL },
+	};
+	struct collector_set cs = { .wall = 1, .nregex = 3, .regex = p, .cubex = 1 };
+	struct collect_result r;
+	collector_set_run(&cs, dir, 2.25, &r);
+	is_int(r.nmissed, 3, "three collectors matched nothing");
+	if (r.nmissed == 3) {
+		is_str(r.missed[0], "regex nope/time", "the pattern that never matched");
+		is_str(r.missed[1], "regex f/gflops", "the pattern whose file is missing");
+		is_str(r.missed[2], "cubex", "the profile that is missing");
+	}
+	ok(r.error && strstr(r.error, "pattern for nope/time never matched stdout") &&
+	   strstr(r.error, "f/gflops: file 'no-such-file.txt' is missing"), "the error names them");
+	is_rel(value(&r.ml, "main", "time", -1), 2.25, 0, "the wall time is the run's");
+	is_rel(value(&r.ml, "setup", "time", 0), 2.5, 0, "the pattern that matched has its last value");
+	collect_result_release(&r);
+}
+
+static void fingerprints(void)
+{
+	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL };
+	struct regex_pattern b = { "r", "time", "t: ([0-9]+)", "stdout", NULL, "last" };
+	struct regex_pattern c = { "r", "time", "T: ([0-9]+)", "stdout", NULL, NULL };
+	struct regex_pattern d = { "r", "time", "t: ([0-9]+)", "stdout", "out.txt", NULL };
+	struct regex_pattern e = { "r", "time", "t: ([0-9]+)", "stderr", "out.txt", NULL };
+	char *m[] = { "time", "visits" };
+	struct collector_set sa = { .wall = 1, .nregex = 1, .regex = &a };
+	struct collector_set sb = { .wall = 1, .nregex = 1, .regex = &b };
+	struct collector_set sc = { .wall = 1, .nregex = 1, .regex = &c };
+	struct collector_set sw = { .wall = 0, .nregex = 1, .regex = &a };
+	struct collector_set sd = { .nregex = 1, .regex = &d }, se = { .nregex = 1, .regex = &e };
+	struct collector_set sx = { .wall = 1, .nregex = 1, .regex = &a, .cubex = 1, .ncubex_metrics = 2,
+				    .cubex_metrics = m };
+	char *fa = collector_set_fingerprint(&sa), *fb = collector_set_fingerprint(&sb);
+	char *fc = collector_set_fingerprint(&sc), *fw = collector_set_fingerprint(&sw);
+	char *fd = collector_set_fingerprint(&sd), *fe = collector_set_fingerprint(&se);
+	char *fx = collector_set_fingerprint(&sx);
+	is_str(fa, fb, "the default aggregate spelt out is the same set");
+	ok(strcmp(fa, fc), "a changed pattern changes the fingerprint");
+	ok(strcmp(fa, fw), "wall off changes it");
+	ok(strcmp(fa, fx), "a cubex collector changes it");
+	is_str(fd, fe, "a pattern over a file ignores the stream");
+	is_int((long long)strlen(fa), 16, "16 hex digits");
+	free(fa), free(fb), free(fc), free(fw), free(fd), free(fe), free(fx);
+}
+
+int main(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/run", tap_tmpdir());
+	fs_mkdir_p(dir);
+	anchors(dir);
+	misses(dir);
+	fingerprints();
+	return done_testing();
+}
