@@ -429,17 +429,28 @@ static int alt_insert(int *alt, double *chi2, int *n, int h, double c)
 }
 
 /*
+ * The ranking key of a hypothesis not rejected: those whose chi-square is
+ * within LOF_TIE_CHI2 of the best are equally supported by the data and
+ * rank by their complexity first, the rest after them by their fit.
+ */
+static double tie_key(double chi2, double best, int complexity)
+{
+	return chi2 <= best + LOF_TIE_CHI2 ? complexity * 1e6 + (chi2 - best) : 1e12 + chi2;
+}
+
+/*
  * The noise-aware choice on one line: the constant unless the lack-of-fit
- * test rejects it, else the best-fitting one-term hypothesis among those
- * not rejected.  -1 (out untouched) when every hypothesis is rejected or
- * the test does not apply (no repetitions, non-positive values): the
- * caller falls back to Extra-P's rule, the best fit.
+ * test rejects it, else among the one-term hypotheses not rejected the
+ * simplest of those that fit as well as the best (tie_key).  -1 (out
+ * untouched) when every hypothesis is rejected or the test does not apply
+ * (no repetitions, non-positive values): the caller falls back to
+ * Extra-P's rule, the best fit.
  */
 static int fit_single_robust(const struct sp_entry *en, const double *y, const double *r, int n,
 			     const struct model_options *opt, const struct lof_noise *nz,
 			     struct sp_fit *out)
 {
-	double c0, c1, chi2;
+	double c0, c1, chi2, hc0[HYP_MAX_DEFAULTS], hc1[HYP_MAX_DEFAULTS], hchi[HYP_MAX_DEFAULTS];
 	if (nz->dof <= 0 || lof_fit_line(NULL, y, r, n, nz, &c0, &c1, &chi2) < 0)
 		return -1;
 	struct sp_fit constant = { -1, c0, 0, NAN, lof_p(chi2, n, 1, nz), 0, { 0 } };
@@ -447,21 +458,30 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 		*out = constant;
 		return 0;
 	}
-	double best_any = INFINITY, alt_chi2[SP_ALT];
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	double best_any = INFINITY, best_ok = INFINITY, keys[SP_ALT];
 	struct sp_fit ok = constant, any = constant;
-	for (int h = 0; h < en->nh; h++) {
+	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++) {
 		const double *t = &en->t[(size_t)h * n];
-		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &c0, &c1, &chi2) < 0 ||
-		    !term_contributes(c1, t, y, n, opt))
+		hchi[h] = INFINITY;
+		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &hc0[h], &hc1[h], &hchi[h]) < 0 ||
+		    !term_contributes(hc1[h], t, y, n, opt)) {
+			hchi[h] = INFINITY;
 			continue;
-		double p = lof_p(chi2, n, 2, nz);
-		if (chi2 < best_any) {
-			best_any = chi2;
-			any = (struct sp_fit){ h, c0, c1, NAN, p, 1, { h } };
 		}
-		if (p >= opt->alpha && alt_insert(ok.alt, alt_chi2, &ok.nalt, h, chi2) == 0)
-			ok = (struct sp_fit){ h, c0, c1, NAN, p, ok.nalt, { ok.alt[0], ok.alt[1], ok.alt[2] } };
+		if (hchi[h] < best_any) {
+			best_any = hchi[h];
+			any = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), 1, { h } };
+		}
+		if (lof_p(hchi[h], n, 2, nz) >= opt->alpha && hchi[h] < best_ok)
+			best_ok = hchi[h];
 	}
+	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++)
+		if (isfinite(best_ok) && lof_p(hchi[h], n, 2, nz) >= opt->alpha &&
+		    alt_insert(ok.alt, keys, &ok.nalt, h, tie_key(hchi[h], best_ok, hyp_complexity(&hyps[h]))) == 0)
+			ok = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), ok.nalt,
+					      { ok.alt[0], ok.alt[1], ok.alt[2] } };
 	if (ok.hyp < 0 && !opt->relative_fallback)
 		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
 	*out = ok.hyp >= 0 ? ok : any;
@@ -1096,51 +1116,74 @@ static void surv_combo(struct surv *s, int ns, int c)
 
 #define JOINT_MAX 27
 
+/* One combination's result in the joint choice. */
+struct joint_try {
+	int st, nterms, complexity;
+	double chi2, p, coef[MAX_COLS];
+};
+
+/* The choice among the tries: fewest terms, then the simplest of those within LOF_TIE_CHI2 of the best fit. */
+static int joint_pick(const struct joint_try *t, int n)
+{
+	int best = -1, pick = -1;
+	for (int c = 0; c < n; c++)
+		if (t[c].st >= 0 && (best < 0 || t[c].nterms < t[best].nterms ||
+				     (t[c].nterms == t[best].nterms && t[c].chi2 < t[best].chi2)))
+			best = c;
+	for (int c = 0; c < n && best >= 0; c++)
+		if (t[c].st >= 0 && t[c].nterms == t[best].nterms &&
+		    (pick < 0 || tie_key(t[c].chi2, t[best].chi2, t[c].complexity) <
+				 tie_key(t[pick].chi2, t[best].chi2, t[pick].complexity)))
+			pick = c;
+	return pick;
+}
+
 /*
  * Robust selection on all points: a line of 5 points cannot tell i from
  * i^(2/3) * log2(i) (with its own constant they differ by less than the
  * noise), but all points can (n^3 * i^(2/3) * log2(i) vanishes at i = 1).
  * So every combination of the hypotheses each line does not reject (its
- * SP_ALT best) is tried with every candidate structure, and the choice is
- * the fewest terms not rejected on all points, then the best fit.
- * Returns 0 with out set (s[] on the chosen hypotheses), or -1 when every
- * combination is rejected (s[] back on each line's best).
+ * SP_ALT first) is tried with every candidate structure, and the choice is
+ * the fewest terms not rejected on all points, then the simplest of those
+ * that fit as well as the best (joint_pick).  Returns 0 with out set (s[]
+ * on the chosen hypotheses), or -1 when every combination is rejected
+ * (s[] back on each line's choice).
  */
 static int joint_robust(struct ws *w, const struct agg *a, struct surv *s, int ns, const uint64_t *cm,
 			int ncm, int constrained, const struct model_options *opt, struct pmnf_model *out)
 {
 	struct hyp_structure cand[MAX_STRUCTS + 1];
-	int ncombo = 1, best = -1, best_st = -1;
-	double best_coef[MAX_COLS], best_chi2 = INFINITY, best_p = NAN;
+	struct joint_try tries[JOINT_MAX];
+	const struct hyp_exponent *hyps;
+	int ncombo = 1;
 	if (a->nz.dof <= 0)
 		return -1;
+	hypothesis_defaults(&hyps);
 	for (int b = 0; b < ns; b++)
 		ncombo *= s[b].nalt;
+	ncombo = ncombo <= JOINT_MAX ? ncombo : 1;
 	int nc = ns == 1 ? 1 : candidate_structures(s, ns, cm, ncm, constrained, cand);
 	if (ns == 1)
 		cand[0] = (struct hyp_structure){ 1, { 1 } };
-	for (int c = 0; c < (ncombo <= JOINT_MAX ? ncombo : 1); c++) {
-		double coef[MAX_COLS], p, chi2;
+	for (int c = 0; c < ncombo; c++) {
+		struct joint_try *t = &tries[c];
 		surv_combo(s, ns, c);
 		surv_terms(a, s, ns);
-		int st = select_structure_robust(w, a, s, ns, cand, nc, opt, coef, &p, &chi2);
-		if (st < 0 || (best >= 0 && (cand[st].nterms > cand[best_st].nterms ||
-					     (cand[st].nterms == cand[best_st].nterms && !(chi2 < best_chi2)))))
-			continue;
-		best = c;
-		best_st = st;
-		best_chi2 = chi2;
-		best_p = p;
-		memcpy(best_coef, coef, sizeof(coef));
+		t->st = select_structure_robust(w, a, s, ns, cand, nc, opt, t->coef, &t->p, &t->chi2);
+		t->nterms = t->st >= 0 ? cand[t->st].nterms : 0;
+		t->complexity = 0;
+		for (int b = 0; b < ns; b++)
+			t->complexity += hyp_complexity(&hyps[s[b].hyp]);
 	}
+	int best = joint_pick(tries, ncombo);
 	surv_combo(s, ns, best >= 0 ? best : 0);
 	surv_terms(a, s, ns);
 	if (best < 0)
 		return -1;
-	out->constant = best_coef[0];
-	for (int t = 0; t < cand[best_st].nterms; t++)
-		add_term(out, s, ns, cand[best_st].mask[t], best_coef[1 + t]);
-	out->lof_p = best_p;
+	out->constant = tries[best].coef[0];
+	for (int t = 0; t < cand[tries[best].st].nterms; t++)
+		add_term(out, s, ns, cand[tries[best].st].mask[t], tries[best].coef[1 + t]);
+	out->lof_p = tries[best].p;
 	return 0;
 }
 
