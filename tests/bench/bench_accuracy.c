@@ -7,7 +7,8 @@
  * Extra-P's rule (mean): how often the leading term's exponents are found
  * exactly, and the median relative prediction error at twice the largest
  * value of every parameter.  Then segmented lines (validator/segment.h):
- * detection and location rates, and false flags on clean lines.
+ * detection and location rates, and false flags on clean lines; and per
+ * condition the clean functions with a false blocking flag.
  * The table goes into docs/modelling.md.
  */
 #include "models/hypothesis.h"
