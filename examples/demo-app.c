@@ -4,20 +4,27 @@
  * "<kernel>: <seconds> s".
  *
  *   setup   constant time (~50 ms)
- *   dense   O(n^3 * i)       dense matrix multiply, 4.8n x 4.8n
- *   stream  O(n^2 * i)       48 triads per iteration over 3 arrays of 192 n^2 doubles
- *                            (leaves the caches)
- *   sort    O(n^2 log n * i) qsort of 24 n^2 doubles
- *   regime  O(n * i), x2 from n = 128: the variance of 150000 n generated values,
+ *   dense   O(n^3 * i)       dense matrix multiply, 7.6n x 7.6n, in blocks that
+ *                            stay in the L2 cache (no step when the matrices
+ *                            outgrow the last-level cache)
+ *   stream  O(n^2 * i)       a triad over 12288 n^2 elements per iteration, streamed
+ *                            through the same 3 arrays of 2M doubles at every n
+ *                            (48 MB, more than the last-level cache: memory-bound,
+ *                            and no cache-size step as n grows)
+ *   sort    O(n^2 log n * i) merge sort of 160 arrays of n^2 doubles per iteration,
+ *                            one at a time (n^2 = 2^(2 log2 n) values: the
+ *                            steps are proportional to n^2 log2 n)
+ *   regime  O(n * i), x2 from n = 128: the variance of 330000 n generated values,
  *                            one pass below n = 128, the two-pass algorithm
  *                            (mean first, then the centred sum) from n = 128 on:
  *                            a regime change that does not depend on the hardware
- * Each kernel takes at least ~50 ms at the demo's smallest point (n=80, i=1).
- * (stream and sort grow with n^2 so that, over the demo's range of n, their
- * leading terms stand out from the neighbouring exponents.)
+ * Each kernel takes at least ~50 ms (CPU time, on the 2-core development
+ * machine) at the demo's smallest point (n=72, i=1); every allocation and
+ * initialisation happens before the kernel's clock starts.
  *
- * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
+ * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
+ *   -c  the kernels' clock: wall (default) or cpu, the CPU time of the thread
  *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
  *   --fail-once FILE  exit 3 if FILE does not exist, after creating it (tests: retries)
  *   --echo  print every argument on its own line as "arg: <value>" (tests: no shell)
@@ -26,37 +33,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The kernels' clock: wall time (CLOCK_MONOTONIC), or with -c cpu the CPU
+   time of this thread, which leaves out the time it waited for a core
+   while other programs ran (cache and memory interference still count). */
+static clockid_t kernel_clock = CLOCK_MONOTONIC;
 
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(kernel_clock, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static volatile double sink;
 
-#define SETUP_STEPS 14000000
-#define DENSE_SCALE 4.8         /* matrix size per unit of n */
-#define STREAM_PASSES 48        /* triads per iteration */
-#define STREAM_SCALE 192        /* doubles per array per unit of n^2 */
-#define SORT_SCALE 24           /* doubles per unit of n^2 */
-#define REGIME_SCALE 150000     /* values per unit of n */
+#define SETUP_STEPS 20000000
+#define DENSE_SCALE 7.6         /* matrix size per unit of n */
+#define DENSE_BLOCK 128         /* 128 x 128 doubles of b: 128 KB, inside the L2 cache */
+#define STREAM_SCALE 12288      /* triad elements per iteration per unit of n^2 */
+#define STREAM_LEN (2L << 20)   /* doubles per array: 3 arrays of 16 MB */
+#define SORT_ARRAYS 160         /* arrays of n^2 doubles sorted per iteration */
+#define REGIME_SCALE 330000     /* values per unit of n */
 #define REGIME_SWITCH 128       /* n from which the two-pass algorithm runs */
 
 /* Cache-line aligned arrays: malloc returns large blocks 16 bytes past a
    page boundary, which makes vector loads straddle lines and the timings
-   of one size jump between two levels from run to run. */
+   of one size jump between two levels from run to run.  Large ones are
+   2 MB aligned and asked for huge pages: touching fresh memory page by
+   page is slow in a virtual machine (it is done before any clock starts,
+   but it is most of a run's wall time). */
 static double *array(long n)
 {
-	size_t bytes = ((size_t)n * sizeof(double) + 63) / 64 * 64;
-	double *p = aligned_alloc(64, bytes);
+	size_t align = (size_t)n * sizeof(double) >= (2u << 20) ? 2u << 20 : 64;
+	size_t bytes = ((size_t)n * sizeof(double) + align - 1) / align * align;
+	double *p = aligned_alloc(align, bytes);
 	if (!p) {
 		fprintf(stderr, "demo-app: out of memory\n");
 		exit(1);
 	}
+#ifdef MADV_HUGEPAGE
+	if (align > 64)
+		madvise(p, bytes, MADV_HUGEPAGE);
+#endif
 	memset(p, 0, bytes);
 	return p;
 }
@@ -70,6 +92,20 @@ static double setup(void)
 	return now() - t;
 }
 
+/* c += a * b over the rows k in [kk, kk + DENSE_BLOCK) of b and its columns in [jj, jj + DENSE_BLOCK). */
+static void dense_block(const double *a, const double *b, double *c, long n, long kk, long jj)
+{
+	long ke = kk + DENSE_BLOCK < n ? kk + DENSE_BLOCK : n, je = jj + DENSE_BLOCK < n ? jj + DENSE_BLOCK : n;
+	for (long i = 0; i < n; i++)
+		for (long k = kk; k < ke; k++) {
+			double aik = a[i * n + k];
+			const double *bk = &b[k * n];
+			double *ci = &c[i * n];
+			for (long j = jj; j < je; j++)
+				ci[j] += aik * bk[j];
+		}
+}
+
 static double dense(long n, long iters)
 {
 	n = (long)(n * DENSE_SCALE);
@@ -80,12 +116,9 @@ static double dense(long n, long iters)
 	}
 	double t = now();
 	for (long it = 0; it < iters; it++)
-		for (long i = 0; i < n; i++)
-			for (long k = 0; k < n; k++) {
-				double aik = a[i * n + k];
-				for (long j = 0; j < n; j++)
-					c[i * n + j] += aik * b[k * n + j];
-			}
+		for (long kk = 0; kk < n; kk += DENSE_BLOCK)
+			for (long jj = 0; jj < n; jj += DENSE_BLOCK)
+				dense_block(a, b, c, n, kk, jj);
 	t = now() - t;
 	sink += c[n * n / 2];
 	free(a);
@@ -96,7 +129,7 @@ static double dense(long n, long iters)
 
 static double stream(long n, long iters)
 {
-	long len = n * n * STREAM_SCALE;
+	long len = STREAM_LEN, total = n * n * STREAM_SCALE;
 	double *x = array(len), *y = array(len), *z = array(len);
 	for (long i = 0; i < len; i++) {
 		x[i] = 1.0;
@@ -104,9 +137,12 @@ static double stream(long n, long iters)
 		z[i] = 0.0;
 	}
 	double t = now();
-	for (long it = 0; it < iters * STREAM_PASSES; it++)
-		for (long i = 0; i < len; i++)
-			z[i] = x[i] + 3.0 * y[i];
+	for (long it = 0; it < iters; it++)
+		for (long done = 0; done < total; done += len) {
+			long m = total - done < len ? total - done : len;
+			for (long i = 0; i < m; i++)
+				z[i] = x[i] + 3.0 * y[i];
+		}
 	t = now() - t;
 	sink += z[len / 2];
 	free(x);
@@ -115,28 +151,40 @@ static double stream(long n, long iters)
 	return t;
 }
 
-static int cmp(const void *a, const void *b)
+/* Sort v[0..len) with the buffer tmp (top-down merge sort: about len log2 len steps). */
+static void merge_sort(double *v, double *tmp, long len)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	if (len < 2)
+		return;
+	long h = len / 2, i = 0, j = h, k = 0;
+	merge_sort(v, tmp, h);
+	merge_sort(v + h, tmp, len - h);
+	while (i < h && j < len)
+		tmp[k++] = v[j] < v[i] ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < len)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, (size_t)len * sizeof(double));
 }
 
 static double sort(long n, long iters)
 {
-	long len = n * n * SORT_SCALE;
-	double *v = array(len), t = 0;
+	long len = n * n;
+	double *v = array(len), *tmp = array(len), t = 0;
 	unsigned s = 12345;
-	for (long it = 0; it < iters; it++) {
+	for (long it = 0; it < iters * SORT_ARRAYS; it++) {
 		for (long i = 0; i < len; i++) {
 			s = s * 1103515245u + 12345u;
 			v[i] = (double)(s >> 8);
 		}
 		double t0 = now();
-		qsort(v, (size_t)len, sizeof(double), cmp);
+		merge_sort(v, tmp, len);
 		t += now() - t0;
 	}
 	sink += v[len / 2];
 	free(v);
+	free(tmp);
 	return t;
 }
 
@@ -197,12 +245,20 @@ int main(int argc, char **argv)
 			echo = 1;
 		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
 			fail_once = argv[++i];
-		} else if (argv[i][0] == '-' && strchr("niks", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
+		} else if (argv[i][0] == '-' && strchr("nikcs", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
 			char o = argv[i][1];
 			const char *v = argv[++i];
 			char *end;
 			if (o == 'k') {
 				kernels = v;
+				continue;
+			}
+			if (o == 'c') {
+				if (strcmp(v, "cpu") && strcmp(v, "wall")) {
+					fprintf(stderr, "demo-app: bad clock '%s'; write -c cpu or -c wall\n", v);
+					return 2;
+				}
+				kernel_clock = strcmp(v, "cpu") ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
 				continue;
 			}
 			double x = strtod(v, &end);
@@ -217,7 +273,7 @@ int main(int argc, char **argv)
 			else
 				nap = x;
 		} else if (!echo) {
-			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-s SLEEP] [--fail-once FILE] [--echo]\n");
+			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-s SLEEP] [--fail-once FILE] [--echo]\n");
 			return 2;
 		}
 	}

@@ -18,6 +18,14 @@ struct hyp_exponent {
 /* The 42 default building blocks (19 without log, 13 with log^1, 10 with log^2). */
 int hypothesis_defaults(const struct hyp_exponent **out);
 static inline double hyp_poly(const struct hyp_exponent *h) { return (double)h->num / h->den; }
+#define HYP_MAX_DEFAULTS 64
+/*
+ * How far a building block is from the simplest forms (x, x^2, x^3: 0):
+ * its log2 exponent plus its exponent's denominator minus one, so x^2 * log2(x)
+ * is 1, x^(3/2) 1, x^(9/4) 3, x^(4/5) 4.  The robust selection takes the
+ * simplest of the hypotheses that fit equally well (docs/modelling.md).
+ */
+static inline int hyp_complexity(const struct hyp_exponent *h) { return h->log + h->den - 1; }
 
 /*
  * A combination of single-parameter terms for n surviving parameters

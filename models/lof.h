@@ -28,6 +28,12 @@
 #include "models/points.h"
 
 #define LOF_MIN_REL_SD 0.001
+/*
+ * Hypotheses with as many coefficients whose chi-square is within this of
+ * the best one's are equally supported by the data (a difference of 2 in
+ * AIC; Burnham and Anderson): the robust selection takes the simplest.
+ */
+#define LOF_TIE_CHI2 2.0
 
 struct lof_noise {
 	double s2;              /* pooled relative pure-error variance (floored) */

@@ -145,12 +145,17 @@ static double max_contribution(const double *tv, const double *y, int n)
 	return m;
 }
 
+/* Robust selection: how many of a line's hypotheses the data do not reject go on to the joint fit. */
+#define SP_ALT 3
+
 /* The result of the single-parameter search on one line of points. */
 struct sp_fit {
 	int hyp;                /* index into the defaults, -1 for the constant */
 	double c0, c1;
 	double cv_smape;        /* LOO SMAPE of the chosen candidate (full SMAPE for the constant) */
 	double lof_p;           /* robust: its lack-of-fit p-value; NaN for Extra-P's rule */
+	int nalt;               /* robust: alt[0..nalt) the best-fitting hypotheses not rejected, */
+	int alt[SP_ALT];        /* best first (alt[0] == hyp); 0 otherwise */
 };
 
 /*
@@ -403,42 +408,80 @@ static void fit_single_extrap(struct ws *w, const struct sp_entry *en, const dou
 	}
 }
 
+/* Insert hypothesis h (chi-square c) into the SP_ALT best, ascending; returns its rank or -1. */
+static int alt_insert(int *alt, double *chi2, int *n, int h, double c)
+{
+	int k = *n < SP_ALT ? *n : SP_ALT;
+	while (k > 0 && c < chi2[k - 1]) {
+		if (k < SP_ALT) {
+			alt[k] = alt[k - 1];
+			chi2[k] = chi2[k - 1];
+		}
+		k--;
+	}
+	if (k >= SP_ALT)
+		return -1;
+	alt[k] = h;
+	chi2[k] = c;
+	if (*n < SP_ALT)
+		(*n)++;
+	return k;
+}
+
+/*
+ * The ranking key of a hypothesis not rejected: those whose chi-square is
+ * within LOF_TIE_CHI2 of the best are equally supported by the data and
+ * rank by their complexity first, the rest after them by their fit.
+ */
+static double tie_key(double chi2, double best, int complexity)
+{
+	return chi2 <= best + LOF_TIE_CHI2 ? complexity * 1e6 + (chi2 - best) : 1e12 + chi2;
+}
+
 /*
  * The noise-aware choice on one line: the constant unless the lack-of-fit
- * test rejects it, else the best-fitting one-term hypothesis among those
- * not rejected.  -1 (out untouched) when every hypothesis is rejected or
- * the test does not apply (no repetitions, non-positive values): the
- * caller falls back to Extra-P's rule, the best fit.
+ * test rejects it, else among the one-term hypotheses not rejected the
+ * simplest of those that fit as well as the best (tie_key).  -1 (out
+ * untouched) when every hypothesis is rejected or the test does not apply
+ * (no repetitions, non-positive values): the caller falls back to
+ * Extra-P's rule, the best fit.
  */
 static int fit_single_robust(const struct sp_entry *en, const double *y, const double *r, int n,
 			     const struct model_options *opt, const struct lof_noise *nz,
 			     struct sp_fit *out)
 {
-	double c0, c1, chi2;
+	double c0, c1, chi2, hc0[HYP_MAX_DEFAULTS], hc1[HYP_MAX_DEFAULTS], hchi[HYP_MAX_DEFAULTS];
 	if (nz->dof <= 0 || lof_fit_line(NULL, y, r, n, nz, &c0, &c1, &chi2) < 0)
 		return -1;
-	struct sp_fit constant = { -1, c0, 0, NAN, lof_p(chi2, n, 1, nz) };
+	struct sp_fit constant = { -1, c0, 0, NAN, lof_p(chi2, n, 1, nz), 0, { 0 } };
 	if (constant.lof_p >= opt->alpha || n < 3) {
 		*out = constant;
 		return 0;
 	}
-	double best_ok = INFINITY, best_any = INFINITY;
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	double best_any = INFINITY, best_ok = INFINITY, keys[SP_ALT];
 	struct sp_fit ok = constant, any = constant;
-	for (int h = 0; h < en->nh; h++) {
+	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++) {
 		const double *t = &en->t[(size_t)h * n];
-		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &c0, &c1, &chi2) < 0 ||
-		    !term_contributes(c1, t, y, n, opt))
+		hchi[h] = INFINITY;
+		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &hc0[h], &hc1[h], &hchi[h]) < 0 ||
+		    !term_contributes(hc1[h], t, y, n, opt)) {
+			hchi[h] = INFINITY;
 			continue;
-		double p = lof_p(chi2, n, 2, nz);
-		if (chi2 < best_any) {
-			best_any = chi2;
-			any = (struct sp_fit){ h, c0, c1, NAN, p };
 		}
-		if (p >= opt->alpha && chi2 < best_ok) {
-			best_ok = chi2;
-			ok = (struct sp_fit){ h, c0, c1, NAN, p };
+		if (hchi[h] < best_any) {
+			best_any = hchi[h];
+			any = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), 1, { h } };
 		}
+		if (lof_p(hchi[h], n, 2, nz) >= opt->alpha && hchi[h] < best_ok)
+			best_ok = hchi[h];
 	}
+	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++)
+		if (isfinite(best_ok) && lof_p(hchi[h], n, 2, nz) >= opt->alpha &&
+		    alt_insert(ok.alt, keys, &ok.nalt, h, tie_key(hchi[h], best_ok, hyp_complexity(&hyps[h]))) == 0)
+			ok = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), ok.nalt,
+					      { ok.alt[0], ok.alt[1], ok.alt[2] } };
 	if (ok.hyp < 0 && !opt->relative_fallback)
 		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
 	*out = ok.hyp >= 0 ? ok : any;
@@ -457,7 +500,7 @@ static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const
 		cost += (y[i] - mean) * (y[i] - mean);
 		smape += smape_term(mean, y[i]);
 	}
-	*out = (struct sp_fit){ -1, mean, 0, smape / n * 100, NAN };
+	*out = (struct sp_fit){ -1, mean, 0, smape / n * 100, NAN, 0, { 0 } };
 	if (cost == 0 || n < 3)
 		return;
 	int log_ok = opt->allow_log;
@@ -672,6 +715,8 @@ struct surv {
 	int hyp;
 	double c0, c1;
 	double *tv;             /* the term (coefficient 1) at every aggregated point */
+	int nalt;               /* robust: the line's hypotheses not rejected (alt[0] == hyp) */
+	int alt[SP_ALT];
 };
 
 static void add_term(struct pmnf_model *mod, const struct surv *s, int ns, unsigned mask, double coef)
@@ -834,7 +879,7 @@ static void fit_one_param(struct ws *w, struct modeler *ctx, const struct agg *a
 	fit_single(w, ctx, a->x, a->y, a->r, a->n, opt, &a->nz, &sp);
 	out->constant = sp.c0;
 	if (sp.hyp >= 0) {
-		struct surv one = { 0, sp.hyp, sp.c0, sp.c1, NULL };
+		struct surv one = { 0, sp.hyp, sp.c0, sp.c1, NULL, 1, { sp.hyp } };
 		add_term(out, &one, 1, 1, sp.c1);
 	}
 	out->cv_smape = sp.hyp >= 0 ? sp.cv_smape : NAN;
@@ -856,7 +901,8 @@ static int line_survivors(struct ws *w, struct modeler *ctx, const struct agg *a
 		int nl = find_line(a, p, b.x, b.y, b.r, b.group, b.size, b.cnt);
 		fit_single(w, ctx, b.x, b.y, b.r, nl, opt, &a->nz, &sp);
 		if (sp.hyp >= 0)
-			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL };
+			s[ns++] = (struct surv){ p, sp.hyp, sp.c0, sp.c1, NULL, sp.nalt > 0 ? sp.nalt : 1,
+						 { sp.nalt > 0 ? sp.alt[0] : sp.hyp, sp.alt[1], sp.alt[2] } };
 	}
 	line_buf_release(&b);
 	return ns;
@@ -915,7 +961,8 @@ static int structure_contributes(struct ws *w, const struct agg *a, const struct
  */
 static int select_structure_robust(struct ws *w, const struct agg *a, const struct surv *s, int ns,
 				   const struct hyp_structure *cand, int nc,
-				   const struct model_options *opt, double *best_coef, double *p_out)
+				   const struct model_options *opt, double *best_coef, double *p_out,
+				   double *chi2_out)
 {
 	int best_ok = -1;
 	double chi_ok = INFINITY, coef[MAX_COLS], ok_coef[MAX_COLS], p_ok = NAN;
@@ -939,6 +986,7 @@ static int select_structure_robust(struct ws *w, const struct agg *a, const stru
 	if (best_ok >= 0) {
 		memcpy(best_coef, ok_coef, sizeof(ok_coef));
 		*p_out = p_ok;
+		*chi2_out = chi_ok;
 	}
 	return best_ok;         /* -1 when all are rejected: Extra-P's best fit */
 }
@@ -1031,9 +1079,9 @@ static void combine_many(struct ws *w, const struct agg *a, const struct surv *s
 {
 	struct hyp_structure cand[MAX_STRUCTS + 1];
 	int nc = candidate_structures(s, ns, cm, ncm, constrained, cand), best = -1;
-	double coef[MAX_COLS] = { 0 }, p = NAN;
+	double coef[MAX_COLS] = { 0 }, p = NAN, chi2;
 	if (opt->selection == MODEL_SELECT_ROBUST)
-		best = select_structure_robust(w, a, s, ns, cand, nc, opt, coef, &p);
+		best = select_structure_robust(w, a, s, ns, cand, nc, opt, coef, &p, &chi2);
 	if (best < 0)
 		best = select_structure_extrap(w, a, s, ns, cand, nc, opt, coef);
 	else
@@ -1045,6 +1093,98 @@ static void combine_many(struct ws *w, const struct agg *a, const struct surv *s
 	out->constant = coef[0];
 	for (int t = 0; t < cand[best].nterms; t++)
 		add_term(out, s, ns, cand[best].mask[t], coef[1 + t]);
+}
+
+/* Each surviving parameter's term values at every point, from its hypothesis s[b].hyp. */
+static void surv_terms(const struct agg *a, struct surv *s, int ns)
+{
+	const struct hyp_exponent *hyps;
+	hypothesis_defaults(&hyps);
+	for (int b = 0; b < ns; b++)
+		for (int i = 0; i < a->n; i++)
+			s[b].tv[i] = hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
+}
+
+/* Put every survivor on its c-th combination of alternatives (mixed radix over nalt). */
+static void surv_combo(struct surv *s, int ns, int c)
+{
+	for (int b = 0; b < ns; b++) {
+		s[b].hyp = s[b].alt[c % s[b].nalt];
+		c /= s[b].nalt;
+	}
+}
+
+#define JOINT_MAX 27
+
+/* One combination's result in the joint choice. */
+struct joint_try {
+	int st, nterms, complexity;
+	double chi2, p, coef[MAX_COLS];
+};
+
+/* The choice among the tries: fewest terms, then the simplest of those within LOF_TIE_CHI2 of the best fit. */
+static int joint_pick(const struct joint_try *t, int n)
+{
+	int best = -1, pick = -1;
+	for (int c = 0; c < n; c++)
+		if (t[c].st >= 0 && (best < 0 || t[c].nterms < t[best].nterms ||
+				     (t[c].nterms == t[best].nterms && t[c].chi2 < t[best].chi2)))
+			best = c;
+	for (int c = 0; c < n && best >= 0; c++)
+		if (t[c].st >= 0 && t[c].nterms == t[best].nterms &&
+		    (pick < 0 || tie_key(t[c].chi2, t[best].chi2, t[c].complexity) <
+				 tie_key(t[pick].chi2, t[best].chi2, t[pick].complexity)))
+			pick = c;
+	return pick;
+}
+
+/*
+ * Robust selection on all points: a line of 5 points cannot tell i from
+ * i^(2/3) * log2(i) (with its own constant they differ by less than the
+ * noise), but all points can (n^3 * i^(2/3) * log2(i) vanishes at i = 1).
+ * So every combination of the hypotheses each line does not reject (its
+ * SP_ALT first) is tried with every candidate structure, and the choice is
+ * the fewest terms not rejected on all points, then the simplest of those
+ * that fit as well as the best (joint_pick).  Returns 0 with out set (s[]
+ * on the chosen hypotheses), or -1 when every combination is rejected
+ * (s[] back on each line's choice).
+ */
+static int joint_robust(struct ws *w, const struct agg *a, struct surv *s, int ns, const uint64_t *cm,
+			int ncm, int constrained, const struct model_options *opt, struct pmnf_model *out)
+{
+	struct hyp_structure cand[MAX_STRUCTS + 1];
+	struct joint_try tries[JOINT_MAX];
+	const struct hyp_exponent *hyps;
+	int ncombo = 1;
+	if (a->nz.dof <= 0)
+		return -1;
+	hypothesis_defaults(&hyps);
+	for (int b = 0; b < ns; b++)
+		ncombo *= s[b].nalt;
+	ncombo = ncombo <= JOINT_MAX ? ncombo : 1;
+	int nc = ns == 1 ? 1 : candidate_structures(s, ns, cm, ncm, constrained, cand);
+	if (ns == 1)
+		cand[0] = (struct hyp_structure){ 1, { 1 } };
+	for (int c = 0; c < ncombo; c++) {
+		struct joint_try *t = &tries[c];
+		surv_combo(s, ns, c);
+		surv_terms(a, s, ns);
+		t->st = select_structure_robust(w, a, s, ns, cand, nc, opt, t->coef, &t->p, &t->chi2);
+		t->nterms = t->st >= 0 ? cand[t->st].nterms : 0;
+		t->complexity = 0;
+		for (int b = 0; b < ns; b++)
+			t->complexity += hyp_complexity(&hyps[s[b].hyp]);
+	}
+	int best = joint_pick(tries, ncombo);
+	surv_combo(s, ns, best >= 0 ? best : 0);
+	surv_terms(a, s, ns);
+	if (best < 0)
+		return -1;
+	out->constant = tries[best].coef[0];
+	for (int t = 0; t < cand[tries[best].st].nterms; t++)
+		add_term(out, s, ns, cand[tries[best].st].mask[t], tries[best].coef[1 + t]);
+	out->lof_p = tries[best].p;
+	return 0;
 }
 
 static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, const struct model_input *in,
@@ -1063,16 +1203,15 @@ static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, con
 	}
 	struct surv s[31];
 	int ns = line_survivors(w, ctx, a, opt, active, constrained, s);
-	const struct hyp_exponent *hyps;
-	hypothesis_defaults(&hyps);
 	double *tvs = xmalloc((size_t)(ns > 0 ? ns : 1) * (size_t)a->n * sizeof(double));
-	for (int b = 0; b < ns; b++) {
+	for (int b = 0; b < ns; b++)
 		s[b].tv = &tvs[(size_t)b * a->n];
-		for (int i = 0; i < a->n; i++)
-			s[b].tv[i] = hyp_term(&hyps[s[b].hyp], a->x[(size_t)i * a->m + s[b].param]);
-	}
+	surv_terms(a, s, ns);
 	if (ns == 0)
 		set_constant(out, a);
+	else if (opt->selection == MODEL_SELECT_ROBUST &&
+		 joint_robust(w, a, s, ns, cm, ncm, constrained, opt, out) == 0)
+		;
 	else if (ns == 1)
 		combine_one(w, a, in, s, opt, out);
 	else

@@ -133,15 +133,36 @@ static double aggregate(const double *v, int n, enum model_aggregate how)
 	return how == MODEL_MIN ? s : s / n;
 }
 
+/* The CoV of v's values whose robust z-score is at most POINT_OUTLIER_Z (NaN for fewer than 2). */
+static double inlier_cov(const struct exp_values *v)
+{
+	double keep[64], *k = v->n <= 64 ? keep : xmalloc(sizeof(double) * (size_t)v->n);
+	int nk = 0;
+	for (int i = 0; i < v->n; i++) {
+		double z = point_robust_z(v, v->v[i]);
+		if (!(fabs(z) > POINT_OUTLIER_Z))
+			k[nk++] = v->v[i];
+	}
+	double x = NAN;
+	if (nk >= 2) {
+		double mean = gsl_stats_mean(k, 1, (size_t)nk);
+		x = gsl_stats_sd_m(k, 1, (size_t)nk, mean) / fabs(mean);
+	}
+	if (k != keep)
+		free(k);
+	return x;
+}
+
 double point_series_cov(const struct exp_values *vals, int n)
 {
 	double *c = xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
 	int k = 0;
 	for (int i = 0; i < n; i++)
 		if (vals[i].n >= 3) {
-			/* the classical CoV: its median over the points is unbiased and robust */
-			double mean = gsl_stats_mean(vals[i].v, 1, (size_t)vals[i].n);
-			double x = gsl_stats_sd_m(vals[i].v, 1, (size_t)vals[i].n, mean) / fabs(mean);
+			/* the classical CoV of the values a robust z-score keeps: its median over
+			   the points is unbiased, and robust even when most points have one
+			   outlying repetition (the plain CoV's median is not then) */
+			double x = inlier_cov(&vals[i]);
 			if (isfinite(x))
 				c[k++] = x;
 		}

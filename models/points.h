@@ -9,8 +9,8 @@
  * away from the median in relative terms (so a point measured to 0.1%
  * does not report a 1% repetition).  Five repetitions give a rough MAD,
  * so the deviation must also exceed POINT_OUTLIER_SERIES_Z times the
- * series' typical spread (the median over its points of their CoV, when
- * known): a normal repetition is that far out about once in 10^6 draws.
+ * series' typical spread (the median over its points of the CoV of their
+ * repetitions with a robust z-score at most POINT_OUTLIER_Z, when known): a normal repetition is that far out about once in 10^6 draws.
  * With MAD == 0 (most repetitions
  * equal) every value away from the majority by that much is an outlier.
  * Points need 3 repetitions for an outlier to be defined.
@@ -52,7 +52,8 @@ struct point_estimate {
  */
 int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out);
 
-/* The median CoV (sd / mean) over n points (those with 3 or more repetitions); NaN if none. */
+/* The median over n points (those with 3 or more repetitions) of the CoV (sd / mean) of their
+   repetitions with a robust z-score at most POINT_OUTLIER_Z; NaN if none. */
 double point_series_cov(const struct exp_values *vals, int n);
 
 /* The robust z-score of x against v's median and MAD; NaN for fewer than 3 values. */

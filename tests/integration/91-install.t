@@ -37,7 +37,7 @@ cd "$T" || exit 1
 
 # The demo campaign, small: the installed configs and demo program, copied.
 mkdir work && cp -r "$D$P/share/perfsweep/configs" "$D$P/share/perfsweep/bin" work/
-sed -i -e 's/values = \[ 80, 90, 100, 110, 120, 135, 150, 165 \]/values = [ 80, 90 ]/' \
+sed -i -e 's/values = \[ 72, 84, 98, 114, 134, 156, 182, 212 \]/values = [ 72, 84 ]/' \
        -e 's/values = \[ 1, 2, 3, 4, 5 \]/values = [ 1, 2 ]/' -e 's/^repetitions = 3/repetitions = 1/' work/configs/demo.cfg
 perfsweep run work/configs/demo.cfg --dir demo.campaign --quiet > run.out 2>&1
 is $? 0 "the demo campaign runs with the installed programs"
