@@ -426,25 +426,8 @@ static int parse_placement(struct pb *b)
 		if (get_rpn(b, g, &b->rpn, &b->spec.nrpn))
 			return -1;
 		b->spec.rpn = b->rpn;
-		int rc;
-		const char *pol = get_str(b, g, "policy", &rc);
-		if (rc)
-			return -1;
-		/* the one placement contract (placement/placement_spec.h) */
-		struct placement_spec ps;
-		enum spec_field bad_field;
-		if (placement_spec_parse(&ps, pol, b->c->cores_per_rank, b->c->placement_map, 0, SPEC_CONFIG, 0,
-					 &bad_field, b->err) < 0) {
-			static const char *const key[] = { "policy", "map", "cores_per_rank", "ranks_per_node" };
-			const config_setting_t *at = config_setting_get_member(g, key[bad_field]);
-			char msg[sizeof(b->err->msg)];
-			snprintf(msg, sizeof(msg), "%s", b->err->msg);
-			if (bad_field == SPEC_POLICY && pol && strstr(msg, "unknown"))
-				return bad(b, at, "unknown policy '%s'; write policy = \"compact\", \"spread\" or "
-					   "\"explicit\";", pol);
-			return bad(b, at ? at : g, "%s", msg);
-		}
-		b->spec.policy = policy_kind_name(ps.policy);
+		/* policy, map and cores per rank: the contract the config loader parsed */
+		b->spec.policy = policy_kind_name(b->c->placement_spec.policy);
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);

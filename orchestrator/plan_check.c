@@ -39,9 +39,7 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 		usable_cores = t.nunits;
 		topology_release(&t);
 	}
-	int cpr = 1;
-	if (c->cores_per_rank && policy_parse_cores_per_rank(c->cores_per_rank, &cpr, err) < 0)
-		return -1;
+	int cpr = c->placement_spec.cores_per_rank;
 	for (int i = 0; i < pl->npoints; i++) {
 		const struct plan_point *pt = &pl->points[i];
 		if (!pt->policy && pt->ranks_per_node <= 0)
