@@ -262,9 +262,10 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 					   "duplicate parameter '%s'; each parameter is named once", p->name);
 		if (get_string(c, g, "role", &p->role, 0, err))
 			return -1;
-		if (p->role && strcmp(p->role, "ranks"))
+		if (p->role && strcmp(p->role, "ranks") && strcmp(p->role, "ranks_per_node"))
 			return bad(c, err, config_setting_get_member(g, "role"),
-				   "unknown role '%s'; the only role is \"ranks\" (the number of processes)", p->role);
+				   "unknown role '%s'; write role = \"ranks\" (the number of processes) or "
+				   "role = \"ranks_per_node\";", p->role);
 		const config_setting_t *v = config_setting_get_member(g, "values");
 		if (!v)
 			return bad(c, err, g, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
@@ -277,11 +278,14 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 		if (parse_values(c, p, v, nv, err))
 			return -1;
 	}
-	int nranks = 0;
-	for (int k = 0; k < c->nparams; k++)
-		nranks += c->params[k].role != NULL;
-	if (nranks > 1)
-		return bad(c, err, ps, "more than one parameter has role = \"ranks\"; only one may");
+	static const char *const roles[] = { "ranks", "ranks_per_node" };
+	for (int r = 0; r < 2; r++) {
+		int n_role = 0;
+		for (int k = 0; k < c->nparams; k++)
+			n_role += c->params[k].role && !strcmp(c->params[k].role, roles[r]);
+		if (n_role > 1)
+			return bad(c, err, ps, "more than one parameter has role = \"%s\"; only one may", roles[r]);
+	}
 	return 0;
 }
 

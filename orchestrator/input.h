@@ -34,6 +34,7 @@ struct input_source {
 	double core_hours_spent;        /* NaN when unknown */
 	char *aggregate;                /* the campaign's analysis.aggregate, or NULL */
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
+	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */
 };
 
 void input_source_init(struct input_source *s);

@@ -405,12 +405,18 @@ static int parse_cost(struct pb *b)
 	return 0;
 }
 
-static int ranks_param(const struct campaign_config *c)
+/* The parameter with this role, or -1. */
+static int role_param(const struct campaign_config *c, const char *role)
 {
 	for (int k = 0; k < c->nparams; k++)
-		if (c->params[k].role && !strcmp(c->params[k].role, "ranks"))
+		if (c->params[k].role && !strcmp(c->params[k].role, role))
 			return k;
 	return -1;
+}
+
+static int ranks_param(const struct campaign_config *c)
+{
+	return role_param(c, "ranks");
 }
 
 static int parse_placement(struct pb *b)
@@ -421,9 +427,14 @@ static int parse_placement(struct pb *b)
 						 "cores_per_rank", NULL };
 		if (group(b, g, "placement") || keys(b, g, "placement", k))
 			return -1;
-		if (ranks_param(b->c) < 0)
+		int rpn_k = role_param(b->c, "ranks_per_node");
+		if (ranks_param(b->c) < 0 && rpn_k < 0)
 			return bad(b, g, "a placement axis needs a parameter with role = \"ranks\"");
-		if (get_rpn(b, g, &b->rpn, &b->spec.nrpn))
+		const config_setting_t *rs = config_setting_get_member(g, "ranks_per_node");
+		if (rpn_k >= 0 && rs)
+			return bad(b, rs, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
+				   "remove placement.ranks_per_node", b->c->params[rpn_k].name);
+		if (rpn_k < 0 && get_rpn(b, g, &b->rpn, &b->spec.nrpn))
 			return -1;
 		b->spec.rpn = b->rpn;
 		/* policy, map and cores per rank: the contract the config loader parsed */
@@ -455,6 +466,10 @@ static int parse_placement(struct pb *b)
 			return -1;
 		if (ranks_param(b->c) < 0)
 			return bad(b, ct, "a contention experiment needs a parameter with role = \"ranks\"");
+		int rpn_k = role_param(b->c, "ranks_per_node");
+		if (rpn_k >= 0)
+			return bad(b, ct, "parameter '%s' (role \"ranks_per_node\") is the study axis already; "
+				   "remove the contention block or the role", b->c->params[rpn_k].name);
 		const config_setting_t *pt = config_setting_get_member(ct, "point");
 		if (!pt)
 			return bad(b, ct, "contention needs the fixed point: point = { p = 64; size = 30; };");

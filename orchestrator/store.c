@@ -951,29 +951,109 @@ static void flush_group(struct experiment *e, int point, const char *region, con
 	experiment_add(e, experiment_callpath(e, region), experiment_metric(e, metric), point, v);
 }
 
+int store_load_run_rpn(struct store *st, struct run_rpn **out, int *n, struct perr *err)
+{
+	static const char *const q =
+		"SELECT r.id, r.point, r.ranks_per_node, x.real FROM runs r LEFT JOIN"
+		" (SELECT run, MAX(c) AS real FROM (SELECT run, node, COUNT(*) AS c FROM bindings"
+		"  WHERE node IS NOT NULL AND node != '' GROUP BY run, node) GROUP BY run) x ON x.run = r.id"
+		" WHERE r.state = 3 ORDER BY r.id";
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s;
+	int bound = 1;
+	if (sqlite3_prepare_v2(st->db, q, -1, &s, NULL) != SQLITE_OK) {
+		/* a store from before the bindings table, opened read-only: the plan's values */
+		if (!strstr(sqlite3_errmsg(st->db), "no such table"))
+			return db_err(st, err, "read runs");
+		bound = 0;
+		if (!(s = prepare(st, "SELECT id, point, ranks_per_node FROM runs WHERE state = 3 ORDER BY id", err)))
+			return -1;
+	}
+	size_t alloc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_rpn *r = &(*out)[(*n)++];
+		r->run = sqlite3_column_int64(s, 0);
+		r->point = sqlite3_column_int(s, 1);
+		r->planned = sqlite3_column_int(s, 2);
+		r->real = bound && sqlite3_column_type(s, 3) != SQLITE_NULL ? sqlite3_column_int(s, 3) : -1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int cmp_run_rpn(const void *a, const void *b)
+{
+	long long x = ((const struct run_rpn *)a)->run, y = ((const struct run_rpn *)b)->run;
+	return (x > y) - (x < y);
+}
+
+const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long run)
+{
+	struct run_rpn key = { .run = run };
+	return bsearch(&key, rr, (size_t)n, sizeof(*rr), cmp_run_rpn);
+}
+
+/* Did runs of one plan point have different ranks per node? */
+static int rpn_varies_within_points(const struct store *st, const struct run_rpn *r, int n)
+{
+	int *first = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	for (int p = 0; p < st->npoints; p++)
+		first[p] = -1;
+	int varies = 0;
+	for (int i = 0; i < n && !varies; i++) {
+		if (r[i].point < 0 || r[i].point >= st->npoints)
+			continue;
+		int v = run_rpn_effective(&r[i]);
+		if (first[r[i].point] < 0)
+			first[r[i].point] = v;
+		else
+			varies = first[r[i].point] != v;
+	}
+	free(first);
+	return varies;
+}
+
+/* A run's coordinates: its plan point's values, ranks per node (index rpn_k) as really had. */
+static void run_coords(const struct store *st, long long id, int point, const struct run_rpn *rr, int nrr,
+		       int rpn_k, double *coords)
+{
+	for (int k = 0; k < st->nparams; k++)
+		coords[k] = (point >= 0 && point < st->npoints) ? st->point_values[(size_t)point * st->nparams + k]
+								 : 0;
+	const struct run_rpn *r = run_rpn_find(rr, nrr, id);
+	if (rpn_k >= 0 && r)
+		coords[rpn_k] = run_rpn_effective(r);
+}
+
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err)
 {
-	/* does ranks_per_node vary?  then it is a parameter of the experiment */
-	int rpn_varies = 0;
-	sqlite3_stmt *s = prepare(st, "SELECT COUNT(DISTINCT ranks_per_node) FROM runs", err);
-	if (!s)
+	struct run_rpn *rr;
+	int nrr;
+	if (store_load_run_rpn(st, &rr, &nrr, err) < 0)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		rpn_varies = sqlite3_column_int(s, 0) > 1;
-	sqlite3_finalize(s);
-
-	for (int k = 0; k < st->nparams; k++)
+	/* the ranks-per-node axis: a parameter with that role, else an added one when it varies */
+	int rpn_k = -1;
+	for (int k = 0; k < st->nparams; k++) {
 		experiment_param(e, st->param_names[k]);
-	if (rpn_varies && experiment_find_param(e, "ranks_per_node") < 0)
-		experiment_param(e, "ranks_per_node");
-
-	s = prepare(st, "SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
+		if (st->param_roles[k] && !strcmp(st->param_roles[k], "ranks_per_node"))
+			rpn_k = k;
+	}
+	if (rpn_k < 0 && rpn_varies_within_points(st, rr, nrr)) {
+		if (experiment_find_param(e, "ranks_per_node") < 0)
+			experiment_param(e, "ranks_per_node");
+		rpn_k = e->nparams - 1;
+	}
+	sqlite3_stmt *s = prepare(st, "SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
 		    " FROM runs r JOIN measurements m ON m.run = r.id"
 		    " WHERE r.state = 3 AND (?1 IS NULL OR m.metric = ?1)"
 		    " ORDER BY r.id, m.region, m.metric, m.rank", err);
-	if (!s)
+	if (!s) {
+		free(rr);
 		return -1;
+	}
 	if (metric)
 		sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
 	else
@@ -1000,12 +1080,7 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 			nranks = 0;
 			if (id != cur_run) {
 				cur_run = id;
-				int point = sqlite3_column_int(s, 1);
-				for (int k = 0; k < st->nparams; k++)
-					coords[k] = (point >= 0 && point < st->npoints)
-						? st->point_values[(size_t)point * st->nparams + k] : 0;
-				if (rpn_varies)
-					coords[e->nparams - 1] = sqlite3_column_int(s, 2);
+				run_coords(st, id, sqlite3_column_int(s, 1), rr, nrr, rpn_k, coords);
 				cur_point = experiment_point(e, coords);
 			}
 		}
@@ -1022,6 +1097,7 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 	free(cur_region);
 	free(cur_metric);
 	free(coords);
+	free(rr);
 	sqlite3_finalize(s);
 	return 0;
 }

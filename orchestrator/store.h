@@ -136,9 +136,13 @@ int store_mark_cancelled(struct store *st, long long id, double t, const char *r
 int store_mark_pending(struct store *st, long long id, const char *reason, struct perr *err);
 
 /*
- * Measurements of all done runs as an experiment: the campaign parameters
- * (plus ranks_per_node when it varies), one repetition value per run,
- * averaged over ranks.  metric may be NULL for all metrics.
+ * Measurements of all done runs as an experiment: the campaign parameters,
+ * one repetition value per run, averaged over ranks.  metric may be NULL
+ * for all metrics.  Ranks per node is the one each run really had (its
+ * stored bindings, else the plan, store_load_run_rpn): a parameter with
+ * role "ranks_per_node" takes that value, and without one the experiment
+ * gains a parameter "ranks_per_node" when runs of one plan point had
+ * different ranks per node.
  */
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err);
@@ -162,5 +166,24 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 int store_load_bindings(struct store *st, long long id, struct run_binding **b, int *n,
 			struct perr *err);
 void run_bindings_free(struct run_binding *b, int n);
+
+/*
+ * The ranks per node each done run really had: the most ranks its stored
+ * bindings put on one node (real), or -1 when no binding names a node; and
+ * the planned value.  In run id order; free *out with free().
+ */
+struct run_rpn {
+	long long run;
+	int point;
+	int planned, real;
+};
+int store_load_run_rpn(struct store *st, struct run_rpn **out, int *n, struct perr *err);
+/* The entry of run id in rr (as store_load_run_rpn returns it), or NULL. */
+const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long run);
+/* The ranks per node a run had: real when known, else planned. */
+static inline int run_rpn_effective(const struct run_rpn *r)
+{
+	return r->real > 0 ? r->real : r->planned;
+}
 
 #endif
