@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "orchestrator/store.h"
 #include "common/strbuf.h"
+#include "common/strmap.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -995,9 +996,32 @@ const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long ru
 	return bsearch(&key, rr, (size_t)n, sizeof(*rr), cmp_run_rpn);
 }
 
-/* Did runs of one plan point have different ranks per node? */
-static int rpn_varies_within_points(const struct store *st, const struct run_rpn *r, int n)
+/* The first plan point with point p's values (placement axes repeat them). */
+static int *same_values(const struct store *st)
 {
+	int *canon = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	struct strmap m;
+	strmap_init(&m);
+	struct strbuf key;
+	strbuf_init(&key);
+	for (int p = 0; p < st->npoints; p++) {
+		strbuf_reset(&key);
+		for (int k = 0; k < st->nparams; k++)
+			strbuf_addf(&key, "%.17g,", st->point_values[(size_t)p * st->nparams + k]);
+		int q = strmap_get(&m, key.buf);
+		if (q < 0)
+			strmap_put(&m, key.buf, q = p);
+		canon[p] = q;
+	}
+	strbuf_release(&key);
+	strmap_release(&m);
+	return canon;
+}
+
+/* Did runs with the same parameter values have different ranks per node? */
+static int rpn_varies_at_same_values(const struct store *st, const struct run_rpn *r, int n)
+{
+	int *canon = same_values(st);
 	int *first = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
 	for (int p = 0; p < st->npoints; p++)
 		first[p] = -1;
@@ -1005,13 +1029,14 @@ static int rpn_varies_within_points(const struct store *st, const struct run_rpn
 	for (int i = 0; i < n && !varies; i++) {
 		if (r[i].point < 0 || r[i].point >= st->npoints)
 			continue;
-		int v = run_rpn_effective(&r[i]);
-		if (first[r[i].point] < 0)
-			first[r[i].point] = v;
+		int v = run_rpn_effective(&r[i]), p = canon[r[i].point];
+		if (first[p] < 0)
+			first[p] = v;
 		else
-			varies = first[r[i].point] != v;
+			varies = first[p] != v;
 	}
 	free(first);
+	free(canon);
 	return varies;
 }
 
@@ -1041,7 +1066,7 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 		if (st->param_roles[k] && !strcmp(st->param_roles[k], "ranks_per_node"))
 			rpn_k = k;
 	}
-	if (rpn_k < 0 && rpn_varies_within_points(st, rr, nrr)) {
+	if (rpn_k < 0 && rpn_varies_at_same_values(st, rr, nrr)) {
 		if (experiment_find_param(e, "ranks_per_node") < 0)
 			experiment_param(e, "ranks_per_node");
 		rpn_k = e->nparams - 1;

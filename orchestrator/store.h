@@ -141,8 +141,8 @@ int store_mark_pending(struct store *st, long long id, const char *reason, struc
  * for all metrics.  Ranks per node is the one each run really had (its
  * stored bindings, else the plan, store_load_run_rpn): a parameter with
  * role "ranks_per_node" takes that value, and without one the experiment
- * gains a parameter "ranks_per_node" when runs of one plan point had
- * different ranks per node.
+ * gains a parameter "ranks_per_node" when runs with the same parameter
+ * values had different ranks per node.
  */
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err);
