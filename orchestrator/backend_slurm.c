@@ -875,6 +875,23 @@ static int write_script(struct job_strings *js, const struct slurm_backend *sb,
 	return rc;
 }
 
+/* "slurm rejected the job for run 5 (point np=5, n=1; placement 5 ranks on 5 nodes, 1 per node, compact) in partition 'emu': why" */
+static int job_refused(const struct slurm_backend *sb, const struct run_spec *rs, const char *why,
+		       struct perr *err)
+{
+	int nodes = slurm_job_nodes(rs);
+	char nn[32] = "", rpn[32] = "", part[96] = "";
+	if (nodes > 0)
+		snprintf(nn, sizeof(nn), " on %d node%s", nodes, nodes == 1 ? "" : "s");
+	if (rs->ranks_per_node > 0)
+		snprintf(rpn, sizeof(rpn), ", %d per node", rs->ranks_per_node);
+	if (sb->partition)
+		snprintf(part, sizeof(part), " in partition '%s'", sb->partition);
+	return perr_set(err, "slurm rejected the job for run %lld (point %s; placement %d rank%s%s%s, %s)%s: %s",
+			rs->id, rs->point ? rs->point : "?", rs->ranks, rs->ranks == 1 ? "" : "s", nn, rpn,
+			rs->policy ? rs->policy : "unbound", part, why);
+}
+
 /* A submission SLURM refused: 1 (transient, back off) or -1 (err). */
 static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, int e,
 			  struct perr *err)
@@ -888,7 +905,7 @@ static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, i
 		perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
 		return 1;
 	}
-	return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(e));
+	return job_refused(sb, rs, slurm_errstr(e), err);
 }
 
 /* Accepted, but it could only wait for a partition that will never fit it. */
@@ -935,7 +952,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if (never_fits(ec)) {
 		/* withdraw it and fail the run */
 		slurm_kill_job(job, SIGKILL, 0);
-		return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(ec));
+		return job_refused(sb, rs, slurm_errstr(ec), err);
 	}
 	track(sb, rs->id, job, rs->timeout, rs->run_dir);
 	*backend_id = xasprintf("%u", job);
@@ -1222,4 +1239,61 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	b->priv = sb;
 	*bp = b;
 	return 0;
+}
+
+/* The nodes of partition p (index pairs into the node table) with their CPUs. */
+static void partition_nodes(const partition_info_t *p, const node_info_msg_t *nm, struct slurm_partition *out)
+{
+	size_t alloc = 0;
+	for (int i = 0; p->node_inx && p->node_inx[i] >= 0 && p->node_inx[i + 1] >= 0; i += 2)
+		for (int k = p->node_inx[i]; k <= p->node_inx[i + 1]; k++) {
+			if (k < 0 || (uint32_t)k >= nm->record_count)
+				continue;
+			XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+			out->cpus[out->nnodes++] = nm->node_array[k].cpus;
+		}
+}
+
+int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct perr e2;
+	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
+		return 0;   /* no controller to ask */
+	if (slurm_refs++ == 0)
+		slurm_init(NULL);
+	partition_info_msg_t *pm = NULL;
+	node_info_msg_t *nm = NULL;
+	int rc = 0;
+	if (slurm_load_partitions(0, &pm, SHOW_ALL) == SLURM_SUCCESS &&
+	    slurm_load_node(0, &nm, SHOW_ALL) == SLURM_SUCCESS) {
+		const partition_info_t *p = NULL;
+		for (uint32_t i = 0; i < pm->record_count && !p; i++) {
+			const partition_info_t *q = &pm->partition_array[i];
+			if (partition ? !strcmp(q->name, partition) : (q->flags & PART_FLAG_DEFAULT) != 0)
+				p = q;
+		}
+		if (!p) {
+			rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
+				       : perr_set(err, "slurm has no default partition; set backend.partition");
+		} else {
+			snprintf(out->name, sizeof(out->name), "%s", p->name);
+			out->max_nodes = p->max_nodes == INFINITE ? 0 : (int)p->max_nodes;
+			partition_nodes(p, nm, out);
+			rc = 1;
+		}
+	}
+	if (pm)
+		slurm_free_partition_info_msg(pm);
+	if (nm)
+		slurm_free_node_info_msg(nm);
+	if (--slurm_refs == 0)
+		slurm_fini();
+	return rc;
+}
+
+void slurm_partition_release(struct slurm_partition *p)
+{
+	free(p->cpus);
+	memset(p, 0, sizeof(*p));
 }

@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
+#include "orchestrator/backend.h"
 #include "orchestrator/plan_check.h"
 #include "placement/placement_spec.h"
 #include "orchestrator/store.h"
@@ -512,6 +513,20 @@ static void carry_placement(struct plan *pl, const struct campaign_config *c, co
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
+/* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
+static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
+{
+	if (!strcmp(c->backend.type, "local"))
+		return plan_check_local(pl, c, 0, err);
+	struct slurm_partition part;
+	int rc = backend_slurm_partition(c->backend.partition, &part, err);
+	if (rc <= 0)
+		return rc;      /* -1: no such partition; 0: cannot ask, checked at submission */
+	rc = plan_check_partition(pl, c, &part, err);
+	slurm_partition_release(&part);
+	return rc;
+}
+
 /* Runs are rows of the store: cap them as the planner caps points. */
 #define MAX_PLAN_RUNS 10000000
 
@@ -561,8 +576,10 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	pl->budget_core_hours = b.spec.budget_core_hours;
 	pl->charge = b.spec.charge;
 	pl->budget_overrun = b.overrun;
-	if (!strcmp(c->backend.type, "local") && plan_check_local(pl, c, 0, err) < 0) {
+	if (plan_check_backend(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
+		if (!strncmp(err->msg, "slurm has no", 12) || !at)
+			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));
