@@ -944,12 +944,17 @@ int store_load_measurements(struct store *st, long long id, struct measurement_l
 
 /* Flush one run's aggregated (region, metric) value into the experiment. */
 static void flush_group(struct experiment *e, int point, const char *region, const char *metric,
-			double agg_value, double sum, int nranks)
+			double agg_value, double sum, int nranks, long long run, struct exp_runs *runs)
 {
 	double v = !isnan(agg_value) ? agg_value : (nranks ? sum / nranks : NAN);
 	if (isnan(v))
 		return;
-	experiment_add(e, experiment_callpath(e, region), experiment_metric(e, metric), point, v);
+	int c = experiment_callpath(e, region), m = experiment_metric(e, metric);
+	experiment_add(e, c, m, point, v);
+	if (runs) {
+		XGROW(runs->v, (size_t)runs->n + 1, runs->alloc);
+		runs->v[runs->n++] = (struct exp_run){ c, m, point, run };
+	}
 }
 
 int store_load_run_rpn(struct store *st, struct run_rpn **out, int *n, struct perr *err)
@@ -1055,6 +1060,12 @@ static void run_coords(const struct store *st, long long id, int point, const st
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err)
 {
+	return store_load_experiment_runs(st, metric, e, NULL, err);
+}
+
+int store_load_experiment_runs(struct store *st, const char *metric, struct experiment *e,
+			       struct exp_runs *runs, struct perr *err)
+{
 	struct run_rpn *rr;
 	int nrr;
 	if (store_load_run_rpn(st, &rr, &nrr, err) < 0)
@@ -1095,7 +1106,7 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 		const char *met = (const char *)sqlite3_column_text(s, 5);
 		if (id != cur_run || strcmp(region, cur_region) || strcmp(met, cur_metric)) {
 			if (cur_region)
-				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks);
+				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
 			free(cur_region);
 			free(cur_metric);
 			cur_region = xstrdup(region);
@@ -1118,7 +1129,7 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 		}
 	}
 	if (cur_region)
-		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks);
+		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
 	free(cur_region);
 	free(cur_metric);
 	free(coords);

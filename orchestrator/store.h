@@ -146,6 +146,19 @@ int store_mark_pending(struct store *st, long long id, const char *reason, struc
  */
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err);
+/* Which run each value of the experiment came from, in the order the values were added. */
+struct exp_run {
+	int callpath, metric, point;
+	long long run;
+};
+struct exp_runs {
+	struct exp_run *v;
+	int n;
+	size_t alloc;
+};
+/* store_load_experiment, also recording each value's run in *runs (free runs->v). */
+int store_load_experiment_runs(struct store *st, const char *metric, struct experiment *e,
+			       struct exp_runs *runs, struct perr *err);
 /* Raw measurements of one run. */
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err);
