@@ -30,6 +30,7 @@
 #include "common/xalloc.h"
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1254,41 +1255,122 @@ static void partition_nodes(const partition_info_t *p, const node_info_msg_t *nm
 		}
 }
 
+/* In the asking child: one line "ok NAME MAX_NODES CPUS..." or "no" (no such partition) to fd. */
+static void partition_answer(const char *partition, int fd)
+{
+	slurm_init(NULL);
+	partition_info_msg_t *pm = NULL;
+	node_info_msg_t *nm = NULL;
+	if (slurm_load_partitions(0, &pm, SHOW_ALL) != SLURM_SUCCESS ||
+	    slurm_load_node(0, &nm, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	const partition_info_t *p = NULL;
+	for (uint32_t i = 0; i < pm->record_count && !p; i++) {
+		const partition_info_t *q = &pm->partition_array[i];
+		if (partition ? !strcmp(q->name, partition) : (q->flags & PART_FLAG_DEFAULT) != 0)
+			p = q;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (!p) {
+		strbuf_addstr(&sb, "no\n");
+	} else {
+		struct slurm_partition sp = { .nnodes = 0 };
+		partition_nodes(p, nm, &sp);
+		strbuf_addf(&sb, "ok %.63s %u", p->name, p->max_nodes == INFINITE ? 0u : p->max_nodes);
+		for (int k = 0; k < sp.nnodes; k++)
+			strbuf_addf(&sb, " %d", sp.cpus[k]);
+		strbuf_addch(&sb, '\n');
+		free(sp.cpus);
+	}
+	if (write(fd, sb.buf, sb.len) < 0)
+		return;
+}
+
+/* Read the child's answer within limit seconds; NULL when it did not answer in time. */
+static char *read_answer(int fd, pid_t pid, double limit)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	double end = wall_now() + limit;
+	char buf[4096];
+	for (;;) {
+		double left = end - wall_now();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+			kill(pid, SIGKILL);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* Parse "ok NAME MAX_NODES CPUS..." into out: 1, or 0 when it is not such a line. */
+static int parse_answer(char *text, struct slurm_partition *out)
+{
+	char *save = NULL, *w = strtok_r(text, " \n", &save);
+	if (!w || strcmp(w, "ok") || !(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	snprintf(out->name, sizeof(out->name), "%s", w);
+	if (!(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	out->max_nodes = atoi(w);
+	size_t alloc = 0;
+	while ((w = strtok_r(NULL, " \n", &save))) {
+		XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+		out->cpus[out->nnodes++] = atoi(w);
+	}
+	return 1;
+}
+
+/*
+ * libslurm waits seconds for a controller that is down, so a child asks
+ * and the answer counts only if it comes within PARTITION_WAIT seconds.
+ */
+#define PARTITION_WAIT 1.5
+
 int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct perr e2;
 	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
 		return 0;   /* no controller to ask */
-	if (slurm_refs++ == 0)
-		slurm_init(NULL);
-	partition_info_msg_t *pm = NULL;
-	node_info_msg_t *nm = NULL;
-	int rc = 0;
-	if (slurm_load_partitions(0, &pm, SHOW_ALL) == SLURM_SUCCESS &&
-	    slurm_load_node(0, &nm, SHOW_ALL) == SLURM_SUCCESS) {
-		const partition_info_t *p = NULL;
-		for (uint32_t i = 0; i < pm->record_count && !p; i++) {
-			const partition_info_t *q = &pm->partition_array[i];
-			if (partition ? !strcmp(q->name, partition) : (q->flags & PART_FLAG_DEFAULT) != 0)
-				p = q;
-		}
-		if (!p) {
-			rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
-				       : perr_set(err, "slurm has no default partition; set backend.partition");
-		} else {
-			snprintf(out->name, sizeof(out->name), "%s", p->name);
-			out->max_nodes = p->max_nodes == INFINITE ? 0 : (int)p->max_nodes;
-			partition_nodes(p, nm, out);
-			rc = 1;
-		}
+	int fds[2];
+	if (pipe(fds))
+		return 0;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
 	}
-	if (pm)
-		slurm_free_partition_info_msg(pm);
-	if (nm)
-		slurm_free_node_info_msg(nm);
-	if (--slurm_refs == 0)
-		slurm_fini();
+	if (pid == 0) {
+		close(fds[0]);
+		partition_answer(partition, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	char *text = read_answer(fds[0], pid, PARTITION_WAIT);
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	int rc = 0;
+	if (text && !strncmp(text, "no", 2))
+		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
+			       : perr_set(err, "slurm has no default partition; set backend.partition");
+	else if (text && parse_answer(text, out))
+		rc = 1;
+	else
+		slurm_partition_release(out);
+	free(text);
 	return rc;
 }
 
