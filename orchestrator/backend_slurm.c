@@ -1140,6 +1140,28 @@ static int check_slurm_conf(struct perr *err)
 }
 
 /*
+ * Fork a child with a pipe to the parent: in the child 0 with *fd the
+ * write end, in the parent the child's pid with *fd the read end, -1 when
+ * it cannot.
+ */
+static pid_t pipe_child(int *fd)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	close(fds[pid == 0 ? 0 : 1]);
+	*fd = fds[pid == 0 ? 1 : 0];
+	return pid;
+}
+
+/*
  * libslurm calls fatal() -- exit(1) -- on a config it cannot parse.  Try
  * slurm_init in a child first and turn its death into an error that quotes
  * libslurm's own first complaint.
@@ -1149,30 +1171,23 @@ static int probe_slurm_conf(struct perr *err)
 	const char *conf = getenv("SLURM_CONF");
 	if (!conf || !*conf)
 		conf = PS_SLURM_DEFAULT_CONF;
-	int fds[2];
-	if (pipe(fds))
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
 		return 0;   /* cannot probe: let libslurm speak for itself */
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
 	if (pid == 0) {
-		close(fds[0]);
-		dup2(fds[1], STDERR_FILENO);
+		dup2(fd, STDERR_FILENO);
 		slurm_init(NULL);
 		_exit(0);
 	}
-	close(fds[1]);
 	char buf[2048];
 	size_t len = 0;
 	ssize_t n;
-	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			len += (size_t)n;
 	buf[len] = '\0';
-	close(fds[0]);
+	close(fd);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -1342,24 +1357,16 @@ int backend_slurm_partition(const char *partition, struct slurm_partition *out, 
 	struct perr e2;
 	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
 		return 0;   /* no controller to ask */
-	int fds[2];
-	if (pipe(fds))
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
 		return 0;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
 	if (pid == 0) {
-		close(fds[0]);
-		partition_answer(partition, fds[1]);
+		partition_answer(partition, fd);
 		_exit(0);
 	}
-	close(fds[1]);
-	char *text = read_answer(fds[0], pid, PARTITION_WAIT);
-	close(fds[0]);
+	char *text = read_answer(fd, pid, PARTITION_WAIT);
+	close(fd);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	int rc = 0;
