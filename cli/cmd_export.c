@@ -6,6 +6,7 @@
  * repetition of every point, averaged over ranks).
  */
 #include "collectors/experiment.h"
+#include "collectors/extrap_json.h"
 #include "cli/cli.h"
 #include "orchestrator/input.h"
 #include "orchestrator/store.h"
@@ -32,6 +33,95 @@ static void csv_field(FILE *f, const char *s, int always)
 	putc('"', f);
 }
 
+/* Did any done run record its ranks' bindings? */
+static int runs_bound(struct store *st, const struct run *runs, int n, struct perr *err)
+{
+	int bound = 0;
+	for (int i = 0; i < n && !bound; i++) {
+		struct run_binding *bd;
+		int nb;
+		if (runs[i].state == RUN_DONE && !store_load_bindings(st, runs[i].id, &bd, &nb, err)) {
+			bound = nb > 0;
+			run_bindings_free(bd, nb);
+		}
+	}
+	return bound;
+}
+
+/* jsonl lines of a bound campaign: "node" and "cpuset", per repetition value the ranks' own. */
+struct bind_notes {
+	struct store *st;
+	struct exp_runs runs;   /* sorted by callpath, metric, point, then run: the values' order */
+};
+
+static int cmp_exp_run(const void *a, const void *b)
+{
+	const struct exp_run *x = a, *y = b;
+	if (x->callpath != y->callpath)
+		return x->callpath - y->callpath;
+	if (x->metric != y->metric)
+		return x->metric - y->metric;
+	if (x->point != y->point)
+		return x->point - y->point;
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+static void annotate_bindings(void *ctx, int callpath, int metric, int point, json_t *line)
+{
+	struct bind_notes *bn = ctx;
+	struct exp_run key = { callpath, metric, point, -1 };
+	int lo = 0, hi = bn->runs.n;
+	while (lo < hi) {           /* the first entry of (callpath, metric, point) */
+		int mid = (lo + hi) / 2;
+		if (cmp_exp_run(&bn->runs.v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	json_t *nodes = json_array(), *cpusets = json_array();
+	for (int i = lo; i < bn->runs.n && bn->runs.v[i].callpath == callpath && bn->runs.v[i].metric == metric &&
+			 bn->runs.v[i].point == point; i++) {
+		json_t *rn = json_array(), *rc = json_array();
+		struct run_binding *bd;
+		int nb;
+		struct perr err;
+		if (!store_load_bindings(bn->st, bn->runs.v[i].run, &bd, &nb, &err)) {
+			for (int q = 0; q < nb; q++) {
+				json_array_append_new(rn, bd[q].node ? json_string(bd[q].node) : json_null());
+				json_array_append_new(rc, bd[q].cpuset ? json_string(bd[q].cpuset) : json_null());
+			}
+			run_bindings_free(bd, nb);
+		}
+		json_array_append_new(nodes, rn);
+		json_array_append_new(cpusets, rc);
+	}
+	json_object_set_new(line, "node", nodes);
+	json_object_set_new(line, "cpuset", cpusets);
+}
+
+/* JSON lines: Extra-P's lines, plus each value's ranks' node and cpuset when the ranks were bound. */
+static int export_jsonl(struct store *st, FILE *f, int include_retired, struct perr *err)
+{
+	struct run *runs;
+	int n;
+	if (store_load_runs(st, 0, &runs, &n, err))
+		return -1;
+	int bound = runs_bound(st, runs, n, err);
+	runs_free(runs, n);
+	struct experiment e;
+	experiment_init(&e);
+	struct bind_notes bn = { .st = st };
+	int rc = store_load_experiment_runs(st, NULL, include_retired ? STORE_INCLUDE_RETIRED : 0, &e, &bn.runs,
+					    err);
+	if (!rc) {
+		qsort(bn.runs.v, (size_t)bn.runs.n, sizeof(*bn.runs.v), cmp_exp_run);
+		rc = extrap_jsonl_write_annotated(f, &e, bound ? annotate_bindings : NULL, &bn, err);
+	}
+	free(bn.runs.v);
+	experiment_release(&e);
+	return rc;
+}
+
 /* CSV: one row per run, rank, region and metric. */
 static int export_csv(struct store *st, FILE *f, int include_retired, struct perr *err)
 {
@@ -45,15 +135,7 @@ static int export_csv(struct store *st, FILE *f, int include_retired, struct per
 		csv_field(f, store_param_name(st, k), 0);
 	}
 	/* campaigns whose ranks were bound also get each rank's node and cpuset */
-	int bound = 0;
-	for (int i = 0; i < n && !bound; i++) {
-		struct run_binding *bd;
-		int nb;
-		if (runs[i].state == RUN_DONE && !store_load_bindings(st, runs[i].id, &bd, &nb, err)) {
-			bound = nb > 0;
-			run_bindings_free(bd, nb);
-		}
-	}
+	int bound = runs_bound(st, runs, n, err);
 	fputs(bound ? ",nodes,ranks_per_node,rank,region,metric,value,node,cpuset\n"
 		    : ",nodes,ranks_per_node,rank,region,metric,value\n", f);
 	for (int i = 0; i < n; i++) {
@@ -126,6 +208,8 @@ static int exec_export(struct cli_args *a)
 	int rc;
 	if (!strcmp(format, "csv")) {
 		rc = export_csv(st, f, retired, &err);
+	} else if (!strcmp(format, "jsonl")) {
+		rc = export_jsonl(st, f, retired, &err);
 	} else {
 		/* Extra-P's formats: one value per repetition of every point */
 		struct experiment e;

@@ -503,6 +503,12 @@ int extrap_json_write(FILE *f, const struct experiment *e, struct perr *err)
 
 int extrap_jsonl_write(FILE *f, const struct experiment *e, struct perr *err)
 {
+	return extrap_jsonl_write_annotated(f, e, NULL, NULL, err);
+}
+
+int extrap_jsonl_write_annotated(FILE *f, const struct experiment *e, jsonl_annotate_fn annotate,
+				 void *ctx, struct perr *err)
+{
 	if (check_finite(e, err) < 0)
 		return -1;
 	for (int c = 0; c < e->ncallpaths; c++)
@@ -525,6 +531,8 @@ int extrap_jsonl_write(FILE *f, const struct experiment *e, struct perr *err)
 				for (int i = 0; i < v->n; i++)
 					json_array_append_new(vals, num(v->v[i]));
 				json_object_set_new(o, "value", vals);
+				if (annotate)
+					annotate(ctx, c, m, p, o);
 				int rc = dump(f, o, JSON_COMPACT, err);
 				json_decref(o);
 				if (rc < 0)

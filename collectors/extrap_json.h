@@ -23,6 +23,7 @@
 #define PS_EXTRAP_JSON_H
 #include "collectors/experiment.h"
 #include "common/error.h"
+#include <jansson.h>
 #include <stdio.h>
 
 /* Read a JSON file (either form; a file of JSON lines is accepted too). */
@@ -38,5 +39,12 @@ int extrap_jsonl_read_mem(struct experiment *e, const char *name, const char *bu
 /* Write e.  Returns 0, or -1 with err (non-finite value, write error). */
 int extrap_json_write(FILE *f, const struct experiment *e, struct perr *err);
 int extrap_jsonl_write(FILE *f, const struct experiment *e, struct perr *err);
+/*
+ * The same, and annotate(ctx, callpath, metric, point, line) may add fields
+ * to each line before it is written (readers ignore fields they do not know).
+ */
+typedef void (*jsonl_annotate_fn)(void *ctx, int callpath, int metric, int point, json_t *line);
+int extrap_jsonl_write_annotated(FILE *f, const struct experiment *e, jsonl_annotate_fn annotate,
+				 void *ctx, struct perr *err);
 
 #endif

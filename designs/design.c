@@ -40,6 +40,7 @@ struct builder {
 	int *base;              /* baseline value index per parameter */
 	char *modelled;
 	int ranks_param;        /* index of the parameter with role "ranks", or -1 */
+	int rpn_param;          /* index of the parameter with role "ranks_per_node", or -1 */
 	struct expr *cost;      /* seconds per run, or NULL */
 	struct cand *c;
 	int nc;
@@ -97,17 +98,27 @@ static int cand_find(const struct builder *b, const double *v, int rpn)
 	return i;
 }
 
+/* The ranks of a run at v: the ranks parameter, else one node of the ranks-per-node parameter. */
 static double ranks_of(const struct builder *b, const double *v)
 {
 	if (b->ranks_param >= 0)
 		return v[b->ranks_param];
+	if (b->rpn_param >= 0)
+		return v[b->rpn_param];
 	return b->s->ranks > 0 ? b->s->ranks : 1;
+}
+
+/* Ranks per node at v: the parameter with role "ranks_per_node" when there is one, else rpn. */
+static int rpn_of(const struct builder *b, const double *v, int rpn)
+{
+	return b->rpn_param >= 0 ? (int)v[b->rpn_param] : rpn;
 }
 
 /* Charged resources of one run at values v and ranks-per-node rpn. */
 static double resources(const struct builder *b, const double *v, int rpn)
 {
 	double ranks = ranks_of(b, v);
+	rpn = rpn_of(b, v, rpn);
 	if (b->s->charge == CHARGE_NODE) {
 		int per = rpn > 0 ? rpn : b->s->cores_per_node;
 		return ceil(ranks / per) * b->s->cores_per_node;
@@ -554,10 +565,17 @@ static int full_factorial(struct builder *b, struct plan *pl)
 			snprintf(ranks, sizeof(ranks), "(%s)", names[b->ranks_param]);
 		else
 			snprintf(ranks, sizeof(ranks), "%d", s->ranks > 0 ? s->ranks : 1);
+		if (b->ranks_param < 0 && b->rpn_param >= 0)
+			snprintf(ranks, sizeof(ranks), "(%s)", names[b->rpn_param]);
+		char per[200];
+		if (b->rpn_param >= 0)
+			snprintf(per, sizeof(per), "(%s)", names[b->rpn_param]);
+		else
+			snprintf(per, sizeof(per), "%d", rpn > 0 ? rpn : s->cores_per_node);
 		char *text;
 		if (s->charge == CHARGE_NODE)
-			text = xasprintf("(%s) * ceil(%s / %d) * %d", s->cost_model, ranks,
-					 rpn > 0 ? rpn : s->cores_per_node, s->cores_per_node);
+			text = xasprintf("(%s) * ceil(%s / %s) * %d", s->cost_model, ranks, per,
+					 s->cores_per_node);
 		else
 			text = xasprintf("(%s) * %s", s->cost_model, ranks);
 		struct perr e2;
@@ -666,13 +684,15 @@ static int setup_params(struct builder *b)
 	const struct design_spec *s = b->s;
 	b->base = xcalloc((size_t)s->nparams + 1, sizeof(int));
 	b->modelled = xcalloc((size_t)s->nparams + 1, 1);
-	b->ranks_param = -1;
+	b->ranks_param = b->rpn_param = -1;
 	for (int k = 0; k < s->nparams; k++) {
 		const struct plan_param *p = &s->params[k];
 		if (p->nvalues < 1)
 			return perr_set(b->err, "parameter '%s' has no values", p->name);
 		if (p->role && !strcmp(p->role, "ranks"))
 			b->ranks_param = k;
+		if (p->role && !strcmp(p->role, "ranks_per_node"))
+			b->rpn_param = k;
 		int bi = 0;
 		for (int i = 1; i < p->nvalues; i++)
 			if (p->values[i] < p->values[bi])
@@ -698,6 +718,9 @@ static int check_placement(const struct builder *b)
 	const struct design_spec *s = b->s;
 	if (s->charge == CHARGE_NODE && s->cores_per_node <= 0)
 		return perr_set(b->err, "charge \"node\" needs cores_per_node");
+	if (b->rpn_param >= 0 && (s->nrpn > 0 || s->ncontention > 0))
+		return perr_set(b->err, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
+				"give no other ranks_per_node list", s->params[b->rpn_param].name);
 	for (int i = 0; i < s->nrpn; i++)
 		if (s->rpn[i] <= 0)
 			return perr_set(b->err, "ranks per node must be positive, not %d", s->rpn[i]);
@@ -928,9 +951,9 @@ static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int 
 		struct plan_point *pt = &pl->points[pl->npoints++];
 		pt->values = c->v;
 		c->v = NULL;
-		pt->ranks_per_node = c->rpn;
-		if (placed && c->rpn > 0)
-			pt->nodes = (int)ceil(ranks_of(b, pt->values) / c->rpn);
+		pt->ranks_per_node = rpn_of(b, pt->values, c->rpn);
+		if ((placed || b->rpn_param >= 0) && pt->ranks_per_node > 0)
+			pt->nodes = (int)ceil(ranks_of(b, pt->values) / pt->ranks_per_node);
 		pt->policy = s->policy ? xstrdup(s->policy) : NULL;
 		pt->repetitions = c->reps < reps ? c->reps : reps;
 		pt->core_hours = c->run_ch * pt->repetitions;

@@ -33,6 +33,7 @@ struct run_spec {
 	double est_seconds;         /* estimated runtime (time limits), 0 = unknown */
 	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
 	                               backends that name jobs name each attempt apart */
+	const char *point;          /* "np=4, n=10": the run's parameter values, for messages (or NULL) */
 };
 
 struct run_result {
@@ -111,6 +112,24 @@ int backend_slurm_new(struct backend **b, const struct backend_config *cfg, stru
 /* Check the slurm backend's `extra` options without contacting SLURM (for
    config checks): 0, or -1 with err naming the option. */
 int backend_slurm_check_extra(int nextra, char *const *extra, struct perr *err);
+/*
+ * What a SLURM partition offers a job, as its controller says: its nodes'
+ * CPU counts and the most nodes one job may have (0: no limit).
+ */
+struct slurm_partition {
+	char name[64];
+	int nnodes;
+	int *cpus;              /* nnodes entries */
+	int max_nodes;
+};
+/*
+ * Ask the controller about partition (NULL: the default one).  Returns 1
+ * with *out filled (release with slurm_partition_release), 0 when it cannot
+ * be asked (no slurm config, controller not answering), -1 with err when it
+ * has no such partition.
+ */
+int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err);
+void slurm_partition_release(struct slurm_partition *p);
 /* SLURM error codes that may pass by themselves (controller unreachable,
    rate limits, busy nodes, QOS or association limits): wait and retry. */
 int backend_slurm_transient(int slurm_errno);

@@ -30,6 +30,7 @@
 #include "common/xalloc.h"
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -875,6 +876,23 @@ static int write_script(struct job_strings *js, const struct slurm_backend *sb,
 	return rc;
 }
 
+/* "slurm rejected the job for run 5 (point np=5, n=1; placement 5 ranks on 5 nodes, 1 per node, compact) in partition 'emu': why" */
+static int job_refused(const struct slurm_backend *sb, const struct run_spec *rs, const char *why,
+		       struct perr *err)
+{
+	int nodes = slurm_job_nodes(rs);
+	char nn[32] = "", rpn[32] = "", part[96] = "";
+	if (nodes > 0)
+		snprintf(nn, sizeof(nn), " on %d node%s", nodes, nodes == 1 ? "" : "s");
+	if (rs->ranks_per_node > 0)
+		snprintf(rpn, sizeof(rpn), ", %d per node", rs->ranks_per_node);
+	if (sb->partition)
+		snprintf(part, sizeof(part), " in partition '%s'", sb->partition);
+	return perr_set(err, "slurm rejected the job for run %lld (point %s; placement %d rank%s%s%s, %s)%s: %s",
+			rs->id, rs->point ? rs->point : "?", rs->ranks, rs->ranks == 1 ? "" : "s", nn, rpn,
+			rs->policy ? rs->policy : "unbound", part, why);
+}
+
 /* A submission SLURM refused: 1 (transient, back off) or -1 (err). */
 static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, int e,
 			  struct perr *err)
@@ -888,7 +906,7 @@ static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, i
 		perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
 		return 1;
 	}
-	return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(e));
+	return job_refused(sb, rs, slurm_errstr(e), err);
 }
 
 /* Accepted, but it could only wait for a partition that will never fit it. */
@@ -935,7 +953,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if (never_fits(ec)) {
 		/* withdraw it and fail the run */
 		slurm_kill_job(job, SIGKILL, 0);
-		return perr_set(err, "slurm rejected the job for run %lld: %s", rs->id, slurm_errstr(ec));
+		return job_refused(sb, rs, slurm_errstr(ec), err);
 	}
 	track(sb, rs->id, job, rs->timeout, rs->run_dir);
 	*backend_id = xasprintf("%u", job);
@@ -1122,6 +1140,28 @@ static int check_slurm_conf(struct perr *err)
 }
 
 /*
+ * Fork a child with a pipe to the parent: in the child 0 with *fd the
+ * write end, in the parent the child's pid with *fd the read end, -1 when
+ * it cannot.
+ */
+static pid_t pipe_child(int *fd)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	close(fds[pid == 0 ? 0 : 1]);
+	*fd = fds[pid == 0 ? 1 : 0];
+	return pid;
+}
+
+/*
  * libslurm calls fatal() -- exit(1) -- on a config it cannot parse.  Try
  * slurm_init in a child first and turn its death into an error that quotes
  * libslurm's own first complaint.
@@ -1131,30 +1171,23 @@ static int probe_slurm_conf(struct perr *err)
 	const char *conf = getenv("SLURM_CONF");
 	if (!conf || !*conf)
 		conf = PS_SLURM_DEFAULT_CONF;
-	int fds[2];
-	if (pipe(fds))
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
 		return 0;   /* cannot probe: let libslurm speak for itself */
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
 	if (pid == 0) {
-		close(fds[0]);
-		dup2(fds[1], STDERR_FILENO);
+		dup2(fd, STDERR_FILENO);
 		slurm_init(NULL);
 		_exit(0);
 	}
-	close(fds[1]);
 	char buf[2048];
 	size_t len = 0;
 	ssize_t n;
-	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			len += (size_t)n;
 	buf[len] = '\0';
-	close(fds[0]);
+	close(fd);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -1222,4 +1255,134 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	b->priv = sb;
 	*bp = b;
 	return 0;
+}
+
+/* The nodes of partition p (index pairs into the node table) with their CPUs. */
+static void partition_nodes(const partition_info_t *p, const node_info_msg_t *nm, struct slurm_partition *out)
+{
+	size_t alloc = 0;
+	for (int i = 0; p->node_inx && p->node_inx[i] >= 0 && p->node_inx[i + 1] >= 0; i += 2)
+		for (int k = p->node_inx[i]; k <= p->node_inx[i + 1]; k++) {
+			if (k < 0 || (uint32_t)k >= nm->record_count)
+				continue;
+			XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+			out->cpus[out->nnodes++] = nm->node_array[k].cpus;
+		}
+}
+
+/* In the asking child: one line "ok NAME MAX_NODES CPUS..." or "no" (no such partition) to fd. */
+static void partition_answer(const char *partition, int fd)
+{
+	slurm_init(NULL);
+	partition_info_msg_t *pm = NULL;
+	node_info_msg_t *nm = NULL;
+	if (slurm_load_partitions(0, &pm, SHOW_ALL) != SLURM_SUCCESS ||
+	    slurm_load_node(0, &nm, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	const partition_info_t *p = NULL;
+	for (uint32_t i = 0; i < pm->record_count && !p; i++) {
+		const partition_info_t *q = &pm->partition_array[i];
+		if (partition ? !strcmp(q->name, partition) : (q->flags & PART_FLAG_DEFAULT) != 0)
+			p = q;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (!p) {
+		strbuf_addstr(&sb, "no\n");
+	} else {
+		struct slurm_partition sp = { .nnodes = 0 };
+		partition_nodes(p, nm, &sp);
+		strbuf_addf(&sb, "ok %.63s %u", p->name, p->max_nodes == INFINITE ? 0u : p->max_nodes);
+		for (int k = 0; k < sp.nnodes; k++)
+			strbuf_addf(&sb, " %d", sp.cpus[k]);
+		strbuf_addch(&sb, '\n');
+		free(sp.cpus);
+	}
+	if (write(fd, sb.buf, sb.len) < 0)
+		return;
+}
+
+/* Read the child's answer within limit seconds; NULL when it did not answer in time. */
+static char *read_answer(int fd, pid_t pid, double limit)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	double end = wall_now() + limit;
+	char buf[4096];
+	for (;;) {
+		double left = end - wall_now();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+			kill(pid, SIGKILL);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* Parse "ok NAME MAX_NODES CPUS..." into out: 1, or 0 when it is not such a line. */
+static int parse_answer(char *text, struct slurm_partition *out)
+{
+	char *save = NULL, *w = strtok_r(text, " \n", &save);
+	if (!w || strcmp(w, "ok") || !(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	snprintf(out->name, sizeof(out->name), "%s", w);
+	if (!(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	out->max_nodes = atoi(w);
+	size_t alloc = 0;
+	while ((w = strtok_r(NULL, " \n", &save))) {
+		XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+		out->cpus[out->nnodes++] = atoi(w);
+	}
+	return 1;
+}
+
+/*
+ * libslurm waits seconds for a controller that is down, so a child asks
+ * and the answer counts only if it comes within PARTITION_WAIT seconds.
+ */
+#define PARTITION_WAIT 1.5
+
+int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct perr e2;
+	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
+		return 0;   /* no controller to ask */
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		partition_answer(partition, fd);
+		_exit(0);
+	}
+	char *text = read_answer(fd, pid, PARTITION_WAIT);
+	close(fd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	int rc = 0;
+	if (text && !strncmp(text, "no", 2))
+		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
+			       : perr_set(err, "slurm has no default partition; set backend.partition");
+	else if (text && parse_answer(text, out))
+		rc = 1;
+	else
+		slurm_partition_release(out);
+	free(text);
+	return rc;
+}
+
+void slurm_partition_release(struct slurm_partition *p)
+{
+	free(p->cpus);
+	memset(p, 0, sizeof(*p));
 }

@@ -262,9 +262,10 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 					   "duplicate parameter '%s'; each parameter is named once", p->name);
 		if (get_string(c, g, "role", &p->role, 0, err))
 			return -1;
-		if (p->role && strcmp(p->role, "ranks"))
+		if (p->role && strcmp(p->role, "ranks") && strcmp(p->role, "ranks_per_node"))
 			return bad(c, err, config_setting_get_member(g, "role"),
-				   "unknown role '%s'; the only role is \"ranks\" (the number of processes)", p->role);
+				   "unknown role '%s'; write role = \"ranks\" (the number of processes) or "
+				   "role = \"ranks_per_node\";", p->role);
 		const config_setting_t *v = config_setting_get_member(g, "values");
 		if (!v)
 			return bad(c, err, g, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
@@ -277,11 +278,14 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 		if (parse_values(c, p, v, nv, err))
 			return -1;
 	}
-	int nranks = 0;
-	for (int k = 0; k < c->nparams; k++)
-		nranks += c->params[k].role != NULL;
-	if (nranks > 1)
-		return bad(c, err, ps, "more than one parameter has role = \"ranks\"; only one may");
+	static const char *const roles[] = { "ranks", "ranks_per_node" };
+	for (int r = 0; r < 2; r++) {
+		int n_role = 0;
+		for (int k = 0; k < c->nparams; k++)
+			n_role += c->params[k].role && !strcmp(c->params[k].role, roles[r]);
+		if (n_role > 1)
+			return bad(c, err, ps, "more than one parameter has role = \"%s\"; only one may", roles[r]);
+	}
 	return 0;
 }
 
@@ -558,36 +562,62 @@ static char *resolve_path(const struct campaign_config *c, const char *p)
 	return xasprintf("%s/%s", c->dir, p);
 }
 
-/*
- * placement.map and placement.cores_per_rank: how perfsweep-bind lays out
- * each rank.  The planner validates the rest of the section.
- */
-static int parse_placement_launch(struct campaign_config *c, struct perr *err)
+/* A setting's value as text for placement_spec_parse: strings as they are, numbers printed. */
+static char *setting_text(const config_setting_t *s)
 {
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_STRING:
+		return xstrdup(config_setting_get_string(s));
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return xasprintf("%lld", (long long)config_setting_get_int64(s));
+	case CONFIG_TYPE_FLOAT:
+		return xasprintf("%g", config_setting_get_float(s));
+	case CONFIG_TYPE_BOOL:
+		return xstrdup(config_setting_get_bool(s) ? "true" : "false");
+	default:
+		return xstrdup("a group or list");
+	}
+}
+
+/*
+ * The placement section's policy, map and cores per rank, parsed and
+ * checked by the one placement contract (placement_spec_parse); the
+ * ranks-per-node axis and attach are the planner's.  A campaign without
+ * the section gets the contract's defaults (compact, one core per rank).
+ */
+static int parse_placement_spec(struct campaign_config *c, struct perr *err)
+{
+	static const char *const key[] = { "policy", "map", "cores_per_rank", "ranks_per_node" };
 	const config_setting_t *g = config_lookup(&c->cfg, "placement");
 	if (!g || config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return 0;
-	char *map = NULL;
+		return placement_spec_parse(&c->placement_spec, NULL, NULL, NULL, 0, SPEC_CONFIG, 0, NULL, err);
+	char *map = NULL, *policy = NULL;
+	const config_setting_t *pol = config_setting_get_member(g, "policy");
+	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
 	if (get_string(c, g, "map", &map, 0, err))
 		return -1;
 	if (map) {
 		c->placement_map = resolve_path(c, map);
 		free(map);
-		if (access(c->placement_map, R_OK))
-			return bad(c, err, config_setting_get_member(g, "map"),
-				   "cannot read placement map '%s': %s", c->placement_map, strerror(errno));
 	}
-	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
-	if (cpr) {
-		int t = config_setting_type(cpr);
-		if (t == CONFIG_TYPE_STRING && !strcmp(config_setting_get_string(cpr), "all"))
-			c->cores_per_rank = xstrdup("all");
-		else if ((t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) && config_setting_get_int64(cpr) >= 1 &&
-			 config_setting_get_int64(cpr) <= 65536)
-			c->cores_per_rank = xasprintf("%lld", (long long)config_setting_get_int64(cpr));
-		else
-			return bad(c, err, cpr, "cores_per_rank must be a positive integer or \"all\"");
+	if (pol)
+		policy = setting_text(pol);
+	if (cpr)
+		c->cores_per_rank = setting_text(cpr);
+	enum spec_field field = SPEC_POLICY;
+	int rc = placement_spec_parse(&c->placement_spec, policy, c->cores_per_rank, c->placement_map, 0,
+				      SPEC_CONFIG, 0, &field, err);
+	free(policy);
+	if (rc < 0) {
+		const config_setting_t *at = config_setting_get_member(g, key[field]);
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return bad(c, err, at ? at : g, "%s", msg);
 	}
+	if (c->placement_map && access(c->placement_map, R_OK))
+		return bad(c, err, config_setting_get_member(g, "map"), "cannot read placement map '%s': %s",
+			   c->placement_map, strerror(errno));
 	return 0;
 }
 
@@ -808,7 +838,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 		c->dependencies = resolve_path(c, deps);
 		free(deps);
 	}
-	if (parse_placement_launch(c, err) || parse_order(c, err) || parse_analysis(c, err))
+	if (parse_placement_spec(c, err) || parse_order(c, err) || parse_analysis(c, err))
 		return -1;
 	c->design = config_setting_get_member(root, "design");
 	c->budget = config_setting_get_member(root, "budget");

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "designs/plan.h"
 #include "orchestrator/backend.h"
+#include "placement/placement_spec.h"
 #include <libconfig.h>
 
 
@@ -48,9 +49,11 @@ struct campaign_config {
 	/* paths, resolved against dir */
 	char *dependencies;         /* NULL when unset */
 	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
-	/* launch settings of the placement section (the planner checks the rest) */
-	char *placement_map;        /* placement.map: explicit core sets, or NULL */
-	char *cores_per_rank;       /* placement.cores_per_rank: "N" or "all", or NULL */
+	/* the placement section's contract (placement_spec_parse; the planner
+	   reads its ranks-per-node axis and attach) */
+	struct placement_spec placement_spec;   /* defaults without the section */
+	char *placement_map;        /* placement.map resolved (placement_spec.map points here), or NULL */
+	char *cores_per_rank;       /* placement.cores_per_rank as written ("N", "all"), or NULL */
 	/* raw settings for the sections other modules validate (NULL when absent) */
 	config_t cfg;
 	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;

@@ -29,6 +29,7 @@ void input_source_release(struct input_source *s)
 {
 	free(s->title);
 	free(s->placements);
+	free(s->rpn_name);
 	free(s->aggregate);
 	input_source_init(s);
 }
@@ -60,35 +61,71 @@ static int keep_metric(struct experiment *e, const char *metric, const char *pat
 	return 0;
 }
 
-/* The distinct placements of a campaign's runs, one line each with its run count. */
+/* "2" or "1,2": the distinct ranks per node the done runs of one placement really had, or "-". */
+static void real_rpn_text(struct strbuf *sb, const struct run *runs, int n, const int *group, int g,
+			  const struct run_rpn *rr, int nrr)
+{
+	size_t at = sb->len;
+	int seen[8], nseen = 0;
+	for (int j = 0; j < n; j++) {
+		if (group[j] != g || runs[j].state != RUN_DONE)
+			continue;
+		const struct run_rpn *r = run_rpn_find(rr, nrr, runs[j].id);
+		if (!r || r->real <= 0)
+			continue;
+		int dup = 0;
+		for (int k = 0; k < nseen; k++)
+			dup |= seen[k] == r->real;
+		if (dup || nseen == 8)
+			continue;
+		seen[nseen++] = r->real;
+		strbuf_addf(sb, "%s%d", sb->len > at ? "," : "", r->real);
+	}
+	if (sb->len == at)
+		strbuf_addstr(sb, "-");
+}
+
+/*
+ * The distinct placements of a campaign's runs, one line each with its run
+ * count, and the ranks per node the ranks' stored bindings show they really
+ * had ("-": no binding names a node).
+ */
 static char *placement_table(struct store *st, struct perr *err)
 {
 	struct run *runs;
-	int n;
+	struct run_rpn *rr;
+	int n, nrr;
 	if (store_load_runs(st, 0, &runs, &n, err) < 0)
 		return NULL;
+	if (store_load_run_rpn(st, 0, &rr, &nrr, err) < 0) {
+		runs_free(runs, n);
+		return NULL;
+	}
 	struct strbuf sb;
 	strbuf_init(&sb);
-	strbuf_addstr(&sb, "nodes  ranks  ranks/node  policy      runs  done\n");
-	int *seen = xcalloc((size_t)(n ? n : 1), sizeof(int));
+	strbuf_addstr(&sb, "nodes  ranks  ranks/node  policy      runs  done  bound ranks/node\n");
+	int *group = xcalloc((size_t)(n ? n : 1), sizeof(int));
 	for (int i = 0; i < n; i++) {
-		if (seen[i])
+		if (group[i])
 			continue;
 		int count = 0, done = 0;
 		for (int j = i; j < n; j++) {
 			const char *pa = runs[i].policy ? runs[i].policy : "-";
 			const char *pb = runs[j].policy ? runs[j].policy : "-";
-			if (seen[j] || runs[j].nodes != runs[i].nodes || runs[j].ranks != runs[i].ranks ||
+			if (group[j] || runs[j].nodes != runs[i].nodes || runs[j].ranks != runs[i].ranks ||
 			    runs[j].ranks_per_node != runs[i].ranks_per_node || strcmp(pa, pb))
 				continue;
-			seen[j] = 1;
+			group[j] = i + 1;
 			count++;
 			done += runs[j].state == RUN_DONE;
 		}
-		strbuf_addf(&sb, "%5d  %5d  %10d  %-10s  %4d  %4d\n", runs[i].nodes, runs[i].ranks,
+		strbuf_addf(&sb, "%5d  %5d  %10d  %-10s  %4d  %4d  ", runs[i].nodes, runs[i].ranks,
 			    runs[i].ranks_per_node, runs[i].policy ? runs[i].policy : "-", count, done);
+		real_rpn_text(&sb, runs, n, group, i + 1, rr, nrr);
+		strbuf_addch(&sb, '\n');
 	}
-	free(seen);
+	free(group);
+	free(rr);
 	runs_free(runs, n);
 	return strbuf_detach(&sb);
 }
@@ -124,6 +161,9 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		s->aggregate = stored_aggregate(st);
+		for (int k = 0; k < store_nparams(st); k++)
+			if (store_param_role(st, k) && !strcmp(store_param_role(st, k), "ranks_per_node"))
+				s->rpn_name = xstrdup(store_param_name(st, k));
 		char *budget = store_get_meta(st, "budget_core_hours");
 		if (budget && *budget)
 			s->budget_core_hours = strtod(budget, NULL);

@@ -12,6 +12,7 @@
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
+#include "orchestrator/backend.h"
 #include "orchestrator/plan_check.h"
 #include "placement/placement_spec.h"
 #include "orchestrator/store.h"
@@ -405,12 +406,18 @@ static int parse_cost(struct pb *b)
 	return 0;
 }
 
-static int ranks_param(const struct campaign_config *c)
+/* The parameter with this role, or -1. */
+static int role_param(const struct campaign_config *c, const char *role)
 {
 	for (int k = 0; k < c->nparams; k++)
-		if (c->params[k].role && !strcmp(c->params[k].role, "ranks"))
+		if (c->params[k].role && !strcmp(c->params[k].role, role))
 			return k;
 	return -1;
+}
+
+static int ranks_param(const struct campaign_config *c)
+{
+	return role_param(c, "ranks");
 }
 
 static int parse_placement(struct pb *b)
@@ -421,30 +428,18 @@ static int parse_placement(struct pb *b)
 						 "cores_per_rank", NULL };
 		if (group(b, g, "placement") || keys(b, g, "placement", k))
 			return -1;
-		if (ranks_param(b->c) < 0)
+		int rpn_k = role_param(b->c, "ranks_per_node");
+		if (ranks_param(b->c) < 0 && rpn_k < 0)
 			return bad(b, g, "a placement axis needs a parameter with role = \"ranks\"");
-		if (get_rpn(b, g, &b->rpn, &b->spec.nrpn))
+		const config_setting_t *rs = config_setting_get_member(g, "ranks_per_node");
+		if (rpn_k >= 0 && rs)
+			return bad(b, rs, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
+				   "remove placement.ranks_per_node", b->c->params[rpn_k].name);
+		if (rpn_k < 0 && get_rpn(b, g, &b->rpn, &b->spec.nrpn))
 			return -1;
 		b->spec.rpn = b->rpn;
-		int rc;
-		const char *pol = get_str(b, g, "policy", &rc);
-		if (rc)
-			return -1;
-		/* the one placement contract (placement/placement_spec.h) */
-		struct placement_spec ps;
-		enum spec_field bad_field;
-		if (placement_spec_parse(&ps, pol, b->c->cores_per_rank, b->c->placement_map, 0, SPEC_CONFIG, 0,
-					 &bad_field, b->err) < 0) {
-			static const char *const key[] = { "policy", "map", "cores_per_rank", "ranks_per_node" };
-			const config_setting_t *at = config_setting_get_member(g, key[bad_field]);
-			char msg[sizeof(b->err->msg)];
-			snprintf(msg, sizeof(msg), "%s", b->err->msg);
-			if (bad_field == SPEC_POLICY && pol && strstr(msg, "unknown"))
-				return bad(b, at, "unknown policy '%s'; write policy = \"compact\", \"spread\" or "
-					   "\"explicit\";", pol);
-			return bad(b, at ? at : g, "%s", msg);
-		}
-		b->spec.policy = policy_kind_name(ps.policy);
+		/* policy, map and cores per rank: the contract the config loader parsed */
+		b->spec.policy = policy_kind_name(b->c->placement_spec.policy);
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);
@@ -472,6 +467,10 @@ static int parse_placement(struct pb *b)
 			return -1;
 		if (ranks_param(b->c) < 0)
 			return bad(b, ct, "a contention experiment needs a parameter with role = \"ranks\"");
+		int rpn_k = role_param(b->c, "ranks_per_node");
+		if (rpn_k >= 0)
+			return bad(b, ct, "parameter '%s' (role \"ranks_per_node\") is the study axis already; "
+				   "remove the contention block or the role", b->c->params[rpn_k].name);
 		const config_setting_t *pt = config_setting_get_member(ct, "point");
 		if (!pt)
 			return bad(b, ct, "contention needs the fixed point: point = { p = 64; size = 30; };");
@@ -512,6 +511,20 @@ static void carry_placement(struct plan *pl, const struct campaign_config *c, co
 	pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
 	pl->notes[pl->nnotes++] = xasprintf("cost model fitted to campaign '%s': %s seconds per run",
 					    camp ? config_setting_get_string(camp) : "?", fitted);
+}
+
+/* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
+static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
+{
+	if (!strcmp(c->backend.type, "local"))
+		return plan_check_local(pl, c, 0, err);
+	struct slurm_partition part;
+	int rc = backend_slurm_partition(c->backend.partition, &part, err);
+	if (rc <= 0)
+		return rc;      /* -1: no such partition; 0: cannot ask, checked at submission */
+	rc = plan_check_partition(pl, c, &part, err);
+	slurm_partition_release(&part);
+	return rc;
 }
 
 /* Runs are rows of the store: cap them as the planner caps points. */
@@ -563,8 +576,10 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	pl->budget_core_hours = b.spec.budget_core_hours;
 	pl->charge = b.spec.charge;
 	pl->budget_overrun = b.overrun;
-	if (!strcmp(c->backend.type, "local") && plan_check_local(pl, c, 0, err) < 0) {
+	if (plan_check_backend(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
+		if (!strncmp(err->msg, "slurm has no", 12) || !at)
+			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];
 			perr_prefix(err, "%s", config_where(c, at, where, sizeof(where)));

@@ -1,6 +1,7 @@
-/* Plan-time placement checks against the local backend's one node. */
+/* Plan-time placement checks: the local backend's one node, a SLURM partition's nodes. */
 #include "orchestrator/plan_check.h"
 #include "common/strbuf.h"
+#include "orchestrator/backend.h"
 #include "orchestrator/template.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
@@ -29,6 +30,17 @@ static void describe(struct strbuf *sb, const struct plan *pl, int i, int ranks,
 		    pt->policy ? pt->policy : "compact");
 }
 
+/* Refuse point i: "point 3 (np=2, n=10): placement ... why". */
+static int refuse(const struct plan *pl, int i, int ranks, int rpn, const char *why, struct perr *err)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	describe(&sb, pl, i, ranks, rpn);
+	perr_set(err, "%s %s", sb.buf, why);
+	strbuf_release(&sb);
+	return -1;
+}
+
 int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
 		     struct perr *err)
 {
@@ -39,9 +51,7 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 		usable_cores = t.nunits;
 		topology_release(&t);
 	}
-	int cpr = 1;
-	if (c->cores_per_rank && policy_parse_cores_per_rank(c->cores_per_rank, &cpr, err) < 0)
-		return -1;
+	int cpr = c->placement_spec.cores_per_rank;
 	for (int i = 0; i < pl->npoints; i++) {
 		const struct plan_point *pt = &pl->points[i];
 		if (!pt->policy && pt->ranks_per_node <= 0)
@@ -60,14 +70,41 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 				 usable_cores);
 			why = buf;
 		}
-		if (why) {
-			struct strbuf sb;
-			strbuf_init(&sb);
-			describe(&sb, pl, i, ranks, rpn);
-			perr_set(err, "%s %s", sb.buf, why);
-			strbuf_release(&sb);
-			return -1;
+		if (why)
+			return refuse(pl, i, ranks, rpn, why, err);
+	}
+	return 0;
+}
+
+int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
+			 const struct slurm_partition *part, struct perr *err)
+{
+	int cpr = c->placement_spec.cores_per_rank;
+	for (int i = 0; i < pl->npoints; i++) {
+		const struct plan_point *pt = &pl->points[i];
+		int ranks = point_ranks(pl, pt);
+		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : 0;
+		int nodes = pt->nodes > 0 ? pt->nodes : rpn > 0 ? (ranks + rpn - 1) / rpn : 1;
+		long need = rpn > 0 ? (cpr == 0 ? rpn : (long)rpn * cpr) : 1;
+		int fit = 0, most = 0;
+		for (int k = 0; k < part->nnodes; k++) {
+			fit += part->cpus[k] >= need;
+			most = part->cpus[k] > most ? part->cpus[k] : most;
 		}
+		char why[300];
+		if (part->max_nodes > 0 && nodes > part->max_nodes)
+			snprintf(why, sizeof(why), "needs %d nodes, but partition '%s' allows a job at most %d",
+				 nodes, part->name, part->max_nodes);
+		else if (nodes > part->nnodes)
+			snprintf(why, sizeof(why), "needs %d nodes, but partition '%s' has %d", nodes, part->name,
+				 part->nnodes);
+		else if (fit < nodes)
+			snprintf(why, sizeof(why), "needs %ld CPUs on %s%d node%s, but partition '%s' has %d "
+				 "such node%s (the largest has %d CPUs)", need, nodes > 1 ? "each of " : "", nodes,
+				 nodes > 1 ? "s" : "", part->name, fit, fit == 1 ? "" : "s", most);
+		else
+			continue;
+		return refuse(pl, i, ranks, rpn > 0 ? rpn : (ranks + nodes - 1) / nodes, why, err);
 	}
 	return 0;
 }

@@ -3,7 +3,11 @@
  * placement is refused by `plan` and `run` before anything runs, with the
  * point and the placement named.  The local backend has one node (this
  * machine): every point must fit on it, ranks per node x cores per rank
- * within its usable cores.  SLURM placements are checked at submission.
+ * within its usable cores.  On SLURM, when the controller can be asked,
+ * every point's nodes must exist in the partition (and within its per-job
+ * node limit) with enough CPUs for ranks per node x cores per rank;
+ * otherwise the backend refuses the job at submission, naming the run's
+ * point and placement.
  */
 #ifndef PS_PLAN_CHECK_H
 #define PS_PLAN_CHECK_H
@@ -13,5 +17,10 @@
 /* usable_cores: the local machine's (0: load the host topology). */
 int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
 		     struct perr *err);
+
+struct slurm_partition;
+/* part: the partition as its controller described it (backend_slurm_partition). */
+int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
+			 const struct slurm_partition *part, struct perr *err);
 
 #endif

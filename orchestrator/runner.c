@@ -148,7 +148,21 @@ struct spec_buf {
 	char **env;
 	char *run_dir;
 	char *workdir;
+	char *point;
 };
+
+/* "np=4, n=10": the run's parameter values. */
+static char *point_text(struct store *st, const struct run *r)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int k = 0; k < store_nparams(st); k++) {
+		char v[64];
+		template_format_value(v, sizeof(v), r->values[k], 0);
+		strbuf_addf(&sb, "%s%s=%s", k ? ", " : "", store_param_name(st, k), v);
+	}
+	return strbuf_detach(&sb);
+}
 
 static void spec_build(struct spec_buf *sb, const struct campaign_config *c, struct store *st,
 		       const struct run *r, const struct runner_options *o)
@@ -189,6 +203,8 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->map = c->placement_map;
 	s->bind_path = o->bind_path;
 	s->est_seconds = r->core_hours > 0 ? r->core_hours * 3600.0 / s->ranks : 0;
+	sb->point = point_text(st, r);
+	s->point = sb->point;
 }
 
 static void spec_release(struct spec_buf *sb)
@@ -196,6 +212,7 @@ static void spec_release(struct spec_buf *sb)
 	runner_free_argv(sb->argv);
 	runner_free_argv(sb->env);
 	free(sb->run_dir);
+	free(sb->point);
 	free(sb->workdir);
 }
 

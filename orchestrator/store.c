@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "orchestrator/store_priv.h"
 #include "common/strbuf.h"
+#include "common/strmap.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -1119,12 +1120,122 @@ int store_load_measurements(struct store *st, long long id, struct measurement_l
 
 /* Flush one run's aggregated (region, metric) value into the experiment. */
 static void flush_group(struct experiment *e, int point, const char *region, const char *metric,
-			double agg_value, double sum, int nranks)
+			double agg_value, double sum, int nranks, long long run, struct exp_runs *runs)
 {
 	double v = !isnan(agg_value) ? agg_value : (nranks ? sum / nranks : NAN);
 	if (isnan(v))
 		return;
-	experiment_add(e, experiment_callpath(e, region), experiment_metric(e, metric), point, v);
+	int c = experiment_callpath(e, region), m = experiment_metric(e, metric);
+	experiment_add(e, c, m, point, v);
+	if (runs) {
+		XGROW(runs->v, (size_t)runs->n + 1, runs->alloc);
+		runs->v[runs->n++] = (struct exp_run){ c, m, point, run };
+	}
+}
+
+int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n, struct perr *err)
+{
+	const char *done = st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
+		? "(state = 3 OR (state = 6 AND retired_from = 3))" : "state = 3";
+	char *q = xasprintf("SELECT r.id, r.point, r.ranks_per_node, x.real FROM runs r LEFT JOIN"
+			    " (SELECT run, MAX(c) AS real FROM (SELECT run, node, COUNT(*) AS c FROM bindings"
+			    "  WHERE node IS NOT NULL AND node != '' GROUP BY run, node) GROUP BY run) x ON x.run = r.id"
+			    " WHERE r.%s ORDER BY r.id", done);
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s;
+	int bound = 1, rc = sqlite3_prepare_v2(st->db, q, -1, &s, NULL);
+	free(q);
+	if (rc != SQLITE_OK) {
+		/* a store from before the bindings table, opened read-only: the plan's values */
+		if (!strstr(sqlite3_errmsg(st->db), "no such table"))
+			return sdb_err(st, err, "read runs");
+		bound = 0;
+		q = xasprintf("SELECT id, point, ranks_per_node FROM runs WHERE %s ORDER BY id", done);
+		s = sdb_prepare(st, q, err);
+		free(q);
+		if (!s)
+			return -1;
+	}
+	size_t alloc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_rpn *r = &(*out)[(*n)++];
+		r->run = sqlite3_column_int64(s, 0);
+		r->point = sqlite3_column_int(s, 1);
+		r->planned = sqlite3_column_int(s, 2);
+		r->real = bound && sqlite3_column_type(s, 3) != SQLITE_NULL ? sqlite3_column_int(s, 3) : -1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int cmp_run_rpn(const void *a, const void *b)
+{
+	long long x = ((const struct run_rpn *)a)->run, y = ((const struct run_rpn *)b)->run;
+	return (x > y) - (x < y);
+}
+
+const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long run)
+{
+	struct run_rpn key = { .run = run };
+	return bsearch(&key, rr, (size_t)n, sizeof(*rr), cmp_run_rpn);
+}
+
+/* The first plan point with point p's values (placement axes repeat them). */
+static int *same_values(const struct store *st)
+{
+	int *canon = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	struct strmap m;
+	strmap_init(&m);
+	struct strbuf key;
+	strbuf_init(&key);
+	for (int p = 0; p < st->npoints; p++) {
+		strbuf_reset(&key);
+		for (int k = 0; k < st->nparams; k++)
+			strbuf_addf(&key, "%.17g,", st->point_values[(size_t)p * st->nparams + k]);
+		int q = strmap_get(&m, key.buf);
+		if (q < 0)
+			strmap_put(&m, key.buf, q = p);
+		canon[p] = q;
+	}
+	strbuf_release(&key);
+	strmap_release(&m);
+	return canon;
+}
+
+/* Did runs with the same parameter values have different ranks per node? */
+static int rpn_varies_at_same_values(const struct store *st, const struct run_rpn *r, int n)
+{
+	int *canon = same_values(st);
+	int *first = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	for (int p = 0; p < st->npoints; p++)
+		first[p] = -1;
+	int varies = 0;
+	for (int i = 0; i < n && !varies; i++) {
+		if (r[i].point < 0 || r[i].point >= st->npoints)
+			continue;
+		int v = run_rpn_effective(&r[i]), p = canon[r[i].point];
+		if (first[p] < 0)
+			first[p] = v;
+		else
+			varies = first[p] != v;
+	}
+	free(first);
+	free(canon);
+	return varies;
+}
+
+/* A run's coordinates: its plan point's values, ranks per node (index rpn_k) as really had. */
+static void run_coords(const struct store *st, long long id, int point, const struct run_rpn *rr, int nrr,
+		       int rpn_k, double *coords)
+{
+	for (int k = 0; k < st->nparams; k++)
+		coords[k] = (point >= 0 && point < st->npoints) ? st->point_values[(size_t)point * st->nparams + k]
+								 : 0;
+	const struct run_rpn *r = run_rpn_find(rr, nrr, id);
+	if (rpn_k >= 0 && r)
+		coords[rpn_k] = run_rpn_effective(r);
 }
 
 /*
@@ -1152,31 +1263,39 @@ static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int 
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err)
 {
-	return store_load_experiment_with(st, metric, 0, e, err);
+	return store_load_experiment_runs(st, metric, 0, e, NULL, err);
 }
 
 int store_load_experiment_with(struct store *st, const char *metric, int flags, struct experiment *e,
 			       struct perr *err)
 {
-	/* does ranks_per_node vary?  then it is a parameter of the experiment */
-	int rpn_varies = 0;
-	sqlite3_stmt *s = sdb_prepare(st, (flags & STORE_INCLUDE_RETIRED)
-				      ? "SELECT COUNT(DISTINCT ranks_per_node) FROM runs"
-				      : "SELECT COUNT(DISTINCT ranks_per_node) FROM runs WHERE state != 6", err);
-	if (!s)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		rpn_varies = sqlite3_column_int(s, 0) > 1;
-	sqlite3_finalize(s);
+	return store_load_experiment_runs(st, metric, flags, e, NULL, err);
+}
 
-	for (int k = 0; k < st->nparams; k++)
+int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct exp_runs *runs, struct perr *err)
+{
+	struct run_rpn *rr;
+	int nrr;
+	if (store_load_run_rpn(st, flags, &rr, &nrr, err) < 0)
+		return -1;
+	/* the ranks-per-node axis: a parameter with that role, else an added one when it varies */
+	int rpn_k = -1;
+	for (int k = 0; k < st->nparams; k++) {
 		experiment_param(e, st->param_names[k]);
-	if (rpn_varies && experiment_find_param(e, "ranks_per_node") < 0)
-		experiment_param(e, "ranks_per_node");
-
-	s = experiment_query(st, metric, flags, err);
-	if (!s)
+		if (st->param_roles[k] && !strcmp(st->param_roles[k], "ranks_per_node"))
+			rpn_k = k;
+	}
+	if (rpn_k < 0 && rpn_varies_at_same_values(st, rr, nrr)) {
+		if (experiment_find_param(e, "ranks_per_node") < 0)
+			experiment_param(e, "ranks_per_node");
+		rpn_k = e->nparams - 1;
+	}
+	sqlite3_stmt *s = experiment_query(st, metric, flags, err);
+	if (!s) {
+		free(rr);
 		return -1;
+	}
 	double *coords = xcalloc((size_t)e->nparams + 1, sizeof(double));
 	long long cur_run = -1;
 	int cur_point = -1;
@@ -1189,7 +1308,7 @@ int store_load_experiment_with(struct store *st, const char *metric, int flags, 
 		const char *met = (const char *)sqlite3_column_text(s, 5);
 		if (id != cur_run || strcmp(region, cur_region) || strcmp(met, cur_metric)) {
 			if (cur_region)
-				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks);
+				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
 			free(cur_region);
 			free(cur_metric);
 			cur_region = xstrdup(region);
@@ -1199,12 +1318,7 @@ int store_load_experiment_with(struct store *st, const char *metric, int flags, 
 			nranks = 0;
 			if (id != cur_run) {
 				cur_run = id;
-				int point = sqlite3_column_int(s, 1);
-				for (int k = 0; k < st->nparams; k++)
-					coords[k] = (point >= 0 && point < st->npoints)
-						? st->point_values[(size_t)point * st->nparams + k] : 0;
-				if (rpn_varies)
-					coords[e->nparams - 1] = sqlite3_column_int(s, 2);
+				run_coords(st, id, sqlite3_column_int(s, 1), rr, nrr, rpn_k, coords);
 				cur_point = experiment_point(e, coords);
 			}
 		}
@@ -1217,10 +1331,11 @@ int store_load_experiment_with(struct store *st, const char *metric, int flags, 
 		}
 	}
 	if (cur_region)
-		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks);
+		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
 	free(cur_region);
 	free(cur_metric);
 	free(coords);
+	free(rr);
 	sqlite3_finalize(s);
 	return 0;
 }

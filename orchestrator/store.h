@@ -174,9 +174,13 @@ int store_mark_cancelled(struct store *st, long long id, double t, const char *r
 int store_mark_pending(struct store *st, long long id, const char *reason, struct perr *err);
 
 /*
- * Measurements of all done runs as an experiment: the campaign parameters
- * (plus ranks_per_node when it varies), one repetition value per run,
- * averaged over ranks.  metric may be NULL for all metrics.
+ * Measurements of all done runs as an experiment: the campaign parameters,
+ * one repetition value per run, averaged over ranks.  metric may be NULL
+ * for all metrics.  Ranks per node is the one each run really had (its
+ * stored bindings, else the plan, store_load_run_rpn): a parameter with
+ * role "ranks_per_node" takes that value, and without one the experiment
+ * gains a parameter "ranks_per_node" when runs with the same parameter
+ * values had different ranks per node.
  */
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err);
@@ -188,6 +192,19 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 #define STORE_INCLUDE_RETIRED 1
 int store_load_experiment_with(struct store *st, const char *metric, int flags, struct experiment *e,
 			       struct perr *err);
+/* Which run each value of the experiment came from, in the order the values were added. */
+struct exp_run {
+	int callpath, metric, point;
+	long long run;
+};
+struct exp_runs {
+	struct exp_run *v;
+	int n;
+	size_t alloc;
+};
+/* store_load_experiment_with, also recording each value's run in *runs (free runs->v). */
+int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct exp_runs *runs, struct perr *err);
 /* Raw measurements of one run. */
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err);
@@ -280,5 +297,25 @@ int store_grow(struct store *st, const struct plan *pl, const char *config_text,
  * retired from pending (un-retired, it runs afresh).
  */
 int store_settle_retired(struct store *st, long long id, struct perr *err);
+
+/*
+ * The ranks per node each done run really had: the most ranks its stored
+ * bindings put on one node (real), or -1 when no binding names a node; and
+ * the planned value.  In run id order; free *out with free().  flags as for
+ * store_load_experiment_with (STORE_INCLUDE_RETIRED).
+ */
+struct run_rpn {
+	long long run;
+	int point;
+	int planned, real;
+};
+int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n, struct perr *err);
+/* The entry of run id in rr (as store_load_run_rpn returns it), or NULL. */
+const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long run);
+/* The ranks per node a run had: real when known, else planned. */
+static inline int run_rpn_effective(const struct run_rpn *r)
+{
+	return r->real > 0 ? r->real : r->planned;
+}
 
 #endif

@@ -13,7 +13,8 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 	if (input_data_match(&c->in, path, o->deps_path, o->campaign_deps, err) < 0)
 		return -1;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
-				      .funcs = c->in.funcs, .expect = validate_expect_expr };
+				      .funcs = c->in.funcs, .expect = validate_expect_expr,
+				      .rpn_name = c->in.src.rpn_name };
 	struct validate_options vo = o->vo;
 	if (!o->aggregate_set && c->in.src.aggregate)
 		model_aggregate_parse(c->in.src.aggregate, &vo.model.aggregate);

@@ -20,13 +20,21 @@ int placement_spec_parse(struct placement_spec *ps, const char *policy, const ch
 	ps->map = map;
 	ps->ranks_per_node = ranks_per_node;
 	if (policy) {
-		if (policy_parse_kind(policy, &ps->policy, err) < 0)
+		if (policy_parse_kind(policy, &ps->policy, err) < 0) {
+			if (!opt)
+				perr_set(err, "unknown policy '%s'; write policy = \"compact\", \"spread\" or "
+					 "\"explicit\";", policy);
 			return fail(field, SPEC_POLICY);
+		}
 		ps->have_policy = 1;
 	}
 	if (cores) {
-		if (policy_parse_cores_per_rank(cores, &ps->cores_per_rank, err) < 0)
+		if (policy_parse_cores_per_rank(cores, &ps->cores_per_rank, err) < 0) {
+			if (!opt)
+				perr_set(err, "cores_per_rank must be a positive integer or \"all\", not '%s'; "
+					 "write cores_per_rank = 2;", cores);
 			return fail(field, SPEC_CORES);
+		}
 		ps->have_cores = 1;
 	}
 	if (map && ps->policy != POLICY_EXPLICIT) {

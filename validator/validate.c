@@ -625,7 +625,7 @@ int validate_run(struct validation *v, const struct validate_input *in,
 	else
 		validate_options_init(&v->opt);
 	const struct experiment *e = in->e;
-	v->rpn_param = experiment_find_param(e, VALIDATE_RPN_PARAM);
+	v->rpn_param = experiment_find_param(e, in->rpn_name ? in->rpn_name : VALIDATE_RPN_PARAM);
 	v->study.param = -1;
 	v->study.program_region = -1;
 

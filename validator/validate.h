@@ -160,6 +160,7 @@ struct validate_input {
 	const struct dep_function *const *funcs;       /* per callpath, NULL entries unmatched */
 	validate_expect_fn expect;                      /* NULL: no volume check */
 	void *expect_ctx;
+	const char *rpn_name;   /* the ranks-per-node parameter (NULL: VALIDATE_RPN_PARAM) */
 };
 
 /* The contention-study summary (only when ranks per node varies). */
