@@ -1136,11 +1136,11 @@ static void flush_group(struct experiment *e, int point, const char *region, con
 int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n, struct perr *err)
 {
 	const char *done = st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
-		? "(state = 3 OR (state = 6 AND retired_from = 3))" : "state = 3";
+		? "(r.state = 3 OR (r.state = 6 AND r.retired_from = 3))" : "r.state = 3";
 	char *q = xasprintf("SELECT r.id, r.point, r.ranks_per_node, x.real FROM runs r LEFT JOIN"
 			    " (SELECT run, MAX(c) AS real FROM (SELECT run, node, COUNT(*) AS c FROM bindings"
 			    "  WHERE node IS NOT NULL AND node != '' GROUP BY run, node) GROUP BY run) x ON x.run = r.id"
-			    " WHERE r.%s ORDER BY r.id", done);
+			    " WHERE %s ORDER BY r.id", done);
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *s;
@@ -1151,7 +1151,7 @@ int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n
 		if (!strstr(sqlite3_errmsg(st->db), "no such table"))
 			return sdb_err(st, err, "read runs");
 		bound = 0;
-		q = xasprintf("SELECT id, point, ranks_per_node FROM runs WHERE %s ORDER BY id", done);
+		q = xasprintf("SELECT r.id, r.point, r.ranks_per_node FROM runs r WHERE %s ORDER BY r.id", done);
 		s = sdb_prepare(st, q, err);
 		free(q);
 		if (!s)
