@@ -15,8 +15,10 @@ double power_t_detectable(double se, int df, double alpha, double power)
 
 /*
  * The noncentral F tail as a Poisson mixture of central ones:
- * P(F' > f) = sum_j Poisson(j; lambda/2) * I_{1-y}(df2/2, df1/2 + j),
- * y = df1 f / (df2 + df1 f), summed until the weights left are below 1e-14.
+ * P(F' > f) = sum_j Poisson(j; lambda/2) * Q_beta(y; df1/2 + j, df2/2),
+ * y = df1 f / (df2 + df1 f).  The terms within 9 standard deviations (+12)
+ * of the Poisson mean carry all but about 1e-15 of the weight; the rest is
+ * left out.
  */
 double power_f(double lambda, int df1, int df2, double alpha)
 {
@@ -24,12 +26,12 @@ double power_f(double lambda, int df1, int df2, double alpha)
 		return NAN;
 	double f = gsl_cdf_fdist_Qinv(alpha, df1, df2);
 	double y = df1 * f / (df2 + df1 * f);
-	double mu = lambda / 2, sum = 0, wsum = 0;
-	int jmax = (int)(mu + 12 * sqrt(mu) + 60);
-	for (int j = 0; j <= jmax && wsum < 1 - 1e-14; j++) {
-		double w = mu > 0 ? gsl_ran_poisson_pdf((unsigned)j, mu) : 1;
-		sum += w * gsl_cdf_beta_Q(y, df1 / 2.0 + j, df2 / 2.0);
-		wsum += w;
+	double mu = lambda / 2, spread = 9 * sqrt(mu) + 12, sum = 0;
+	int jlo = (int)fmax(0, mu - spread), jhi = (int)(mu + spread);
+	for (int j = jlo; j <= jhi; j++) {
+		double w = mu > 0 ? gsl_ran_poisson_pdf((unsigned)j, mu) : j == 0;
+		if (w > 0)
+			sum += w * gsl_cdf_beta_Q(y, df1 / 2.0 + j, df2 / 2.0);
 	}
 	return sum;
 }
@@ -45,7 +47,11 @@ static double f_gap(double lambda, void *arg)
 	return power_f(lambda, t->df1, t->df2, t->alpha) - t->power;
 }
 
-/* Bracket the root by doubling from lambda 16 (cheap: the series is short at small lambda), then Brent. */
+/*
+ * A first guess: for df1 = 1 the textbook (t(1 - alpha/2) + t(power))^2,
+ * else 16.  Bracket the root by steps of 1.5 from there (every step costs
+ * a series), then Brent.
+ */
 double power_f_lambda(int df1, int df2, double alpha, double power)
 {
 	struct f_target t = { df1, df2, alpha, power };
@@ -53,12 +59,26 @@ double power_f_lambda(int df1, int df2, double alpha, double power)
 		return NAN;
 	if (f_gap(0, &t) >= 0)
 		return 0;
-	double lo = 0, hi = 16;
-	while (!(f_gap(hi, &t) > 0)) {
-		if (hi >= POWER_LAMBDA_MAX)
-			return NAN;
-		lo = hi;
-		hi = fmin(2 * hi, POWER_LAMBDA_MAX);
+	double guess = 16;
+	if (df1 == 1) {
+		double d = gsl_cdf_tdist_Qinv(alpha / 2, df2) + gsl_cdf_tdist_Qinv(1 - power, df2);
+		guess = fmin(d * d, POWER_LAMBDA_MAX);
+	}
+	double lo = guess, hi = guess;
+	if (f_gap(guess, &t) > 0) {
+		do
+			lo /= 1.5;
+		while (lo > 1e-3 && f_gap(lo, &t) > 0);
+		hi = fmin(lo * 1.5, guess);
+		if (lo <= 1e-3)
+			lo = 0;
+	} else {
+		do {
+			if (hi >= POWER_LAMBDA_MAX)
+				return NAN;
+			lo = hi;
+			hi = fmin(hi * 1.5, POWER_LAMBDA_MAX);
+		} while (!(f_gap(hi, &t) > 0));
 	}
 	gsl_set_error_handler_off();
 	gsl_function fn = { f_gap, &t };
@@ -69,7 +89,7 @@ double power_f_lambda(int df1, int df2, double alpha, double power)
 		if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
 			break;
 		root = gsl_root_fsolver_root(s);
-		if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-9) ==
+		if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-6) ==
 		    GSL_SUCCESS)
 			break;
 	}

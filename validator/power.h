@@ -16,8 +16,9 @@
 #ifndef PS_POWER_H
 #define PS_POWER_H
 
-/* The largest noncentrality handled; beyond it no effect is "detectable". */
-#define POWER_LAMBDA_MAX 1e4
+/* The largest noncentrality handled (an effect of about 32 standard
+   errors); an effect that needs more is not "detectable". */
+#define POWER_LAMBDA_MAX 1e3
 
 /* delta for the t test; NaN when df < 1 or se is not finite. */
 double power_t_detectable(double se, int df, double alpha, double power);
