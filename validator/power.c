@@ -14,6 +14,27 @@ double power_t_detectable(double se, int df, double alpha, double power)
 }
 
 /*
+ * y = df1 f / (df2 + df1 f) at the critical f: Beta(df1/2, df2/2)'s upper
+ * alpha quantile.  GSL's inverses fail for some large df2 (F(1, 597) at
+ * 0.01); then bisection on its tail, which does not.
+ */
+static double critical_y(int df1, int df2, double alpha)
+{
+	double a = df1 / 2.0, b = df2 / 2.0, y = gsl_cdf_beta_Qinv(alpha, a, b);
+	if (isfinite(y))
+		return y;
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+		y = (lo + hi) / 2;
+		if (gsl_cdf_beta_Q(y, a, b) > alpha)
+			lo = y;
+		else
+			hi = y;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
  * The noncentral F tail as a Poisson mixture of central ones:
  * P(F' > f) = sum_j Poisson(j; lambda/2) * Q_beta(y; df1/2 + j, df2/2),
  * y = df1 f / (df2 + df1 f).  The terms within 9 standard deviations (+12)
@@ -24,8 +45,8 @@ double power_f(double lambda, int df1, int df2, double alpha)
 {
 	if (df1 < 1 || df2 < 1 || !(lambda >= 0) || lambda > POWER_LAMBDA_MAX)
 		return NAN;
-	double f = gsl_cdf_fdist_Qinv(alpha, df1, df2);
-	double y = df1 * f / (df2 + df1 * f);
+	gsl_set_error_handler_off();
+	double y = critical_y(df1, df2, alpha);
 	double mu = lambda / 2, spread = 9 * sqrt(mu) + 12, sum = 0;
 	int jlo = (int)fmax(0, mu - spread), jhi = (int)(mu + spread);
 	for (int j = jlo; j <= jhi; j++) {

@@ -49,6 +49,8 @@ static void test_formulas(void)
 	double t8 = power_t_detectable(1, 8, 0.01, 0.8);
 	ok(t8 > 4.244 && t8 < 4.8, "t: df 8, alpha 0.01, power 80%%: %.3f se", t8);
 	ok(isnan(power_t_detectable(1, 0, 0.01, 0.8)), "t: no degrees of freedom, no answer");
+	double l600 = power_f_lambda(1, 600, 0.01, 0.8);
+	ok(l600 > 11.6 && l600 < 11.8, "F(1, 600): lambda %.3f, near (z(0.995) + z(0.8))^2 = 11.68", l600);
 	ok(isnan(power_f_lambda(1, 1, 1e-6, 0.999)), "F: out of reach, no answer");
 	gsl_rng_free(rng);
 }
