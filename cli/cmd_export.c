@@ -33,7 +33,7 @@ static void csv_field(FILE *f, const char *s, int always)
 }
 
 /* CSV: one row per run, rank, region and metric. */
-static int export_csv(struct store *st, FILE *f, struct perr *err)
+static int export_csv(struct store *st, FILE *f, int include_retired, struct perr *err)
 {
 	struct run *runs;
 	int n;
@@ -58,7 +58,8 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 		    : ",nodes,ranks_per_node,rank,region,metric,value\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
-		if (r->state != RUN_DONE)
+		if (r->state != RUN_DONE &&
+		    !(include_retired && r->state == RUN_RETIRED && r->retired_from == RUN_DONE))
 			continue;
 		struct measurement_list ml;
 		measurement_list_init(&ml);
@@ -104,6 +105,7 @@ static int export_csv(struct store *st, FILE *f, struct perr *err)
 static int exec_export(struct cli_args *a)
 {
 	const char *format = cli_value(a, 'f'), *out = cli_value(a, 'o');
+	int retired = cli_flag(a, 'R') > 0;
 	if (!format)
 		return cli_usage("export", "missing --format");
 	/* Extra-P's formats come from the input registry ("extrap-text" is its "text") */
@@ -123,12 +125,12 @@ static int exec_export(struct cli_args *a)
 	}
 	int rc;
 	if (!strcmp(format, "csv")) {
-		rc = export_csv(st, f, &err);
+		rc = export_csv(st, f, retired, &err);
 	} else {
 		/* Extra-P's formats: one value per repetition of every point */
 		struct experiment e;
 		experiment_init(&e);
-		rc = store_load_experiment(st, NULL, &e, &err);
+		rc = store_load_experiment_with(st, NULL, retired ? STORE_INCLUDE_RETIRED : 0, &e, &err);
 		if (!rc)
 			rc = writer->write(f, &e, &err);
 		experiment_release(&e);
@@ -142,18 +144,20 @@ static int exec_export(struct cli_args *a)
 static const struct cli_option export_options[] = {
 	{ "format", 'f', 1, NULL, NULL },
 	{ "out", 'o', 1, NULL, NULL },
+	{ "include-retired", 'R', 0, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE]",
+	.usage = "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE] [--include-retired]",
 	.summary = "write a campaign's measurements in another format",
 	.help = "csv: one row per run, rank, region and metric.\n"
 		"extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
 		"point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.\n"
 		"reference: the repetitions and each region's model as JSON, a saved base for\n"
-		"'perfsweep compare DIR --reference FILE' (docs/compare.md).",
+		"'perfsweep compare DIR --reference FILE' (docs/compare.md).\n"
+		"Retired runs (they left the campaign's plan) are left out unless --include-retired.",
 	.options = export_options,
 	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",

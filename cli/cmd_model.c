@@ -56,6 +56,7 @@ static char **rewrite_json_input(int argc, char **argv)
 struct model_request {
 	const char *path, *format, *deps_path, *metric;
 	int json;
+	int include_retired;    /* a campaign's retired runs too */
 	int aggregate_set;      /* else a campaign's analysis.aggregate */
 	struct model_options opt;
 };
@@ -79,6 +80,7 @@ static int model_request(const struct cli_args *a, struct model_request *r)
 	memset(r, 0, sizeof(*r));
 	model_options_robust(&r->opt);
 	r->json = cli_flag(a, 'j') > 0;
+	r->include_retired = cli_flag(a, 'R') > 0;
 	r->format = cli_value(a, 'f');
 	r->deps_path = cli_value(a, 'd');
 	r->metric = cli_value(a, 'm');
@@ -219,7 +221,7 @@ static int exec_parsed(struct cli_args *a)
 	struct input_data in;
 	struct perr err;
 	int only = -1;
-	if (input_data_load(&in, r.path, r.format, r.metric, &err) < 0)
+	if (input_data_load(&in, r.path, r.format, r.metric, r.include_retired, &err) < 0)
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
 	else if (!r.aggregate_set && in.src.aggregate && model_aggregate_parse(in.src.aggregate, &r.opt.aggregate))
 		ret = cli_error(EXIT_USAGE, "'%s': unknown analysis.aggregate '%s'", r.path, in.src.aggregate);
@@ -241,6 +243,7 @@ static const struct cli_option model_options[] = {
 	{ "aggregate", 'A', 1, NULL, NULL },
 	{ "selection", 'S', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
+	{ "include-retired", 'R', 0, NULL, NULL },
 	/* deprecated input spellings, kept for one release */
 	{ "text", OPT_TEXT, 1, NULL, NULL },
 	{ "jsonl", OPT_JSONL, 1, NULL, NULL },
@@ -264,7 +267,7 @@ static int exec_model(struct cli_args *raw)
 const struct cli_entry cmd_model_entry = {
 	.name = "model",
 	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--aggregate mean|median|min]"
-		 " [--selection robust|extrap] [--json]",
+		 " [--selection robust|extrap] [--json] [--include-retired]",
 	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
 		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
@@ -275,7 +278,8 @@ const struct cli_entry cmd_model_entry = {
 		"error.  --deps FILE adds the taint-constrained model of each region's dependencies\n"
 		"next to the black-box one.  --aggregate sets each point's estimate (mean, the\n"
 		"default, median or min; a campaign's analysis.aggregate otherwise); --median is\n"
-		"--aggregate median.  --json prints a JSON array (docs/modelling.md).\n"
+		"--aggregate median.  --json prints a JSON array (docs/modelling.md).  A campaign's\n"
+		"retired runs (they left its plan) are left out unless --include-retired.\n"
 		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
 		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
 		"prints text, as before.",

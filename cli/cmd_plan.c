@@ -1,12 +1,14 @@
 /*
- * perfsweep plan CONFIG [--json] [--explain]: the points a campaign would
- * execute (exactly what `perfsweep run` stores), with placement,
- * repetitions and cost, the totals against the full factorial, the
- * multiplicative groups and pruned parameters.  --json is a stable
- * contract for scripts (docs/designs.md).
+ * perfsweep plan CONFIG [--json] [--explain] [--dir DIR]: the points a
+ * campaign would execute (exactly what `perfsweep run` stores), with
+ * placement, repetitions and cost, the totals against the full factorial,
+ * the multiplicative groups and pruned parameters; with --dir, what `run`
+ * would change in the campaign there (runs added, kept, retired).  --json is
+ * a stable contract for scripts (docs/designs.md).
  */
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "orchestrator/campaign_diff.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/template.h"
@@ -26,7 +28,23 @@ static json_t *count_json(long long v)
 	return v >= 0 ? json_integer(v) : json_null();
 }
 
-static void print_json(const struct plan *pl)
+/* The campaign in dir against the plan: an addition to the --json contract. */
+static json_t *diff_json(const struct plan *pl, const char *dir, const struct store_diff *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "dir", json_string(dir));
+	json_object_set_new(o, "added", json_integer(d->added));
+	json_object_set_new(o, "added_points", json_integer(d->added_points));
+	json_object_set_new(o, "added_core_hours", cost_json(pl, d->added_core_hours));
+	json_object_set_new(o, "kept", json_integer(d->kept));
+	json_object_set_new(o, "kept_done", json_integer(d->kept_done));
+	json_object_set_new(o, "retired", json_integer(d->retired));
+	json_object_set_new(o, "retired_points", json_integer(d->retired_points));
+	json_object_set_new(o, "unretired", json_integer(d->unretired));
+	return o;
+}
+
+static void print_json(const struct plan *pl, const char *dir, const struct store_diff *d)
 {
 	json_t *root = json_object(), *points = json_array();
 	for (int i = 0; i < pl->npoints; i++) {
@@ -78,6 +96,8 @@ static void print_json(const struct plan *pl)
 	for (int i = 0; i < pl->nnotes; i++)
 		json_array_append_new(notes, json_string(pl->notes[i]));
 	json_object_set_new(root, "notes", notes);
+	if (dir)
+		json_object_set_new(root, "diff", diff_json(pl, dir, d));
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	putchar('\n');
 	json_decref(root);
@@ -178,6 +198,17 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 		printf("%s%s\n", strncmp(pl->notes[i], "warning:", 8) ? "note: " : "", pl->notes[i]);
 }
 
+/* What `run` would change in the campaign in dir. */
+static void print_diff(const struct plan *pl, const char *dir, const struct store_diff *d)
+{
+	printf("\nagainst the campaign in %s:\n", dir);
+	printf("  added:   %lld runs (%d new point%s), ", d->added, d->added_points, d->added_points == 1 ? "" : "s");
+	print_cost(pl, d->added_core_hours);
+	printf("\n  kept:    %lld runs (%lld done, %lld back from retired)\n", d->kept, d->kept_done, d->unretired);
+	printf("  retired: %lld runs (%d point%s out of the plan; kept in the store, not analysed)\n",
+	       d->retired, d->retired_points, d->retired_points == 1 ? "" : "s");
+}
+
 static int exec_plan(struct cli_args *a)
 {
 	struct campaign_config cfg;
@@ -192,10 +223,23 @@ static int exec_plan(struct cli_args *a)
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
+	const char *dir = cli_value(a, 'd');
+	struct store_diff d;
+	int found = dir ? campaign_diff(dir, &cfg, &pl, &d, &err) : 1;
+	if (found <= 0) {
+		if (!found)
+			perr_set(&err, "'%s' is not a campaign directory (no campaign.db)", dir);
+		config_release(&cfg);
+		plan_release(&pl);
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	}
 	if (cli_flag(a, 'j'))
-		print_json(&pl);
-	else
+		print_json(&pl, dir, &d);
+	else {
 		print_table(&cfg, &pl, cli_flag(a, 'e'));
+		if (dir)
+			print_diff(&pl, dir, &d);
+	}
 	config_release(&cfg);
 	plan_release(&pl);
 	return EXIT_OK;
@@ -204,13 +248,20 @@ static int exec_plan(struct cli_args *a)
 static const struct cli_option plan_options[] = {
 	{ "json", 'j', 0, NULL, NULL },
 	{ "explain", 'e', 0, NULL, NULL },
+	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_plan_entry = {
 	.name = "plan",
-	.usage = "plan CONFIG [--json] [--explain]",
+	.usage = "plan CONFIG [--json] [--explain] [--dir DIR]",
 	.summary = "print the runs a campaign would execute, without running anything",
+	.help = "--explain adds why each point is in the plan; --json prints the stable contract\n"
+		"(docs/designs.md).  --dir DIR compares the plan with the campaign in DIR as 'run'\n"
+		"would grow it: runs added (with their core-hours), kept and retired; --json adds\n"
+		"it as \"diff\": {dir, added, added_points, added_core_hours, kept, kept_done, retired,\n"
+		"retired_points, unretired}.  A config that changes what the stored runs mean\n"
+		"(app.command, app.env, collect) is refused, as 'run' refuses it.",
 	.options = plan_options,
 	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",

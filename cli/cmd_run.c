@@ -2,6 +2,7 @@
 #include "common/progpath.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "orchestrator/campaign_diff.h"
 #include "orchestrator/campaign_lock.h"
 #include "orchestrator/config.h"
 #include "orchestrator/plan_build.h"
@@ -57,8 +58,14 @@ static int open_store(struct store **st, char **campaign_dir, struct campaign_lo
 	*campaign_dir = dir ? xstrdup(dir) : xasprintf("%s/%s.campaign", cfg->dir, cfg->name);
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
-	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
+	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
+	struct store_diff d;
+	int grows = campaign_diff(*campaign_dir, cfg, pl, &d, err);
+	if (grows < 0 || store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
 		return -1;
+	if (grows && (d.added || d.retiring || d.unretired))
+		fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
+			" retired), %lld retired\n", cfg->name, d.added, d.kept, d.kept_done, d.unretired, d.retired);
 	char *abs = realpath(*campaign_dir, NULL);
 	if (!abs)
 		return 0;
@@ -179,7 +186,10 @@ const struct cli_entry cmd_run_entry = {
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
-		"a reboot) resume from the store: run the same command again.\n"
+		"a reboot) resume from the store: run the same command again.  A changed plan grows\n"
+		"the campaign: new runs are added, runs that left the plan are retired (kept, not\n"
+		"analysed), done runs never run again ('perfsweep plan CONFIG --dir DIR' shows the\n"
+		"difference); a changed app.command, app.env or collect is refused (exit 2).\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"
 		"(default: online CPUs; 1 for a campaign with a placement or contention section).\n"
 		"Exit status 0 when every run is done, 1 when some failed for good.",

@@ -34,6 +34,7 @@ static void print_json(const struct status *s)
 	json_object_set_new(o, "done", json_integer(cnt.done));
 	json_object_set_new(o, "failed", json_integer(cnt.failed));
 	json_object_set_new(o, "cancelled", json_integer(cnt.cancelled));
+	json_object_set_new(o, "retired", json_integer(cnt.retired));
 	json_object_set_new(o, "measurements", json_integer(cnt.measurements));
 	json_object_set_new(o, "collection_errors", json_integer(collect_errors));
 	json_object_set_new(o, "core_hours_planned", json_real(cnt.core_hours_planned));
@@ -73,8 +74,11 @@ static void print_text(const struct status *s)
 	int nruns = s->nruns;
 	const char *name = s->name, *backend = s->backend, *budget = s->budget;
 	printf("campaign:  %s (backend %s)\n", name ? name : "?", backend ? backend : "?");
-	printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled\n",
+	printf("runs:      %lld planned, %lld done, %lld running, %lld pending, %lld failed, %lld cancelled",
 	       cnt.planned, cnt.done, cnt.running + cnt.submitted, cnt.pending, cnt.failed, cnt.cancelled);
+	if (cnt.retired)        /* runs that left the plan: kept, not analysed */
+		printf(", %lld retired", cnt.retired);
+	putchar('\n');
 	if (cnt.core_hours_planned > 0)
 		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
 		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
@@ -143,7 +147,7 @@ const struct cli_entry cmd_status_entry = {
 	.name = "status",
 	.usage = "status DIR [--json]",
 	.summary = "summarise a campaign's progress",
-	.help = "--json prints one object with planned, pending, running, done, failed, cancelled,\n"
+	.help = "--json prints one object with planned, pending, running, done, failed, cancelled, retired,\n"
 		"campaign, backend, measurements, collection_errors and the runs with problems.",
 	.options = status_options,
 	.errors = CLI_ERRORS_PLAIN,

@@ -60,6 +60,7 @@ static void engine_options(const struct cli_args *a, struct campaign_validation_
 	o->deps_path = cli_value(a, 'd');
 	o->vo.metric = cli_value(a, 'm');
 	o->vo.strict = cli_flag(a, 's') > 0;
+	o->include_retired = cli_flag(a, 'R') > 0;
 	if ((x = cli_opt(a, 'c')))
 		o->vo.cov_threshold = x->d;
 	if ((x = cli_opt(a, 'a')))
@@ -149,13 +150,15 @@ static const struct cli_option validate_options[] = {
 	{ "format", 'f', 1, NULL, NULL },
 	{ "aggregate", 'A', 1, check_model_choice, NULL },
 	{ "selection", 'S', 1, check_model_choice, NULL },
+	{ "include-retired", 'R', 0, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_validate_entry = {
 	.name = "validate",
 	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
-		 " [--cov T] [--alpha A] [--min-growth G] [--aggregate mean|median|min] [--selection robust|extrap]",
+		 " [--cov T] [--alpha A] [--min-growth G] [--aggregate mean|median|min] [--selection robust|extrap]"
+		 " [--include-retired]",
 	.summary = "check measurements for noise, false dependencies, contention and regime changes",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
@@ -184,7 +187,8 @@ const struct cli_entry cmd_validate_entry = {
 		"regions: [...], checks: [{callpath, metric, check, parameter, status, reason}],\n"
 		"selection, aggregate}; --html FILE writes a self-contained report with plots\n"
 		"(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
-		"metric (default: time when present, else all).\n"
+		"metric (default: time when present, else all).  A campaign's retired runs (they\n"
+		"left its plan) are left out unless --include-retired.\n"
 		"\n"
 		"exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
 		"a modelled region (--strict: false-dependency and volume too); 2 input error.\n"

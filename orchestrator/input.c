@@ -119,7 +119,8 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 	struct store *st;
 	if (store_open(&st, path, STORE_READONLY, err) < 0)
 		return -1;
-	int rc = store_load_experiment(st, rq->metric, e, err);
+	int rc = store_load_experiment_with(st, rq->metric, rq->include_retired ? STORE_INCLUDE_RETIRED : 0,
+					    e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		s->aggregate = stored_aggregate(st);
@@ -346,7 +347,8 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 	}
 	if (!f)
 		return -1;
-	struct input_request rq = { .metric = metric, .detected = !format };
+	struct input_request rq = { .metric = metric, .detected = !format,
+				    .include_retired = s->include_retired };
 	return f->read(s, path, &rq, e, err);
 }
 
@@ -435,11 +437,12 @@ int input_data_match(struct input_data *in, const char *path, const char *deps_p
 }
 
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
-		    struct perr *err)
+		    int include_retired, struct perr *err)
 {
 	memset(in, 0, sizeof(*in));
 	experiment_init(&in->e);
 	input_source_init(&in->src);
+	in->src.include_retired = include_retired;
 	snprintf(in->deps_note, sizeof(in->deps_note), "no dependency file");
 	return input_load(&in->src, path, format, metric, &in->e, err);
 }

@@ -34,6 +34,7 @@ struct input_source {
 	double core_hours_spent;        /* NaN when unknown */
 	char *aggregate;                /* the campaign's analysis.aggregate, or NULL */
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
+	int include_retired;            /* set before input_load: a campaign's retired runs count too */
 };
 
 void input_source_init(struct input_source *s);
@@ -43,6 +44,7 @@ void input_source_release(struct input_source *s);
 struct input_request {
 	const char *metric;     /* NULL: every metric */
 	int detected;           /* the format was detected, not named (for the messages) */
+	int include_retired;    /* a campaign's retired runs (docs/campaigns.md) count too */
 };
 
 enum {
@@ -97,9 +99,10 @@ struct input_data {
 	struct region_match match;
 };
 
-/* Load path (format and metric as for input_load) into in.  Release in either way. */
+/* Load path (format and metric as for input_load; include_retired: a
+   campaign's retired runs too) into in.  Release in either way. */
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
-		    struct perr *err);
+		    int include_retired, struct perr *err);
 /*
  * Read the dependency file deps_path and match it against the call paths
  * (a bad file is an error).  With deps_path NULL and campaign_deps set,

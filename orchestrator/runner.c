@@ -282,6 +282,16 @@ static void live_remove(struct engine *e, long long id)
 		}
 }
 
+/* A run that left the plan while an earlier orchestrator had it in flight:
+   its job or process is stopped, it stays retired. */
+static int settle_retired(struct engine *e, const struct run *r, struct perr *err)
+{
+	if (r->backend_id && e->b->ops->cancel(e->b, r->id, r->backend_id, err))
+		return -1;
+	event(e->o, r->id, "stopped", "left the plan while in flight");
+	return store_settle_retired(e->st, r->id, err);
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
    pending again; every pending run joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
@@ -292,6 +302,11 @@ static int reconcile(struct engine *e, struct perr *err)
 		return -1;
 	for (int i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
+		if (r->state == RUN_RETIRED && (r->retired_from == RUN_SUBMITTED || r->retired_from == RUN_RUNNING)) {
+			if (settle_retired(e, r, err))
+				goto done;
+			continue;
+		}
 		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) {
 			struct spec_buf sb;
 			spec_build(&sb, e->c, e->st, r, e->o);

@@ -6,7 +6,7 @@
  * TUI an incremental "what changed since" query.
  */
 #include "common/clock.h"
-#include "orchestrator/store.h"
+#include "orchestrator/store_priv.h"
 #include "common/strbuf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -21,20 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-struct store {
-	sqlite3 *db;
-	char *dir;
-	int readonly;
-	int nparams;
-	char **param_names;
-	char **param_roles;
-	/* point values, loaded once: npoints x nparams */
-	int npoints;
-	double *point_values;
-};
 
 static const char *state_names[RUN_NSTATES] = {
-	"pending", "submitted", "running", "done", "failed", "cancelled",
+	"pending", "submitted", "running", "done", "failed", "cancelled", "retired",
 };
 
 const char *run_state_name(enum run_state s)
@@ -54,19 +43,24 @@ int run_state_parse(const char *name)
 #define BINDINGS_TABLE "CREATE TABLE IF NOT EXISTS bindings(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
 	" node TEXT, cpuset TEXT, cores TEXT, PRIMARY KEY(run, rank));"
 
+/* Added for growing campaigns (store_grow.c): a run is its point, its
+   repetition and its re-measurement, never two rows. */
+#define RUNS_IDENTITY "CREATE UNIQUE INDEX IF NOT EXISTS runs_identity ON runs(point, repetition, remeasure);"
+
 static const char *schema =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS params(idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
 	" role TEXT, is_int INTEGER NOT NULL DEFAULT 0);"
 	"CREATE TABLE IF NOT EXISTS points(id INTEGER PRIMARY KEY, nodes INTEGER, ranks_per_node INTEGER,"
-	" policy TEXT, repetitions INTEGER, core_hours REAL, reason TEXT);"
+	" policy TEXT, repetitions INTEGER, core_hours REAL, reason TEXT, map TEXT, cores_per_rank TEXT);"
 	"CREATE TABLE IF NOT EXISTS point_values(point INTEGER NOT NULL, param INTEGER NOT NULL,"
 	" value REAL NOT NULL, PRIMARY KEY(point, param));"
 	"CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, point INTEGER NOT NULL,"
 	" repetition INTEGER NOT NULL, nodes INTEGER, ranks INTEGER, ranks_per_node INTEGER,"
 	" policy TEXT, state INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, backend_id TEXT,"
 	" submitted_at REAL, started_at REAL, ended_at REAL, exit_status INTEGER, wall REAL,"
-	" reason TEXT, collect_error TEXT, core_hours REAL, seq INTEGER NOT NULL);"
+	" reason TEXT, collect_error TEXT, core_hours REAL, seq INTEGER NOT NULL,"
+	" remeasure INTEGER NOT NULL DEFAULT 0, origin TEXT, retired_from INTEGER);"
 	"CREATE INDEX IF NOT EXISTS runs_seq ON runs(seq);"
 	"CREATE INDEX IF NOT EXISTS runs_state ON runs(state);"
 	"CREATE TABLE IF NOT EXISTS run_events(run INTEGER NOT NULL, t REAL, state INTEGER,"
@@ -75,14 +69,14 @@ static const char *schema =
 	"CREATE TABLE IF NOT EXISTS measurements(run INTEGER NOT NULL, rank INTEGER NOT NULL,"
 	" region TEXT NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);"
-	BINDINGS_TABLE;
+	BINDINGS_TABLE RUNS_IDENTITY;
 
-static int db_err(struct store *st, struct perr *err, const char *what)
+int sdb_err(struct store *st, struct perr *err, const char *what)
 {
 	return perr_set(err, "%s/campaign.db: %s: %s", st->dir, what, sqlite3_errmsg(st->db));
 }
 
-static int exec(struct store *st, const char *sql, struct perr *err)
+int sdb_exec(struct store *st, const char *sql, struct perr *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -93,26 +87,26 @@ static int exec(struct store *st, const char *sql, struct perr *err)
 	return 0;
 }
 
-static int begin(struct store *st, struct perr *err)
+int sdb_begin(struct store *st, struct perr *err)
 {
-	return exec(st, "BEGIN IMMEDIATE", err);
+	return sdb_exec(st, "BEGIN IMMEDIATE", err);
 }
 
-static int commit(struct store *st, struct perr *err)
+int sdb_commit(struct store *st, struct perr *err)
 {
-	return exec(st, "COMMIT", err);
+	return sdb_exec(st, "COMMIT", err);
 }
 
-static void rollback(struct store *st)
+void sdb_rollback(struct store *st)
 {
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static sqlite3_stmt *prepare(struct store *st, const char *sql, struct perr *err)
+sqlite3_stmt *sdb_prepare(struct store *st, const char *sql, struct perr *err)
 {
 	sqlite3_stmt *s = NULL;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		db_err(st, err, "prepare");
+		sdb_err(st, err, "prepare");
 		return NULL;
 	}
 	return s;
@@ -131,9 +125,24 @@ char *store_run_dir(const struct store *st, long long id)
 	return d;
 }
 
-static int load_params(struct store *st, struct perr *err)
+static void free_params(struct store *st)
 {
-	sqlite3_stmt *s = prepare(st, "SELECT name, role FROM params ORDER BY idx", err);
+	for (int k = 0; k < st->nparams; k++) {
+		free(st->param_names[k]);
+		free(st->param_roles[k]);
+	}
+	free(st->param_names);
+	free(st->param_roles);
+	free(st->point_values);
+	st->param_names = st->param_roles = NULL;
+	st->point_values = NULL;
+	st->nparams = st->npoints = 0;
+}
+
+int sdb_load_params(struct store *st, struct perr *err)
+{
+	free_params(st);
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT name, role FROM params ORDER BY idx", err);
 	if (!s)
 		return -1;
 	size_t alloc = 0, ralloc = 0;
@@ -147,7 +156,7 @@ static int load_params(struct store *st, struct perr *err)
 	}
 	sqlite3_finalize(s);
 
-	s = prepare(st, "SELECT COALESCE(MAX(id), -1) + 1 FROM points", err);
+	s = sdb_prepare(st, "SELECT COALESCE(MAX(id), -1) + 1 FROM points", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -155,7 +164,7 @@ static int load_params(struct store *st, struct perr *err)
 	sqlite3_finalize(s);
 	st->point_values = xcalloc((size_t)st->npoints * (size_t)(st->nparams ? st->nparams : 1),
 				   sizeof(double));
-	s = prepare(st, "SELECT point, param, value FROM point_values", err);
+	s = sdb_prepare(st, "SELECT point, param, value FROM point_values", err);
 	if (!s)
 		return -1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -171,7 +180,7 @@ static int set_wal(struct store *st, struct perr *err)
 {
 	if (st->readonly)
 		return 0;
-	return exec(st, "PRAGMA journal_mode=WAL", err) || exec(st, "PRAGMA synchronous=NORMAL", err)
+	return sdb_exec(st, "PRAGMA journal_mode=WAL", err) || sdb_exec(st, "PRAGMA synchronous=NORMAL", err)
 		       ? -1 : 0;
 }
 
@@ -226,14 +235,51 @@ static int check_schema(struct store *st, struct perr *err)
 	return 0;
 }
 
+static int has_column(struct store *st, const char *table, const char *column)
+{
+	char *sql = xasprintf("SELECT 1 FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
+	sqlite3_stmt *s = NULL;
+	int found = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	free(sql);
+	return found;
+}
+
+/*
+ * Migration: the columns a growing campaign needs, added to a store made
+ * before them, in one transaction (a writer racing us finds them there).
+ * Read-only, an old store reads them as their defaults.
+ */
+static int migrate_grown(struct store *st, struct perr *err)
+{
+	st->grown_columns = has_column(st, "runs", "remeasure");
+	if (st->grown_columns || st->readonly)
+		return 0;
+	if (sdb_begin(st, err))
+		return -1;
+	if (!has_column(st, "runs", "remeasure") &&
+	    sdb_exec(st, "ALTER TABLE runs ADD COLUMN remeasure INTEGER NOT NULL DEFAULT 0;"
+		     "ALTER TABLE runs ADD COLUMN origin TEXT;"
+		     "ALTER TABLE runs ADD COLUMN retired_from INTEGER;"
+		     "ALTER TABLE points ADD COLUMN map TEXT;"
+		     "ALTER TABLE points ADD COLUMN cores_per_rank TEXT;" RUNS_IDENTITY, err)) {
+		sdb_rollback(st);
+		return -1;
+	}
+	if (sdb_commit(st, err))
+		return -1;
+	st->grown_columns = 1;
+	return 0;
+}
+
 int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 {
 	struct store *st;
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
 	/* migration: tables added since schema version 1 */
-	if (check_schema(st, err) || set_wal(st, err) || load_params(st, err) ||
-	    (!(flags & STORE_READONLY) && exec(st, BINDINGS_TABLE, err))) {
+	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
+	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE, err)) || migrate_grown(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -246,13 +292,7 @@ void store_close(struct store *st)
 	if (!st)
 		return;
 	sqlite3_close(st->db);
-	for (int k = 0; k < st->nparams; k++) {
-		free(st->param_names[k]);
-		free(st->param_roles[k]);
-	}
-	free(st->param_names);
-	free(st->param_roles);
-	free(st->point_values);
+	free_params(st);
 	free(st->dir);
 	free(st);
 }
@@ -270,27 +310,27 @@ char *store_get_meta(struct store *st, const char *key)
 	return v;
 }
 
-static int put_meta(struct store *st, const char *key, const char *value, struct perr *err)
+int sdb_put_meta(struct store *st, const char *key, const char *value, struct perr *err)
 {
-	sqlite3_stmt *s = prepare(st, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", err);
+	sqlite3_stmt *s = sdb_prepare(st, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", err);
 	if (!s)
 		return -1;
 	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, err, "write meta");
+	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "write meta");
 }
 
 int store_set_meta(struct store *st, const char *key, const char *value, struct perr *err)
 {
-	if (begin(st, err))
+	if (sdb_begin(st, err))
 		return -1;
-	if (put_meta(st, key, value, err)) {
-		rollback(st);
+	if (sdb_put_meta(st, key, value, err)) {
+		sdb_rollback(st);
 		return -1;
 	}
-	return commit(st, err);
+	return sdb_commit(st, err);
 }
 
 /*
@@ -299,7 +339,7 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
  * cores per rank); version 1 (stores made before) did not, and is still
  * accepted on resume.
  */
-static char *plan_fingerprint(const struct plan *pl, int version)
+char *sdb_plan_fingerprint(const struct plan *pl, int version)
 {
 	uint64_t h = 1469598103934665603ULL;
 #define MIX(ptr, n) do { const unsigned char *b_ = (const void *)(ptr); \
@@ -322,7 +362,7 @@ static char *plan_fingerprint(const struct plan *pl, int version)
 	return xasprintf("%016llx:%d", (unsigned long long)h, pl->npoints);
 }
 
-static int point_ranks(const struct plan *pl, const struct plan_point *pt)
+int sdb_point_ranks(const struct plan *pl, const struct plan_point *pt)
 {
 	for (int k = 0; k < pl->nparams; k++)
 		if (pl->params[k].role && !strcmp(pl->params[k].role, "ranks"))
@@ -344,7 +384,7 @@ static int insert_runs(struct store *st, const struct plan *pl, sqlite3_stmt *sr
 		sqlite3_bind_int(sr, 1, order[k].point);
 		sqlite3_bind_int(sr, 2, order[k].repetition);
 		sqlite3_bind_int(sr, 3, pt->nodes);
-		sqlite3_bind_int(sr, 4, point_ranks(pl, pt));
+		sqlite3_bind_int(sr, 4, sdb_point_ranks(pl, pt));
 		sqlite3_bind_int(sr, 5, pt->ranks_per_node);
 		if (pt->policy)
 			sqlite3_bind_text(sr, 6, pt->policy, -1, SQLITE_STATIC);
@@ -354,7 +394,7 @@ static int insert_runs(struct store *st, const struct plan *pl, sqlite3_stmt *sr
 		sqlite3_bind_int64(sr, 8, k + 1);
 		if (sqlite3_step(sr) != SQLITE_DONE) {
 			free(order);
-			return db_err(st, err, "write runs");
+			return sdb_err(st, err, "write runs");
 		}
 		sqlite3_reset(sr);
 	}
@@ -363,32 +403,32 @@ static int insert_runs(struct store *st, const struct plan *pl, sqlite3_stmt *sr
 }
 
 /* The budget and its charge rule as meta keys (none: removed). */
-static int put_budget_meta(struct store *st, const struct plan *pl, struct perr *err)
+int sdb_put_budget_meta(struct store *st, const struct plan *pl, struct perr *err)
 {
 	char budget[64], overrun[64];
 	snprintf(budget, sizeof(budget), "%.17g", pl->budget_core_hours);
 	snprintf(overrun, sizeof(overrun), "%.17g", pl->budget_overrun);
 	if (pl->budget_core_hours <= 0)
-		return exec(st, "DELETE FROM meta WHERE key IN ('budget_core_hours', 'budget_charge',"
+		return sdb_exec(st, "DELETE FROM meta WHERE key IN ('budget_core_hours', 'budget_charge',"
 			    " 'budget_overrun')", err);
-	return put_meta(st, "budget_core_hours", budget, err) ||
-	       put_meta(st, "budget_charge", pl->charge == CHARGE_NODE ? "node" : "core", err) ||
-	       put_meta(st, "budget_overrun", overrun, err) ? -1 : 0;
+	return sdb_put_meta(st, "budget_core_hours", budget, err) ||
+	       sdb_put_meta(st, "budget_charge", pl->charge == CHARGE_NODE ? "node" : "core", err) ||
+	       sdb_put_meta(st, "budget_overrun", overrun, err) ? -1 : 0;
 }
 
 /* The run order, its seed and the budget, as meta keys. */
-static int put_plan_meta(struct store *st, const struct plan *pl, struct perr *err)
+int sdb_put_plan_meta(struct store *st, const struct plan *pl, struct perr *err)
 {
 	char seed[32];
 	snprintf(seed, sizeof(seed), "%lu", pl->order_seed);
-	if (put_meta(st, "order", plan_order_name(pl->order), err) || put_meta(st, "order_seed", seed, err))
+	if (sdb_put_meta(st, "order", plan_order_name(pl->order), err) || sdb_put_meta(st, "order_seed", seed, err))
 		return -1;
-	return put_budget_meta(st, pl, err);
+	return sdb_put_budget_meta(st, pl, err);
 }
 
 static int insert_params(struct store *st, const struct plan *pl, struct perr *err)
 {
-	sqlite3_stmt *sp = prepare(st, "INSERT INTO params(idx, name, role, is_int) VALUES(?,?,?,?)", err);
+	sqlite3_stmt *sp = sdb_prepare(st, "INSERT INTO params(idx, name, role, is_int) VALUES(?,?,?,?)", err);
 	if (!sp)
 		return -1;
 	for (int k = 0; k < pl->nparams; k++) {
@@ -401,7 +441,7 @@ static int insert_params(struct store *st, const struct plan *pl, struct perr *e
 		sqlite3_bind_int(sp, 4, pl->params[k].is_int);
 		if (sqlite3_step(sp) != SQLITE_DONE) {
 			sqlite3_finalize(sp);
-			return db_err(st, err, "write parameters");
+			return sdb_err(st, err, "write parameters");
 		}
 		sqlite3_reset(sp);
 	}
@@ -409,53 +449,58 @@ static int insert_params(struct store *st, const struct plan *pl, struct perr *e
 	return 0;
 }
 
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int sdb_insert_point(struct store *st, int id, const struct plan_point *pt, const double *values,
+		     int nvalues, struct perr *err)
+{
+	sqlite3_stmt *spt = sdb_prepare(st, "INSERT INTO points(id, nodes, ranks_per_node, policy, repetitions,"
+					" core_hours, reason, map, cores_per_rank) VALUES(?,?,?,?,?,?,?,?,?)", err);
+	sqlite3_stmt *spv = sdb_prepare(st, "INSERT INTO point_values(point, param, value) VALUES(?,?,?)", err);
+	int ok = spt && spv;
+	if (ok) {
+		sqlite3_bind_int(spt, 1, id);
+		sqlite3_bind_int(spt, 2, pt->nodes);
+		sqlite3_bind_int(spt, 3, pt->ranks_per_node);
+		bind_text_or_null(spt, 4, pt->policy);
+		sqlite3_bind_int(spt, 5, pt->repetitions);
+		sqlite3_bind_double(spt, 6, pt->core_hours);
+		sqlite3_bind_text(spt, 7, pt->reason ? pt->reason : "", -1, SQLITE_STATIC);
+		bind_text_or_null(spt, 8, pt->map);
+		bind_text_or_null(spt, 9, pt->cores_per_rank);
+		ok = sqlite3_step(spt) == SQLITE_DONE;
+	}
+	for (int k = 0; ok && k < nvalues; k++) {
+		sqlite3_bind_int(spv, 1, id);
+		sqlite3_bind_int(spv, 2, k);
+		sqlite3_bind_double(spv, 3, values[k]);
+		ok = sqlite3_step(spv) == SQLITE_DONE;
+		sqlite3_reset(spv);
+	}
+	if (!ok && spt && spv)
+		sdb_err(st, err, "write plan");
+	sqlite3_finalize(spt);
+	sqlite3_finalize(spv);
+	return ok ? 0 : -1;
+}
+
 static int insert_plan(struct store *st, const struct plan *pl, struct perr *err)
 {
 	if (insert_params(st, pl, err))
 		return -1;
-	sqlite3_stmt *spt = prepare(st, "INSERT INTO points(id, nodes, ranks_per_node, policy,"
-				    " repetitions, core_hours, reason) VALUES(?,?,?,?,?,?,?)", err);
-	sqlite3_stmt *spv = prepare(st, "INSERT INTO point_values(point, param, value) VALUES(?,?,?)", err);
-	sqlite3_stmt *sr = prepare(st, "INSERT INTO runs(point, repetition, nodes, ranks, ranks_per_node,"
+	for (int i = 0; i < pl->npoints; i++)
+		if (sdb_insert_point(st, i, &pl->points[i], pl->points[i].values, pl->nparams, err))
+			return -1;
+	sqlite3_stmt *sr = sdb_prepare(st, "INSERT INTO runs(point, repetition, nodes, ranks, ranks_per_node,"
 				   " policy, state, core_hours, seq, exit_status, wall)"
 				   " VALUES(?,?,?,?,?,?,0,?,?,-1,-1)", err);
-	int ret = -1;
-	if (!spt || !spv || !sr)
-		goto done;
-	for (int i = 0; i < pl->npoints; i++) {
-		const struct plan_point *pt = &pl->points[i];
-		sqlite3_bind_int(spt, 1, i);
-		sqlite3_bind_int(spt, 2, pt->nodes);
-		sqlite3_bind_int(spt, 3, pt->ranks_per_node);
-		if (pt->policy)
-			sqlite3_bind_text(spt, 4, pt->policy, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(spt, 4);
-		sqlite3_bind_int(spt, 5, pt->repetitions);
-		sqlite3_bind_double(spt, 6, pt->core_hours);
-		sqlite3_bind_text(spt, 7, pt->reason ? pt->reason : "", -1, SQLITE_STATIC);
-		if (sqlite3_step(spt) != SQLITE_DONE) {
-			db_err(st, err, "write plan");
-			goto done;
-		}
-		sqlite3_reset(spt);
-		for (int k = 0; k < pl->nparams; k++) {
-			sqlite3_bind_int(spv, 1, i);
-			sqlite3_bind_int(spv, 2, k);
-			sqlite3_bind_double(spv, 3, pt->values[k]);
-			if (sqlite3_step(spv) != SQLITE_DONE) {
-				db_err(st, err, "write plan");
-				goto done;
-			}
-			sqlite3_reset(spv);
-		}
-	}
-	if (insert_runs(st, pl, sr, err))
-		goto done;
-	ret = 0;
-done:
-	sqlite3_finalize(spt);
-	sqlite3_finalize(spv);
+	int ret = sr ? insert_runs(st, pl, sr, err) : -1;
 	sqlite3_finalize(sr);
 	return ret;
 }
@@ -493,28 +538,31 @@ static int store_is_empty(const char *dir)
  * order stays as stored, the budget follows the config.
  */
 static int store_resume(struct store **out, const char *dir, const char *name, const struct plan *pl,
-			struct perr *err)
+			const char *config_text, struct perr *err)
 {
 	struct store *st;
 	if (store_open(&st, dir, 0, err))
 		return -1;
 	char *old_name = store_get_meta(st, "name");
 	char *old_fp = store_get_meta(st, "plan");
-	char *fp = plan_fingerprint(pl, 2), *fp1 = plan_fingerprint(pl, 1);
+	char *fp = sdb_plan_fingerprint(pl, 2), *fp1 = sdb_plan_fingerprint(pl, 1);
 	int same_name = old_name && !strcmp(old_name, name);
 	int same_plan = old_fp && (!strcmp(old_fp, fp) || !strcmp(old_fp, fp1));
 	free(old_name);
 	free(old_fp);
 	free(fp);
 	free(fp1);
-	if (!same_name || !same_plan) {
-		perr_set(err, "'%s' holds %s; give another --dir for this campaign", dir,
-			 same_name ? "the same campaign with a different plan" : "a different campaign");
+	if (!same_name) {
+		perr_set(err, "'%s' holds a different campaign; give another --dir for this campaign", dir);
 		store_close(st);
 		return -1;
 	}
-	if (begin(st, err) || put_budget_meta(st, pl, err) || commit(st, err)) {
-		rollback(st);
+	/* the same plan: the budget follows the config; another plan: the campaign grows */
+	int rc = same_plan ? sdb_begin(st, err) || sdb_put_budget_meta(st, pl, err) || sdb_commit(st, err)
+			   : store_grow(st, pl, config_text, NULL, err);
+	if (rc) {
+		if (same_plan)
+			sdb_rollback(st);
 		store_close(st);
 		return -1;
 	}
@@ -546,8 +594,8 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 		exists = 0;
 	}
 	if (exists)
-		return store_resume(out, dir, name, pl, err);
-	char *fp = plan_fingerprint(pl, 2);
+		return store_resume(out, dir, name, pl, config_text, err);
+	char *fp = sdb_plan_fingerprint(pl, 2);
 
 	if (open_db(&st, dir, 0, 1, err)) {
 		free(fp);
@@ -556,20 +604,22 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	char ver[16], created[32];
 	snprintf(ver, sizeof(ver), "%d", STORE_SCHEMA_VERSION);
 	snprintf(created, sizeof(created), "%.3f", wall_now());
-	if (begin(st, err))
+	if (sdb_begin(st, err))
 		goto fail;
-	if (exec(st, schema, err) || put_meta(st, "schema_version", ver, err) ||
-	    put_meta(st, "name", name, err) || put_meta(st, "backend", backend ? backend : "local", err) ||
-	    put_meta(st, "config", config_text ? config_text : "", err) ||
-	    put_meta(st, "created", created, err) || put_meta(st, "plan", fp, err) ||
-	    put_plan_meta(st, pl, err) || insert_plan(st, pl, err)) {
-		rollback(st);
+	if (sdb_exec(st, schema, err) || sdb_put_meta(st, "schema_version", ver, err) ||
+	    sdb_put_meta(st, "name", name, err) || sdb_put_meta(st, "backend", backend ? backend : "local", err) ||
+	    sdb_put_meta(st, "config", config_text ? config_text : "", err) ||
+	    sdb_put_meta(st, "created", created, err) || sdb_put_meta(st, "plan", fp, err) ||
+	    sdb_put_meta(st, "points_launch", "1", err) ||
+	    sdb_put_plan_meta(st, pl, err) || insert_plan(st, pl, err)) {
+		sdb_rollback(st);
 		goto fail;
 	}
-	if (commit(st, err))
+	if (sdb_commit(st, err))
 		goto fail;
 	free(fp);
-	if (load_params(st, err)) {
+	st->grown_columns = 1;
+	if (sdb_load_params(st, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -600,7 +650,7 @@ const char *store_param_role(const struct store *st, int k)
 
 int store_read_begin(struct store *st, struct perr *err)
 {
-	return exec(st, "BEGIN", err);
+	return sdb_exec(st, "BEGIN", err);
 }
 
 void store_read_end(struct store *st)
@@ -611,12 +661,16 @@ void store_read_end(struct store *st)
 int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
-	sqlite3_stmt *s = prepare(st, "SELECT state, COUNT(*), SUM(core_hours) FROM runs GROUP BY state", err);
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT state, COUNT(*), SUM(core_hours) FROM runs GROUP BY state", err);
 	if (!s)
 		return -1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		long long n = sqlite3_column_int64(s, 1);
 		double ch = sqlite3_column_double(s, 2);
+		if (sqlite3_column_int(s, 0) == RUN_RETIRED) {
+			c->retired = n;     /* out of the plan: neither planned nor in flight */
+			continue;
+		}
 		c->planned += n;
 		c->core_hours_planned += ch;
 		switch (sqlite3_column_int(s, 0)) {
@@ -630,14 +684,14 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 	}
 	sqlite3_finalize(s);
 	/* spent: measured wall x ranks of every finished attempt's last run */
-	s = prepare(st, "SELECT COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs"
+	s = sdb_prepare(st, "SELECT COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs"
 		    " WHERE wall > 0", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
 		c->core_hours_spent = sqlite3_column_double(s, 0);
 	sqlite3_finalize(s);
-	s = prepare(st, "SELECT COUNT(*) FROM measurements", err);
+	s = sdb_prepare(st, "SELECT COUNT(*) FROM measurements", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -648,9 +702,11 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 
 #define RUN_COLUMNS "id, point, repetition, nodes, ranks, ranks_per_node, policy, state, attempts," \
 	" backend_id, submitted_at, started_at, ended_at, exit_status, wall, reason, collect_error," \
-	" core_hours, seq"
+	" core_hours, seq, "
+#define GROWN_COLUMNS "remeasure, origin, retired_from"
+#define GROWN_DEFAULTS "0, NULL, NULL"
 
-static char *col_str(sqlite3_stmt *s, int i)
+char *sdb_col_str(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 	return t ? xstrdup((const char *)t) : NULL;
@@ -665,19 +721,23 @@ static void read_run(struct store *st, sqlite3_stmt *s, struct run *r)
 	r->nodes = sqlite3_column_int(s, 3);
 	r->ranks = sqlite3_column_int(s, 4);
 	r->ranks_per_node = sqlite3_column_int(s, 5);
-	r->policy = col_str(s, 6);
+	r->policy = sdb_col_str(s, 6);
 	r->state = (enum run_state)sqlite3_column_int(s, 7);
 	r->attempts = sqlite3_column_int(s, 8);
-	r->backend_id = col_str(s, 9);
+	r->backend_id = sdb_col_str(s, 9);
 	r->submitted_at = sqlite3_column_double(s, 10);
 	r->started_at = sqlite3_column_double(s, 11);
 	r->ended_at = sqlite3_column_double(s, 12);
 	r->exit_status = sqlite3_column_type(s, 13) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 13);
 	r->wall = sqlite3_column_type(s, 14) == SQLITE_NULL ? -1 : sqlite3_column_double(s, 14);
-	r->reason = col_str(s, 15);
-	r->collect_error = col_str(s, 16);
+	r->reason = sdb_col_str(s, 15);
+	r->collect_error = sdb_col_str(s, 16);
 	r->core_hours = sqlite3_column_double(s, 17);
 	r->seq = sqlite3_column_int64(s, 18);
+	r->remeasure = sqlite3_column_int(s, 19);
+	r->origin = sdb_col_str(s, 20);
+	r->retired_from = sqlite3_column_type(s, 21) == SQLITE_NULL ? RUN_PENDING
+			  : (enum run_state)sqlite3_column_int(s, 21);
 	r->values = xcalloc((size_t)(st->nparams ? st->nparams : 1), sizeof(double));
 	if (r->point >= 0 && r->point < st->npoints)
 		memcpy(r->values, &st->point_values[(size_t)r->point * st->nparams],
@@ -691,9 +751,12 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 	*n = 0;
 	/* an incremental read (since_seq > 0) must use the seq index: without
 	   statistics SQLite would scan every run in id order (tens of ms at 100k) */
-	sqlite3_stmt *s = prepare(st, since_seq > 0
-				  ? "SELECT " RUN_COLUMNS " FROM runs INDEXED BY runs_seq WHERE seq > ? ORDER BY id"
-				  : "SELECT " RUN_COLUMNS " FROM runs WHERE seq > ? ORDER BY id", err);
+	const char *grown = st->grown_columns ? GROWN_COLUMNS : GROWN_DEFAULTS;
+	char *sql = xasprintf(since_seq > 0
+			      ? "SELECT " RUN_COLUMNS "%s FROM runs INDEXED BY runs_seq WHERE seq > ? ORDER BY id"
+			      : "SELECT " RUN_COLUMNS "%s FROM runs WHERE seq > ? ORDER BY id", grown);
+	sqlite3_stmt *s = sdb_prepare(st, sql, err);
+	free(sql);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, since_seq);
@@ -708,14 +771,15 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 		runs_free(*runs, *n);
 		*runs = NULL;
 		*n = 0;
-		return db_err(st, err, "read runs");
+		return sdb_err(st, err, "read runs");
 	}
 	return 0;
 }
 
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err)
 {
-	sqlite3_stmt *s = prepare(st, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?", err);
+	sqlite3_stmt *s = sdb_prepare(st, st->grown_columns ? "SELECT " RUN_COLUMNS GROWN_COLUMNS " FROM runs WHERE id = ?"
+				      : "SELECT " RUN_COLUMNS GROWN_DEFAULTS " FROM runs WHERE id = ?", err);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
@@ -733,6 +797,7 @@ void run_release(struct run *r)
 	free(r->backend_id);
 	free(r->reason);
 	free(r->collect_error);
+	free(r->origin);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -758,7 +823,7 @@ int store_run_events(struct store *st, long long id, struct run_event **ev, int 
 {
 	*ev = NULL;
 	*n = 0;
-	sqlite3_stmt *s = prepare(st, "SELECT t, state, detail FROM run_events WHERE run = ? ORDER BY rowid", err);
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT t, state, detail FROM run_events WHERE run = ? ORDER BY rowid", err);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
@@ -768,7 +833,7 @@ int store_run_events(struct store *st, long long id, struct run_event **ev, int 
 		struct run_event *e = &(*ev)[(*n)++];
 		e->t = sqlite3_column_double(s, 0);
 		e->state = (enum run_state)sqlite3_column_int(s, 1);
-		e->detail = col_str(s, 2);
+		e->detail = sdb_col_str(s, 2);
 	}
 	sqlite3_finalize(s);
 	return 0;
@@ -781,25 +846,14 @@ void run_events_free(struct run_event *ev, int n)
 	free(ev);
 }
 
-/*
- * One state change: update the run's columns given in `set` (an SQL
- * fragment with ?1.. bound by the caller through bind), bump its seq and
- * record an event.  Runs inside the caller's transaction.
- */
-struct change {
-	const char *set;            /* e.g. "state = 1, attempts = attempts + 1" */
-	const char *text[4];        /* bound to ?2.. ?5 as text (NULL binds NULL) */
-	double num[4];              /* bound to ?6.. ?9 */
-	long long ival[2];          /* bound to ?10, ?11 */
-};
 
-static int apply_change(struct store *st, long long id, enum run_state state, const char *detail,
+int sdb_apply_change(struct store *st, long long id, enum run_state state, const char *detail,
 			const struct change *c, struct perr *err)
 {
 	char *sql = xasprintf("UPDATE runs SET %s, state = %d,"
 			      " seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs) WHERE id = ?1",
 			      c->set, (int)state);
-	sqlite3_stmt *s = prepare(st, sql, err);
+	sqlite3_stmt *s = sdb_prepare(st, sql, err);
 	free(sql);
 	if (!s)
 		return -1;
@@ -816,10 +870,10 @@ static int apply_change(struct store *st, long long id, enum run_state state, co
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return db_err(st, err, "update run");
+		return sdb_err(st, err, "update run");
 	if (sqlite3_changes(st->db) != 1)
 		return perr_set(err, "%s: no run %lld", st->dir, id);
-	s = prepare(st, "INSERT INTO run_events(run, t, state, detail) VALUES(?,?,?,?)", err);
+	s = sdb_prepare(st, "INSERT INTO run_events(run, t, state, detail) VALUES(?,?,?,?)", err);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
@@ -831,19 +885,19 @@ static int apply_change(struct store *st, long long id, enum run_state state, co
 		sqlite3_bind_null(s, 4);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_err(st, err, "record event");
+	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "record event");
 }
 
 static int change(struct store *st, long long id, enum run_state state, const char *detail,
 		  const struct change *c, struct perr *err)
 {
-	if (begin(st, err))
+	if (sdb_begin(st, err))
 		return -1;
-	if (apply_change(st, id, state, detail, c, err)) {
-		rollback(st);
+	if (sdb_apply_change(st, id, state, detail, c, err)) {
+		sdb_rollback(st);
 		return -1;
 	}
-	return commit(st, err);
+	return sdb_commit(st, err);
 }
 
 int store_mark_submitted(struct store *st, long long id, const char *backend_id, double t,
@@ -864,17 +918,17 @@ int store_mark_running(struct store *st, long long id, double t, struct perr *er
 int store_mark_done(struct store *st, long long id, double t, int exit_status, double wall,
 		    const struct measurement_list *ml, const char *collect_error, struct perr *err)
 {
-	if (begin(st, err))
+	if (sdb_begin(st, err))
 		return -1;
-	sqlite3_stmt *del = prepare(st, "DELETE FROM measurements WHERE run = ?", err);
-	sqlite3_stmt *ins = prepare(st, "INSERT INTO measurements(run, rank, region, metric, value)"
+	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM measurements WHERE run = ?", err);
+	sqlite3_stmt *ins = sdb_prepare(st, "INSERT INTO measurements(run, rank, region, metric, value)"
 				    " VALUES(?,?,?,?,?)", err);
 	if (!del || !ins)
 		goto fail;
 	/* measurements of an earlier, interrupted attempt are never counted twice */
 	sqlite3_bind_int64(del, 1, id);
 	if (sqlite3_step(del) != SQLITE_DONE) {
-		db_err(st, err, "delete measurements");
+		sdb_err(st, err, "delete measurements");
 		goto fail;
 	}
 	for (int i = 0; ml && i < ml->n; i++) {
@@ -885,7 +939,7 @@ int store_mark_done(struct store *st, long long id, double t, int exit_status, d
 		sqlite3_bind_text(ins, 4, m->metric, -1, SQLITE_STATIC);
 		sqlite3_bind_double(ins, 5, m->value);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
-			db_err(st, err, "write measurements");
+			sdb_err(st, err, "write measurements");
 			goto fail;
 		}
 		sqlite3_reset(ins);
@@ -893,15 +947,15 @@ int store_mark_done(struct store *st, long long id, double t, int exit_status, d
 	struct change c = { .set = "ended_at = ?6, wall = ?7, exit_status = ?10, collect_error = ?2,"
 				   " reason = NULL, started_at = COALESCE(started_at, submitted_at)",
 			    .text = { collect_error }, .num = { t, wall }, .ival = { exit_status } };
-	if (apply_change(st, id, RUN_DONE, collect_error, &c, err))
+	if (sdb_apply_change(st, id, RUN_DONE, collect_error, &c, err))
 		goto fail;
 	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
-	return commit(st, err);
+	return sdb_commit(st, err);
 fail:
 	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
-	rollback(st);
+	sdb_rollback(st);
 	return -1;
 }
 
@@ -929,7 +983,7 @@ int store_mark_pending(struct store *st, long long id, const char *reason, struc
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err)
 {
-	sqlite3_stmt *s = prepare(st, "SELECT rank, region, metric, value FROM measurements"
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT rank, region, metric, value FROM measurements"
 				  " WHERE run = ? ORDER BY rowid", err);
 	if (!s)
 		return -1;
@@ -951,12 +1005,42 @@ static void flush_group(struct experiment *e, int point, const char *region, con
 	experiment_add(e, experiment_callpath(e, region), experiment_metric(e, metric), point, v);
 }
 
+/*
+ * The measurements an analysis reads: done runs (and retired ones that were
+ * done, when asked), and of a repetition measured again only its latest
+ * done measurement.
+ */
+static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int flags, struct perr *err)
+{
+	char *sql = xasprintf("SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
+			      " FROM runs r JOIN measurements m ON m.run = r.id"
+			      " WHERE (r.state = 3%s) AND (?1 IS NULL OR m.metric = ?1)%s"
+			      " ORDER BY r.id, m.region, m.metric, m.rank",
+			      st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
+			      ? " OR (r.state = 6 AND r.retired_from = 3)" : "",
+			      st->grown_columns ? " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.point = r.point"
+			      " AND n.repetition = r.repetition AND n.remeasure > r.remeasure AND n.state = 3)" : "");
+	sqlite3_stmt *s = sdb_prepare(st, sql, err);
+	free(sql);
+	if (s && metric)
+		sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
+	return s;
+}
+
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err)
 {
+	return store_load_experiment_with(st, metric, 0, e, err);
+}
+
+int store_load_experiment_with(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct perr *err)
+{
 	/* does ranks_per_node vary?  then it is a parameter of the experiment */
 	int rpn_varies = 0;
-	sqlite3_stmt *s = prepare(st, "SELECT COUNT(DISTINCT ranks_per_node) FROM runs", err);
+	sqlite3_stmt *s = sdb_prepare(st, (flags & STORE_INCLUDE_RETIRED)
+				      ? "SELECT COUNT(DISTINCT ranks_per_node) FROM runs"
+				      : "SELECT COUNT(DISTINCT ranks_per_node) FROM runs WHERE state != 6", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -968,16 +1052,9 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 	if (rpn_varies && experiment_find_param(e, "ranks_per_node") < 0)
 		experiment_param(e, "ranks_per_node");
 
-	s = prepare(st, "SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
-		    " FROM runs r JOIN measurements m ON m.run = r.id"
-		    " WHERE r.state = 3 AND (?1 IS NULL OR m.metric = ?1)"
-		    " ORDER BY r.id, m.region, m.metric, m.rank", err);
+	s = experiment_query(st, metric, flags, err);
 	if (!s)
 		return -1;
-	if (metric)
-		sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 1);
 	double *coords = xcalloc((size_t)e->nparams + 1, sizeof(double));
 	long long cur_run = -1;
 	int cur_point = -1;
@@ -1029,10 +1106,10 @@ int store_load_experiment(struct store *st, const char *metric, struct experimen
 int store_put_bindings(struct store *st, long long id, const struct run_binding *b, int n,
 		       struct perr *err)
 {
-	if (begin(st, err))
+	if (sdb_begin(st, err))
 		return -1;
-	sqlite3_stmt *del = prepare(st, "DELETE FROM bindings WHERE run = ?", err);
-	sqlite3_stmt *ins = prepare(st, "INSERT OR REPLACE INTO bindings(run, rank, node, cpuset, cores)"
+	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM bindings WHERE run = ?", err);
+	sqlite3_stmt *ins = sdb_prepare(st, "INSERT OR REPLACE INTO bindings(run, rank, node, cpuset, cores)"
 				    " VALUES(?,?,?,?,?)", err);
 	int ok = del && ins;
 	if (ok) {
@@ -1052,20 +1129,14 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 		sqlite3_reset(ins);
 	}
 	if (!ok && (del && ins))
-		db_err(st, err, "write bindings");
+		sdb_err(st, err, "write bindings");
 	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
 	if (!ok) {
-		rollback(st);
+		sdb_rollback(st);
 		return -1;
 	}
-	return commit(st, err);
-}
-
-static char *col_dup(sqlite3_stmt *s, int c)
-{
-	const unsigned char *t = sqlite3_column_text(s, c);
-	return t ? xstrdup((const char *)t) : NULL;
+	return sdb_commit(st, err);
 }
 
 int store_load_bindings(struct store *st, long long id, struct run_binding **out, int *n,
@@ -1078,7 +1149,7 @@ int store_load_bindings(struct store *st, long long id, struct run_binding **out
 	if (sqlite3_prepare_v2(st->db, "SELECT rank, node, cpuset, cores FROM bindings WHERE run = ?"
 			       " ORDER BY rank", -1, &s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(s);
-		return strstr(sqlite3_errmsg(st->db), "no such table") ? 0 : db_err(st, err, "read bindings");
+		return strstr(sqlite3_errmsg(st->db), "no such table") ? 0 : sdb_err(st, err, "read bindings");
 	}
 	sqlite3_bind_int64(s, 1, id);
 	size_t alloc = 0;
@@ -1086,9 +1157,9 @@ int store_load_bindings(struct store *st, long long id, struct run_binding **out
 		XGROW(*out, (size_t)*n + 1, alloc);
 		struct run_binding *b = &(*out)[(*n)++];
 		b->rank = sqlite3_column_int(s, 0);
-		b->node = col_dup(s, 1);
-		b->cpuset = col_dup(s, 2);
-		b->cores = col_dup(s, 3);
+		b->node = sdb_col_str(s, 1);
+		b->cpuset = sdb_col_str(s, 2);
+		b->cores = sdb_col_str(s, 3);
 	}
 	sqlite3_finalize(s);
 	return 0;

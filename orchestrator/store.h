@@ -7,7 +7,14 @@
  * at any moment leaves either the old or the new state, never a mix.
  *
  * Run states: pending -> submitted -> running -> done | failed | cancelled.
- * A run that fails and still has attempts left goes back to pending.
+ * A run that fails and still has attempts left goes back to pending.  Any
+ * run whose point or repetition leaves the plan becomes retired (and goes
+ * back to its earlier state when it returns to the plan): see store_grow.
+ *
+ * A run is identified by its point (parameter values and ranks per node;
+ * the point fixes its placement), its repetition and its re-measurement
+ * (0 for the first), never by the whole plan: a campaign grows by appending
+ * runs (store_append_runs) and by growing its plan (store_grow).
  */
 #ifndef PS_STORE_H
 #define PS_STORE_H
@@ -25,6 +32,7 @@ enum run_state {
 	RUN_DONE,
 	RUN_FAILED,
 	RUN_CANCELLED,
+	RUN_RETIRED,            /* left the plan (store_grow): kept, never run, not analysed */
 	RUN_NSTATES
 };
 
@@ -49,10 +57,14 @@ struct run {
 	char *collect_error;    /* a collector that found nothing, or NULL */
 	double core_hours;      /* planned cost of this run */
 	long long seq;          /* change counter: higher = changed later */
+	int remeasure;          /* 0: the repetition's first measurement; k: its k-th re-measurement */
+	char *origin;           /* why the run exists: NULL (the plan), "refine", ...; see store_append_runs */
+	enum run_state retired_from;    /* RUN_RETIRED: the state it goes back to when un-retired */
 };
 
 struct store_counts {
 	long long planned, pending, submitted, running, done, failed, cancelled;
+	long long retired;      /* not in planned, nor in core_hours_planned */
 	long long measurements;
 	double core_hours_planned, core_hours_spent;
 	double core_hours_inflight;     /* planned cost of the runs submitted or running */
@@ -64,8 +76,9 @@ struct store;
 
 /*
  * Create the campaign directory and store with its plan, or, when the
- * directory already holds a store for the same campaign name, open it
- * unchanged (resume).  config_text is kept verbatim.
+ * directory already holds a store for the same campaign name, open it: with
+ * the same plan unchanged (resume), with another plan grown to it
+ * (store_grow).  config_text is kept verbatim.
  */
 int store_create(struct store **st, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err);
@@ -142,6 +155,14 @@ int store_mark_pending(struct store *st, long long id, const char *reason, struc
  */
 int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
 			  struct perr *err);
+/*
+ * The same with flags: STORE_INCLUDE_RETIRED adds the retired runs that were
+ * done.  Either way a repetition measured again (store_append_runs) counts
+ * once, with its latest done measurement.
+ */
+#define STORE_INCLUDE_RETIRED 1
+int store_load_experiment_with(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct perr *err);
 /* Raw measurements of one run. */
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err);
@@ -162,5 +183,77 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 int store_load_bindings(struct store *st, long long id, struct run_binding **b, int *n,
 			struct perr *err);
 void run_bindings_free(struct run_binding *b, int n);
+
+/*
+ * Growing a campaign.
+ *
+ * store_append_runs appends n runs as pending, in one transaction (all or
+ * none), and returns their ids in ids[] (n entries, may be NULL).  Each run
+ * names its point by values (one per store parameter, in store_param_name
+ * order) and ranks_per_node; a point the store lacks is added with the
+ * placement given.  An existing point's placement (nodes, policy, and map
+ * and cores_per_rank where the store recorded them) must be the one given,
+ * else nothing is written and err names the difference: a run's placement
+ * is part of what it means.
+ *   repetition = 0   the point's next free repetition (1 + its highest):
+ *                    one more repetition, for adaptive repetitions;
+ *   repetition = k   repetition k; when the point has it already, a new
+ *                    attempt of it: a new run with remeasure = 1 + the
+ *                    highest so far.  The earlier runs are kept unchanged
+ *                    (their measurements too); analysis
+ *                    (store_load_experiment) counts the repetition once,
+ *                    with its latest done measurement.
+ * origin is stored with the run (NULL means the plan).  A run whose origin
+ * is not the plan survives store_grow while its point stays in the plan;
+ * plan runs beyond the plan's repetitions are retired.  core_hours is the
+ * run's planned cost; ranks 0 takes the "ranks" parameter's value, else
+ * nodes x ranks_per_node, else 1.
+ */
+struct store_new_run {
+	const double *values;
+	int nodes, ranks_per_node;              /* 0 when unset */
+	const char *policy, *map, *cores_per_rank;  /* NULL when unset */
+	int ranks;
+	double core_hours;
+	int repetition;
+	const char *origin;                     /* "refine", ...; NULL: the plan */
+	const char *reason;                     /* why a new point is in the campaign (or NULL) */
+};
+int store_append_runs(struct store *st, const struct store_new_run *nr, int n, long long *ids,
+		      struct perr *err);
+
+/*
+ * The difference between the campaign's runs and plan pl.  A run is kept
+ * while its point (parameter values and ranks per node) is in pl and its
+ * repetition within the point's repetitions (or it was appended by another
+ * origin); otherwise it is retired.  Missing repetitions of pl's points are
+ * added.  Refused (-1, err names the key, suggests a new directory) when
+ * pl's parameters differ from the store's or an existing point's placement
+ * changed.  Only reads.
+ */
+struct store_diff {
+	long long added, kept, kept_done, retired, unretired;  /* runs; retired counts all retired */
+	long long retiring;                     /* of retired: still in the plan until now */
+	double added_core_hours;                /* planned cost of the added runs */
+	int added_points, retired_points;       /* points new to the store / no longer planned */
+};
+int store_plan_diff(struct store *st, const struct plan *pl, struct store_diff *d, struct perr *err);
+/*
+ * Apply that difference in one transaction: add the new points and runs
+ * (pending, in pl's run order, after every existing run), retire the runs
+ * that left the plan (never deleted, measurements kept), un-retire the ones
+ * back in it (to the state they had), and record pl's fingerprint, order,
+ * budget and config_text as the campaign's.  d (may be NULL) gets the
+ * difference applied.  A kill -9 leaves the old or the grown campaign.
+ */
+int store_grow(struct store *st, const struct plan *pl, const char *config_text, struct store_diff *d,
+	       struct perr *err);
+/*
+ * A run retired while in flight (retired_from submitted or running: an
+ * orchestrator died, then the plan changed) keeps its job or process until
+ * the run engine stops it through its backend; then this records it as
+ * retired from pending (un-retired, it runs afresh).
+ */
+int store_settle_retired(struct store *st, long long id, struct perr *err);
 
 #endif

@@ -6,7 +6,7 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 		      const struct campaign_validation_options *o, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
-	if (input_data_load(&c->in, path, o->format, o->vo.metric, err) < 0)
+	if (input_data_load(&c->in, path, o->format, o->vo.metric, o->include_retired, err) < 0)
 		return -1;
 	if (c->in.e.npoints == 0 || c->in.e.nseries == 0)
 		return 0;

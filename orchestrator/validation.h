@@ -20,6 +20,7 @@ struct campaign_validation_options {
 	struct validate_options vo;     /* validate_options_init, then changes */
 	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */
 	int aggregate_set;
+	int include_retired;            /* a campaign's retired runs are validated too */
 };
 
 /* Everything the reports need.  Do not copy: v points into in. */

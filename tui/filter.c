@@ -108,7 +108,7 @@ static int parse_conds(const struct top_model *m, const char *text, struct top_f
 				ret = perr_set(err, "'%s' only compares with = or !=", name);
 			else if (fld == F_STATE && run_state_parse(value) < 0)
 				ret = perr_set(err, "unknown state '%s' (pending, submitted, running, "
-					       "done, failed, cancelled)", value);
+					       "done, failed, cancelled, retired)", value);
 			else {
 				c.str = xstrdup(value);
 				ret = 0;

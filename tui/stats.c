@@ -135,7 +135,8 @@ void top_model_progress(const struct top_model *m, struct top_progress *p)
 	p->done = n[RUN_DONE];
 	p->failed = n[RUN_FAILED];
 	p->cancelled = n[RUN_CANCELLED];
-	p->planned = (long long)m->nrows;
+	p->retired = n[RUN_RETIRED];
+	p->planned = (long long)m->nrows - p->retired;     /* retired runs left the plan */
 	p->inflight = p->submitted + p->running;
 	p->fraction = p->planned ? (double)(p->done + p->failed + p->cancelled) / (double)p->planned
 				 : 0;
@@ -150,7 +151,8 @@ void top_model_budget(const struct top_model *m, struct top_budget *b)
 	b->committed = ch[RUN_SUBMITTED] + ch[RUN_RUNNING];
 	b->pending = ch[RUN_PENDING];
 	for (int s = 0; s < RUN_NSTATES; s++)
-		b->planned += ch[s];
+		if (s != RUN_RETIRED)
+			b->planned += ch[s];
 	b->spent = m->stats.spent;
 	b->budget = m->budget;
 	if (b->budget >= 0) {

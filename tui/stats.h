@@ -39,6 +39,7 @@ struct top_stats {
 /* Progress against the plan, from the runs. */
 struct top_progress {
 	long long planned, pending, submitted, running, done, failed, cancelled;
+	long long retired;      /* left the plan: not in planned */
 	long long inflight;     /* submitted + running */
 	double fraction;        /* finished (done + failed + cancelled) / planned */
 	int pass, passes;       /* repetition pass of the first unfinished run (0: none left)

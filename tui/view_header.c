@@ -84,6 +84,8 @@ static void draw_runs(struct screen *s, const struct top_model *m, const struct 
 		x += screen_printf(s, y, x, SA_COLOR(SC_RED) | SA_BOLD, " %lld fail", p->failed);
 	if (p->cancelled)
 		x += screen_printf(s, y, x, 0, " %lld canc", p->cancelled);
+	if (p->retired)
+		x += screen_printf(s, y, x, SA_DIM, " %lld retired", p->retired);
 	if (m->order && strcmp(m->order, "grouped") && p->pass)
 		screen_printf(s, y, x, 0, " pass %d/%d", p->pass, p->passes);
 }
