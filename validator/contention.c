@@ -1,6 +1,7 @@
 /* The growth test: pooled relative slope, ANOVA and the model in X. */
 #include "validator/contention.h"
 #include "common/xalloc.h"
+#include "validator/power.h"
 #include "validator/vline.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -232,6 +233,11 @@ static void gt_pass2_line(const struct gt_lines *t, int l, double b, struct gt_s
 static void gt_statistics(struct growth_test *g, const struct gt_sums *u, int nuse, double b, double xbar)
 {
 	double se = sqrt(u->rss / g->slope_df / u->sxx);
+	g->slope = b;
+	g->slope_se = se;
+	g->xbar = xbar;
+	g->sxx = u->sxx;
+	g->noise = sqrt(u->rss / g->slope_df);
 	if (se > 0) {
 		double t = fabs(b) / se;
 		g->slope_p = 2 * gsl_cdf_tdist_Q(t, g->slope_df);
@@ -248,6 +254,7 @@ static void gt_statistics(struct growth_test *g, const struct gt_sums *u, int nu
 	g->anova_df1 = u->ncells - nuse;
 	g->anova_df2 = u->nobs - u->ncells;
 	if (g->anova_df1 >= 1 && g->anova_df2 >= 1) {
+		g->noise_within = sqrt(u->ssw / g->anova_df2);
 		if (u->ssw > 0) {
 			g->anova_f = (u->ssb / g->anova_df1) / (u->ssw / g->anova_df2);
 			g->anova_p = gsl_cdf_fdist_Q(g->anova_f, g->anova_df1, g->anova_df2);
@@ -298,6 +305,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	g->param = param;
 	g->growth = g->growth_lin = g->growth_lo = g->growth_hi = NAN;
 	g->slope_p = g->anova_f = g->anova_p = g->p_value = NAN;
+	g->slope = g->slope_se = g->xbar = g->sxx = g->noise = g->noise_within = NAN;
 	g->xmin = g->xmax = NAN;
 	char *pname[1] = { param >= 0 && param < e->nparams ? e->params[param] : NULL };
 	pmnf_init(&g->model, pname[0] ? 1 : 0, pname);
@@ -333,4 +341,18 @@ void growth_test_release(struct growth_test *g)
 {
 	pmnf_release(&g->model);
 	memset(g, 0, sizeof(*g));
+}
+
+double growth_test_detectable(const struct growth_test *g, double alpha, double power)
+{
+	double b = power_t_detectable(g->slope_se, g->slope_df, alpha, power);
+	if (!isfinite(b) || !(g->sxx > 0))
+		return NAN;
+	if (!isnan(g->anova_p) && isfinite(g->noise_within)) {
+		double lambda = power_f_lambda(g->anova_df1, g->anova_df2, alpha, power);
+		if (isnan(lambda))
+			return NAN;
+		b = fmax(b, sqrt(lambda / g->sxx) * g->noise_within);
+	}
+	return growth_of(b, g->xbar, g->xmin, g->xmax);
 }

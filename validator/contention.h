@@ -14,6 +14,15 @@
  *     pooled line, in the series' units (the mean level of the lines).
  * growth is the relative change over X's range, f(xmax)/f(xmin) - 1, from
  * the model in X, or from the linear slope when the model is constant.
+ *
+ * The test's sensitivity (growth_test_detectable): the smallest growth
+ * the test finds at level alpha with probability `power`, at the noise it
+ * measured, for a growth shared by every line.  The p-value is the larger
+ * of the slope's and the ANOVA's, so the test detects a growth when both
+ * do: the slope t test at b_t = (t(1 - alpha/2, df) + t(power, df)) * se(b),
+ * the ANOVA where its noncentrality b^2 * Sxx / s_within^2 reaches the
+ * power (validator/power.h); the detectable slope is the larger of the two,
+ * turned into a growth over [xmin, xmax] like growth_lin.
  */
 #ifndef PS_CONTENTION_H
 #define PS_CONTENTION_H
@@ -35,6 +44,10 @@ struct growth_test {
 	double anova_f, anova_p;        /* NaN without repetitions */
 	int anova_df1, anova_df2;
 	double p_value;                 /* the larger of slope_p and anova_p (if known) */
+	double slope, slope_se;         /* pooled relative slope b and its standard error */
+	double xbar, sxx;               /* mean X over the values; sum of squares of X within lines */
+	double noise;                   /* relative residual SD of the slope fit */
+	double noise_within;            /* relative SD of the repetitions (ANOVA), NaN without */
 	struct pmnf_model model;        /* the model in X (one parameter) */
 };
 
@@ -51,5 +64,12 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 		    int positive_only, const struct model_options *opt, struct growth_test *g,
 		    struct perr *err);
 void growth_test_release(struct growth_test *g);
+
+/*
+ * The smallest growth over [xmin, xmax] that a tested g detects at level
+ * alpha with probability power (both in (0, 1)); 0 without noise, NaN when
+ * g was not tested or the growth is out of reach.
+ */
+double growth_test_detectable(const struct growth_test *g, double alpha, double power);
 
 #endif

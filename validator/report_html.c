@@ -436,7 +436,7 @@ static int study_region(const struct validation *v)
 	if (best >= 0)
 		return best;
 	for (int i = 0; i < v->nregions; i++)
-		if (v->regions[i].growth_tested && v->regions[i].growth_tested[cs->param] &&
+		if (v->regions[i].modelled && v->regions[i].growth_tested && v->regions[i].growth_tested[cs->param] &&
 		    (best < 0 || v->regions[i].growth[cs->param].growth >
 				 v->regions[best].growth[cs->param].growth))
 			best = i;
@@ -580,6 +580,15 @@ static void html_region_text(struct strbuf *h, const struct validation *v, const
 		strbuf_addf(h, " repetition %d of %d: %.4g (%.2g&times; the median)", o->rep + 1, o->nreps,
 			    o->value, o->ratio);
 		strbuf_release(&pn);
+	}
+	for (int i = 0; i < v->nchecks; i++) {
+		const struct vcheck *c = &v->checks[i];
+		if (&v->regions[c->region] != r || strcmp(c->check, "contention") || c->param < 0 ||
+		    !r->growth_tested[c->param])
+			continue;
+		strbuf_addf(h, "<br>contention along <code>%s</code> (%s): ", v->e->params[c->param],
+			    vcheck_status_name(c->status));
+		html_escape(h, c->reason);
 	}
 }
 

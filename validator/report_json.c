@@ -2,6 +2,7 @@
 #include "validator/report.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *number_or_null(double x)
 {
@@ -49,6 +50,17 @@ static json_t *expected_json(const struct vregion *r)
 	return x;
 }
 
+/* A contention check's figures: measured growth, p-value, noise, the smallest growth it flags. */
+static void contention_fields(json_t *o, const struct validation *v, const struct vregion *r, int k)
+{
+	const struct growth_test *g = k >= 0 && r->growth_tested[k] ? &r->growth[k] : NULL;
+	json_object_set_new(o, "growth", number_or_null(g ? g->growth : NAN));
+	json_object_set_new(o, "p_value", number_or_null(g ? g->p_value : NAN));
+	json_object_set_new(o, "noise", number_or_null(g ? g->noise : NAN));
+	json_object_set_new(o, "detectable_growth", number_or_null(g ? validation_flaggable_growth(v, g) : NAN));
+	json_object_set_new(o, "power", json_real(v->opt.power));
+}
+
 static json_t *checks_json(const struct validation *v)
 {
 	json_t *a = json_array();
@@ -62,6 +74,8 @@ static json_t *checks_json(const struct validation *v)
 		json_object_set_new(o, "parameter", c->param >= 0 ? json_string(v->e->params[c->param]) : json_null());
 		json_object_set_new(o, "status", json_string(vcheck_status_name(c->status)));
 		json_object_set_new(o, "reason", json_string(c->reason));
+		if (!strcmp(c->check, "contention"))
+			contention_fields(o, v, r, c->param);
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -84,6 +84,19 @@ static void check_warnings(FILE *f, const struct validation *v)
 	}
 }
 
+/* Every contention test that ran in a modelled region: growth, p-value, the smallest growth flagged. */
+static void contention_notes(FILE *f, const struct validation *v)
+{
+	const struct experiment *e = v->e;
+	for (int i = 0; i < v->nchecks; i++) {
+		const struct vcheck *c = &v->checks[i];
+		const struct vregion *r = &v->regions[c->region];
+		if (!strcmp(c->check, "contention") && c->status != VCHECK_NOT_TESTABLE)
+			fprintf(f, "info     %s [%s] contention along %s %s: %s\n", e->callpaths[r->callpath],
+				e->metrics[r->metric], e->params[c->param], vcheck_status_name(c->status), c->reason);
+	}
+}
+
 /* The table of checks: one row per region, one column per check. */
 static void checks_table(FILE *f, const struct validation *v)
 {
@@ -137,6 +150,7 @@ void report_text(FILE *f, const struct validation *v)
 	}
 	outlier_notes(f, v);
 	check_warnings(f, v);
+	contention_notes(f, v);
 	for (int i = 0; i < v->nregions; i++) {
 		const struct vregion *r = &v->regions[i];
 		if (r->expected.tested && r->expected.consistent)

@@ -132,6 +132,7 @@ struct validate_options {
 	double unreliable_fraction;     /* 0.5 */
 	double alpha;                   /* significance level of every test: 0.01 */
 	double min_growth;              /* smallest relevant relative growth or drift: 0.05 */
+	double power;                   /* power the detectable growth is stated at: 0.8 */
 	int segment_points;             /* points a line needs for the segment test: 8 */
 	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
 	int strict;                     /* false-dependency and volume block too */
@@ -204,6 +205,13 @@ void validation_release(struct validation *v);
 struct strbuf;
 /* Append "size=30,p=64" for point p. */
 void validate_point_name(struct strbuf *sb, const struct experiment *e, int p);
+
+/*
+ * The smallest growth the contention check flags at the noise growth test g
+ * measured: growth_test_detectable at opt.alpha and opt.power, never below
+ * opt.min_growth; NaN when g was not tested or no growth is detectable.
+ */
+double validation_flaggable_growth(const struct validation *v, const struct growth_test *g);
 
 /* 1 when no flag blocks publishing. */
 static inline int validation_publishable(const struct validation *v)

@@ -121,7 +121,7 @@ like "$err" "bad.deps" "and names the file"
 cat > "$T/c.cfg" <<CFG
 name = "m";
 app = { command = [ "$DEMO", "-n", "{n}", "-i", "{i}", "-k", "stream" ]; };
-parameters = ( { name = "n"; values = [ 100, 200, 300, 400, 500 ]; }, { name = "i"; values = [ 1, 2 ]; } );
+parameters = ( { name = "n"; values = [ 10, 20, 30, 40, 50 ]; }, { name = "i"; values = [ 1, 2 ]; } );
 repetitions = 1;
 collect = { regex = ( { region = "stream"; pattern = "stream: ([0-9.eE+-]+) s"; } ); };
 CFG
