@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian packages perfsweep needs, only those that are missing:
 # the build, SLURM and munge for the test cluster, Open MPI and HPCC for the
-# MPI campaign (configs/hpcc-slurm.cfg), mandoc and man-db for the man pages.
+# MPI campaign (configs/hpcc-slurm.cfg), mandoc and man-db for the man pages,
+# the sqlite3 shell the tests read stores with.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 set -euo pipefail
 
 PKGS=(build-essential pkg-config perl
       libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
       libhwloc-dev hwloc libgsl-dev libconfig-dev libncurses-dev
-      libsqlite3-dev libjansson-dev libxml2-dev zlib1g-dev gnuplot-nox tmux universal-ctags
+      libsqlite3-dev sqlite3 libjansson-dev libxml2-dev zlib1g-dev gnuplot-nox tmux universal-ctags
       openmpi-bin libopenmpi-dev hpcc mandoc man-db)
 
 missing=()
