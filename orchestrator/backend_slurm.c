@@ -14,7 +14,9 @@
  * Polling loads this user's jobs only (slurm_load_job_user; after a
  * controller outage the incremental full list instead), with back-off
  * from backend.poll.min (0.1 s) by poll.factor (1.5) up to poll.max (5 s)
- * while nothing changes; an unreachable or rate-limiting controller is an
+ * while nothing changes, and never more often than once per 1 ms for each
+ * job in the last list that we do not track (up to poll.max): the user's
+ * finished jobs grow with the campaign; an unreachable or rate-limiting controller is an
  * outage, not a failure: wait() keeps retrying and reports nothing.
  * Submission errors that may pass (busy nodes, EAGAIN, controller
  * unreachable or rate-limiting, job, QOS and association limits) make
@@ -46,6 +48,7 @@ extern char **environ;
 #define POLL_MAX 5.0          /* ... growing to this while nothing changes */
 #define POLL_FACTOR 1.5       /* ... by this factor per quiet poll (backend.poll) */
 #define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
+#define POLL_PER_RECORD 0.001 /* seconds between polls per listed job we do not track */
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
@@ -85,6 +88,7 @@ struct slurm_backend {
 	double poll_min, poll_max, poll_factor;
 	time_t last_update;               /* of the last job list we got */
 	double next_poll, poll_interval;
+	double poll_floor;                /* no sooner than this: the list's untracked jobs */
 	int outage;                       /* the controller did not answer */
 	int had_outage;                   /* ... at some time since we started */
 
@@ -514,12 +518,27 @@ static int result_from_record(const char *run_dir, uint32_t job, int attempt, lo
 	return 1;
 }
 
-/* The next poll: soon after a change, later and later while nothing changes. */
+/* The next poll: soon after a change, later and later while nothing changes;
+   never sooner than the floor set by the size of the last list. */
 static void poll_again(struct slurm_backend *sb, int changed)
 {
 	sb->poll_interval = changed ? sb->poll_min
 				    : fmin(sb->poll_interval * sb->poll_factor, sb->poll_max);
-	sb->next_poll = wall_now() + sb->poll_interval;
+	sb->next_poll = wall_now() + fmax(sb->poll_interval, sb->poll_floor);
+}
+
+/*
+ * A list of nrecords jobs of which ntracked are ours to track: the rest
+ * (this user's finished jobs, kept for MinJobAge, and other jobs) cost the
+ * controller and us the same work per poll but tell us nothing.  Space the
+ * polls by POLL_PER_RECORD per such job (up to poll.max), so that polling
+ * costs a bounded share of a CPU however long the list grows, instead of
+ * growing with the campaign.
+ */
+static void poll_floor(struct slurm_backend *sb, uint32_t nrecords, size_t ntracked)
+{
+	double untracked = nrecords > ntracked ? (double)(nrecords - ntracked) : 0;
+	sb->poll_floor = fmin(untracked * POLL_PER_RECORD, sb->poll_max);
 }
 
 /* A tracked job as the controller lists it: its start reported once, its
@@ -613,7 +632,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	qsort(ix, n, sizeof(*ix), cmp_job);
 	/* results first, removals last: untrack() moves jobs around */
 	uint32_t *done = xcalloc(n + 1, sizeof(*done));
-	size_t ndone = 0;
+	size_t ndone = 0, nseen = 0;
 	int changed = 0;
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
@@ -623,6 +642,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			continue;
 		size_t i = (*hit)[1];
 		sb->jobs[i].missing = 0;
+		nseen++;
 		if (job_finished(j->job_state))
 			done[ndone++] = (uint32_t)k;
 		else
@@ -638,6 +658,7 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	}
 	free(done);
 	free(ix);
+	poll_floor(sb, msg->record_count, nseen);
 	changed |= poll_missing(sb);
 	slurm_free_job_info_msg(msg);
 	poll_again(sb, changed);

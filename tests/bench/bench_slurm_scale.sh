@@ -40,7 +40,10 @@ foreign_jobs() {
 			--array=1-$k -J foreign --wrap true) || return 1
 		left=$((left - k))
 	done
+	# a loaded machine fails some launches, and SLURM holds those jobs
+	# ("launch failed requeued held"): cancelled, they are finished too
 	for _ in $(seq 1200); do
+		squeue -h -u nobody -t PD -o '%i %r' | awk '/launch failed/ { print $1 }' | xargs -r scancel
 		[ "$(squeue -h -u nobody | wc -l)" = 0 ] && break
 		sleep 1
 	done
