@@ -196,8 +196,10 @@ static int group_len(const struct measurement_list *l, int i)
 static void tally(struct recollect_report *rep, struct strmap *index, const struct collector_set *cs,
 		  struct measurement_list *old, struct measurement_list *new)
 {
-	qsort(old->m, (size_t)old->n, sizeof(*old->m), cmp_measurement);
-	qsort(new->m, (size_t)new->n, sizeof(*new->m), cmp_measurement);
+	if (old->n)             /* qsort's array must not be NULL, even empty */
+		qsort(old->m, (size_t)old->n, sizeof(*old->m), cmp_measurement);
+	if (new->n)
+		qsort(new->m, (size_t)new->n, sizeof(*new->m), cmp_measurement);
 	int i = 0, j = 0;
 	while (i < old->n || j < new->n) {
 		int c = i >= old->n ? 1 : j >= new->n ? -1 : strcmp(old->m[i].region, new->m[j].region);
