@@ -86,10 +86,11 @@ $(B)/bench/%: tests/bench/%.c $(B)/libpstest.a $(B)/libperfsweep.a
 
 test-build: all $(UNIT_TESTS)
 
-# make check: set-up, a -Werror build, then every TAP test through one prove.
+# make check: set-up, a -Werror build, then every TAP test through one prove
+# (--timer: each file's time, to see what makes the suite slow).
 check: deps
 	$(MAKE) DEVELOPER=1 test-build
-	PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) prove -e '' $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
+	PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) prove --timer -e '' $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
 
 demo: deps
 	$(MAKE) all
