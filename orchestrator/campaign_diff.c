@@ -1,57 +1,21 @@
 /* A config against the campaign already in a directory (campaign_diff.h). */
-#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/campaign_diff.h"
+#include "orchestrator/config_diff.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A setting as canonical text: type, name and value, members in order. */
-static void setting_text(const config_setting_t *s, struct strbuf *sb)
-{
-	if (!s)
-		return;
-	const char *name = config_setting_name(s);
-	strbuf_addf(sb, "%s:%d=", name ? name : "", config_setting_type(s));
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		strbuf_addf(sb, "%d", config_setting_get_int(s));
-		break;
-	case CONFIG_TYPE_INT64:
-		strbuf_addf(sb, "%lld", config_setting_get_int64(s));
-		break;
-	case CONFIG_TYPE_FLOAT:
-		strbuf_addf(sb, "%.17g", config_setting_get_float(s));
-		break;
-	case CONFIG_TYPE_BOOL:
-		strbuf_addf(sb, "%d", config_setting_get_bool(s));
-		break;
-	case CONFIG_TYPE_STRING:
-		strbuf_addf(sb, "%zu:%s", strlen(config_setting_get_string(s)), config_setting_get_string(s));
-		break;
-	default:        /* group, array, list */
-		strbuf_addch(sb, '{');
-		for (int i = 0; i < config_setting_length(s); i++) {
-			setting_text(config_setting_get_elem(s, (unsigned)i), sb);
-			strbuf_addch(sb, ';');
-		}
-		strbuf_addch(sb, '}');
-	}
-}
-
+/* Equal settings (both absent counts as equal), by config_diff's rules. */
 static int same_setting(const config_setting_t *a, const config_setting_t *b)
 {
-	struct strbuf x, y;
-	strbuf_init(&x);
-	strbuf_init(&y);
-	setting_text(a, &x);
-	setting_text(b, &y);
-	int same = !strcmp(x.buf ? x.buf : "", y.buf ? y.buf : "");
-	strbuf_release(&x);
-	strbuf_release(&y);
-	return same;
+	if (!a || !b)
+		return a == b;
+	char key[512];
+	int line;
+	return !config_diff(a, b, NULL, key, sizeof(key), &line);
 }
 
 /* The keys whose change alters what a stored run means, and why. */
