@@ -1133,10 +1133,17 @@ static void flush_group(struct experiment *e, int point, const char *region, con
 	}
 }
 
+/* The runs an analysis reads, as an SQL condition on runs r: done ones, and
+   retired ones that were done when flags has STORE_INCLUDE_RETIRED. */
+static const char *analysed_runs(const struct store *st, int flags)
+{
+	return st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
+		? "(r.state = 3 OR (r.state = 6 AND r.retired_from = 3))" : "r.state = 3";
+}
+
 int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n, struct perr *err)
 {
-	const char *done = st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
-		? "(r.state = 3 OR (r.state = 6 AND r.retired_from = 3))" : "r.state = 3";
+	const char *done = analysed_runs(st, flags);
 	char *q = xasprintf("SELECT r.id, r.point, r.ranks_per_node, x.real FROM runs r LEFT JOIN"
 			    " (SELECT run, MAX(c) AS real FROM (SELECT run, node, COUNT(*) AS c FROM bindings"
 			    "  WHERE node IS NOT NULL AND node != '' GROUP BY run, node) GROUP BY run) x ON x.run = r.id"
@@ -1247,10 +1254,9 @@ static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int 
 {
 	char *sql = xasprintf("SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
 			      " FROM runs r JOIN measurements m ON m.run = r.id"
-			      " WHERE (r.state = 3%s) AND (?1 IS NULL OR m.metric = ?1)%s"
+			      " WHERE %s AND (?1 IS NULL OR m.metric = ?1)%s"
 			      " ORDER BY r.id, m.region, m.metric, m.rank",
-			      st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
-			      ? " OR (r.state = 6 AND r.retired_from = 3)" : "",
+			      analysed_runs(st, flags),
 			      st->grown_columns ? " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.point = r.point"
 			      " AND n.repetition = r.repetition AND n.remeasure > r.remeasure AND n.state = 3)" : "");
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
