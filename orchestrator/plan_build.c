@@ -513,17 +513,32 @@ static void carry_placement(struct plan *pl, const struct campaign_config *c, co
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
+#define PLAN_MAX_PARTITIONS 16
+
 /* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
 static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	if (!strcmp(c->backend.type, "local"))
 		return plan_check_local(pl, c, 0, err);
-	struct slurm_partition part;
-	int rc = backend_slurm_partition(c->backend.partition, &part, err);
-	if (rc <= 0)
-		return rc;      /* -1: no such partition; 0: cannot ask, checked at submission */
-	rc = plan_check_partition(pl, c, &part, err);
-	slurm_partition_release(&part);
+	/* backend.partition may list partitions, as sbatch -p does: "emu,real" */
+	char *list = c->backend.partition ? xstrdup(c->backend.partition) : NULL, *save = NULL;
+	struct slurm_partition parts[PLAN_MAX_PARTITIONS];
+	int nparts = 0, rc = 1;
+	for (char *name = list ? strtok_r(list, ",", &save) : NULL; rc > 0 && nparts < PLAN_MAX_PARTITIONS;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (list && !name)
+			break;
+		rc = backend_slurm_partition(name, &parts[nparts], err);
+		nparts += rc > 0;
+		if (!list)
+			break;
+	}
+	/* rc -1: no such partition; 0: cannot ask, checked at submission */
+	if (rc > 0)
+		rc = plan_check_partition(pl, c, parts, nparts, err);
+	for (int k = 0; k < nparts; k++)
+		slurm_partition_release(&parts[k]);
+	free(list);
 	return rc;
 }
 

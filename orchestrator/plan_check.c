@@ -76,8 +76,31 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 	return 0;
 }
 
+/* Why point pt cannot run in partition part, in why; 0 when it fits. */
+static int misfit(const struct slurm_partition *part, int nodes, long need, char *why, size_t size)
+{
+	int fit = 0, most = 0;
+	for (int k = 0; k < part->nnodes; k++) {
+		fit += part->cpus[k] >= need;
+		most = part->cpus[k] > most ? part->cpus[k] : most;
+	}
+	if (part->max_nodes > 0 && nodes > part->max_nodes)
+		snprintf(why, size, "needs %d nodes, but partition '%s' allows a job at most %d", nodes,
+			 part->name, part->max_nodes);
+	else if (nodes > part->nnodes)
+		snprintf(why, size, "needs %d nodes, but partition '%s' has %d", nodes, part->name,
+			 part->nnodes);
+	else if (fit < nodes)
+		snprintf(why, size, "needs %ld CPUs on %s%d node%s, but partition '%s' has %d such node%s "
+			 "(the largest has %d CPUs)", need, nodes > 1 ? "each of " : "", nodes,
+			 nodes > 1 ? "s" : "", part->name, fit, fit == 1 ? "" : "s", most);
+	else
+		return 0;
+	return 1;
+}
+
 int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
-			 const struct slurm_partition *part, struct perr *err)
+			 const struct slurm_partition *parts, int nparts, struct perr *err)
 {
 	int cpr = c->placement_spec.cores_per_rank;
 	for (int i = 0; i < pl->npoints; i++) {
@@ -86,25 +109,13 @@ int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : 0;
 		int nodes = pt->nodes > 0 ? pt->nodes : rpn > 0 ? (ranks + rpn - 1) / rpn : 1;
 		long need = rpn > 0 ? (cpr == 0 ? rpn : (long)rpn * cpr) : 1;
-		int fit = 0, most = 0;
-		for (int k = 0; k < part->nnodes; k++) {
-			fit += part->cpus[k] >= need;
-			most = part->cpus[k] > most ? part->cpus[k] : most;
-		}
-		char why[300];
-		if (part->max_nodes > 0 && nodes > part->max_nodes)
-			snprintf(why, sizeof(why), "needs %d nodes, but partition '%s' allows a job at most %d",
-				 nodes, part->name, part->max_nodes);
-		else if (nodes > part->nnodes)
-			snprintf(why, sizeof(why), "needs %d nodes, but partition '%s' has %d", nodes, part->name,
-				 part->nnodes);
-		else if (fit < nodes)
-			snprintf(why, sizeof(why), "needs %ld CPUs on %s%d node%s, but partition '%s' has %d "
-				 "such node%s (the largest has %d CPUs)", need, nodes > 1 ? "each of " : "", nodes,
-				 nodes > 1 ? "s" : "", part->name, fit, fit == 1 ? "" : "s", most);
-		else
-			continue;
-		return refuse(pl, i, ranks, rpn > 0 ? rpn : (ranks + nodes - 1) / nodes, why, err);
+		/* sbatch -p A,B runs a job in whichever partition can take it */
+		char why[300], other[300];
+		int refused = nparts > 0 && misfit(&parts[0], nodes, need, why, sizeof(why));
+		for (int k = 1; k < nparts && refused; k++)
+			refused = misfit(&parts[k], nodes, need, other, sizeof(other));
+		if (refused)
+			return refuse(pl, i, ranks, rpn > 0 ? rpn : (ranks + nodes - 1) / nodes, why, err);
 	}
 	return 0;
 }

@@ -19,8 +19,10 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 		     struct perr *err);
 
 struct slurm_partition;
-/* part: the partition as its controller described it (backend_slurm_partition). */
+/* parts: the partitions of backend.partition ("A,B": a job may run in
+   either), as their controller described them (backend_slurm_partition).
+   A point is refused only when it fits in none. */
 int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
-			 const struct slurm_partition *part, struct perr *err);
+			 const struct slurm_partition *parts, int nparts, struct perr *err);
 
 #endif

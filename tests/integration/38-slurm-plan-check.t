@@ -60,6 +60,23 @@ is "$?" 2 "plan: an unknown partition is refused"
 is "$(cat "$work/nosuch.out")" "error: $work/nosuch.cfg:7: slurm has no partition 'nosuch'" \
 	"the error points at the backend section"
 
+# 5b. A list of partitions, as sbatch -p takes it: a point fits when one of them can take it.
+cfg list 3 1
+sed -i 's/partition = "emu"/partition = "real,emu"/' "$work/list.cfg"
+"$perfsweep" plan "$work/list.cfg" >"$work/list.out" 2>&1
+is "$?" 0 "plan: 3 nodes fit partition list 'real,emu' (2-node real, 4-node emu)"
+[ "$?" = 0 ] || sed 's/^/# /' "$work/list.out"
+sed 's/partition = "emu"/partition = "real,emu"/' "$work/nodes.cfg" >"$work/list5.cfg"
+"$perfsweep" plan "$work/list5.cfg" >"$work/list5.out" 2>&1
+is "$?" 2 "plan: 5 nodes fit neither partition of the list"
+is "$(cat "$work/list5.out")" \
+	"error: $work/list5.cfg:4: point 1 (np=5, n=7): placement 5 ranks, 1 per node, compact needs 5 nodes, but partition 'real' has 2" \
+	"the error names the first partition's reason"
+sed 's/partition = "emu"/partition = "emu,nosuch"/' "$work/fits.cfg" >"$work/nosuch2.cfg"
+"$perfsweep" plan "$work/nosuch2.cfg" >"$work/nosuch2.out" 2>&1
+is "$(cat "$work/nosuch2.out")" "error: $work/nosuch2.cfg:7: slurm has no partition 'nosuch'" \
+	"an unknown partition in a list is named"
+
 # 6. Only SLURM knows --cpus-per-task: refused at submission, the run's error names point and placement.
 cfg cpt 2 2 "" 'extra = [ "--cpus-per-task=20" ];'
 "$perfsweep" plan "$work/cpt.cfg" >/dev/null 2>&1
