@@ -555,11 +555,18 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
-static char *resolve_path(const struct campaign_config *c, const char *p)
+char *config_resolve(const struct campaign_config *c, const char *p)
 {
 	if (p[0] == '/')
 		return xstrdup(p);
-	return xasprintf("%s/%s", c->dir, p);
+	if (c->dir[0] == '/')
+		return xasprintf("%s/%s", c->dir, p);
+	/* absolute: runs read it from their own directories (perfsweep-bind, job.sh) */
+	char *cwd = getcwd(NULL, 0);
+	char *abs = !cwd ? xasprintf("%s/%s", c->dir, p)
+		    : strcmp(c->dir, ".") ? xasprintf("%s/%s/%s", cwd, c->dir, p) : xasprintf("%s/%s", cwd, p);
+	free(cwd);
+	return abs;
 }
 
 /* A setting's value as text for placement_spec_parse: strings as they are, numbers printed. */
@@ -598,7 +605,7 @@ static int parse_placement_spec(struct campaign_config *c, struct perr *err)
 	if (get_string(c, g, "map", &map, 0, err))
 		return -1;
 	if (map) {
-		c->placement_map = resolve_path(c, map);
+		c->placement_map = config_resolve(c, map);
 		free(map);
 	}
 	if (pol)
@@ -835,7 +842,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 	if (get_string(c, root, "dependencies", &deps, 0, err))
 		return -1;
 	if (deps) {
-		c->dependencies = resolve_path(c, deps);
+		c->dependencies = config_resolve(c, deps);
 		free(deps);
 	}
 	if (parse_placement_spec(c, err) || parse_order(c, err) || parse_analysis(c, err))

@@ -68,6 +68,10 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err);
  */
 int config_load_text(struct campaign_config *c, const char *text, const char *label, const char *dir,
 		     struct perr *err);
+/* Path p of the config, absolute (relative paths resolve beside the config
+   file): the map, the dependency file and the work directory, which runs
+   read from their own directories.  Caller frees. */
+char *config_resolve(const struct campaign_config *c, const char *p);
 /* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
 char *config_default_dir(const struct campaign_config *c);
 /* The config's collectors as a set (pointing into c). */

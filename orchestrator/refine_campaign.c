@@ -31,6 +31,7 @@ static void fold_runs(struct refine_campaign *rc, const struct run *runs, int n)
 			rc->place[p].policy = xstrdup(r->policy);
 		rc->place[p].nodes = r->nodes;
 		rc->place[p].ranks_per_node = r->ranks_per_node;
+		rc->place[p].store_point = r->point;
 	}
 	for (int p = 0; p < e->npoints; p++) {
 		rc->points[p].nreps = reps[p];
@@ -87,6 +88,8 @@ static void build_space(struct refine_campaign *rc, struct store *st, const stru
 	rc->maxreps = rc->maxreps ? rc->maxreps : 1;
 	rc->points = xcalloc((size_t)e->npoints + 1, sizeof(*rc->points));
 	rc->place = xcalloc((size_t)e->npoints + 1, sizeof(*rc->place));
+	for (int p = 0; p <= e->npoints; p++)
+		rc->place[p].store_point = -1;
 	rc->repetition = xcalloc((size_t)e->npoints * (size_t)rc->maxreps + 1, sizeof(int));
 	rc->is_int = xcalloc((size_t)e->nparams + 1, sizeof(int));
 	for (int p = 0; p < e->npoints; p++)
@@ -98,6 +101,13 @@ static void build_space(struct refine_campaign *rc, struct store *st, const stru
 				rc->is_int[k] = 0;
 	}
 	fold_runs(rc, runs, n);
+	/* new runs launch as the point's runs did: its map and cores per rank */
+	for (int p = 0; p < e->npoints; p++) {
+		struct perr err;
+		if (rc->place[p].store_point >= 0)
+			store_point_launch(st, rc->place[p].store_point, &rc->place[p].map,
+					   &rc->place[p].cores_per_rank, &err);
+	}
 }
 
 static void propose(struct refine_campaign *rc, const struct refine_campaign_options *o)
@@ -161,7 +171,7 @@ static int proposal_runs(const struct refine_campaign *rc, const struct refine_p
 	struct refine_place pl = refine_campaign_placement(rc, p);
 	struct store_new_run base = {
 		.values = p->coords, .nodes = pl.nodes, .policy = pl.policy, .ranks_per_node = pl.ranks_per_node,
-		.core_hours = p->core_hours / p->repetitions, .origin = "refine", .reason = p->reason,
+		.map = pl.map, .cores_per_rank = pl.cores_per_rank, .core_hours = p->core_hours / p->repetitions, .origin = "refine", .reason = p->reason,
 	};
 	for (int i = 0; i < p->repetitions; i++) {
 		nr[i] = base;
@@ -200,8 +210,11 @@ void refine_campaign_release(struct refine_campaign *rc)
 {
 	const struct experiment *e = &rc->cv.in.e;
 	if (rc->place)
-		for (int p = 0; p < e->npoints; p++)
+		for (int p = 0; p < e->npoints; p++) {
 			free(rc->place[p].policy);
+			free(rc->place[p].map);
+			free(rc->place[p].cores_per_rank);
+		}
 	free(rc->place);
 	free(rc->points);
 	free(rc->repetition);

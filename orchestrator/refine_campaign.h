@@ -32,6 +32,8 @@ struct refine_campaign_options {
 struct refine_place {
 	int nodes, ranks_per_node;
 	char *policy;
+	char *map, *cores_per_rank;     /* the launch the campaign's runs had (NULL: unset) */
+	int store_point;                /* the store point it was read from, -1 if none */
 };
 
 struct refine_campaign {

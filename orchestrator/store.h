@@ -263,6 +263,10 @@ struct store_new_run {
 };
 int store_append_runs(struct store *st, const struct store_new_run *nr, int n, long long *ids,
 		      struct perr *err);
+/* Point point's map and cores_per_rank as stored (each NULL when unset or
+   not recorded; caller frees): what a run added to it, or to a point
+   derived from it, must launch with. */
+int store_point_launch(struct store *st, int point, char **map, char **cores_per_rank, struct perr *err);
 
 /*
  * The difference between the campaign's runs and plan pl.  A run is kept

@@ -581,6 +581,23 @@ int store_settle_retired(struct store *st, long long id, struct perr *err)
 	return sdb_commit(st, err);
 }
 
+int store_point_launch(struct store *st, int point, char **map, char **cores_per_rank, struct perr *err)
+{
+	*map = *cores_per_rank = NULL;
+	if (!st->grown_columns)
+		return 0;
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT map, cores_per_rank FROM points WHERE id = ?", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int(s, 1, point);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*map = sdb_col_str(s, 0);
+		*cores_per_rank = sdb_col_str(s, 1);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
 int store_append_runs(struct store *st, const struct store_new_run *nr, int n, long long *ids,
 		      struct perr *err)
 {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs that refine adds launch as the campaign's runs did: a campaign bound
+# by an explicit map (placement.map) gets its new attempts and its new
+# points with the same map and cores per rank, and each new run's rank is
+# bound to the map's core (its recorded binding says so).  The config is
+# named by a relative path, and its map by one relative to it.  Before, a
+# new point was stored without the map, and a relative config gave every
+# run the map path "./cores.map", which perfsweep-bind could not read from
+# the run's own directory: every run failed.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$ROOT/tests/lib/noisy.sh"
+
+ncores=$(hwloc-calc --number-of core machine:0 2> /dev/null || nproc)
+if [ "$ncores" -lt 2 ]; then echo "1..0 # SKIP needs 2 cores"; exit 0; fi
+last=$(( ncores - 1 ))
+printf '# the one rank on the last core\n%s\n' "$last" > "$T/cores.map"
+
+# a jump of +0.02 s from n=10 on: refine adds the point n=9 between 8 and 10
+mkdir -p "$T/s"
+cat > "$T/seg.cfg" <<CFG
+name = "segmap";
+app = { command = [ "$NOISY_APP", "{n}" ]; env = [ "NOISY_DIR=$T/s", "NOISY_JUMP=0.02", "NOISY_AT=10" ]; };
+parameters = ( { name = "n"; values = [ 2, 4, 6, 8, 10, 12, 14, 16 ]; },
+               { name = "np"; values = [ 1 ]; role = "ranks"; } );
+repetitions = 3;
+order_seed = 1;
+placement = { policy = "explicit"; map = "cores.map"; ranks_per_node = [ 1 ]; };
+collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time ([0-9.]+)"; } ); };
+CFG
+D=$T/segmap.campaign
+(cd "$T" && "$PS" run seg.cfg --quiet) > "$T/out" 2>&1; is $? 0 "the mapped campaign runs, its config named relative to the working directory"
+[ $? = 0 ] || sed 's/^/# /' "$T/out"
+is "$(json "$D/runs/1/rank-0.json" '$j->{cpuset}')" "$last" "a planned run is bound to the map's core"
+"$PS" refine "$D" > "$T/refine.out" 2>&1; is $? 0 "refine adds runs to the mapped campaign"
+[ $? = 0 ] || sed 's/^/# /' "$T/refine.out"
+is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(*) FROM runs WHERE origin = 'refine'")" "6" \
+	"n=9 and the extrapolation's n=18, 3 repetitions each"
+is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(DISTINCT COALESCE(p.map, '-') || '|' || COALESCE(p.cores_per_rank, '-')) FROM points p")" "1" \
+	"every point, old and new, has the campaign's map and cores per rank"
+"$PS" run "$D" --quiet > "$T/run2.out" 2>&1; is $? 0 "run DIR executes them"
+new=$(sqlite3 "$D/campaign.db" "SELECT id FROM runs WHERE origin = 'refine' ORDER BY id")
+bound=0
+for id in $new; do
+	[ "$(json "$D/runs/$id/rank-0.json" '$j->{cpuset}')" = "$last" ] && bound=$((bound + 1))
+done
+is "$bound" "6" "each new run's rank is bound to the map's core"
+# the refine points keep the campaign's launch, so the same config still grows the store
+"$PS" run "$T/seg.cfg" --quiet > "$T/run3.out" 2>&1; is $? 0 "run CONFIG again: the store takes the same config"
+[ $? = 0 ] || sed 's/^/# /' "$T/run3.out"
+done_testing
