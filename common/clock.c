@@ -1,4 +1,4 @@
-/* Wall-clock and monotonic time in seconds. */
+/* Wall-clock, monotonic and CPU time in seconds. */
 #include "common/clock.h"
 #include <time.h>
 
@@ -17,4 +17,9 @@ double wall_now(void)
 double mono_now(void)
 {
 	return seconds(CLOCK_MONOTONIC);
+}
+
+double thread_cpu_now(void)
+{
+	return seconds(CLOCK_THREAD_CPUTIME_ID);
 }

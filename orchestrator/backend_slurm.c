@@ -15,8 +15,9 @@
  * controller outage the incremental full list instead), with back-off
  * from backend.poll.min (0.1 s) by poll.factor (1.5) up to poll.max (5 s)
  * while nothing changes, and never more often than once per 1 ms for each
- * job in the last list that we do not track (up to poll.max): the user's
- * finished jobs grow with the campaign; an unreachable or rate-limiting controller is an
+ * job in the last list that we do not track, nor than its own CPU time
+ * allows for 0.5% of a CPU (up to poll.max): the user's finished jobs grow
+ * with the campaign; an unreachable or rate-limiting controller is an
  * outage, not a failure: wait() keeps retrying and reports nothing.
  * Submission errors that may pass (busy nodes, EAGAIN, controller
  * unreachable or rate-limiting, job, QOS and association limits) make
@@ -49,6 +50,7 @@ extern char **environ;
 #define POLL_FACTOR 1.5       /* ... by this factor per quiet poll (backend.poll) */
 #define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
 #define POLL_PER_RECORD 0.001 /* seconds between polls per listed job we do not track */
+#define POLL_CPU_SHARE 0.005  /* polling may take this share of a CPU (0.5%) */
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
@@ -531,14 +533,16 @@ static void poll_again(struct slurm_backend *sb, int changed)
  * A list of nrecords jobs of which ntracked are ours to track: the rest
  * (this user's finished jobs, kept for MinJobAge, and other jobs) cost the
  * controller and us the same work per poll but tell us nothing.  Space the
- * polls by POLL_PER_RECORD per such job (up to poll.max), so that polling
- * costs a bounded share of a CPU however long the list grows, instead of
- * growing with the campaign.
+ * polls by POLL_PER_RECORD per such job, and by the poll's own CPU time
+ * over POLL_CPU_SHARE (up to poll.max), so that polling costs a bounded
+ * share of a CPU however long the list grows, instead of growing with the
+ * campaign.
  */
-static void poll_floor(struct slurm_backend *sb, uint32_t nrecords, size_t ntracked)
+static void poll_floor(struct slurm_backend *sb, uint32_t nrecords, size_t ntracked, double cpu)
 {
 	double untracked = nrecords > ntracked ? (double)(nrecords - ntracked) : 0;
-	sb->poll_floor = fmin(untracked * POLL_PER_RECORD, sb->poll_max);
+	/* and by what the poll cost us: at most POLL_CPU_SHARE of a CPU, measured */
+	sb->poll_floor = fmin(fmax(untracked * POLL_PER_RECORD, cpu / POLL_CPU_SHARE), sb->poll_max);
 }
 
 /* A tracked job as the controller lists it: its start reported once, its
@@ -601,6 +605,7 @@ static int cmp_job(const void *a, const void *b)
 static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
+	double cpu0 = thread_cpu_now();
 	/* after a controller outage, this user's list has been seen to miss a
 	   job's end (70-slurm-backend.t): the incremental full list from then on */
 	int rc = sb->had_outage ? slurm_load_jobs(sb->last_update, &msg, SHOW_ALL)
@@ -658,9 +663,10 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	}
 	free(done);
 	free(ix);
-	poll_floor(sb, msg->record_count, nseen);
+	uint32_t msg_records = msg->record_count;
 	changed |= poll_missing(sb);
 	slurm_free_job_info_msg(msg);
+	poll_floor(sb, msg_records, nseen, thread_cpu_now() - cpu0);
 	poll_again(sb, changed);
 	return 0;
 }
