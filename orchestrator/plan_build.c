@@ -520,19 +520,16 @@ static int plan_check_backend(const struct plan *pl, const struct campaign_confi
 {
 	if (!strcmp(c->backend.type, "local"))
 		return plan_check_local(pl, c, 0, err);
-	/* backend.partition may list partitions, as sbatch -p does: "emu,real" */
-	char *list = c->backend.partition ? xstrdup(c->backend.partition) : NULL, *save = NULL;
+	/* backend.partition may list partitions, as sbatch -p does: "emu,real"
+	   (none, or an empty one: the default partition) */
+	char *list = xstrdup(c->backend.partition ? c->backend.partition : ""), *save = NULL;
+	char *name = strtok_r(list, ",", &save);
 	struct slurm_partition parts[PLAN_MAX_PARTITIONS];
-	int nparts = 0, rc = 1;
-	for (char *name = list ? strtok_r(list, ",", &save) : NULL; rc > 0 && nparts < PLAN_MAX_PARTITIONS;
-	     name = strtok_r(NULL, ",", &save)) {
-		if (list && !name)
-			break;
+	int nparts = 0, rc;
+	do {
 		rc = backend_slurm_partition(name, &parts[nparts], err);
 		nparts += rc > 0;
-		if (!list)
-			break;
-	}
+	} while (rc > 0 && name && nparts < PLAN_MAX_PARTITIONS && (name = strtok_r(NULL, ",", &save)));
 	/* rc -1: no such partition; 0: cannot ask, checked at submission */
 	if (rc > 0)
 		rc = plan_check_partition(pl, c, parts, nparts, err);
