@@ -86,12 +86,13 @@ $(B)/bench/%: tests/bench/%.c $(B)/libpstest.a $(B)/libperfsweep.a
 
 test-build: all $(UNIT_TESTS)
 
-# make check: set-up, a -Werror build, then every TAP test through prove
-# (--timer: each file's time), in two lanes: the SLURM tests one after
-# another beside the rest (scripts/check-tests.sh).  CHECK_JOBS=1: one lane.
+# make check: set-up, a -Werror build (CHECK_JOBS compilers at once), then
+# every TAP test through prove (--timer: each file's time), in two lanes: the
+# SLURM tests one after another beside the rest (scripts/check-tests.sh).
+# CHECK_JOBS=1: one compiler, one lane.
 CHECK_JOBS ?= 2
 check: deps
-	$(MAKE) DEVELOPER=1 test-build
+	$(MAKE) -j$(CHECK_JOBS) DEVELOPER=1 test-build
 	PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) scripts/check-tests.sh $(CHECK_JOBS) \
 	  $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
 
