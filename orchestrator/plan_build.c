@@ -308,7 +308,7 @@ static int varied_columns(const struct campaign_config *c, const struct store *s
 static int cost_from_campaign(struct pb *b, const config_setting_t *s, const char *dir)
 {
 	const struct campaign_config *c = b->c;
-	char *path = dir[0] == '/' ? xstrdup(dir) : xasprintf("%s/%s", c->dir, dir);
+	char *path = config_resolve(c, dir);
 	struct store *st;
 	struct perr e2;
 	if (store_open(&st, path, STORE_READONLY, &e2) < 0) {

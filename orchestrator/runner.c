@@ -80,7 +80,7 @@ static char *resolve_program(const struct campaign_config *c, const char *p)
 {
 	if (p[0] == '/' || !strchr(p, '/'))
 		return xstrdup(p);
-	char *joined = xasprintf("%s/%s", c->dir, p);
+	char *joined = config_resolve(c, p);
 	char *abs = realpath(joined, NULL);
 	if (abs) {
 		free(joined);
