@@ -57,8 +57,9 @@ struct backend_config {
 	int nextra;
 	char **extra;               /* extra "#SBATCH" lines, verbatim options */
 	/* slurm polling (seconds; 0 = default): right after a change, the
-	   growth factor while nothing changes, and the longest interval */
-	double poll_min, poll_max, poll_factor;
+	   growth factor while nothing changes, and the longest interval; and
+	   the longest while the jobs' own notes tell of their ends */
+	double poll_min, poll_max, poll_factor, poll_safety;
 };
 
 struct backend;

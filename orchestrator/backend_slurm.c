@@ -11,6 +11,16 @@
  * runs/<id>/job.sh) runs `srun --cpu-bind=none [perfsweep-bind ...] APP
  * ARGS`.
  *
+ * A job's start and end reach us first as notes its script leaves in
+ * runs/.events (slurm_script.c): one stat of that directory per poll.min
+ * while nothing happens, a readdir when something did, and the result from
+ * the run's own completion record.  Once notes arrive, the controller is
+ * only the safety net for jobs that end without one (cancelled while
+ * queued, killed at the time limit, lost with a node): asked every
+ * poll.safety seconds (30; at least poll.max), and sooner only when it told
+ * us something the notes did not.  Without notes (a run directory the
+ * nodes cannot write), the controller is polled as follows.
+ *
  * Polling loads this user's jobs only (slurm_load_job_user; after a
  * controller outage the incremental full list instead), with back-off
  * from backend.poll.min (0.1 s) by poll.factor (1.5) up to poll.max (5 s)
@@ -40,6 +50,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +63,7 @@ extern char **environ;
 #define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
 #define POLL_PER_RECORD 0.001 /* seconds between polls per listed job we do not track */
 #define POLL_CPU_SHARE 0.005  /* polling may take this share of a CPU (0.5%) */
+#define POLL_SAFETY 30.0      /* seconds between polls while job notes tell us (poll.safety) */
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
@@ -60,7 +73,8 @@ struct sjob {
 	uint32_t job;
 	int missing;          /* full job lists in a row that did not show it */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
-	int running;          /* its start was reported */
+	int running;          /* its start was reported ... */
+	double started_at;    /* ... as this time, which its result repeats */
 	char *run_dir;
 };
 
@@ -87,11 +101,15 @@ struct slurm_backend {
 	struct run_result *ready;         /* finished, not yet returned by wait() */
 	size_t nready, aready;
 
-	double poll_min, poll_max, poll_factor;
+	double poll_min, poll_max, poll_factor, poll_safety;
 	time_t last_update;               /* of the last job list we got */
 	double next_poll, poll_interval;
 	double poll_floor;                /* no sooner than this: the list's untracked jobs */
 	int outage;                       /* the controller did not answer */
+	int notes_live;                   /* job notes arrive: the controller is the safety net */
+	double next_sweep;                /* of the events directories */
+	struct events_dir { char *path; double seen; } *evdirs;   /* seen: its mtime when last read */
+	size_t nevdirs, aevdirs;
 	int had_outage;                   /* ... at some time since we started */
 
 	double submit_after;              /* back-off after a transient submit error */
@@ -374,6 +392,23 @@ static int write_file(const char *path, const char *text, struct perr *err)
 
 /* ---- job tracking --------------------------------------------------------- */
 
+/* Read the events directory of run_dir too (made here, if need be). */
+static void watch_events(struct slurm_backend *sb, const char *run_dir)
+{
+	char *path = slurm_events_dir(run_dir);
+	for (size_t k = 0; k < sb->nevdirs; k++)
+		if (!strcmp(sb->evdirs[k].path, path)) {
+			free(path);
+			return;
+		}
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		free(path);   /* no notes then: the controller tells */
+		return;
+	}
+	XGROW(sb->evdirs, sb->nevdirs + 1, sb->aevdirs);
+	sb->evdirs[sb->nevdirs++] = (struct events_dir){ .path = path, .seen = -1 };
+}
+
 static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
 		  const char *run_dir)
 {
@@ -383,6 +418,10 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
 	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
 					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
+	if (run_dir)
+		watch_events(sb, run_dir);
+	if (sb->notes_live)
+		return;   /* its notes will tell */
 	sb->poll_interval = sb->poll_min;
 	if (sb->next_poll > wall_now() + sb->poll_min)
 		sb->next_poll = wall_now() + sb->poll_min;
@@ -474,6 +513,32 @@ static void push_ready(struct slurm_backend *sb, const struct run_result *r)
 	sb->ready[sb->nready++] = *r;
 }
 
+/* Tracked job i has started at t: reported once. */
+static void job_started(struct slurm_backend *sb, size_t i, double t)
+{
+	struct sjob *sj = &sb->jobs[i];
+	if (sj->running)
+		return;
+	sj->running = 1;
+	sj->started_at = t;
+	struct run_result r = { .id = sj->run, .running = 1, .exit_status = -1, .started_at = t };
+	push_ready(sb, &r);
+}
+
+/* Tracked job i has ended with result r: reported with the start reported
+   before (the controller and the job's own clock may differ by a second),
+   and no longer tracked. */
+static void job_ended(struct slurm_backend *sb, size_t i, struct run_result *r)
+{
+	const struct sjob *sj = &sb->jobs[i];
+	if (sj->running && sj->started_at > 0) {
+		r->started_at = sj->started_at;
+		r->wall = r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
+	}
+	push_ready(sb, r);
+	untrack(sb, i);
+}
+
 /*
  * A job the controller no longer knows (purged after MinJobAge, or lost):
  * its result from the completion record its script left in run_dir, when
@@ -481,7 +546,7 @@ static void push_ready(struct slurm_backend *sb, const struct run_result *r)
  * 1: r filled; 0: no such record.
  */
 static int result_from_record(const char *run_dir, uint32_t job, int attempt, long long run,
-			      double timeout, struct run_result *r)
+			      double timeout, int live, struct run_result *r)
 {
 	if (!run_dir)
 		return 0;
@@ -515,17 +580,22 @@ static int result_from_record(const char *run_dir, uint32_t job, int attempt, lo
 		snprintf(detail, sizeof(detail), "killed by signal %d", d.exit_status - 128);
 	else
 		snprintf(detail, sizeof(detail), "%s%d", what ? "" : "exit status ", what ? 0 : d.exit_status);
-	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u, from job.done)", what ? what : detail,
-		 d.job);
+	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u%s)", what ? what : detail, d.job,
+		 live ? "" : ", from job.done");
 	return 1;
 }
 
 /* The next poll: soon after a change, later and later while nothing changes;
    never sooner than the floor set by the size of the last list. */
+static double poll_ceiling(const struct slurm_backend *sb)
+{
+	return sb->notes_live ? fmax(sb->poll_safety, sb->poll_max) : sb->poll_max;
+}
+
 static void poll_again(struct slurm_backend *sb, int changed)
 {
 	sb->poll_interval = changed ? sb->poll_min
-				    : fmin(sb->poll_interval * sb->poll_factor, sb->poll_max);
+				    : fmin(sb->poll_interval * sb->poll_factor, poll_ceiling(sb));
 	sb->next_poll = wall_now() + fmax(sb->poll_interval, sb->poll_floor);
 }
 
@@ -542,26 +612,23 @@ static void poll_floor(struct slurm_backend *sb, uint32_t nrecords, size_t ntrac
 {
 	double untracked = nrecords > ntracked ? (double)(nrecords - ntracked) : 0;
 	/* and by what the poll cost us: at most POLL_CPU_SHARE of a CPU, measured */
-	sb->poll_floor = fmin(fmax(untracked * POLL_PER_RECORD, cpu / POLL_CPU_SHARE), sb->poll_max);
+	sb->poll_floor = fmin(fmax(untracked * POLL_PER_RECORD, cpu / POLL_CPU_SHARE), poll_ceiling(sb));
 }
 
 /* A tracked job as the controller lists it: its start reported once, its
-   result when it has finished.  Returns 1 when something changed. */
+   result when it has finished.  Returns 2 when it finished, 1 when it
+   started, 0 when nothing changed. */
 static int poll_job(struct slurm_backend *sb, size_t i, const slurm_job_info_t *j)
 {
 	sb->jobs[i].missing = 0;
 	if (job_finished(j->job_state)) {
 		struct run_result r;
 		job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
-		push_ready(sb, &r);
-		untrack(sb, i);
-		return 1;
+		job_ended(sb, i, &r);
+		return 2;
 	}
 	if (!sb->jobs[i].running && (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
-		struct run_result r = { .id = sb->jobs[i].run, .running = 1, .exit_status = -1,
-					.started_at = (double)j->start_time };
-		sb->jobs[i].running = 1;
-		push_ready(sb, &r);
+		job_started(sb, i, (double)j->start_time);
 		return 1;
 	}
 	return 0;
@@ -582,9 +649,8 @@ static int poll_missing(struct slurm_backend *sb)
 		snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
 			 sb->jobs[i].job);
 		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
-				   sb->jobs[i].timeout, &r);
-		push_ready(sb, &r);
-		untrack(sb, i);
+				   sb->jobs[i].timeout, 0, &r);
+		job_ended(sb, i, &r);
 		changed = 1;
 	}
 	return changed;
@@ -594,6 +660,95 @@ static int cmp_job(const void *a, const void *b)
 {
 	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
 	return x < y ? -1 : x > y;
+}
+
+static double mtime_of(const struct stat *st)
+{
+	return (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
+}
+
+/* The tracked job with this id: its index, or njobs. */
+static size_t tracked(const struct slurm_backend *sb, uint32_t job)
+{
+	size_t i = 0;
+	while (i < sb->njobs && sb->jobs[i].job != job)
+		i++;
+	return i;
+}
+
+/* One note "JOB.start" or "JOB.done" of directory fd: 1 when it told us
+   something, 0 when it is used up or not ours (removed), -1 when the run's
+   record cannot be read yet (kept, read again). */
+static int read_note(struct slurm_backend *sb, int fd, const char *name)
+{
+	char *end;
+	errno = 0;
+	unsigned long job = strtoul(name, &end, 10);
+	if (end == name || errno || job == 0 || job >= NO_VAL || (strcmp(end, ".start") && strcmp(end, ".done")))
+		return 0;   /* not a note (a temporary file, a stranger): leave it */
+	size_t i = tracked(sb, (uint32_t)job);
+	int told = 0;
+	if (i < sb->njobs && !strcmp(end, ".done")) {
+		struct sjob *sj = &sb->jobs[i];
+		struct run_result r;
+		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r))
+			return -1;
+		job_ended(sb, i, &r);
+		told = 1;
+	} else if (i < sb->njobs && !sb->jobs[i].running) {
+		/* the note holds the script's start time, as job.done will */
+		char buf[32] = "";
+		int nfd = openat(fd, name, O_RDONLY);
+		ssize_t n = nfd >= 0 ? read(nfd, buf, sizeof(buf) - 1) : -1;
+		if (nfd >= 0)
+			close(nfd);
+		buf[n > 0 ? n : 0] = '\0';
+		double t = strtod(buf, &end);
+		job_started(sb, i, end != buf && t > 0 ? t : wall_now());
+		told = 1;
+	}
+	unlinkat(fd, name, 0);   /* used, or of a job we no longer track: its record stays */
+	return told;
+}
+
+/*
+ * The notes job scripts left since the last sweep (slurm_script.c): a
+ * directory is read only when its time changed, or while that time is still
+ * within a second of now (it has the kernel's clock tick: a note written in
+ * the tick of our last read would not change it).  Returns 1 when a note
+ * told us something.
+ */
+static int sweep_notes(struct slurm_backend *sb)
+{
+	int changed = 0;
+	double now = wall_now();
+	for (size_t k = 0; k < sb->nevdirs; k++) {
+		struct events_dir *ed = &sb->evdirs[k];
+		struct stat st;
+		if (stat(ed->path, &st))
+			continue;
+		double mt = mtime_of(&st);
+		if (mt == ed->seen && now - mt > 1.0)
+			continue;
+		DIR *d = opendir(ed->path);
+		if (!d)
+			continue;
+		int again = 0;
+		for (struct dirent *de; (de = readdir(d));) {
+			int rc = read_note(sb, dirfd(d), de->d_name);
+			again |= rc < 0;
+			changed |= rc > 0;
+		}
+		closedir(d);
+		ed->seen = again ? -1 : mt;
+	}
+	if (changed && !sb->notes_live) {
+		/* from now on the notes tell: the controller only checks on them */
+		sb->notes_live = 1;
+		sb->poll_interval = fmax(sb->poll_interval, sb->poll_max);
+		sb->next_poll = fmax(sb->next_poll, now + sb->poll_interval);
+	}
+	return changed;
 }
 
 /*
@@ -650,16 +805,13 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		nseen++;
 		if (job_finished(j->job_state))
 			done[ndone++] = (uint32_t)k;
-		else
-			changed |= poll_job(sb, i, j);
+		else if (poll_job(sb, i, j) && !sb->notes_live)
+			changed = 1;   /* a start: with notes, theirs to tell */
 	}
 	for (size_t d = 0; d < ndone; d++) {
-		const slurm_job_info_t *j = &msg->job_array[done[d]];
-		for (size_t i = 0; i < sb->njobs; i++)
-			if (sb->jobs[i].job == j->job_id) {
-				changed |= poll_job(sb, i, j);
-				break;
-			}
+		size_t i = tracked(sb, msg->job_array[done[d]].job_id);
+		if (i < sb->njobs)
+			changed |= poll_job(sb, i, &msg->job_array[done[d]]) > 0;
 	}
 	free(done);
 	free(ix);
@@ -742,7 +894,7 @@ static void submit_backoff(struct slurm_backend *sb)
 static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, &r))
+	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, 0, &r))
 		return 0;
 	push_ready(sb, &r);
 	*backend_id = xstrdup("job.done");
@@ -1008,7 +1160,15 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 			sleep_for(until - t);
 			return 0;
 		}
+		if (t >= sb->next_sweep) {
+			sb->next_sweep = t + sb->poll_min;
+			if (sweep_notes(sb))
+				continue;
+		}
 		if (t >= sb->next_poll) {
+			/* the notes first: what they tell is no news from the controller */
+			if (sb->notes_live)
+				sweep_notes(sb);
 			if (poll_jobs(sb, err))
 				return -1;
 			if (sb->nready)
@@ -1017,7 +1177,7 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 		}
 		if (t >= deadline)
 			return 0;
-		sleep_for(fmin(sb->next_poll, deadline) - t);
+		sleep_for(fmin(fmin(sb->next_poll, sb->next_sweep), deadline) - t);
 	}
 }
 
@@ -1063,7 +1223,7 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, job, 0, rs->id, rs->timeout, &r))
+	if (!result_from_record(rs->run_dir, job, 0, rs->id, rs->timeout, 0, &r))
 		return 0;
 	push_ready(sb, &r);
 	return 1;
@@ -1130,6 +1290,9 @@ static void sl_free(struct backend *b)
 	free(sb->jobs);
 	free(sb->ready);
 	free(sb->scan_campaign);
+	for (size_t k = 0; k < sb->nevdirs; k++)
+		free(sb->evdirs[k].path);
+	free(sb->evdirs);
 	strmap_release(&sb->orphans);
 	free(sb->orphan_ids);
 	free(sb);
@@ -1275,6 +1438,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	sb->poll_min = cfg && cfg->poll_min > 0 ? cfg->poll_min : POLL_MIN;
 	sb->poll_max = cfg && cfg->poll_max > 0 ? cfg->poll_max : fmax(POLL_MAX, sb->poll_min);
 	sb->poll_factor = cfg && cfg->poll_factor >= 1 ? cfg->poll_factor : POLL_FACTOR;
+	sb->poll_safety = cfg && cfg->poll_safety > 0 ? cfg->poll_safety : POLL_SAFETY;
 	sb->poll_interval = sb->poll_min;
 	strmap_init(&sb->orphans);
 	struct backend *b = xcalloc(1, sizeof(*b));

@@ -365,20 +365,21 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
-/* backend.poll = { min = S; max = S; factor = F; }: how often the slurm
-   backend asks the controller (0 or absent: the backend's defaults). */
+/* backend.poll = { min = S; max = S; factor = F; safety = S; }: how often the
+   slurm backend asks the controller (0 or absent: the backend's defaults). */
 static int parse_poll(struct campaign_config *c, const config_setting_t *backend, struct perr *err)
 {
 	const config_setting_t *p = config_setting_get_member(backend, "poll");
 	if (!p)
 		return 0;
-	static const char *const keys[] = { "min", "max", "factor", NULL };
+	static const char *const keys[] = { "min", "max", "factor", "safety", NULL };
 	if (config_setting_type(p) != CONFIG_TYPE_GROUP)
-		return bad(c, err, p, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; };");
+		return bad(c, err, p, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; safety = 30.0; };");
 	struct backend_config *b = &c->backend;
 	if (check_keys(c, p, keys, "backend.poll", err) ||
 	    get_number(c, p, "min", &b->poll_min, err) || get_number(c, p, "max", &b->poll_max, err) ||
-	    get_number(c, p, "factor", &b->poll_factor, err))
+	    get_number(c, p, "factor", &b->poll_factor, err) ||
+	    get_number(c, p, "safety", &b->poll_safety, err))
 		return -1;
 	if (config_setting_get_member(p, "min") && !(b->poll_min >= 0.05 && b->poll_min <= 60))
 		return bad(c, err, config_setting_get_member(p, "min"),
@@ -390,6 +391,9 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 	if (config_setting_get_member(p, "factor") && !(b->poll_factor >= 1 && b->poll_factor <= 10))
 		return bad(c, err, config_setting_get_member(p, "factor"),
 			   "backend.poll.factor must be from 1 to 10");
+	if (config_setting_get_member(p, "safety") && !(b->poll_safety >= 1 && b->poll_safety <= 3600))
+		return bad(c, err, config_setting_get_member(p, "safety"),
+			   "backend.poll.safety must be from 1 to 3600 seconds");
 	return 0;
 }
 

@@ -16,7 +16,10 @@
  * run by hand: it sets PERFSWEEP_RUN_DIR and the run's environment itself,
  * and on its way out leaves the completion record job.done ("job=ID
  * attempt=N exit=RC start=T end=T") that a later orchestrator reads when the
- * controller has forgotten the job.
+ * controller has forgotten the job.  Inside SLURM it also drops the
+ * notes JOB.start and JOB.done into runs/.events (slurm_events_dir), where
+ * the running orchestrator sees a job start and end without asking the
+ * controller (backend_slurm.c).
  */
 #include "orchestrator/slurm_script.h"
 #include "placement/launch.h"
@@ -276,14 +279,26 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	if (script_head(&sc, o, rs, err) || script_env(&sc, rs, err))
 		goto fail;
 	/* job.done: how this job ended, for an orchestrator that finds the job
-	   purged from the controller */
-	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\n"
-		      "s=$(date +%s)\n");
-	strbuf_addstr(&sc, "finish() { printf 'job=%s attempt=%s exit=%s start=%s end=%s\\n' \"${SLURM_JOB_ID:-0}\" ");
+	   purged from the controller; and the notes JOB.start (its start time)
+	   and JOB.done (empty) in the campaign's events directory, which tell a
+	   running orchestrator at once (a note it cannot leave is no error: the
+	   controller knows too; printf, not a special built-in such as `:`,
+	   because a failed redirection of one ends sh) */
+	char *events = slurm_events_dir(rs->run_dir);
+	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\ne=");
+	int bad = script_quote(&sc, "the events directory", events, Q_SH_LINE, err);
+	free(events);
+	if (bad)
+		goto fail;
+	strbuf_addstr(&sc, "\nj=${SLURM_JOB_ID:-}\n"
+		      "s=$(date +%s)\n"
+		      "note() { [ -z \"$j\" ] || { printf '%s\\n' \"$2\" >\"$e/$j.$1\"; } 2>/dev/null; }\n");
+	strbuf_addstr(&sc, "finish() { printf 'job=%s attempt=%s exit=%s start=%s end=%s\\n' \"${j:-0}\" ");
 	strbuf_addf(&sc, "%d", rs->attempt > 0 ? rs->attempt : 1);
 	strbuf_addstr(&sc, " \"$1\" \"$s\" \"$(date +%s)\" >\"$d/job.done.tmp\" && "
-		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; exit \"$1\"; }\n"
+		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
 		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
+		      "note start \"$s\"\n"
 		      "cd -- ");
 	if (script_quote(&sc, "the working directory", rs->workdir ? rs->workdir : rs->run_dir,
 			 Q_SH_LINE, err))
@@ -305,6 +320,12 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 fail:
 	strbuf_release(&sc);
 	return -1;
+}
+
+char *slurm_events_dir(const char *run_dir)
+{
+	const char *slash = strrchr(run_dir, '/');
+	return xasprintf("%.*s/.events", slash ? (int)(slash - run_dir) : 0, run_dir);
 }
 
 int slurm_done_parse(const char *text, struct slurm_done *d)

@@ -40,6 +40,10 @@ char *slurm_file_pattern(const char *path);
 int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs, char **out,
 			struct perr *err);
 
+/* The directory of the notes job scripts leave: runs/.events beside the
+   run directory runs/<id> (caller frees). */
+char *slurm_events_dir(const char *run_dir);
+
 /* The completion record job.done a job script leaves in its run directory. */
 struct slurm_done {
 	unsigned job;               /* SLURM job id (0 when run without SLURM) */

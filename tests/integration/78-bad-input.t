@@ -82,6 +82,10 @@ check "poll.factor" 4 "backend.poll.factor must be from 1 to 10" "name = \"t\";
 $A
 $P
 backend = { type = \"slurm\"; poll = { factor = 0.5; }; };"
+check "poll.safety" 4 "backend.poll.safety must be from 1 to 3600 seconds" "name = \"t\";
+$A
+$P
+backend = { type = \"slurm\"; poll = { safety = 0.5; }; };"
 
 check "NaN cost model" 4 "cost model gives -nan seconds" "name = \"t\";
 $A

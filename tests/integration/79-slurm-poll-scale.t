@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Polling that scales (issue 12): the controller keeps this user's finished
 # jobs for MinJobAge, and every poll (slurm_load_job_user) sends them all,
-# so a poll costs more the longer the campaign has run.  With 500 finished
-# jobs of this user in the controller, a campaign asks for the user's job
-# list at most twice a second (1 ms per listed job it does not track),
-# counted by the controller itself (sdiag), and still finishes every run.
+# so a poll costs more the longer the campaign has run.
+#  1. With 500 finished jobs of this user in the controller, a campaign's
+#     jobs tell of their own ends through notes in runs/.events, so the
+#     controller is asked for the user's job list only as a safety net
+#     (poll.max, then poll.safety), counted by the controller itself (sdiag);
+#     every run is still done.
+#  2. A job that ends without a note (cancelled from outside while it runs)
+#     is still found, by the safety-net poll.
+#  3. Where the job scripts cannot leave notes (runs/.events is a file),
+#     the controller is polled as before, never more often than twice a
+#     second next to the 500 finished jobs (1 ms per listed job it does not
+#     track), and every run is done.
 root=${PERFSWEEP_ROOT:-$(pwd)}
 . "$root/tests/slurm/testlib.sh"
 slurm_test_init
@@ -26,21 +34,75 @@ user_lists() {
 	sdiag | awk '/REQUEST_JOB_USER_INFO/ { sub(/.*count:/, ""); print $1 + 0; f = 1 } END { if (!f) print 0 }'
 }
 
-cat >"$work/c.cfg" <<CFG
-name = "pollscale";
+# campaign_cfg NAME DIR RUNS: the config of RUNS runs of /bin/true, as DIR.cfg
+campaign_cfg() {
+	cat >"$2.cfg" <<CFG
+name = "$1";
 app = { command = [ "/bin/true", "{i}" ]; };
 parameters = ( { name = "i"; values = [ 1 ]; } );
-repetitions = 16;
+repetitions = $3;
 max_attempts = 1;
 backend = { type = "slurm"; partition = "emu"; max_inflight = 8; time_limit = 2; };
 collect = { wall = false; };
 CFG
+}
+
+# 1. with notes
+campaign_cfg notes "$work/c" 48
 before=$(user_lists)
 t0=$(date +%s.%N)
-run_campaign "$work/c.cfg" "$work/c" "campaign of 16 runs next to 500 finished jobs exits 0"
+run_campaign "$work/c.cfg" "$work/c" "campaign of 48 runs next to 500 finished jobs exits 0"
 t1=$(date +%s.%N)
 after=$(user_lists)
-is "$(status_field "$work/c" done)" 16 "all 16 runs done"
+is "$(status_field "$work/c" done)" 48 "all 48 runs done"
+[ -d "$work/c/runs/.events" ] && [ -z "$(ls -A "$work/c/runs/.events")" ]
+t $? "the jobs left notes in runs/.events, and every one was read and removed"
+polls=$((after - before))
+wall=$(echo "$t1 - $t0" | bc -l)
+# the start-up scan, the polls until the first note (the first job's end),
+# then one per poll.max (5 s) at most, and two of slack; without notes this
+# campaign asks 1-2 times a second (part 3)
+limit=$(echo "$wall / 5 + 4" | bc)
+[ "$polls" -le "$limit" ]
+t $? "with notes, the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
+
+# 2. a job that ends without a note: the run of i = 1 sleeps until it is
+# cancelled (run ids follow the interleaved order, not i)
+cat >"$work/quiet.cfg" <<CFG
+name = "quiet";
+app = { command = [ "/bin/sh", "-c", "[ {i} = 2 ] || sleep 300" ]; };
+parameters = ( { name = "i"; values = [ 1, 2 ]; } );
+repetitions = 1;
+max_attempts = 1;
+backend = { type = "slurm"; partition = "emu"; time_limit = 10; poll = { safety = 2.0; }; };
+collect = { wall = false; };
+CFG
+"$perfsweep" run "$work/quiet.cfg" --dir "$work/quiet" --quiet >"$work/quiet.out" 2>&1 &
+qpid=$!
+sleeper() { squeue -h -n ps:quiet:1.1,ps:quiet:2.1 -t R -o %i; }
+quiet_ready() { [ "$(status_field "$work/quiet" done)" = 1 ] && [ "$(sleeper | wc -l)" = 1 ]; }
+wait_until 60 quiet_ready
+t $? "the quick run is done (its note read) while the other one runs"
+scancel "$(sleeper)"
+quiet_over() { ! kill -0 "$qpid" 2>/dev/null; }
+wait_until 60 quiet_over
+t $? "the other, cancelled from outside without a note, is found: the campaign ends"
+wait $qpid
+is "$?" 1 "the campaign exits 1 (a run failed)"
+"$perfsweep" status "$work/quiet" >"$work/quiet.status" 2>&1
+grep -q "failed: .*cancelled (slurm job" "$work/quiet.status"
+t $? "the run failed as cancelled, as the controller says"
+[ $? = 0 ] || sed 's/^/# /' "$work/quiet.status"
+
+# 3. no notes: runs/.events is a file, so no job can leave one there
+mkdir -p "$work/nonotes/runs" && : >"$work/nonotes/runs/.events"
+campaign_cfg nonotes "$work/nonotes" 16
+before=$(user_lists)
+t0=$(date +%s.%N)
+run_campaign "$work/nonotes.cfg" "$work/nonotes" "without notes, the campaign of 16 runs exits 0"
+t1=$(date +%s.%N)
+after=$(user_lists)
+is "$(status_field "$work/nonotes" done)" 16 "all 16 runs done, told by the controller"
 polls=$((after - before))
 wall=$(echo "$t1 - $t0" | bc -l)
 # one poll per 0.5 s at most, plus the first poll, the start-up scan and
@@ -48,6 +110,5 @@ wall=$(echo "$t1 - $t0" | bc -l)
 # second: 35 times in 9.9 s against a limit of 22 here)
 limit=$(echo "$wall / 0.5 + 4" | bc)
 [ "$polls" -le "$limit" ]
-t $? "the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
-
+t $? "without notes, the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
 slurm_test_done

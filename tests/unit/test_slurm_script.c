@@ -289,6 +289,29 @@ static void test_self_contained(void)
 	contains(sb.buf, "exit=0 ", "job.done records the exit status");
 	contains(sb.buf, " end=", "job.done records the end time");
 	free(p);
+	char *events = xasprintf("%s/.events", tmp), *note = xasprintf("%s/42.done", events);
+
+	/* Inside SLURM: notes in runs/.events, and none (and no error) when it cannot. */
+	setenv("SLURM_JOB_ID", "42", 1);
+	is_int(run_script(script, rundir), 0, "with no events directory the job still succeeds");
+	ok(access(note, F_OK) != 0, "... and leaves no note");
+	mkdir(events, 0755);
+	is_int(run_script(script, rundir), 0, "with the events directory the job succeeds");
+	ok(access(note, F_OK) == 0, "it leaves the note 42.done");
+	free(note);
+	note = xasprintf("%s/42.start", events);
+	ok(access(note, F_OK) == 0, "and the note 42.start");
+	strbuf_reset(&sb);
+	p = xasprintf("%s/job.done", rundir);
+	strbuf_read_file(&sb, p);
+	contains(sb.buf, "job=42 ", "job.done names the job");
+	free(p);
+	unsetenv("SLURM_JOB_ID");
+	unlink(note);
+	is_int(run_script(script, rundir), 0, "outside SLURM (no SLURM_JOB_ID) the job succeeds");
+	ok(access(note, F_OK) != 0, "... and leaves no note");
+	free(note);
+	free(events);
 	strbuf_release(&sb);
 	free(script);
 
