@@ -7,10 +7,14 @@
  *   dense   O(n^3 * i)       dense matrix multiply, 7.6n x 7.6n, in blocks that
  *                            stay in the L2 cache (no step when the matrices
  *                            outgrow the last-level cache)
- *   stream  O(n^2 * i)       a triad over 12288 n^2 elements per iteration, streamed
- *                            through the same 3 arrays of 2M doubles at every n
- *                            (48 MB, more than the last-level cache: memory-bound,
- *                            and no cache-size step as n grows)
+ *   stream  O(n^2 * i)       a triad over 36864 n^2 elements per iteration,
+ *                            streamed through the same 3 arrays of 16K doubles at
+ *                            every n (384 KB, well inside the 1 MB private L2 cache:
+ *                            a stable cost per element, no cache-size step as n
+ *                            grows, and no DRAM or shared-L3 traffic that other
+ *                            programs or virtual machines disturb; -a sets the
+ *                            array length, e.g. -a 2097152 for 3 x 16 MB through
+ *                            DRAM: the contention studies' memory-bound kernel)
  *   sort    O(n^2 log n * i) merge sort of 160 arrays of n^2 doubles per iteration,
  *                            one at a time (n^2 = 2^(2 log2 n) values: the
  *                            steps are proportional to n^2 log2 n)
@@ -22,8 +26,9 @@
  * machine) at the demo's smallest point (n=72, i=1); every allocation and
  * initialisation happens before the kernel's clock starts.
  *
- * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
+ * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
+ *   -a  doubles per stream array (default STREAM_LEN; the work, n^2 * i, does not change)
  *   -c  the kernels' clock: wall (default) or cpu, the CPU time of the thread
  *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
  *   --fail-once FILE  exit 3 if FILE does not exist, after creating it (tests: retries)
@@ -54,8 +59,11 @@ static volatile double sink;
 #define SETUP_STEPS 20000000
 #define DENSE_SCALE 7.6         /* matrix size per unit of n */
 #define DENSE_BLOCK 128         /* 128 x 128 doubles of b: 128 KB, inside the L2 cache */
-#define STREAM_SCALE 12288      /* triad elements per iteration per unit of n^2 */
-#define STREAM_LEN (2L << 20)   /* doubles per array: 3 arrays of 16 MB */
+#define STREAM_SCALE 36864      /* triad elements per iteration per unit of n^2 */
+#define STREAM_LEN (16L << 10)  /* doubles per array: 3 arrays of 128 KB, in the L2 cache */
+static long stream_len = STREAM_LEN;
+#define STREAM_GAP 128          /* doubles between the arrays (1 KB): z[i] and x[i], y[i]
+                                   are not 4 KB apart, which stalls loads behind stores */
 #define SORT_ARRAYS 160         /* arrays of n^2 doubles sorted per iteration */
 #define REGIME_SCALE 330000     /* values per unit of n */
 #define REGIME_SWITCH 128       /* n from which the two-pass algorithm runs */
@@ -129,8 +137,9 @@ static double dense(long n, long iters)
 
 static double stream(long n, long iters)
 {
-	long len = STREAM_LEN, total = n * n * STREAM_SCALE;
-	double *x = array(len), *y = array(len), *z = array(len);
+	long len = stream_len, total = n * n * STREAM_SCALE;
+	/* one block, so that the arrays' offsets from each other are fixed */
+	double *block = array(3 * len + 2 * STREAM_GAP), *x = block, *y = x + len + STREAM_GAP, *z = y + len + STREAM_GAP;
 	for (long i = 0; i < len; i++) {
 		x[i] = 1.0;
 		y[i] = 2.0;
@@ -145,9 +154,7 @@ static double stream(long n, long iters)
 		}
 	t = now() - t;
 	sink += z[len / 2];
-	free(x);
-	free(y);
-	free(z);
+	free(block);
 	return t;
 }
 
@@ -245,7 +252,7 @@ int main(int argc, char **argv)
 			echo = 1;
 		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
 			fail_once = argv[++i];
-		} else if (argv[i][0] == '-' && strchr("nikcs", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
+		} else if (argv[i][0] == '-' && strchr("nikcas", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
 			char o = argv[i][1];
 			const char *v = argv[++i];
 			char *end;
@@ -262,7 +269,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 			double x = strtod(v, &end);
-			if (*end || x < 0) {
+			if (*end || x < 0 || (o == 'a' && x < 1)) {
 				fprintf(stderr, "demo-app: bad value '%s' for -%c\n", v, o);
 				return 2;
 			}
@@ -270,10 +277,12 @@ int main(int argc, char **argv)
 				n = (long)x;
 			else if (o == 'i')
 				iters = (long)x;
+			else if (o == 'a')
+				stream_len = (long)x;
 			else
 				nap = x;
 		} else if (!echo) {
-			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-s SLEEP] [--fail-once FILE] [--echo]\n");
+			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] [--fail-once FILE] [--echo]\n");
 			return 2;
 		}
 	}
