@@ -2,9 +2,10 @@
 # The demo program and its campaign (issue 14: the demo tells the truth):
 # the kernels' clock option, one clear line for a bad one, and the demo's
 # design, which gives the regime kernel's segmented check 4 sizes on each
-# side of its switch at n = 128 and spans n by a factor of 3.  Whether the
-# models come out right is timing, so it is `make demo`'s business, not a
-# test's; the modeller on this design is tested with generated data
+# side of its switch at n = 128 and spans n by a factor of 3, and binds
+# every run to one core.  Whether the models come out right is timing, so it
+# is `make demo`'s business, not a test's; the modeller on this design is
+# tested with generated data
 # (tests/unit/test_joint.c).
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -29,4 +30,6 @@ is "$(json "$T/plan.json" 'scalar grep { $_->{params}{i} == 1 && $_->{params}{n}
 is "$(json "$T/plan.json" 'my @n = map { $_->{params}{n} } @{$j->{points}}; my ($lo, $hi) = (sort { $a <=> $b } @n)[0, -1]; $hi / $lo >= 2.9 ? 1 : 0')" 1 \
 	"n spans a factor of about 3"
 grep -q '"-c", "cpu"' "$ROOT/configs/demo.cfg"; ok $? "the demo measures the kernels' CPU time"
+is "$(json "$T/plan.json" 'scalar grep { ($_->{placement}{policy} // "") eq "compact" && $_->{placement}{ranks_per_node} == 1 && $_->{params}{np} == 1 } @{$j->{points}}')" 14 \
+	"every point runs one rank, bound by a compact placement (the same core for every run)"
 done_testing
