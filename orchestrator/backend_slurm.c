@@ -14,9 +14,10 @@
  * A job's start and end reach us first as notes its script leaves in
  * runs/.events (slurm_script.c): one stat of that directory per poll.min
  * while nothing happens, a readdir when something did, and the result from
- * the run's own completion record.  Once notes arrive, the controller is
- * only the safety net for jobs that end without one (cancelled while
- * queued, killed at the time limit, lost with a node): asked every
+ * the run's own completion record; a JOB.gone note (SLURM's SIGTERM of a
+ * cancelled or timed-out job) polls the controller at once.  Once notes
+ * arrive, the controller is only the safety net for jobs that end without
+ * one (cancelled while queued, lost with a node): asked every
  * poll.safety seconds (30; at least poll.max), and sooner only when it told
  * us something the notes did not.  Without notes (a run directory the
  * nodes cannot write), the controller is polled as follows.
@@ -676,19 +677,25 @@ static size_t tracked(const struct slurm_backend *sb, uint32_t job)
 	return i;
 }
 
-/* One note "JOB.start" or "JOB.done" of directory fd: 1 when it told us
-   something, 0 when it is used up or not ours (removed), -1 when the run's
-   record cannot be read yet (kept, read again). */
+/* One note "JOB.start", "JOB.done" or "JOB.gone" of directory fd: 1 when
+   it told us a start or a result, 0 when it is used up (a gone note: poll
+   the controller now) or not ours (removed), -1 when the run's record
+   cannot be read yet (kept, read again). */
 static int read_note(struct slurm_backend *sb, int fd, const char *name)
 {
 	char *end;
 	errno = 0;
 	unsigned long job = strtoul(name, &end, 10);
-	if (end == name || errno || job == 0 || job >= NO_VAL || (strcmp(end, ".start") && strcmp(end, ".done")))
+	if (end == name || errno || job == 0 || job >= NO_VAL ||
+	    (strcmp(end, ".start") && strcmp(end, ".done") && strcmp(end, ".gone")))
 		return 0;   /* not a note (a temporary file, a stranger): leave it */
 	size_t i = tracked(sb, (uint32_t)job);
 	int told = 0;
-	if (i < sb->njobs && !strcmp(end, ".done")) {
+	if (i < sb->njobs && !strcmp(end, ".gone")) {
+		/* SLURM is ending it (cancel, time limit): the controller says how */
+		sb->poll_interval = sb->poll_min;
+		sb->next_poll = wall_now();
+	} else if (i < sb->njobs && !strcmp(end, ".done")) {
 		struct sjob *sj = &sb->jobs[i];
 		struct run_result r;
 		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r))

@@ -283,7 +283,9 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	   and JOB.done (empty) in the campaign's events directory, which tell a
 	   running orchestrator at once (a note it cannot leave is no error: the
 	   controller knows too; printf, not a special built-in such as `:`,
-	   because a failed redirection of one ends sh) */
+	   because a failed redirection of one ends sh).  SLURM ends a cancelled
+	   or timed-out job with SIGTERM: the note JOB.gone then asks the
+	   orchestrator to hear how from the controller now. */
 	char *events = slurm_events_dir(rs->run_dir);
 	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\ne=");
 	int bad = script_quote(&sc, "the events directory", events, Q_SH_LINE, err);
@@ -299,6 +301,7 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
 		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
 		      "note start \"$s\"\n"
+		      "trap 'note gone; exit 143' TERM\n"
 		      "cd -- ");
 	if (script_quote(&sc, "the working directory", rs->workdir ? rs->workdir : rs->run_dir,
 			 Q_SH_LINE, err))

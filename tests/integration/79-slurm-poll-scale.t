@@ -7,8 +7,10 @@
 #     controller is asked for the user's job list only as a safety net
 #     (poll.max, then poll.safety), counted by the controller itself (sdiag);
 #     every run is still done.
-#  2. A job that ends without a note (cancelled from outside while it runs)
-#     is still found, by the safety-net poll.
+#  2. A job that ends without a done note (cancelled from outside while it
+#     runs) is found at once: SLURM's SIGTERM makes its script leave the
+#     note JOB.gone, which makes the orchestrator ask the controller now,
+#     long before its safety-net poll (here 60 s away: poll.max 60).
 #  3. Where the job scripts cannot leave notes (runs/.events is a file),
 #     the controller is polled as before, never more often than twice a
 #     second next to the 500 finished jobs (1 ms per listed job it does not
@@ -74,7 +76,7 @@ app = { command = [ "/bin/sh", "-c", "[ {i} = 2 ] || sleep 300" ]; };
 parameters = ( { name = "i"; values = [ 1, 2 ]; } );
 repetitions = 1;
 max_attempts = 1;
-backend = { type = "slurm"; partition = "emu"; time_limit = 10; poll = { safety = 2.0; }; };
+backend = { type = "slurm"; partition = "emu"; time_limit = 10; poll = { max = 60.0; }; };
 collect = { wall = false; };
 CFG
 "$perfsweep" run "$work/quiet.cfg" --dir "$work/quiet" --quiet >"$work/quiet.out" 2>&1 &
@@ -85,8 +87,9 @@ wait_until 60 quiet_ready
 t $? "the quick run is done (its note read) while the other one runs"
 scancel "$(sleeper)"
 quiet_over() { ! kill -0 "$qpid" 2>/dev/null; }
-wait_until 60 quiet_over
-t $? "the other, cancelled from outside without a note, is found: the campaign ends"
+wait_until 20 quiet_over
+t $? "the other, cancelled from outside, is found well before the safety poll: the campaign ends"
+kill "$qpid" 2>/dev/null
 wait $qpid
 is "$?" 1 "the campaign exits 1 (a run failed)"
 "$perfsweep" status "$work/quiet" >"$work/quiet.status" 2>&1
