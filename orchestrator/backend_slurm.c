@@ -52,7 +52,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,12 +409,20 @@ static void watch_events(struct slurm_backend *sb, const char *run_dir)
 	sb->evdirs[sb->nevdirs++] = (struct events_dir){ .path = path, .seen = -1 };
 }
 
+/* The tracked job with this id: its index, or njobs. */
+static size_t tracked(const struct slurm_backend *sb, uint32_t job)
+{
+	size_t i = 0;
+	while (i < sb->njobs && sb->jobs[i].job != job)
+		i++;
+	return i;
+}
+
 static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
 		  const char *run_dir)
 {
-	for (size_t i = 0; i < sb->njobs; i++)
-		if (sb->jobs[i].job == job)
-			return;
+	if (tracked(sb, job) < sb->njobs)
+		return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
 	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
 					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
@@ -668,20 +675,11 @@ static double mtime_of(const struct stat *st)
 	return (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
 }
 
-/* The tracked job with this id: its index, or njobs. */
-static size_t tracked(const struct slurm_backend *sb, uint32_t job)
-{
-	size_t i = 0;
-	while (i < sb->njobs && sb->jobs[i].job != job)
-		i++;
-	return i;
-}
-
-/* One note "JOB.start", "JOB.done" or "JOB.gone" of directory fd: 1 when
+/* One note "JOB.start", "JOB.done" or "JOB.gone" in directory dir: 1 when
    it told us a start or a result, 0 when it is used up (a gone note: poll
    the controller now) or not ours (removed), -1 when the run's record
    cannot be read yet (kept, read again). */
-static int read_note(struct slurm_backend *sb, int fd, const char *name)
+static int read_note(struct slurm_backend *sb, const char *dir, const char *name)
 {
 	char *end;
 	errno = 0;
@@ -689,32 +687,35 @@ static int read_note(struct slurm_backend *sb, int fd, const char *name)
 	if (end == name || errno || job == 0 || job >= NO_VAL ||
 	    (strcmp(end, ".start") && strcmp(end, ".done") && strcmp(end, ".gone")))
 		return 0;   /* not a note (a temporary file, a stranger): leave it */
+	char *path = xasprintf("%s/%s", dir, name);
 	size_t i = tracked(sb, (uint32_t)job);
 	int told = 0;
-	if (i < sb->njobs && !strcmp(end, ".gone")) {
+	if (i == sb->njobs) {
+		;   /* a job we no longer track: its record stays */
+	} else if (!strcmp(end, ".gone")) {
 		/* SLURM is ending it (cancel, time limit): the controller says how */
 		sb->poll_interval = sb->poll_min;
 		sb->next_poll = wall_now();
-	} else if (i < sb->njobs && !strcmp(end, ".done")) {
+	} else if (!strcmp(end, ".done")) {
 		struct sjob *sj = &sb->jobs[i];
 		struct run_result r;
-		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r))
+		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r)) {
+			free(path);
 			return -1;
+		}
 		job_ended(sb, i, &r);
 		told = 1;
-	} else if (i < sb->njobs && !sb->jobs[i].running) {
+	} else if (!sb->jobs[i].running) {
 		/* the note holds the script's start time, as job.done will */
-		char buf[32] = "";
-		int nfd = openat(fd, name, O_RDONLY);
-		ssize_t n = nfd >= 0 ? read(nfd, buf, sizeof(buf) - 1) : -1;
-		if (nfd >= 0)
-			close(nfd);
-		buf[n > 0 ? n : 0] = '\0';
-		double t = strtod(buf, &end);
-		job_started(sb, i, end != buf && t > 0 ? t : wall_now());
+		struct strbuf sbuf;
+		strbuf_init(&sbuf);
+		double t = strbuf_read_file(&sbuf, path) ? 0 : strtod(sbuf.buf, NULL);
+		strbuf_release(&sbuf);
+		job_started(sb, i, t > 0 ? t : wall_now());
 		told = 1;
 	}
-	unlinkat(fd, name, 0);   /* used, or of a job we no longer track: its record stays */
+	unlink(path);
+	free(path);
 	return told;
 }
 
@@ -742,7 +743,7 @@ static int sweep_notes(struct slurm_backend *sb)
 			continue;
 		int again = 0;
 		for (struct dirent *de; (de = readdir(d));) {
-			int rc = read_note(sb, dirfd(d), de->d_name);
+			int rc = read_note(sb, ed->path, de->d_name);
 			again |= rc < 0;
 			changed |= rc > 0;
 		}
@@ -856,10 +857,7 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, str
 			continue;
 		if (strncmp(j->name, prefix, strlen(prefix)) || strncmp(j->comment, cprefix, strlen(cprefix)))
 			continue;
-		int known = 0;
-		for (size_t i = 0; i < sb->njobs && !known; i++)
-			known = sb->jobs[i].job == j->job_id;
-		if (known)
+		if (tracked(sb, j->job_id) < sb->njobs)
 			continue;
 		XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
 		sb->orphan_ids[sb->norphans] = j->job_id;
@@ -1219,11 +1217,10 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 		sleep_for(pause);
 	}
 	/* Still tracked: the cancelled state comes back through wait(). */
-	for (size_t i = 0; i < sb->njobs; i++)
-		if (sb->jobs[i].job == job) {
-			sb->poll_interval = sb->poll_min;
-			sb->next_poll = wall_now();
-		}
+	if (tracked(sb, job) < sb->njobs) {
+		sb->poll_interval = sb->poll_min;
+		sb->next_poll = wall_now();
+	}
 	return 0;
 }
 

@@ -19,7 +19,7 @@
  * controller has forgotten the job.  Inside SLURM it also drops the
  * notes JOB.start and JOB.done into runs/.events (slurm_events_dir), where
  * the running orchestrator sees a job start and end without asking the
- * controller (backend_slurm.c).
+ * controller, and JOB.gone when SLURM ends it with SIGTERM (backend_slurm.c).
  */
 #include "orchestrator/slurm_script.h"
 #include "placement/launch.h"
