@@ -49,18 +49,26 @@ collect = { wall = false; };
 CFG
 }
 
+# measured_campaign DIR RUNS DESCRIPTION: run DIR.cfg, check that all RUNS
+# are done; the user's job lists the controller served meanwhile in $polls,
+# the campaign's wall time in $wall
+measured_campaign() {
+	local before after t0 t1
+	before=$(user_lists)
+	t0=$(date +%s.%N)
+	run_campaign "$1.cfg" "$1" "$3 exits 0"
+	t1=$(date +%s.%N)
+	after=$(user_lists)
+	is "$(status_field "$1" done)" "$2" "all $2 runs done"
+	polls=$((after - before))
+	wall=$(echo "$t1 - $t0" | bc -l)
+}
+
 # 1. with notes
 campaign_cfg notes "$work/c" 48
-before=$(user_lists)
-t0=$(date +%s.%N)
-run_campaign "$work/c.cfg" "$work/c" "campaign of 48 runs next to 500 finished jobs exits 0"
-t1=$(date +%s.%N)
-after=$(user_lists)
-is "$(status_field "$work/c" done)" 48 "all 48 runs done"
+measured_campaign "$work/c" 48 "campaign of 48 runs next to 500 finished jobs"
 [ -d "$work/c/runs/.events" ] && [ -z "$(ls -A "$work/c/runs/.events")" ]
 t $? "the jobs left notes in runs/.events, and every one was read and removed"
-polls=$((after - before))
-wall=$(echo "$t1 - $t0" | bc -l)
 # the start-up scan, the polls until the first note (the first job's end),
 # then one per poll.max (5 s) at most, and two of slack; without notes this
 # campaign asks 1-2 times a second (part 3)
@@ -100,14 +108,7 @@ t $? "the run failed as cancelled, as the controller says"
 # 3. no notes: runs/.events is a file, so no job can leave one there
 mkdir -p "$work/nonotes/runs" && : >"$work/nonotes/runs/.events"
 campaign_cfg nonotes "$work/nonotes" 16
-before=$(user_lists)
-t0=$(date +%s.%N)
-run_campaign "$work/nonotes.cfg" "$work/nonotes" "without notes, the campaign of 16 runs exits 0"
-t1=$(date +%s.%N)
-after=$(user_lists)
-is "$(status_field "$work/nonotes" done)" 16 "all 16 runs done, told by the controller"
-polls=$((after - before))
-wall=$(echo "$t1 - $t0" | bc -l)
+measured_campaign "$work/nonotes" 16 "without notes, the campaign of 16 runs"
 # one poll per 0.5 s at most, plus the first poll, the start-up scan and
 # two of slack (polling after every change, as before, asked 3-4 times a
 # second: 35 times in 9.9 s against a limit of 22 here)
