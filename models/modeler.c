@@ -29,6 +29,7 @@ void model_options_init(struct model_options *opt)
 	opt->allow_log = 1;
 	opt->alpha = 0.01;
 	opt->relative_fallback = 0;
+	opt->outlier_side = POINT_SIDE_BOTH;
 }
 
 void model_options_robust(struct model_options *opt)
@@ -55,7 +56,7 @@ int model_selection_parse(const char *s, enum model_selection *out)
 double model_aggregate_values(const struct exp_values *v, enum model_aggregate how)
 {
 	struct point_estimate pe;
-	point_estimate(v, how, 0, NAN, &pe);
+	point_estimate(v, how, 0, NAN, POINT_SIDE_BOTH, &pe);
 	return pe.value;
 }
 
@@ -537,7 +538,8 @@ static int agg_point(struct agg *a, const struct model_input *in, int p, const s
 					in->params[k], p + 1);
 		a->x[(size_t)a->n * (size_t)a->m + (size_t)k] = c;
 	}
-	point_estimate(v, opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, series_cov, &pe[a->n]);
+	point_estimate(v, opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, series_cov,
+		       opt->outlier_side, &pe[a->n]);
 	a->y[a->n] = pe[a->n].value;
 	a->r[a->n] = pe[a->n].n;
 	a->n++;
@@ -1293,5 +1295,11 @@ int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int 
 		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
 		.coords = e->coords, .values = s->at,
 	};
-	return modeler_fit_ctx(ctx, &in, opt, constraint, out, err);
+	struct model_options mo;
+	if (opt)
+		mo = *opt;
+	else
+		model_options_init(&mo);
+	mo.outlier_side = point_side_of_series(e, s);
+	return modeler_fit_ctx(ctx, &in, &mo, constraint, out, err);
 }

@@ -50,6 +50,8 @@ struct model_options {
 	int relative_fallback;                  /* robust, one parameter: when every hypothesis is
 						   rejected, the best relative fit instead of
 						   Extra-P's rule (0; the segment test sets it) */
+	enum point_side outlier_side;           /* robust: where a disturbed repetition lies
+						   (BOTH; modeler_fit_series() sets the metric's) */
 };
 
 /* Extra-P's defaults (mean, extrap). */
@@ -86,7 +88,8 @@ int modeler_fit(const struct model_input *in, const struct model_options *opt,
 		const struct model_constraint *constraint, struct pmnf_model *out,
 		struct perr *err);
 
-/* The same for one callpath and metric of an experiment (all its points). */
+/* The same for one callpath and metric of an experiment (all its points),
+   with the metric's outlier side (point_side_of_metric()). */
 int modeler_fit_series(const struct experiment *e, int callpath, int metric,
 		       const struct model_options *opt,
 		       const struct model_constraint *constraint,

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const agg_names[] = { "mean", "median", "min" };
 
@@ -85,7 +86,57 @@ double point_robust_z(const struct exp_values *v, double x)
 	return s > 0 ? (x - med) / s : x == med ? 0 : INFINITY;
 }
 
-int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out)
+/* Does name end in suffix (case-insensitive)? */
+static int ends_with(const char *name, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && !strncasecmp(name + n - k, suffix, k);
+}
+
+enum point_side point_side_of_metric(const char *metric)
+{
+	static const char *const high_end[] = { "time", "_s", "sec", "seconds", "cycles" };
+	static const char *const low_end[] = { "/s", "kbs", "mbs", "gbs", "tbs", "iops", "rate" };
+	static const char *const low_in[] = { "flop", "bandwidth", "throughput" };
+	if (!metric)
+		return POINT_SIDE_BOTH;
+	size_t n = strlen(metric);
+	for (size_t i = 0; i < sizeof(high_end) / sizeof(*high_end); i++)
+		if (ends_with(metric, n, high_end[i]))
+			return POINT_SIDE_HIGH;
+	for (size_t i = 0; i < sizeof(low_end) / sizeof(*low_end); i++)
+		if (ends_with(metric, n, low_end[i]))
+			return POINT_SIDE_LOW;
+	for (size_t i = 0; i < sizeof(low_in) / sizeof(*low_in); i++)
+		if (strcasestr(metric, low_in[i]))
+			return POINT_SIDE_LOW;
+	return POINT_SIDE_BOTH;
+}
+
+enum point_side point_side_of_series(const struct experiment *e, const struct exp_series *s)
+{
+	return s && s->metric >= 0 && s->metric < e->nmetrics ? point_side_of_metric(e->metrics[s->metric])
+							     : POINT_SIDE_BOTH;
+}
+
+const char *point_side_name(enum point_side side)
+{
+	return side == POINT_SIDE_HIGH ? "high" : side == POINT_SIDE_LOW ? "low" : "both";
+}
+
+/* Is x, relative to its point's median, on the favourable side and less than
+   POINT_OUTLIER_FAVOURABLE_RATIO times better (then it is no outlier)? */
+static int plausibly_undisturbed(double x, double med, enum point_side side)
+{
+	if (side == POINT_SIDE_HIGH)
+		return x < med && x * POINT_OUTLIER_FAVOURABLE_RATIO > med;
+	if (side == POINT_SIDE_LOW)
+		return x > med && x < POINT_OUTLIER_FAVOURABLE_RATIO * med;
+	return 0;
+}
+
+int point_outliers(const struct exp_values *v, double series_cov, enum point_side side,
+		   unsigned char *is_out)
 {
 	if (is_out && v)
 		memset(is_out, 0, (size_t)(v->n > 0 ? v->n : 0));
@@ -96,7 +147,8 @@ int point_outliers(const struct exp_values *v, double series_cov, unsigned char 
 	for (int i = 0; i < v->n && s > 0; i++) {
 		double dev = fabs(v->v[i] - med);
 		int out = dev / s > POINT_OUTLIER_Z && dev > POINT_OUTLIER_MIN_REL * fabs(med) &&
-			  !(dev <= POINT_OUTLIER_SERIES_Z * series_cov * fabs(med));
+			  !(dev <= POINT_OUTLIER_SERIES_Z * series_cov * fabs(med)) &&
+			  !(med > 0 && plausibly_undisturbed(v->v[i], med, side));
 		/* never more than a minority: half the repetitions cannot be "outlying" */
 		if (out && 2 * (n + 1) < v->n) {
 			n++;
@@ -172,7 +224,7 @@ double point_series_cov(const struct exp_values *vals, int n)
 }
 
 void point_estimate(const struct exp_values *v, enum model_aggregate how, int drop_outliers,
-		    double series_cov, struct point_estimate *pe)
+		    double series_cov, enum point_side side, struct point_estimate *pe)
 {
 	memset(pe, 0, sizeof(*pe));
 	pe->value = pe->rel_var = NAN;
@@ -180,7 +232,7 @@ void point_estimate(const struct exp_values *v, enum model_aggregate how, int dr
 		return;
 	double small[16], *kept = v->n <= 16 ? small : xmalloc((size_t)v->n * sizeof(double));
 	unsigned char flag[16], *is_out = v->n <= 16 ? flag : xmalloc((size_t)v->n);
-	pe->noutliers = drop_outliers ? point_outliers(v, series_cov, is_out) : 0;
+	pe->noutliers = drop_outliers ? point_outliers(v, series_cov, side, is_out) : 0;
 	for (int i = 0; i < v->n; i++)
 		if (!pe->noutliers || !is_out[i])
 			kept[pe->n++] = v->v[i];

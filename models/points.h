@@ -15,6 +15,14 @@
  * equal) every value away from the majority by that much is an outlier.
  * Points need 3 repetitions for an outlier to be defined.
  *
+ * Interference only ever slows a run down: a time's disturbed repetitions
+ * lie above its median, a rate's (GB/s, Gflop/s) below.  When a metric's
+ * name says which (point_side_of_metric), a repetition on the favourable
+ * side is outlying only when it is also POINT_OUTLIER_FAVOURABLE_RATIO
+ * times better than the median (a run that stopped early, a misread
+ * value): with 3 repetitions of which 2 were slowed, the fast one is the
+ * true value, and a two-sided rule would leave it out.
+ *
  * Invariants: pure functions of their input; values are only read.
  */
 #ifndef PS_POINTS_H
@@ -30,6 +38,27 @@ enum model_aggregate {
 #define POINT_OUTLIER_Z 3.5
 #define POINT_OUTLIER_MIN_REL 0.05
 #define POINT_OUTLIER_SERIES_Z 5
+#define POINT_OUTLIER_FAVOURABLE_RATIO 2.0
+
+/* Which side of its point's median a disturbed repetition lies on. */
+enum point_side {
+	POINT_SIDE_BOTH = 0,                    /* unknown: either */
+	POINT_SIDE_HIGH,                        /* above: times, cycles (lower is better) */
+	POINT_SIDE_LOW,                         /* below: rates (higher is better) */
+};
+
+/*
+ * The side for a metric's name (case-insensitive): HIGH for "time" and
+ * names ending in "time", "_s", "sec", "seconds" or "cycles"; LOW for names
+ * ending in "/s", "kbs", "mbs", "gbs", "tbs", "iops" or "rate" ("GB/s",
+ * "GBs") or containing "flop", "bandwidth" or "throughput"; BOTH
+ * otherwise (and for NULL).
+ */
+enum point_side point_side_of_metric(const char *metric);
+/* The side of s's metric. */
+enum point_side point_side_of_series(const struct experiment *e, const struct exp_series *s);
+/* "both", "high", "low". */
+const char *point_side_name(enum point_side side);
 
 /* "mean", "median", "min". */
 const char *model_aggregate_name(enum model_aggregate a);
@@ -48,9 +77,11 @@ struct point_estimate {
 /*
  * Mark the outliers of v in is_out (v->n entries, may be NULL); returns
  * their number (0 for fewer than 3 repetitions).  series_cov is the
- * series' typical spread (point_series_cov), NaN when unknown.
+ * series' typical spread (point_series_cov), NaN when unknown; side the
+ * metric's (point_side_of_metric).
  */
-int point_outliers(const struct exp_values *v, double series_cov, unsigned char *is_out);
+int point_outliers(const struct exp_values *v, double series_cov, enum point_side side,
+		   unsigned char *is_out);
 
 /* The median over n points (those with 3 or more repetitions) of the CoV (sd / mean) of their
    repetitions with a robust z-score at most POINT_OUTLIER_Z; NaN if none. */
@@ -69,8 +100,8 @@ double point_median(const struct exp_values *v);
  */
 double point_robust_cov(const struct exp_values *v);
 
-/* The point estimate of v; drop_outliers leaves the outliers out first (series_cov as above). */
+/* The point estimate of v; drop_outliers leaves the outliers out first (series_cov, side as above). */
 void point_estimate(const struct exp_values *v, enum model_aggregate how, int drop_outliers,
-		    double series_cov, struct point_estimate *pe);
+		    double series_cov, enum point_side side, struct point_estimate *pe);
 
 #endif

@@ -314,7 +314,9 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	gsl_set_error_handler_off();
 	struct gt_lines t;
 	struct gt_sums u = { 0 };
+	struct model_options mo = *opt;
 	int rc = 0;
+	mo.outlier_side = point_side_of_series(e, s);
 	gt_lines_init(&t, e, s, param, positive_only);
 	if (t.longest < 2)
 		goto done;
@@ -331,7 +333,7 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	if (g->slope_df < 1 || !(u.sxx > 0))
 		goto done;
 	gt_statistics(g, &u, t.nuse, b, xbar);
-	rc = gt_model(&t, g, b, xbar, opt, err) < 0 ? -1 : 1;
+	rc = gt_model(&t, g, b, xbar, &mo, err) < 0 ? -1 : 1;
 done:
 	gt_lines_release(&t);
 	return rc;

@@ -50,7 +50,8 @@ static void predict(const struct experiment *e, const struct exp_series *s, cons
 		if (!s->at[p].n || experiment_coord(e, p, r->param) != r->xmax)
 			continue;
 		struct point_estimate pe;
-		point_estimate(&s->at[p], opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, scov, &pe);
+		point_estimate(&s->at[p], opt->aggregate, opt->selection == MODEL_SELECT_ROBUST, scov,
+			       opt->outlier_side, &pe);
 		double f = pmnf_eval(&r->model, &e->coords[(size_t)p * (size_t)e->nparams]);
 		if (!(pe.value != 0))
 			continue;
@@ -90,12 +91,14 @@ int extrapolate_test(const struct experiment *e, const struct exp_series *s, int
 		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
 		.coords = e->coords, .values = vals,
 	};
+	struct model_options mo = *opt;
+	mo.outlier_side = point_side_of_series(e, s);
 	pmnf_release(&r->model);
-	int rc = modeler_fit(&in, opt, NULL, &r->model, err);
+	int rc = modeler_fit(&in, &mo, NULL, &r->model, err);
 	free(vals);
 	if (rc < 0)
 		return -1;
-	predict(e, s, opt, r);
+	predict(e, s, &mo, r);
 	return 1;
 }
 

@@ -21,10 +21,11 @@ double noise_cov(const struct exp_values *v)
 }
 
 /* Append point p's outlying repetitions to r. */
-static void find_outliers(const struct exp_values *v, int p, double scov, struct noise_result *r)
+static void find_outliers(const struct exp_values *v, int p, double scov, enum point_side side,
+			  struct noise_result *r)
 {
 	unsigned char small[16], *is_out = v->n <= 16 ? small : xmalloc((size_t)v->n);
-	if (point_outliers(v, scov, is_out) > 0) {
+	if (point_outliers(v, scov, side, is_out) > 0) {
 		double med = point_median(v);
 		for (int i = 0; i < v->n; i++) {
 			if (!is_out[i])
@@ -50,14 +51,15 @@ void noise_check(const struct experiment *e, const struct exp_series *s, double 
 	r->median_cov = NAN;
 	r->worst_point = -1;
 	double scov = s ? point_series_cov(s->at, e->npoints) : NAN;
+	enum point_side side = point_side_of_series(e, s);
 	double *known = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
 	for (int p = 0; p < e->npoints; p++) {
 		struct point_estimate pe = { NAN, 0, 0, NAN };
 		if (s)
-			point_estimate(&s->at[p], MODEL_MEAN, 1, scov, &pe);
+			point_estimate(&s->at[p], MODEL_MEAN, 1, scov, side, &pe);
 		double c = pe.rel_var >= 0 ? sqrt(pe.rel_var) : NAN;
 		if (s)
-			find_outliers(&s->at[p], p, scov, r);
+			find_outliers(&s->at[p], p, scov, side, r);
 		r->cov[p] = c;
 		if (isnan(c))
 			continue;

@@ -176,7 +176,7 @@ static void plot_study_points(struct plot *p)
 			if (!p->s->at[q].n || experiment_coord(e, q, p->param) != x)
 				continue;
 			struct point_estimate pe;
-			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, &pe);
+			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, point_side_of_series(e, p->s), &pe);
 			sum += pe.value;
 			n++;
 		}
@@ -209,7 +209,7 @@ static void plot_points(struct plot *p)
 					fprintf(p->f, "%.17g %.17g\n", x, ev->v[k]);
 			if (pass == 1) {
 				struct point_estimate pe;
-				point_estimate(ev, how, 1, scov, &pe);
+				point_estimate(ev, how, 1, scov, point_side_of_series(e, p->s), &pe);
 				fprintf(p->f, "%.17g %.17g\n", x, pe.value);
 			}
 			for (int k = 0; pass == 2 && k < nr->noutliers; k++)

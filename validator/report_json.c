@@ -123,6 +123,8 @@ static json_t *region_json(const struct validation *v, const struct vregion *r)
 	json_object_set_new(o, "flags", kinds);
 	json_object_set_new(o, "blocking", json_boolean(r->nblocking > 0));
 	json_object_set_new(o, "outliers", outliers_json(v, r));
+	json_object_set_new(o, "outlier_side",
+			    json_string(point_side_name(point_side_of_series(e, experiment_series(e, r->callpath, r->metric)))));
 	json_object_set_new(o, "expected_volume", expected_json(r));
 	return o;
 }

@@ -66,7 +66,7 @@ static int seg_line_init(struct seg_line *l, const struct experiment *e, const s
 	for (int i = 0; i < n; i++) {
 		l->x[i] = experiment_coord(e, r->points[i], r->param);
 		l->vals[i] = s->at[r->points[i]];
-		point_estimate(&l->vals[i], opt->aggregate, 1, scov, &pe[i]);
+		point_estimate(&l->vals[i], opt->aggregate, 1, scov, opt->outlier_side, &pe[i]);
 		l->y[i] = pe[i].value;
 		l->r[i] = pe[i].n;
 		ok &= l->y[i] > 0 && isfinite(l->y[i]);
@@ -177,6 +177,7 @@ int segment_test(const struct experiment *e, const struct exp_series *s, const s
 	struct model_options o = *opt;
 	int rc = -1;
 	o.relative_fallback = 1;        /* the splits are compared in relative terms */
+	o.outlier_side = point_side_of_series(e, s);
 	opt = &o;
 	if (!seg_line_init(&l, e, s, r, opt)) {
 		seg_line_release(&l);

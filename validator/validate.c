@@ -464,7 +464,7 @@ static void expect_hypothesis(struct validation *v, int ri, const struct exp_ser
 	for (int p = 0; p < e->npoints; p++) {
 		if (!s->at[p].n || !isfinite(expected[p]))
 			continue;
-		point_estimate(&s->at[p], v->opt.model.aggregate, 1, scov, &pe[n]);
+		point_estimate(&s->at[p], v->opt.model.aggregate, 1, scov, point_side_of_series(e, s), &pe[n]);
 		t[n] = expected[p];
 		y[n] = pe[n].value;
 		r[n] = pe[n].n;

@@ -35,7 +35,7 @@ int main(void)
 	ok(scov < 0.03, "the typical spread is the 1%% noise, not the outliers' (%.3g)", scov);
 	int nout = 0;
 	for (int p = 0; p < 5; p++)
-		nout += point_outliers(&vals[p], scov, NULL);
+		nout += point_outliers(&vals[p], scov, POINT_SIDE_BOTH, NULL);
 	is_int(nout, 3, "the three 3x repetitions are outlying");
 	struct validate_options vo;
 	validate_options_init(&vo);

@@ -51,14 +51,14 @@ static void test_points(void)
 	double a[5] = { 10, 10.1, 9.9, 30, 10.05 }, b[5] = { 10, 10.1, 9.9, 10.2, 10.05 };
 	struct exp_values va = { a, 5, 0 }, vb = { b, 5, 0 };
 	unsigned char out[5];
-	is_int(point_outliers(&va, NAN, out), 1, "points: one outlier in 10,10.1,9.9,30,10.05");
+	is_int(point_outliers(&va, NAN, POINT_SIDE_BOTH, out), 1, "points: one outlier in 10,10.1,9.9,30,10.05");
 	ok(out[3] && !out[0], "points: it is the 30");
-	is_int(point_outliers(&vb, NAN, NULL), 0, "points: none in clean repetitions");
+	is_int(point_outliers(&vb, NAN, POINT_SIDE_BOTH, NULL), 0, "points: none in clean repetitions");
 	struct point_estimate pe;
-	point_estimate(&va, MODEL_MEAN, 1, NAN, &pe);
+	point_estimate(&va, MODEL_MEAN, 1, NAN, POINT_SIDE_BOTH, &pe);
 	is_rel(pe.value, 10.0125, 1e-12, "points: the mean leaves the outlier out");
 	is_int(pe.n, 4, "points: 4 repetitions kept");
-	point_estimate(&va, MODEL_MEAN, 0, NAN, &pe);
+	point_estimate(&va, MODEL_MEAN, 0, NAN, POINT_SIDE_BOTH, &pe);
 	is_rel(pe.value, 14.01, 1e-12, "points: without dropping, the plain mean");
 	is_rel(model_aggregate_values(&va, MODEL_MEDIAN), 10.05, 1e-12, "points: median");
 	is_rel(model_aggregate_values(&va, MODEL_MIN), 9.9, 1e-12, "points: min");
@@ -69,8 +69,8 @@ static void test_points(void)
 	/* a series spread of 2%: a 10% repetition is not an outlier there */
 	double c[5] = { 10, 10.01, 9.99, 11, 10.0 };
 	struct exp_values vc = { c, 5, 0 };
-	is_int(point_outliers(&vc, NAN, NULL), 1, "points: 10%% off a tight point is an outlier alone");
-	is_int(point_outliers(&vc, 0.02, NULL), 0, "points: but not in a series spread 2%%");
+	is_int(point_outliers(&vc, NAN, POINT_SIDE_BOTH, NULL), 1, "points: 10%% off a tight point is an outlier alone");
+	is_int(point_outliers(&vc, 0.02, POINT_SIDE_BOTH, NULL), 0, "points: but not in a series spread 2%%");
 }
 
 /* Robust selection beats Extra-P's rule with outliers and is never worse without. */
