@@ -128,6 +128,9 @@ static void print_text(const struct input_data *in, int cp, int m, const struct 
 	putchar('\n');
 	if (cm)
 		print_model("constrained:", cm);
+	if (cm && cm->expected)
+		printf("  %-12s the expected volume (%s), not rejected by the repetitions (p=%.2g)\n", "",
+		       fn->expect, cm->lof_p);
 	print_model(in->have_deps ? "black box:" : "model:", bb);
 }
 

@@ -5,6 +5,7 @@
  * Least squares go through GSL's Householder QR; nothing here prints.
  */
 #include "models/modeler.h"
+#include "models/expected.h"
 #include "common/xalloc.h"
 #include "models/hypothesis.h"
 #include <gsl/gsl_errno.h>
@@ -1222,6 +1223,42 @@ static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, con
 	return 0;
 }
 
+/*
+ * Robust selection with a constraint whose function has an expected
+ * volume that is one PMNF term: c0 + c1 * that term, tested first, is the
+ * model when the data do not reject it (and c1 > 0).  Returns 0 with out
+ * set, -1 otherwise (out untouched).
+ */
+static int fit_expected(const struct agg *a, const struct model_input *in,
+			const struct model_constraint *c, const struct model_options *opt,
+			struct pmnf_model *out)
+{
+	struct pmnf_factor f[64];
+	if (opt->selection != MODEL_SELECT_ROBUST || !c || !c->func || !c->func->expect ||
+	    a->nz.dof <= 0 || a->n < 3 || a->m > 64)
+		return -1;
+	int log_ok = opt->allow_log;
+	for (int i = 0; i < a->n * a->m && log_ok; i++)
+		log_ok = a->x[i] >= 1;
+	int nf = expected_term(c->func, c->deps, a->m, in->params, a->x, a->n, log_ok, f);
+	if (nf <= 0)
+		return -1;
+	struct pmnf_term t = { 1, nf, f };
+	double *tv = xmalloc(sizeof(double) * (size_t)a->n), c0, c1, chi2, p = 0;
+	for (int i = 0; i < a->n; i++)
+		tv[i] = pmnf_term_eval(&t, &a->x[(size_t)i * (size_t)a->m]);
+	int ok = lof_fit_line(tv, a->y, a->r, a->n, &a->nz, &c0, &c1, &chi2) == 0 && c1 > 0 &&
+		 (p = lof_p(chi2, a->n, 2, &a->nz)) >= opt->alpha;
+	free(tv);
+	if (!ok)
+		return -1;
+	out->constant = c0;
+	pmnf_add_term(out, c1, nf, f);
+	out->lof_p = p;
+	out->expected = 1;
+	return 0;
+}
+
 int modeler_fit(const struct model_input *in, const struct model_options *opt,
 		const struct model_constraint *constraint, struct pmnf_model *out,
 		struct perr *err)
@@ -1262,6 +1299,8 @@ int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const str
 	ws_init(&w, a.n, 1 + (in->nparams > 3 ? in->nparams : 3) + (constraint ? ncm : 0));
 	if (constraint && ncm == 0)
 		set_constant(out, &a);
+	else if (fit_expected(&a, in, constraint, opt, out) == 0)
+		;
 	else
 		fit_multi(&w, ctx, &a, in, opt, cm, ncm, constraint != NULL, out);
 	quality(out, &a);

@@ -44,6 +44,7 @@ void pmnf_copy(struct pmnf_model *dst, const struct pmnf_model *src)
 	dst->re = src->re;
 	dst->cv_smape = src->cv_smape;
 	dst->lof_p = src->lof_p;
+	dst->expected = src->expected;
 }
 
 int pmnf_add_term(struct pmnf_model *m, double coef, int nfactors, const struct pmnf_factor *f)

@@ -40,6 +40,8 @@ struct pmnf_model {
 	double re;              /* mean of |f-y|/|y| (a fraction, not percent) */
 	double cv_smape;        /* leave-one-out SMAPE used to select it, NaN if none */
 	double lof_p;           /* robust selection: its lack-of-fit p-value, NaN if not tested */
+	int expected;           /* 1: c0 + c1 * the dependency file's expected volume, not
+				   rejected by the data (models/expected.h) */
 };
 
 /* An empty constant model (0) over nparams copies of params (may be 0/NULL). */
