@@ -95,7 +95,8 @@ static int ends_with(const char *name, size_t n, const char *suffix)
 
 enum point_side point_side_of_metric(const char *metric)
 {
-	static const char *const high_end[] = { "time", "_s", "sec", "seconds", "cycles" };
+	static const char *const high_end[] = { "time", "_s", "_ms", "_us", "_ns", "sec", "secs",
+						"seconds", "cycles", "latency" };
 	static const char *const low_end[] = { "/s", "kbs", "mbs", "gbs", "tbs", "iops", "rate" };
 	static const char *const low_in[] = { "flop", "bandwidth", "throughput" };
 	if (!metric)

@@ -49,7 +49,8 @@ enum point_side {
 
 /*
  * The side for a metric's name (case-insensitive): HIGH for "time" and
- * names ending in "time", "_s", "sec", "seconds" or "cycles"; LOW for names
+ * names ending in "time", "_s", "_ms", "_us", "_ns", "sec", "secs",
+ * "seconds", "cycles" or "latency"; LOW for names
  * ending in "/s", "kbs", "mbs", "gbs", "tbs", "iops" or "rate" ("GB/s",
  * "GBs") or containing "flop", "bandwidth" or "throughput"; BOTH
  * otherwise (and for NULL).

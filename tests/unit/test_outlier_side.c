@@ -20,6 +20,7 @@ static void test_names(void)
 	} cases[] = {
 		{ "time", POINT_SIDE_HIGH }, { "HPL_time", POINT_SIDE_HIGH }, { "Runtime", POINT_SIDE_HIGH },
 		{ "solve_s", POINT_SIDE_HIGH }, { "usec", POINT_SIDE_HIGH }, { "cycles", POINT_SIDE_HIGH },
+		{ "allreduce_us", POINT_SIDE_HIGH }, { "MPI_latency", POINT_SIDE_HIGH }, { "io_ms", POINT_SIDE_HIGH },
 		{ "GBs", POINT_SIDE_LOW }, { "GB/s", POINT_SIDE_LOW }, { "Gflops", POINT_SIDE_LOW },
 		{ "mflop_rate", POINT_SIDE_LOW }, { "bandwidth_l3", POINT_SIDE_LOW }, { "iops", POINT_SIDE_LOW },
 		{ "visits", POINT_SIDE_BOTH }, { "bytes_sent", POINT_SIDE_BOTH }, { "ranks", POINT_SIDE_BOTH },
