@@ -11,6 +11,7 @@ void experiment_init(struct experiment *e)
 	strmap_init(&e->callpath_idx);
 	strmap_init(&e->metric_idx);
 	strmap_init(&e->series_idx);
+	strmap_init(&e->better);
 }
 
 void experiment_release(struct experiment *e)
@@ -34,6 +35,7 @@ void experiment_release(struct experiment *e)
 	strmap_release(&e->callpath_idx);
 	strmap_release(&e->metric_idx);
 	strmap_release(&e->series_idx);
+	strmap_release(&e->better);
 	experiment_init(e);
 }
 
@@ -111,6 +113,17 @@ int experiment_metric(struct experiment *e, const char *name)
 int experiment_find_metric(const struct experiment *e, const char *name)
 {
 	return strmap_get(&e->metric_idx, name);
+}
+
+void experiment_set_better(struct experiment *e, const char *metric, enum exp_better b)
+{
+	strmap_put(&e->better, metric, (int)b);
+}
+
+enum exp_better experiment_better(const struct experiment *e, int metric)
+{
+	int b = metric >= 0 && metric < e->nmetrics ? strmap_get(&e->better, e->metrics[metric]) : -1;
+	return b == EXP_BETTER_LOWER || b == EXP_BETTER_HIGHER ? (enum exp_better)b : EXP_BETTER_UNSAID;
 }
 
 static void series_key(char *buf, size_t n, int callpath, int metric)

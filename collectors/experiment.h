@@ -40,6 +40,15 @@ struct experiment {
 	/* private */
 	size_t params_alloc, points_alloc, callpaths_alloc, metrics_alloc, series_alloc;
 	struct strmap callpath_idx, metric_idx, series_idx;
+	struct strmap better;   /* metric name -> enum exp_better, where a campaign says */
+};
+
+/* Which way a metric is better, when its campaign says (analysis.lower_is_better,
+   higher_is_better); otherwise the modeller reads its name (models/points.h). */
+enum exp_better {
+	EXP_BETTER_UNSAID = 0,
+	EXP_BETTER_LOWER,
+	EXP_BETTER_HIGHER,
 };
 
 void experiment_init(struct experiment *e);
@@ -54,6 +63,11 @@ int experiment_callpath(struct experiment *e, const char *name);
 int experiment_find_callpath(const struct experiment *e, const char *name);
 int experiment_metric(struct experiment *e, const char *name);
 int experiment_find_metric(const struct experiment *e, const char *name);
+
+/* Say which way the metric named metric is better (it need not exist yet). */
+void experiment_set_better(struct experiment *e, const char *metric, enum exp_better b);
+/* What was said for metric (an index); EXP_BETTER_UNSAID if nothing. */
+enum exp_better experiment_better(const struct experiment *e, int metric);
 
 /* Append one repetition value. */
 void experiment_add(struct experiment *e, int callpath, int metric, int point, double v);

@@ -116,8 +116,11 @@ enum point_side point_side_of_metric(const char *metric)
 
 enum point_side point_side_of_series(const struct experiment *e, const struct exp_series *s)
 {
-	return s && s->metric >= 0 && s->metric < e->nmetrics ? point_side_of_metric(e->metrics[s->metric])
-							     : POINT_SIDE_BOTH;
+	if (!s || s->metric < 0 || s->metric >= e->nmetrics)
+		return POINT_SIDE_BOTH;
+	enum exp_better b = experiment_better(e, s->metric);
+	return b == EXP_BETTER_LOWER ? POINT_SIDE_HIGH : b == EXP_BETTER_HIGHER ? POINT_SIDE_LOW
+					     : point_side_of_metric(e->metrics[s->metric]);
 }
 
 const char *point_side_name(enum point_side side)

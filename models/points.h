@@ -56,7 +56,7 @@ enum point_side {
  * otherwise (and for NULL).
  */
 enum point_side point_side_of_metric(const char *metric);
-/* The side of s's metric. */
+/* The side of s's metric: what its campaign says (experiment_better()), else its name's. */
 enum point_side point_side_of_series(const struct experiment *e, const struct exp_series *s);
 /* "both", "high", "low". */
 const char *point_side_name(enum point_side side);

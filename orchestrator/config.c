@@ -754,11 +754,52 @@ static int read_config_text(struct campaign_config *c, const char *path, struct 
 	return 0;
 }
 
-/* analysis = { aggregate = "mean" | "median" | "min"; }: how model, validate and top estimate a point. */
+/* Free n strings and their array. */
+static void free_strings(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/*
+ * analysis.lower_is_better / higher_is_better: lists of metric names whose
+ * better direction the name does not say (models/points.h); checked here,
+ * read from the stored config by model and validate (orchestrator/input.c).
+ */
+static int check_better(struct campaign_config *c, const config_setting_t *g, struct perr *err)
+{
+	static const char *const lists[2] = { "lower_is_better", "higher_is_better" };
+	char **names[2] = { NULL, NULL };
+	int n[2] = { 0, 0 }, rc = 0;
+	for (int k = 0; k < 2 && !rc; k++) {
+		const config_setting_t *s = config_setting_get_member(g, lists[k]);
+		if (s && get_strings(c, s, lists[k], &names[k], &n[k], err))
+			rc = -1;
+		for (int i = 0; !rc && i < n[k]; i++)
+			if (!names[k][i][0])
+				rc = bad(c, err, config_setting_get_elem(s, (unsigned)i),
+					 "an empty metric name in '%s'; write the metric's name, e.g. \"GBs\"", lists[k]);
+	}
+	for (int i = 0; !rc && i < n[1]; i++)
+		for (int j = 0; !rc && j < n[0]; j++)
+			if (!strcmp(names[1][i], names[0][j]))
+				rc = bad(c, err, config_setting_get_elem(config_setting_get_member(g, lists[1]), (unsigned)i),
+					 "metric '%s' is in both lower_is_better and higher_is_better; keep it in one",
+					 names[1][i]);
+	free_strings(names[0], n[0]);
+	free_strings(names[1], n[1]);
+	return rc;
+}
+
+/*
+ * analysis = { aggregate = "mean" | "median" | "min"; lower_is_better = [...];
+ * higher_is_better = [...]; }: how model, validate and top estimate a point.
+ */
 static int parse_analysis(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *g = config_setting_get_member(config_root_setting(&c->cfg), "analysis");
-	static const char *const keys[] = { "aggregate", NULL };
+	static const char *const keys[] = { "aggregate", "lower_is_better", "higher_is_better", NULL };
 	enum model_aggregate a;
 	if (!g)
 		return 0;
@@ -769,7 +810,7 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
 		return bad(c, err, config_setting_get_member(g, "aggregate"),
 			   "unknown aggregate '%s'; use mean, median or min", c->aggregate);
-	return 0;
+	return check_better(c, g, err);
 }
 
 /*
@@ -897,13 +938,6 @@ void config_collectors(const struct campaign_config *c, struct collector_set *cs
 	cs->cubex = c->collect_cubex;
 	cs->ncubex_metrics = c->ncubex_metrics;
 	cs->cubex_metrics = c->cubex_metrics;
-}
-
-static void free_strings(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 void config_release(struct campaign_config *c)

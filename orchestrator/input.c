@@ -47,6 +47,8 @@ static int keep_metric(struct experiment *e, const char *metric, const char *pat
 	for (int p = 0; p < e->npoints; p++)
 		experiment_point(&out, &e->coords[(size_t)p * (size_t)e->nparams]);
 	int om = experiment_metric(&out, metric);
+	if (experiment_better(e, m) != EXP_BETTER_UNSAID)
+		experiment_set_better(&out, metric, experiment_better(e, m));
 	for (int c = 0; c < e->ncallpaths; c++) {
 		const struct exp_series *s = experiment_series(e, c, m);
 		if (!s)
@@ -130,21 +132,34 @@ static char *placement_table(struct store *st, struct perr *err)
 	return strbuf_detach(&sb);
 }
 
-/* analysis.aggregate of the config stored with the campaign, or NULL. */
-static char *stored_aggregate(struct store *st)
+/*
+ * The analysis group of the config stored with the campaign: its aggregate
+ * into s (NULL if none), and which way its listed metrics are better into e.
+ */
+static void stored_analysis(struct store *st, struct input_source *s, struct experiment *e)
 {
-	char *text = store_get_meta(st, "config"), *out = NULL;
+	static const char *const lists[2] = { "analysis.lower_is_better", "analysis.higher_is_better" };
+	static const enum exp_better way[2] = { EXP_BETTER_LOWER, EXP_BETTER_HIGHER };
+	char *text = store_get_meta(st, "config");
 	config_t cfg;
 	const char *a = NULL;
 	if (!text)
-		return NULL;
+		return;
 	config_init(&cfg);
-	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
-	    config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
-		out = xstrdup(a);
+	if (config_read_string(&cfg, text) == CONFIG_TRUE) {
+		if (config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
+			s->aggregate = xstrdup(a);
+		for (int k = 0; k < 2; k++) {
+			const config_setting_t *l = config_lookup(&cfg, lists[k]);
+			for (int i = 0; l && i < config_setting_length(l); i++) {
+				const char *m = config_setting_get_string_elem(l, i);
+				if (m)
+					experiment_set_better(e, m, way[k]);
+			}
+		}
+	}
 	config_destroy(&cfg);
 	free(text);
-	return out;
 }
 
 static int read_campaign(struct input_source *s, const char *path, const struct input_request *rq,
@@ -160,7 +175,7 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 					    e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
-		s->aggregate = stored_aggregate(st);
+		stored_analysis(st, s, e);
 		for (int k = 0; k < store_nparams(st); k++)
 			if (store_param_role(st, k) && !strcmp(store_param_role(st, k), "ranks_per_node"))
 				s->rpn_name = xstrdup(store_param_name(st, k));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The expected volume first, and outliers on the side a disturbance pushes
 # them to, from the command line: generated data of known truth (fixed
-# seed) as Extra-P text, a native dependency file with expect, and the
-# demo's sort point where 2 of 3 repetitions were slowed.
+# seed) as Extra-P text, a native dependency file with expect, the demo's
+# sort point where 2 of 3 repetitions were slowed, and a campaign whose
+# analysis.higher_is_better names a metric's direction.
 . "$(dirname "$0")/../lib/tap.sh"
 
 # sort: 1.9e-6 * n^2 * log2(n) * i over the demo's n line (i = 1), 3 repetitions, 1% noise
@@ -61,5 +62,32 @@ is "$(json "$T/countm.json" '$j->[0]{expected_volume} ? 1 : 0')" 0 "and the same
 sed 's/^METRIC time/METRIC GBs/' "$T/slow.txt" > "$T/rate.txt"
 "$PS" validate "$T/rate.txt" --json > "$T/rate.json"
 is "$(json "$T/rate.json" '$j->{regions}[0]{outlier_side}')" low "a rate (GBs): outliers lie below the median"
+
+
+# a campaign says which way a metric whose name says nothing is better:
+# score = 100 * n, at n = 2 repetitions 2 and 3 slowed 7% (a rate: lower)
+cat > "$T/score.cfg" <<'CFG'
+name = "score";
+app = { command = [ "/usr/bin/perl", "-e",
+        "my ($n, $r) = @ARGV; my $v = 100 * $n * (1 + 0.001 * $r); $v /= 1.07 if $n == 2 && $r > 1; print \"score: $v\\n\"",
+        "{n}", "{rep}" ]; };
+parameters = ( { name = "n"; values = [ 1, 2, 3, 4, 5 ]; } );
+repetitions = 3;
+collect = { wall = false; regex = ( { region = "k"; metric = "score"; pattern = "score: ([0-9.]+)"; } ); };
+analysis = { higher_is_better = [ "score" ]; };
+CFG
+"$PS" run "$T/score.cfg" --dir "$T/score.campaign" --jobs 1 > /dev/null 2>&1; ok $? "the score campaign runs"
+"$PS" validate "$T/score.campaign" --json > "$T/score.json"
+is "$(json "$T/score.json" '$j->{regions}[0]{outlier_side} . " " . scalar @{$j->{regions}[0]{outliers}}')" "low 0" \
+	"analysis.higher_is_better: outliers of 'score' lie below the median, the high true value is kept"
+grep -v higher_is_better "$T/score.cfg" | sed 's/name = "score";/name = "score2";/' > "$T/score2.cfg"
+"$PS" run "$T/score2.cfg" --dir "$T/score2.campaign" --jobs 1 > /dev/null 2>&1
+"$PS" validate "$T/score2.campaign" --json > "$T/score2.json"
+is "$(json "$T/score2.json" '$j->{regions}[0]{outlier_side} . " " . scalar @{$j->{regions}[0]{outliers}}')" "both 1" \
+	"without it the name says nothing: two-sided, the true value is left out"
+sed 's/higher_is_better = \[ "score" \]/higher_is_better = [ "score" ]; lower_is_better = [ "score" ]/' "$T/score.cfg" > "$T/both.cfg"
+err=$("$PS" plan "$T/both.cfg" 2>&1); is $? 2 "a metric in both lists is refused"
+is "$err" "error: $T/both.cfg:8: metric 'score' is in both lower_is_better and higher_is_better; keep it in one" \
+	"with the file, line and what to write"
 
 done_testing
