@@ -328,7 +328,8 @@ fail:
 char *slurm_events_dir(const char *run_dir)
 {
 	const char *slash = strrchr(run_dir, '/');
-	return xasprintf("%.*s/.events", slash ? (int)(slash - run_dir) : 0, run_dir);
+	/* a run directory without a slash lies in the current directory, not in / */
+	return slash ? xasprintf("%.*s/.events", (int)(slash - run_dir), run_dir) : xstrdup(".events");
 }
 
 int slurm_done_parse(const char *text, struct slurm_done *d)

@@ -290,6 +290,14 @@ static void test_self_contained(void)
 	contains(sb.buf, " end=", "job.done records the end time");
 	free(p);
 	char *events = xasprintf("%s/.events", tmp), *note = xasprintf("%s/42.done", events);
+	static const char *const dirs[][2] = {
+		{ "/c/runs/7", "/c/runs/.events" }, { "runs/7", "runs/.events" }, { "7", ".events" }, { "/7", "/.events" },
+	};
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(*dirs); k++) {
+		char *ev = slurm_events_dir(dirs[k][0]);
+		is_str(ev, dirs[k][1], "the events directory of run directory %s", dirs[k][0]);
+		free(ev);
+	}
 
 	/* Inside SLURM: notes in runs/.events, and none (and no error) when it cannot. */
 	setenv("SLURM_JOB_ID", "42", 1);
