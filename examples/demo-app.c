@@ -176,26 +176,29 @@ static void merge_sort(double *v, double *tmp, long len)
 	memcpy(v, tmp, (size_t)len * sizeof(double));
 }
 
+/* Fill v with len pseudo-random values from *seed (an LCG: no library call in the loop). */
+static void fill_random(double *v, long len, unsigned *seed)
+{
+	for (long i = 0; i < len; i++) {
+		*seed = *seed * 1103515245u + 12345u;
+		v[i] = (double)(*seed >> 8);
+	}
+}
+
 static double sort(long n, long iters)
 {
 	long len = n * n;
 	double *v = array(len), *tmp = array(len), t = 0;
-	unsigned s = 12345;
+	unsigned s = 12345, w = 777;
 	/* four untimed sorts first: the first sorts of a run cost more than the
 	   rest (at n = 72, i = 1 took up to 10% more per iteration than i = 2..5),
 	   which made the models give i an offset */
-	for (unsigned w = 777, k = 0; k < 4; k++) {
-		for (long i = 0; i < len; i++) {
-			w = w * 1103515245u + 12345u;
-			v[i] = (double)(w >> 8);
-		}
+	for (int k = 0; k < 4; k++) {
+		fill_random(v, len, &w);
 		merge_sort(v, tmp, len);
 	}
 	for (long it = 0; it < iters * SORT_ARRAYS; it++) {
-		for (long i = 0; i < len; i++) {
-			s = s * 1103515245u + 12345u;
-			v[i] = (double)(s >> 8);
-		}
+		fill_random(v, len, &s);
 		double t0 = now();
 		merge_sort(v, tmp, len);
 		t += now() - t0;

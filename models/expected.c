@@ -26,14 +26,15 @@ static double block(const struct hyp_exponent *h, double x)
 	return h ? pow(x, hyp_poly(h)) * pow(log2(x), h->log) : 1;
 }
 
-/* Are g[i] / block(h, v[i]) equal for all i (n >= 1), finite and positive? */
+/* Are g[i] / block(h, v[i]) equal for all i (n >= 1), finite and positive?
+   (v may be NULL when h is: then the g[i] themselves.) */
 static int proportional(const double *g, const double *v, int n, const struct hyp_exponent *h)
 {
-	double r0 = g[0] / block(h, v[0]);
+	double r0 = g[0] / block(h, v ? v[0] : 1);
 	if (!isfinite(r0) || !(r0 > 0))
 		return 0;
 	for (int i = 1; i < n; i++) {
-		double r = g[i] / block(h, v[i]);
+		double r = g[i] / block(h, v ? v[i] : 1);
 		if (!isfinite(r) || fabs(r / r0 - 1) > EXPECTED_REL_TOL)
 			return 0;
 	}
@@ -94,21 +95,19 @@ int expected_term(const struct dep_function *f, const struct deps *d, int nparam
 	for (int k = 0; k < nparams && ok; k++)
 		blocks[k] = param_block(ex, dep_of, nparams, d->nparams, vals, coords, npoints, k, log_ok, &ok);
 	/* the product of the blocks must follow the expression at every point */
-	double *g = xmalloc(sizeof(double) * (size_t)npoints), *one = xmalloc(sizeof(double) * (size_t)npoints);
+	double *g = xmalloc(sizeof(double) * (size_t)npoints);
 	for (int p = 0; p < npoints && ok; p++) {
 		const double *x = &coords[(size_t)p * (size_t)nparams];
 		double t = 1;
 		for (int k = 0; k < nparams; k++)
 			t *= block(blocks[k], x[k]);
 		g[p] = eval_at(ex, dep_of, nparams, d->nparams, vals, x) / t;
-		one[p] = 1;
 	}
-	ok = ok && proportional(g, one, npoints, NULL);
+	ok = ok && proportional(g, NULL, npoints, NULL);
 	for (int k = 0; k < nparams && ok; k++)
 		if (blocks[k])
 			factors[nf++] = (struct pmnf_factor){ k, hyp_poly(blocks[k]), blocks[k]->log };
 	free(g);
-	free(one);
 	free(blocks);
 	free(vals);
 	free(dep_of);

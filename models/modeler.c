@@ -39,6 +39,18 @@ void model_options_robust(struct model_options *opt)
 	opt->selection = MODEL_SELECT_ROBUST;
 }
 
+struct model_options model_options_for_series(const struct model_options *opt, const struct experiment *e,
+					      const struct exp_series *s)
+{
+	struct model_options mo;
+	if (opt)
+		mo = *opt;
+	else
+		model_options_init(&mo);
+	mo.outlier_side = point_side_of_series(e, s);
+	return mo;
+}
+
 static const char *const sel_names[] = { "extrap", "robust" };
 
 const char *model_selection_name(enum model_selection s)
@@ -126,6 +138,15 @@ static double hyp_term(const struct hyp_exponent *h, double x)
 	struct pmnf_factor f = { 0, hyp_poly(h), h->log };
 	struct pmnf_term t = { 1, 1, &f };
 	return pmnf_term_eval(&t, &x);
+}
+
+/* May building blocks with log2 be used on these coordinates (all >= 1)? */
+static int logs_allowed(const struct model_options *opt, const double *x, size_t n)
+{
+	int ok = opt->allow_log;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = x[i] >= 1;
+	return ok;
 }
 
 /* SMAPE contribution of one point: 2|f-y|/(|f|+|y|), 0 when both are 0. */
@@ -505,11 +526,7 @@ static void fit_single(struct ws *w, struct modeler *ctx, const double *x, const
 	*out = (struct sp_fit){ -1, mean, 0, smape / n * 100, NAN, 0, { 0 } };
 	if (cost == 0 || n < 3)
 		return;
-	int log_ok = opt->allow_log;
-	for (int i = 0; i < n; i++)
-		if (x[i] < 1)
-			log_ok = 0;
-	const struct sp_entry *en = sp_entry_get(ctx, x, n, log_ok);
+	const struct sp_entry *en = sp_entry_get(ctx, x, n, logs_allowed(opt, x, (size_t)n));
 	if (opt->selection == MODEL_SELECT_ROBUST && fit_single_robust(en, y, r, n, opt, nz, out) == 0)
 		return;
 	fit_single_extrap(w, en, y, n, opt, out);
@@ -1237,10 +1254,8 @@ static int fit_expected(const struct agg *a, const struct model_input *in,
 	if (opt->selection != MODEL_SELECT_ROBUST || !c || !c->func || !c->func->expect ||
 	    a->nz.dof <= 0 || a->n < 3 || a->m > 64)
 		return -1;
-	int log_ok = opt->allow_log;
-	for (int i = 0; i < a->n * a->m && log_ok; i++)
-		log_ok = a->x[i] >= 1;
-	int nf = expected_term(c->func, c->deps, a->m, in->params, a->x, a->n, log_ok, f);
+	int nf = expected_term(c->func, c->deps, a->m, in->params, a->x, a->n,
+			       logs_allowed(opt, a->x, (size_t)a->n * (size_t)a->m), f);
 	if (nf <= 0)
 		return -1;
 	struct pmnf_term t = { 1, nf, f };
@@ -1334,11 +1349,6 @@ int modeler_fit_series_ctx(struct modeler *ctx, const struct experiment *e, int 
 		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
 		.coords = e->coords, .values = s->at,
 	};
-	struct model_options mo;
-	if (opt)
-		mo = *opt;
-	else
-		model_options_init(&mo);
-	mo.outlier_side = point_side_of_series(e, s);
+	struct model_options mo = model_options_for_series(opt, e, s);
 	return modeler_fit_ctx(ctx, &in, &mo, constraint, out, err);
 }

@@ -59,6 +59,11 @@ void model_options_init(struct model_options *opt);
 /* The command-line defaults: robust selection on means without outliers. */
 void model_options_robust(struct model_options *opt);
 
+/* opt (NULL: Extra-P's defaults) for fitting series s of e: with its metric's
+   outlier side (point_side_of_series()). */
+struct model_options model_options_for_series(const struct model_options *opt, const struct experiment *e,
+					      const struct exp_series *s);
+
 /* "extrap", "robust"; parse returns 0, or -1 for another name. */
 const char *model_selection_name(enum model_selection s);
 int model_selection_parse(const char *s, enum model_selection *out);

@@ -593,13 +593,15 @@ static int result_from_record(const char *run_dir, uint32_t job, int attempt, lo
 	return 1;
 }
 
-/* The next poll: soon after a change, later and later while nothing changes;
-   never sooner than the floor set by the size of the last list. */
+/* The longest wait between polls: poll.max, or poll.safety (at least
+   poll.max) once job notes tell of starts and ends. */
 static double poll_ceiling(const struct slurm_backend *sb)
 {
 	return sb->notes_live ? fmax(sb->poll_safety, sb->poll_max) : sb->poll_max;
 }
 
+/* The next poll: soon after a change, later and later while nothing changes;
+   never sooner than the floor set by the size of the last list. */
 static void poll_again(struct slurm_backend *sb, int changed)
 {
 	sb->poll_interval = changed ? sb->poll_min

@@ -314,9 +314,8 @@ int growth_test_run(const struct experiment *e, const struct exp_series *s, int 
 	gsl_set_error_handler_off();
 	struct gt_lines t;
 	struct gt_sums u = { 0 };
-	struct model_options mo = *opt;
+	struct model_options mo = model_options_for_series(opt, e, s);
 	int rc = 0;
-	mo.outlier_side = point_side_of_series(e, s);
 	gt_lines_init(&t, e, s, param, positive_only);
 	if (t.longest < 2)
 		goto done;

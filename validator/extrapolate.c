@@ -91,8 +91,7 @@ int extrapolate_test(const struct experiment *e, const struct exp_series *s, int
 		.nparams = e->nparams, .params = e->params, .npoints = e->npoints,
 		.coords = e->coords, .values = vals,
 	};
-	struct model_options mo = *opt;
-	mo.outlier_side = point_side_of_series(e, s);
+	struct model_options mo = model_options_for_series(opt, e, s);
 	pmnf_release(&r->model);
 	int rc = modeler_fit(&in, &mo, NULL, &r->model, err);
 	free(vals);

@@ -168,6 +168,7 @@ static void plot_study_points(struct plot *p)
 {
 	const struct experiment *e = p->v->e;
 	double scov = point_series_cov(p->s->at, e->npoints);
+	enum point_side side = point_side_of_series(e, p->s);
 	fputs("0 NaN\n\n\n", p->f);
 	for (int i = 0; i < p->line.npoints; i++) {
 		double x = experiment_coord(e, p->line.points[i], p->param), sum = 0;
@@ -176,7 +177,7 @@ static void plot_study_points(struct plot *p)
 			if (!p->s->at[q].n || experiment_coord(e, q, p->param) != x)
 				continue;
 			struct point_estimate pe;
-			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, point_side_of_series(e, p->s), &pe);
+			point_estimate(&p->s->at[q], p->v->opt.model.aggregate, 1, scov, side, &pe);
 			sum += pe.value;
 			n++;
 		}
@@ -197,6 +198,7 @@ static void plot_points(struct plot *p)
 	const struct noise_result *nr = &p->r->noise;
 	enum model_aggregate how = p->v->opt.model.aggregate;
 	double scov = point_series_cov(p->s->at, e->npoints);
+	enum point_side side = point_side_of_series(e, p->s);
 	for (int pass = 0; pass < 3; pass++) {
 		for (int i = 0; i < p->line.npoints; i++) {
 			int pt = p->line.points[i];
@@ -209,7 +211,7 @@ static void plot_points(struct plot *p)
 					fprintf(p->f, "%.17g %.17g\n", x, ev->v[k]);
 			if (pass == 1) {
 				struct point_estimate pe;
-				point_estimate(ev, how, 1, scov, point_side_of_series(e, p->s), &pe);
+				point_estimate(ev, how, 1, scov, side, &pe);
 				fprintf(p->f, "%.17g %.17g\n", x, pe.value);
 			}
 			for (int k = 0; pass == 2 && k < nr->noutliers; k++)

@@ -174,10 +174,9 @@ int segment_test(const struct experiment *e, const struct exp_series *s, const s
 	if (r->npoints < min_points || r->npoints < 2 * SEGMENT_MIN_SIDE)
 		return 0;
 	struct seg_line l;
-	struct model_options o = *opt;
+	struct model_options o = model_options_for_series(opt, e, s);
 	int rc = -1;
 	o.relative_fallback = 1;        /* the splits are compared in relative terms */
-	o.outlier_side = point_side_of_series(e, s);
 	opt = &o;
 	if (!seg_line_init(&l, e, s, r, opt)) {
 		seg_line_release(&l);

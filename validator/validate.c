@@ -461,10 +461,11 @@ static void expect_hypothesis(struct validation *v, int ri, const struct exp_ser
 	double *r = xmalloc(sizeof(double) * (size_t)e->npoints);
 	struct point_estimate *pe = xmalloc(sizeof(*pe) * (size_t)e->npoints);
 	double scov = point_series_cov(s->at, e->npoints);
+	enum point_side side = point_side_of_series(e, s);
 	for (int p = 0; p < e->npoints; p++) {
 		if (!s->at[p].n || !isfinite(expected[p]))
 			continue;
-		point_estimate(&s->at[p], v->opt.model.aggregate, 1, scov, point_side_of_series(e, s), &pe[n]);
+		point_estimate(&s->at[p], v->opt.model.aggregate, 1, scov, side, &pe[n]);
 		t[n] = expected[p];
 		y[n] = pe[n].value;
 		r[n] = pe[n].n;
