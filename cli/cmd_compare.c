@@ -6,7 +6,7 @@
  * file loads the inputs and picks the exit status (docs/compare.md).
  */
 #include "cli/cli.h"
-#include "orchestrator/input.h"
+#include "engine/input.h"
 #include "validator/compare.h"
 #include "validator/compare_report.h"
 #include <jansson.h>

@@ -8,9 +8,9 @@
 #include "collectors/experiment.h"
 #include "collectors/extrap_json.h"
 #include "cli/cli.h"
-#include "orchestrator/input.h"
-#include "orchestrator/store.h"
-#include "orchestrator/template.h"
+#include "engine/input.h"
+#include "campaign/store.h"
+#include "campaign/template.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

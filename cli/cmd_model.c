@@ -12,7 +12,7 @@
 #include "common/xalloc.h"
 #include "models/modeler.h"
 #include "models/pmnf_json.h"
-#include "orchestrator/input.h"
+#include "engine/input.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

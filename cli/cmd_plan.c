@@ -8,10 +8,10 @@
  */
 #include "common/xalloc.h"
 #include "cli/cli.h"
-#include "orchestrator/campaign_diff.h"
-#include "orchestrator/config.h"
-#include "orchestrator/plan_build.h"
-#include "orchestrator/template.h"
+#include "campaign/campaign_diff.h"
+#include "campaign/config.h"
+#include "engine/plan_build.h"
+#include "campaign/template.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

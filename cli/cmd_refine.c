@@ -1,14 +1,14 @@
 /*
  * perfsweep refine DIR [--budget CORE_HOURS] [--dry-run] [--json]: validate
  * a campaign, turn each actionable finding into runs within the budget
- * (orchestrator/refine_campaign.h) and append them to the store for `run`.
+ * (engine/refine_campaign.h) and append them to the store for `run`.
  * Exit 0; 2 for a bad DIR, a campaign without measurements, or a store
  * that cannot be written (nothing is written then).
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
-#include "orchestrator/campaign_lock.h"
-#include "orchestrator/store.h"
+#include "campaign/campaign_lock.h"
+#include "campaign/store.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* perfsweep status DIR [--json]: a campaign's progress, read-only. */
 #include "cli/cli.h"
-#include "orchestrator/adaptive.h"
-#include "orchestrator/store.h"
+#include "engine/adaptive.h"
+#include "campaign/store.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

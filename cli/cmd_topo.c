@@ -6,7 +6,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
-#include "orchestrator/config.h"
+#include "campaign/config.h"
 #include "placement/placement_spec.h"
 #include "placement/policy.h"
 #include "placement/topology.h"

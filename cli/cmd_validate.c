@@ -5,7 +5,7 @@
  * error.
  */
 #include "cli/cli.h"
-#include "orchestrator/validation.h"
+#include "engine/validation.h"
 #include "validator/report.h"
 #include <jansson.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The text and JSON forms of a refinement (refine_report.h). */
 #include "cli/refine_report.h"
-#include "orchestrator/template.h"
+#include "campaign/template.h"
 #include <string.h>
 
 static int nparams(const struct refine_campaign *rc)

@@ -2,8 +2,8 @@
 #include "cli/run_until.h"
 #include "cli/cli.h"
 #include "common/xalloc.h"
-#include "orchestrator/adaptive.h"
-#include "orchestrator/refine_campaign.h"
+#include "engine/adaptive.h"
+#include "engine/refine_campaign.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef PS_TUI_DETAILS_H
 #define PS_TUI_DETAILS_H
 #include "common/error.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 
 struct top_model;
 

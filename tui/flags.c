@@ -3,7 +3,7 @@
 #include "collectors/experiment.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/validation.h"
+#include "engine/validation.h"
 #include "validator/contention.h"
 #include "validator/noise.h"
 #include "validator/report.h"

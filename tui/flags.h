@@ -13,7 +13,7 @@
 #ifndef PS_TUI_FLAGS_H
 #define PS_TUI_FLAGS_H
 #include "common/error.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tui/details.h"
 
 #define TOP_FLAGS_COV 0.1

@@ -15,8 +15,8 @@
 #ifndef PS_TUI_MODEL_H
 #define PS_TUI_MODEL_H
 #include "common/error.h"
-#include "orchestrator/adaptive.h"
-#include "orchestrator/store.h"
+#include "engine/adaptive.h"
+#include "campaign/store.h"
 #include "tui/filter.h"
 #include "tui/stats.h"
 #include <stddef.h>

@@ -6,7 +6,7 @@
  */
 #ifndef PS_TUI_STATS_H
 #define PS_TUI_STATS_H
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include <stddef.h>
 
 struct top_model;

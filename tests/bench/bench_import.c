@@ -9,7 +9,7 @@
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * Aim: under 50 ms per refresh.
  */
 #include "common/xalloc.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tui/app.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* libFuzzer target: campaign config files never crash config_load. */
-#include "orchestrator/config.h"
+#include "campaign/config.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* libFuzzer target: the slurm backend's `extra` options (one per line) never crash the checker. */
-#include "orchestrator/backend.h"
+#include "campaign/slurm_extra.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = nl + 1;
 	}
 	struct perr err;
-	backend_slurm_check_extra(n, opts, &err);
+	slurm_extra_check(n, opts, &err);
 	free(text);
 	return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The include layering (tests/lib/layering.sh): the tree's own includes all
-# point down cli -> tui -> orchestrator -> validator -> models -> collectors
+# point down cli -> tui -> engine -> campaign -> validator -> models -> collectors
 # -> designs, placement -> common; and the checker fails on small generated
 # trees with an upward, a sideways (peer) or an unknown-folder include.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -10,7 +10,7 @@ out=$("$CHECK" "$ROOT" 2>&1); rc=$?
 is "$rc" 0 "every #include \"folder/...\" outside tests/ points down the layering"
 [ "$rc" -eq 0 ] || echo "$out" | sed 's/^/#   /'
 graph=$("$CHECK" --graph "$ROOT")
-like "$graph" "cli -> orchestrator" "--graph prints the folder -> folder counts"
+like "$graph" "cli -> engine" "--graph prints the folder -> folder counts"
 is "$(echo "$graph" | awk '{print $1 " " $3}' | awk '{ if (($2 " " $1) in seen) print; seen[$1 " " $2] = 1 }' | wc -l)" 0 \
 	"no two folders include each other"
 
@@ -23,8 +23,8 @@ mk() {
 }
 good=$T/good
 mk "$good/cli/cmd_x.c" "cli/cli.h" "tui/top.h" "common/error.h"
-mk "$good/tui/top.c" "orchestrator/store.h" "validator/noise.h"
-mk "$good/orchestrator/store.c" "collectors/experiment.h" "designs/plan.h"
+mk "$good/tui/top.c" "campaign/store.h" "validator/noise.h"
+mk "$good/campaign/store.c" "collectors/experiment.h" "designs/plan.h"
 mk "$good/models/pmnf.c" "collectors/experiment.h"
 mk "$good/placement/bind.c" "common/xalloc.h"
 mk "$good/tests/unit/t.c" "cli/cli.h" "tests/lib/tap.h"
@@ -41,9 +41,9 @@ bad() {
 	out=$("$CHECK" "$tree" 2>&1); is $? 1 "$5 fails"
 	like "$out" "$4" "and says so"
 }
-bad up orchestrator/store.c tui/top.h "orchestrator/store.c:3: orchestrator includes tui, a folder above it" \
+bad up campaign/store.c tui/top.h "campaign/store.c:3: campaign includes tui, a folder above it" \
 	"an upward include"
-like "$out" "orchestrator and tui include each other" "the cycle is named too"
+like "$out" "campaign and tui include each other" "the cycle is named too"
 bad peer designs/plan.c placement/topology.h "designs/plan.c:1: designs includes its peer placement" \
 	"a peer include (designs -> placement)"
 bad skip collectors/cubex.c models/pmnf.h "collectors/cubex.c:1: collectors includes models, a folder above it" \

@@ -43,10 +43,10 @@ keys() {  # keys C-FILE: the strings of every `...keys[] = { ... }` / `known[]` 
 	perl -0ne 'while (/(?:keys|known)\[\d*\]\s*=\s*\{([^}]*)\}/g) { my $l = $1; print "$1\n" while $l =~ /"([a-z_]+)"/g }' "$1" | sort -u
 }
 missing=
-for k in $(keys "$ROOT/orchestrator/config.c"); do
+for k in $(keys "$ROOT/campaign/config.c"); do
 	grep -q "Ic $k\b\|\b$k = " "$MAN/perfsweep.cfg.5" || missing="$missing $k"
 done
-ok $([ "$(keys "$ROOT/orchestrator/config.c" | wc -l)" -ge 30 ]; echo $?) "config.c's key tables are found"
+ok $([ "$(keys "$ROOT/campaign/config.c" | wc -l)" -ge 30 ]; echo $?) "config.c's key tables are found"
 is "$missing" "" "perfsweep.cfg(5) documents every key config.c accepts"
 missing=
 for k in parameters functions $(keys "$ROOT/designs/deps_config.c"); do

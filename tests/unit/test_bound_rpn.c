@@ -4,8 +4,8 @@
  * known truth: a kernel whose time is n * (1 + 0.4 (r - 1)) with r the
  * ranks that really shared a node, with small seeded noise.
  */
-#include "orchestrator/store.h"
-#include "orchestrator/validation.h"
+#include "campaign/store.h"
+#include "engine/validation.h"
 #include "tests/lib/tap.h"
 #include <stdlib.h>
 #include <string.h>

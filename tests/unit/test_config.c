@@ -1,5 +1,5 @@
 /* Campaign config: valid files load; each kind of mistake gets FILE:LINE and a hint. */
-#include "orchestrator/config.h"
+#include "campaign/config.h"
 #include "tests/lib/tap.h"
 
 static const char *write_cfg(const char *name, const char *text)

@@ -5,7 +5,7 @@
 #include "collectors/scorep_dir.h"
 #include "common/xalloc.h"
 #include "cli/cli.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tests/lib/tap.h"
 
 static int run_import(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,

@@ -1,9 +1,9 @@
 /* Re-collection over a campaign's stored files: what changed, per
    region/metric; the collectors pinned in the store; a config that changes
    more than its collect section; config_diff itself. */
-#include "orchestrator/config_diff.h"
-#include "orchestrator/plan_build.h"
-#include "orchestrator/recollect.h"
+#include "campaign/config_diff.h"
+#include "engine/plan_build.h"
+#include "engine/recollect.h"
 #include "tests/lib/tap.h"
 
 static char base[600];

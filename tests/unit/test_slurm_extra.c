@@ -1,12 +1,12 @@
 /* The slurm backend's `extra` options, checked without a cluster. */
-#include "orchestrator/backend.h"
+#include "campaign/slurm_extra.h"
 #include "tests/lib/tap.h"
 
 static int check(const char *opt, struct perr *err)
 {
 	char *v[] = { (char *)opt };
 	err->msg[0] = '\0';
-	return backend_slurm_check_extra(1, v, err);
+	return slurm_extra_check(1, v, err);
 }
 
 int main(void)
@@ -39,8 +39,8 @@ int main(void)
 		contains(err.msg, bad[i].msg, "message for %s", bad[i].opt);
 	}
 	char *several[] = { "--mem=1G", "--bogus" };
-	is_int(backend_slurm_check_extra(2, several, &err), -1, "the first bad option of several is named");
+	is_int(slurm_extra_check(2, several, &err), -1, "the first bad option of several is named");
 	contains(err.msg, "'--bogus'", "it is the second one");
-	is_int(backend_slurm_check_extra(0, NULL, &err), 0, "no options is fine");
+	is_int(slurm_extra_check(0, NULL, &err), 0, "no options is fine");
 	return done_testing();
 }

@@ -1,5 +1,5 @@
 /* Campaign store: plan, transitions, measurements, concurrent readers, resume. */
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tests/lib/tap.h"
 
 static void make_plan(struct plan *pl, int reps)

@@ -1,6 +1,6 @@
 /* Growing campaigns: store_plan_diff, store_grow, store_append_runs, retired
    runs, re-measurements, and the migration of a store made before them. */
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tests/lib/tap.h"
 #include <sqlite3.h>
 #include <stdlib.h>

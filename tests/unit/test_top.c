@@ -5,8 +5,8 @@
  */
 #include "tests/lib/tap.h"
 #include "common/xalloc.h"
-#include "orchestrator/store.h"
-#include "orchestrator/control.h"
+#include "campaign/store.h"
+#include "engine/control.h"
 #include "tui/details.h"
 #include "tui/flags.h"
 #include "tui/model.h"

@@ -7,7 +7,7 @@
 #include "tests/lib/tap.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/store.h"
+#include "campaign/store.h"
 #include "tui/top.h"
 
 #define T0 1700000000.0

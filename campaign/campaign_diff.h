@@ -1,0 +1,31 @@
+/*
+ * A config against the campaign already in a directory: may it grow there,
+ * and by what.  `perfsweep run` asks before it grows a campaign and
+ * `perfsweep plan --dir` prints the answer.
+ */
+#ifndef PS_CAMPAIGN_DIFF_H
+#define PS_CAMPAIGN_DIFF_H
+#include "campaign/config.h"
+#include "campaign/store.h"
+
+/*
+ * Refuse (-1, err: one line naming the key, suggesting a new campaign
+ * directory) a config that changes what the stored runs mean: app.command
+ * (the program or its arguments), app.env, or the collectors (collect:
+ * `perfsweep collect DIR` re-collects stored runs instead).  The store's
+ * config text is compared setting by setting, so comments, layout and
+ * other keys may change freely.  A store whose config text cannot be read
+ * (an import) passes.
+ */
+int campaign_check_config(struct store *st, const struct campaign_config *c, struct perr *err);
+
+/*
+ * With a store in dir for c's campaign: check c (campaign_check_config)
+ * and fill *d with the difference to plan pl (store_plan_diff); returns 1.
+ * Without a store in dir: 0, *d zero.  -1 with err on a refusal, another
+ * campaign in dir, or a store that cannot be read.
+ */
+int campaign_diff(const char *dir, const struct campaign_config *c, const struct plan *pl,
+		  struct store_diff *d, struct perr *err);
+
+#endif

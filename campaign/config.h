@@ -1,0 +1,100 @@
+/*
+ * Campaign configuration, read with libconfig (schema: docs/config.md).
+ * config_load validates everything it knows and reports the first problem as
+ * "FILE:LINE: message" with what to write instead.  Sections owned by other
+ * modules (design, budget, placement, contention, cost_model, dependencies)
+ * are checked by them through the raw setting pointers kept here.
+ */
+#ifndef PS_CONFIG_H
+#define PS_CONFIG_H
+#include "collectors/collector_set.h"
+#include "collectors/regex_collect.h"
+#include "common/error.h"
+#include "designs/plan.h"
+#include "placement/placement_spec.h"
+#include <libconfig.h>
+
+/* The backend section: which backend runs the campaign, and its settings. */
+struct backend_config {
+	char *type;                 /* "local" or "slurm" */
+	char *partition, *account, *qos;   /* slurm; NULL when unset */
+	char *mpi;                  /* slurm: srun --mpi= plugin ("pmix"), a plain word, or NULL */
+	int time_limit;             /* minutes, 0 = from the cost estimate */
+	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64 */
+	int nextra;
+	char **extra;               /* extra "#SBATCH" lines, verbatim options */
+	/* slurm polling (seconds; 0 = default): right after a change, the
+	   growth factor while nothing changes, and the longest interval; and
+	   the longest while the jobs' own notes tell of their ends */
+	double poll_min, poll_max, poll_factor, poll_safety;
+};
+
+struct campaign_config {
+	char *path;                 /* the config file */
+	char *dir;                  /* its directory (relative paths resolve here) */
+	char *name;
+	/* app */
+	int app_argc;
+	char **app_argv;            /* templates with {param} placeholders */
+	char *app_workdir;          /* NULL: the run directory */
+	int app_nenv;
+	char **app_env;             /* "KEY=VALUE" templates */
+	double app_timeout;         /* seconds, 0 = none */
+	/* parameters, in file order */
+	int nparams;
+	struct plan_param *params;
+	int repetitions;            /* fixed, or adaptive: the minimum */
+	/* adaptive repetitions (repetitions = { min; max; target; }): target 0 when fixed */
+	int repetitions_max;
+	double repetitions_target;  /* relative half-width of the median's 95% confidence interval */
+	int max_attempts;
+	int order;                  /* enum plan_order (default interleaved) */
+	int have_order_seed;        /* order_seed was given */
+	unsigned long order_seed;
+	struct backend_config backend;
+	/* collectors */
+	int collect_wall;
+	int nregex;
+	struct regex_pattern *regex;
+	int collect_cubex;
+	int ncubex_metrics;
+	char **cubex_metrics;
+	/* paths, resolved against dir */
+	char *dependencies;         /* NULL when unset */
+	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
+	/* the placement section's contract (placement_spec_parse; the planner
+	   reads its ranks-per-node axis and attach) */
+	struct placement_spec placement_spec;   /* defaults without the section */
+	char *placement_map;        /* placement.map resolved (placement_spec.map points here), or NULL */
+	char *cores_per_rank;       /* placement.cores_per_rank as written ("N", "all"), or NULL */
+	/* raw settings for the sections other modules validate (NULL when absent) */
+	config_t cfg;
+	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;
+	char *text;                 /* the file's text, stored with the campaign */
+};
+
+int config_load(struct campaign_config *c, const char *path, struct perr *err);
+/*
+ * The same from a config's text (e.g. the one stored with a campaign):
+ * label stands for the file in messages ("LABEL:LINE: ..."), dir is where
+ * relative paths and @include resolve.  Release c either way.
+ */
+int config_load_text(struct campaign_config *c, const char *text, const char *label, const char *dir,
+		     struct perr *err);
+/* Path p of the config, absolute (relative paths resolve beside the config
+   file): the map, the dependency file and the work directory, which runs
+   read from their own directories.  Caller frees. */
+char *config_resolve(const struct campaign_config *c, const char *p);
+/* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
+char *config_default_dir(const struct campaign_config *c);
+/* The config's collectors as a set (pointing into c). */
+void config_collectors(const struct campaign_config *c, struct collector_set *cs);
+void config_release(struct campaign_config *c);
+/* "FILE:LINE" of a setting, for error messages. */
+const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
+			 size_t n);
+int config_find_param(const struct campaign_config *c, const char *name);
+/* The value of a numeric setting (integer or float; test with config_setting_is_number). */
+double config_number(const config_setting_t *s);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * Inside the campaign store: shared by store.c (open, plan, transitions,
+ * reads) and store_grow.c (appending runs, growing a campaign's plan).
+ * Nothing outside those two files includes it.
+ */
+#ifndef PS_STORE_PRIV_H
+#define PS_STORE_PRIV_H
+#include "campaign/store.h"
+#include <sqlite3.h>
+
+struct store {
+	sqlite3 *db;
+	char *dir;
+	int readonly;
+	int nparams;
+	char **param_names;
+	char **param_roles;
+	/* point values, loaded once: npoints x nparams */
+	int npoints;
+	double *point_values;
+	/* runs has the columns added for growing campaigns (remeasure, origin,
+	   retired_from); a read-only store made before them has not */
+	int grown_columns;
+};
+
+/*
+ * One state change: update the run's columns given in `set` (an SQL
+ * fragment with ?1.. bound by the caller through bind), bump its seq and
+ * record an event.  Runs inside the caller's transaction.
+ */
+struct change {
+	const char *set;            /* e.g. "state = 1, attempts = attempts + 1" */
+	const char *text[4];        /* bound to ?2.. ?5 as text (NULL binds NULL) */
+	double num[4];              /* bound to ?6.. ?9 */
+	long long ival[2];          /* bound to ?10, ?11 */
+};
+
+int sdb_err(struct store *st, struct perr *err, const char *what);
+int sdb_exec(struct store *st, const char *sql, struct perr *err);
+int sdb_begin(struct store *st, struct perr *err);      /* BEGIN IMMEDIATE */
+int sdb_commit(struct store *st, struct perr *err);
+void sdb_rollback(struct store *st);
+sqlite3_stmt *sdb_prepare(struct store *st, const char *sql, struct perr *err);
+char *sdb_col_str(sqlite3_stmt *s, int i);
+/* a NULL value removes key */
+int sdb_put_meta(struct store *st, const char *key, const char *value, struct perr *err);
+int sdb_put_plan_meta(struct store *st, const struct plan *pl, struct perr *err);
+int sdb_put_budget_meta(struct store *st, const struct plan *pl, struct perr *err);
+/* The plan's fingerprint (version 2 covers placement; 1 is accepted on resume). */
+char *sdb_plan_fingerprint(const struct plan *pl, int version);
+/* The rank count of a plan point. */
+int sdb_point_ranks(const struct plan *pl, const struct plan_point *pt);
+int sdb_apply_change(struct store *st, long long id, enum run_state state, const char *detail,
+		     const struct change *c, struct perr *err);
+/* Insert one point (id, placement, repetitions, cost, reason) and its
+   values, in the store's parameter order. */
+int sdb_insert_point(struct store *st, int id, const struct plan_point *pt, const double *values,
+		     int nvalues, struct perr *err);
+/* Reload the parameters and point values after points were added. */
+int sdb_load_params(struct store *st, struct perr *err);
+
+#endif

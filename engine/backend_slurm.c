@@ -1,0 +1,1472 @@
+/*
+ * The SLURM backend: one batch job per run, submitted, polled and cancelled
+ * through libslurm (never by running sbatch/squeue/scancel).
+ *
+ * A run's job is named "ps:<campaign>:<run id>.<attempt>" (one name per
+ * attempt) and its comment is "perfsweep <campaign dir> run <run id>", so
+ * that a restarted orchestrator finds the jobs an earlier one left behind
+ * (adopt() for recorded jobs; recover(), and start() itself, take over the
+ * job of an attempt that was submitted but never recorded instead of
+ * submitting it twice).  The job script (slurm_script.c, saved as
+ * runs/<id>/job.sh) runs `srun --cpu-bind=none [perfsweep-bind ...] APP
+ * ARGS`.
+ *
+ * A job's start and end reach us first as notes its script leaves in
+ * runs/.events (slurm_script.c): one stat of that directory per poll.min
+ * while nothing happens, a readdir when something did, and the result from
+ * the run's own completion record; a JOB.gone note (SLURM's SIGTERM of a
+ * cancelled or timed-out job) polls the controller at once.  Once notes
+ * arrive, the controller is only the safety net for jobs that end without
+ * one (cancelled while queued, lost with a node): asked every
+ * poll.safety seconds (30; at least poll.max), and sooner only when it told
+ * us something the notes did not.  Without notes (a run directory the
+ * nodes cannot write), the controller is polled as follows.
+ *
+ * Polling loads this user's jobs only (slurm_load_job_user; after a
+ * controller outage the incremental full list instead), with back-off
+ * from backend.poll.min (0.1 s) by poll.factor (1.5) up to poll.max (5 s)
+ * while nothing changes, and never more often than once per 1 ms for each
+ * job in the last list that we do not track, nor than its own CPU time
+ * allows for 0.5% of a CPU (up to poll.max): the user's finished jobs grow
+ * with the campaign; an unreachable or rate-limiting controller is an
+ * outage, not a failure: wait() keeps retrying and reports nothing.
+ * Submission errors that may pass (busy nodes, EAGAIN, controller
+ * unreachable or rate-limiting, job, QOS and association limits) make
+ * start() return 1 and hold further submissions back with exponential
+ * back-off; other errors fail the run with SLURM's message.
+ */
+#include "common/clock.h"
+#include "engine/backend.h"
+#include "campaign/slurm_extra.h"
+#include "engine/slurm_compat.h"
+#include "engine/slurm_script.h"
+#include "common/strbuf.h"
+#include "common/strmap.h"
+#include "common/xalloc.h"
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define POLL_MIN 0.1          /* seconds between polls right after a change */
+#define POLL_MAX 5.0          /* ... growing to this while nothing changes */
+#define POLL_FACTOR 1.5       /* ... by this factor per quiet poll (backend.poll) */
+#define OUTAGE_POLL 1.0       /* first retry interval while the controller is down */
+#define POLL_PER_RECORD 0.001 /* seconds between polls per listed job we do not track */
+#define POLL_CPU_SHARE 0.005  /* polling may take this share of a CPU (0.5%) */
+#define POLL_SAFETY 30.0      /* seconds between polls while job notes tell us (poll.safety) */
+#define SUBMIT_BACKOFF_MIN 0.2
+#define SUBMIT_BACKOFF_MAX 30.0
+#define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
+
+struct sjob {
+	long long run;
+	uint32_t job;
+	int missing;          /* full job lists in a row that did not show it */
+	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
+	int running;          /* its start was reported ... */
+	double started_at;    /* ... as this time, which its result repeats */
+	char *run_dir;
+};
+
+
+struct slurm_backend {
+	char *partition, *account, *qos;
+	char *mpi;                        /* srun --mpi=, or NULL */
+	int time_limit, max_inflight;
+	int nextra;
+	char **extra;
+	struct slurm_extra xo;
+	char *tres_per_node;               /* xo.gres with SLURM's prefix per item */
+
+	struct sjob *jobs;
+	size_t njobs, ajobs;
+	struct run_result *ready;         /* finished, not yet returned by wait() */
+	size_t nready, aready;
+
+	double poll_min, poll_max, poll_factor, poll_safety;
+	time_t last_update;               /* of the last job list we got */
+	double next_poll, poll_interval;
+	double poll_floor;                /* no sooner than this: the list's untracked jobs */
+	int outage;                       /* the controller did not answer */
+	int notes_live;                   /* job notes arrive: the controller is the safety net */
+	double next_sweep;                /* of the events directories */
+	struct events_dir { char *path; double seen; } *evdirs;   /* seen: its mtime when last read */
+	size_t nevdirs, aevdirs;
+	int had_outage;                   /* ... at some time since we started */
+
+	double submit_after;              /* back-off after a transient submit error */
+	double submit_backoff;
+
+	/* Jobs of this campaign found in SLURM that nobody tracks yet
+	   ("ps:<campaign>:<id>" -> index into orphan_ids). */
+	int scanned;
+	char *scan_campaign;
+	struct strmap orphans;
+	uint32_t *orphan_ids;
+	size_t norphans, aorphans;
+};
+
+static int slurm_refs;
+
+
+static void sleep_for(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Errors that may go away by themselves: controller or munge unreachable, busy, limits. */
+static int slurm_transient(int e)
+{
+	if (e == EAGAIN || e == ETIMEDOUT || e == ECONNREFUSED || e == ECONNRESET || e == EINTR ||
+	    e == EHOSTUNREACH || e == ENETUNREACH)
+		return 1;
+	if (e >= SLURM_UNEXPECTED_MSG_ERROR && e <= SLURM_COMMUNICATIONS_MISSING_SOCKET_ERROR &&
+	    e != SLURM_PROTOCOL_VERSION_ERROR && e != SLURM_PROTOCOL_IO_STREAM_VERSION_ERROR &&
+	    e != SLURM_MPI_PLUGIN_NAME_INVALID && e != SLURM_PLUGIN_NAME_INVALID)
+		return 1;
+	if (e >= SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR &&
+	    e <= SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR)
+		return 1;
+	if (e >= SLURM_PROTOCOL_SOCKET_IMPL_ZERO_RECV_LENGTH && e <= SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT)
+		return 1;
+	switch (e) {
+	case PS_SLURMCTLD_COMMUNICATIONS_BACKOFF:     /* "Rate limit exceeded" */
+	case PS_SLURMCTLD_COMMUNICATIONS_HARD_DROP:   /* the RPC queue dropped us */
+	case ESLURM_ACCOUNTING_POLICY:   /* QOS or association limit: ours or others' jobs pass */
+	case ESLURM_QOS_THRES:
+	case ESLURM_NODES_BUSY:
+	case ESLURM_PORTS_BUSY:
+	case ESLURM_RESERVATION_BUSY:
+	case ESLURM_IN_STANDBY_MODE:
+	case ESLURM_IN_STANDBY_USE_BACKUP:
+	case ESLURM_ERROR_ON_DESC_TO_RECORD_COPY:   /* MaxJobCount reached */
+	case ESLURM_TRANSITION_STATE_NO_UPDATE:
+	case ESLURM_AUTH_NET_ERROR:
+	case ESLURM_AUTH_UNABLE_TO_SIGN:            /* munged not answering */
+	case ESLURM_AUTH_FOPEN_ERROR:
+		return 1;
+	}
+	return 0;
+}
+
+int backend_slurm_transient(int slurm_errno)
+{
+	return slurm_transient(slurm_errno);
+}
+
+static const char *slurm_errstr(int e)
+{
+	const char *s = slurm_strerror(e);
+	return s && *s ? s : "unknown slurm error";
+}
+
+/* --gres "gpu:2,nic:1" as job_desc.tres_per_node ("gres:gpu:2,gres:nic:1";
+   the prefix depends on the release, slurm_compat.h), or NULL. */
+static char *gres_tres(const char *gres)
+{
+	if (!gres)
+		return NULL;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	const char *p = gres;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		if (sb.len)
+			strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, PS_SLURM_GRES_PREFIX);
+		strbuf_add(&sb, p, l);
+		p += l + (p[l] == ',');
+	}
+	return strbuf_detach(&sb);
+}
+
+/* ---- job script --------------------------------------------------------- */
+
+/* ---- job description ---------------------------------------------------- */
+
+/* Minutes: the config's limit, else the run's timeout, else the estimate with a margin. */
+static uint32_t job_time_limit(const struct slurm_backend *sb, const struct run_spec *rs)
+{
+	if (sb->time_limit > 0)
+		return (uint32_t)sb->time_limit;
+	if (rs->timeout > 0)
+		return (uint32_t)ceil(rs->timeout / 60.0) + 1;
+	if (rs->est_seconds > 0)
+		return (uint32_t)ceil((rs->est_seconds * 1.5 + 120) / 60.0);
+	return NO_VAL;
+}
+
+/* Add "KEY=VALUE" to env, replacing an earlier entry of the same key. */
+static void env_set(char ***env, size_t *cnt, size_t *alloc, struct strmap *keys, char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+	char *key = xstrndup(kv, klen);
+	int at = strmap_get(keys, key);
+	if (at >= 0) {
+		free((*env)[at]);
+		(*env)[at] = kv;
+	} else {
+		XGROW(*env, *cnt + 2, *alloc);
+		strmap_put(keys, key, (int)*cnt);
+		(*env)[(*cnt)++] = kv;
+		(*env)[*cnt] = NULL;
+	}
+	free(key);
+}
+
+/* The job's environment: ours (like sbatch --export=ALL) minus SLURM_* but
+   SLURM_CONF, then the run's additions, then PERFSWEEP_RUN_DIR/_ID/CAMPAIGN. */
+static char **job_env(const struct run_spec *rs, uint32_t *n)
+{
+	size_t cnt = 0, alloc = 0;
+	char **env = NULL;
+	struct strmap keys;
+	strmap_init(&keys);
+	for (char **e = environ; e && *e; e++) {
+		if (!strncmp(*e, "SLURM_", 6) && strncmp(*e, "SLURM_CONF=", 11))
+			continue;
+		if (!strchr(*e, '='))
+			continue;
+		env_set(&env, &cnt, &alloc, &keys, xstrdup(*e));
+	}
+	for (char *const *a = rs->env; a && *a; a++)
+		if (strchr(*a, '='))
+			env_set(&env, &cnt, &alloc, &keys, xstrdup(*a));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir));
+	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id));
+	env_set(&env, &cnt, &alloc, &keys,
+		xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : ""));
+	strmap_release(&keys);
+	*n = (uint32_t)cnt;
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (char **e = env; e && *e; e++)
+		free(*e);
+	free(env);
+}
+
+static int write_file(const char *path, const char *text, struct perr *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f))
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	chmod(path, 0755);
+	return 0;
+}
+
+/* ---- job tracking --------------------------------------------------------- */
+
+/* Read the events directory of run_dir too (made here, if need be). */
+static void watch_events(struct slurm_backend *sb, const char *run_dir)
+{
+	char *path = slurm_events_dir(run_dir);
+	for (size_t k = 0; k < sb->nevdirs; k++)
+		if (!strcmp(sb->evdirs[k].path, path)) {
+			free(path);
+			return;
+		}
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		free(path);   /* no notes then: the controller tells */
+		return;
+	}
+	XGROW(sb->evdirs, sb->nevdirs + 1, sb->aevdirs);
+	sb->evdirs[sb->nevdirs++] = (struct events_dir){ .path = path, .seen = -1 };
+}
+
+/* The tracked job with this id: its index, or njobs. */
+static size_t tracked(const struct slurm_backend *sb, uint32_t job)
+{
+	size_t i = 0;
+	while (i < sb->njobs && sb->jobs[i].job != job)
+		i++;
+	return i;
+}
+
+static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
+		  const char *run_dir)
+{
+	if (tracked(sb, job) < sb->njobs)
+		return;
+	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
+					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
+	if (run_dir)
+		watch_events(sb, run_dir);
+	if (sb->notes_live)
+		return;   /* its notes will tell */
+	sb->poll_interval = sb->poll_min;
+	if (sb->next_poll > wall_now() + sb->poll_min)
+		sb->next_poll = wall_now() + sb->poll_min;
+}
+
+static void untrack(struct slurm_backend *sb, size_t i)
+{
+	free(sb->jobs[i].run_dir);
+	sb->jobs[i] = sb->jobs[--sb->njobs];
+}
+
+/* A job is finished once its base state is past SUSPENDED: the batch script
+   has ended and its exit code is set.  COMPLETING only says the node has not
+   yet confirmed its epilog; after a controller restart that confirmation can
+   take a minute, and the result does not depend on it. */
+static int job_finished(uint32_t state)
+{
+	return (state & JOB_STATE_BASE) > JOB_SUSPENDED;
+}
+
+/* The run result of a finished job. */
+static void job_result(const slurm_job_info_t *j, long long run, double timeout,
+		       const char *run_dir, struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = run;
+	r->exit_status = -1;
+	r->started_at = j->start_time > 0 ? (double)j->start_time : 0;
+	r->ended_at = j->end_time > 0 ? (double)j->end_time : wall_now();
+	r->wall = r->started_at > 0 && r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
+	int st = (int)j->exit_code;
+	if (j->exit_code != NO_VAL) {
+		if (WIFSIGNALED(st))
+			r->exit_status = 128 + WTERMSIG(st);
+		else if (WIFEXITED(st))
+			r->exit_status = WEXITSTATUS(st);
+	}
+	uint32_t base = j->job_state & JOB_STATE_BASE;
+	const char *why = NULL;
+	switch (base) {
+	case JOB_COMPLETE:
+		if (r->exit_status == 0)
+			return;
+		why = "failed";
+		break;
+	case JOB_CANCELLED: why = "cancelled"; break;
+	case JOB_TIMEOUT: why = "time limit reached"; break;
+	case JOB_NODE_FAIL: why = "node failure"; r->retry_free = 1; break;
+	case JOB_PREEMPTED: why = "preempted"; r->retry_free = 1; break;
+	case JOB_BOOT_FAIL: why = "node boot failure"; r->retry_free = 1; break;
+	case JOB_DEADLINE: why = "deadline reached"; break;
+	case JOB_OOM: why = "out of memory"; break;
+	default: why = "failed"; break;
+	}
+	r->failed = 1;
+	char detail[160] = "";
+	char *marker = run_dir ? xasprintf("%s/job.step-failed", run_dir) : NULL;
+	int step_failed = marker && !access(marker, F_OK);
+	free(marker);
+	if (step_failed && (base == JOB_FAILED || base == JOB_COMPLETE)) {
+		/* srun never started a rank: the controller or a node, not the program */
+		r->retry_free = 1;
+		snprintf(r->reason, sizeof(r->reason),
+			 "job step could not start, see job.err (slurm job %u)", j->job_id);
+		return;
+	}
+	if (base == JOB_FAILED || base == JOB_COMPLETE) {
+		if (timeout > 0 && r->exit_status == 124)
+			snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
+		else if (r->exit_status > 128)
+			snprintf(detail, sizeof(detail), "killed by signal %d", r->exit_status - 128);
+		else if (r->exit_status > 0)
+			snprintf(detail, sizeof(detail), "exit status %d", r->exit_status);
+		else if (j->state_reason != WAIT_NO_REASON)
+			snprintf(detail, sizeof(detail), "%s%s%s",
+				 slurm_job_reason_string((enum job_state_reason)j->state_reason),
+				 j->state_desc ? ": " : "", j->state_desc ? j->state_desc : "");
+		else
+			snprintf(detail, sizeof(detail), "job failed");
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", detail, j->job_id);
+	} else {
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", why, j->job_id);
+	}
+}
+
+static void push_ready(struct slurm_backend *sb, const struct run_result *r)
+{
+	XGROW(sb->ready, sb->nready + 1, sb->aready);
+	sb->ready[sb->nready++] = *r;
+}
+
+/* Tracked job i has started at t: reported once. */
+static void job_started(struct slurm_backend *sb, size_t i, double t)
+{
+	struct sjob *sj = &sb->jobs[i];
+	if (sj->running)
+		return;
+	sj->running = 1;
+	sj->started_at = t;
+	struct run_result r = { .id = sj->run, .running = 1, .exit_status = -1, .started_at = t };
+	push_ready(sb, &r);
+}
+
+/* Tracked job i has ended with result r: reported with the start reported
+   before (the controller and the job's own clock may differ by a second),
+   and no longer tracked. */
+static void job_ended(struct slurm_backend *sb, size_t i, struct run_result *r)
+{
+	const struct sjob *sj = &sb->jobs[i];
+	if (sj->running && sj->started_at > 0) {
+		r->started_at = sj->started_at;
+		r->wall = r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
+	}
+	push_ready(sb, r);
+	untrack(sb, i);
+}
+
+/*
+ * A job the controller no longer knows (purged after MinJobAge, or lost):
+ * its result from the completion record its script left in run_dir, when
+ * that record is this job's (job != 0) or this attempt's (job == 0).
+ * 1: r filled; 0: no such record.
+ */
+static int result_from_record(const char *run_dir, uint32_t job, int attempt, long long run,
+			      double timeout, int live, struct run_result *r)
+{
+	if (!run_dir)
+		return 0;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *path = xasprintf("%s/job.done", run_dir);
+	struct slurm_done d;
+	int ok = !strbuf_read_file(&sb, path) && !slurm_done_parse(sb.buf, &d) &&
+		 (job ? d.job == job : d.attempt == (attempt > 0 ? attempt : 1));
+	free(path);
+	strbuf_release(&sb);
+	if (!ok)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->id = run;
+	r->exit_status = d.exit_status;
+	r->started_at = (double)d.start;
+	r->ended_at = (double)d.end;
+	r->wall = d.end >= d.start ? (double)(d.end - d.start) : 0;
+	if (d.exit_status == 0)
+		return 1;
+	r->failed = 1;
+	char *marker = xasprintf("%s/job.step-failed", run_dir);
+	r->retry_free = !access(marker, F_OK);
+	free(marker);
+	const char *what = r->retry_free ? "job step could not start, see job.err" : NULL;
+	char detail[64];
+	if (!what && timeout > 0 && d.exit_status == 124)
+		snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
+	else if (!what && d.exit_status > 128)
+		snprintf(detail, sizeof(detail), "killed by signal %d", d.exit_status - 128);
+	else
+		snprintf(detail, sizeof(detail), "%s%d", what ? "" : "exit status ", what ? 0 : d.exit_status);
+	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u%s)", what ? what : detail, d.job,
+		 live ? "" : ", from job.done");
+	return 1;
+}
+
+/* The longest wait between polls: poll.max, or poll.safety (at least
+   poll.max) once job notes tell of starts and ends. */
+static double poll_ceiling(const struct slurm_backend *sb)
+{
+	return sb->notes_live ? fmax(sb->poll_safety, sb->poll_max) : sb->poll_max;
+}
+
+/* The next poll: soon after a change, later and later while nothing changes;
+   never sooner than the floor set by the size of the last list. */
+static void poll_again(struct slurm_backend *sb, int changed)
+{
+	sb->poll_interval = changed ? sb->poll_min
+				    : fmin(sb->poll_interval * sb->poll_factor, poll_ceiling(sb));
+	sb->next_poll = wall_now() + fmax(sb->poll_interval, sb->poll_floor);
+}
+
+/*
+ * A list of nrecords jobs of which ntracked are ours to track: the rest
+ * (this user's finished jobs, kept for MinJobAge, and other jobs) cost the
+ * controller and us the same work per poll but tell us nothing.  Space the
+ * polls by POLL_PER_RECORD per such job, and by the poll's own CPU time
+ * over POLL_CPU_SHARE (up to poll.max), so that polling costs a bounded
+ * share of a CPU however long the list grows, instead of growing with the
+ * campaign.
+ */
+static void poll_floor(struct slurm_backend *sb, uint32_t nrecords, size_t ntracked, double cpu)
+{
+	double untracked = nrecords > ntracked ? (double)(nrecords - ntracked) : 0;
+	/* and by what the poll cost us: at most POLL_CPU_SHARE of a CPU, measured */
+	sb->poll_floor = fmin(fmax(untracked * POLL_PER_RECORD, cpu / POLL_CPU_SHARE), poll_ceiling(sb));
+}
+
+/* A tracked job as the controller lists it: its start reported once, its
+   result when it has finished.  Returns 2 when it finished, 1 when it
+   started, 0 when nothing changed. */
+static int poll_job(struct slurm_backend *sb, size_t i, const slurm_job_info_t *j)
+{
+	sb->jobs[i].missing = 0;
+	if (job_finished(j->job_state)) {
+		struct run_result r;
+		job_result(j, sb->jobs[i].run, sb->jobs[i].timeout, sb->jobs[i].run_dir, &r);
+		job_ended(sb, i, &r);
+		return 2;
+	}
+	if (!sb->jobs[i].running && (j->job_state & JOB_STATE_BASE) == JOB_RUNNING) {
+		job_started(sb, i, (double)j->start_time);
+		return 1;
+	}
+	return 0;
+}
+
+/* A job missing from two lists in a row was purged (or the controller lost
+   its state): its completion record says how it ended, else run it again. */
+static int poll_missing(struct slurm_backend *sb)
+{
+	int changed = 0;
+	for (size_t i = 0; i < sb->njobs;) {
+		if (sb->jobs[i].missing < 2) {
+			i++;
+			continue;
+		}
+		struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
+					.retry_free = 1, .ended_at = wall_now() };
+		snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
+			 sb->jobs[i].job);
+		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
+				   sb->jobs[i].timeout, 0, &r);
+		job_ended(sb, i, &r);
+		changed = 1;
+	}
+	return changed;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+static double mtime_of(const struct stat *st)
+{
+	return (double)st->st_mtim.tv_sec + st->st_mtim.tv_nsec / 1e9;
+}
+
+/* One note "JOB.start", "JOB.done" or "JOB.gone" in directory dir: 1 when
+   it told us a start or a result, 0 when it is used up (a gone note: poll
+   the controller now) or not ours (removed), -1 when the run's record
+   cannot be read yet (kept, read again). */
+static int read_note(struct slurm_backend *sb, const char *dir, const char *name)
+{
+	char *end;
+	errno = 0;
+	unsigned long job = strtoul(name, &end, 10);
+	if (end == name || errno || job == 0 || job >= NO_VAL ||
+	    (strcmp(end, ".start") && strcmp(end, ".done") && strcmp(end, ".gone")))
+		return 0;   /* not a note (a temporary file, a stranger): leave it */
+	char *path = xasprintf("%s/%s", dir, name);
+	size_t i = tracked(sb, (uint32_t)job);
+	int told = 0;
+	if (i == sb->njobs) {
+		;   /* a job we no longer track: its record stays */
+	} else if (!strcmp(end, ".gone")) {
+		/* SLURM is ending it (cancel, time limit): the controller says how */
+		sb->poll_interval = sb->poll_min;
+		sb->next_poll = wall_now();
+	} else if (!strcmp(end, ".done")) {
+		struct sjob *sj = &sb->jobs[i];
+		struct run_result r;
+		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r)) {
+			free(path);
+			return -1;
+		}
+		job_ended(sb, i, &r);
+		told = 1;
+	} else if (!sb->jobs[i].running) {
+		/* the note holds the script's start time, as job.done will */
+		struct strbuf sbuf;
+		strbuf_init(&sbuf);
+		double t = strbuf_read_file(&sbuf, path) ? 0 : strtod(sbuf.buf, NULL);
+		strbuf_release(&sbuf);
+		job_started(sb, i, t > 0 ? t : wall_now());
+		told = 1;
+	}
+	unlink(path);
+	free(path);
+	return told;
+}
+
+/*
+ * The notes job scripts left since the last sweep (slurm_script.c): a
+ * directory is read only when its time changed, or while that time is still
+ * within a second of now (it has the kernel's clock tick: a note written in
+ * the tick of our last read would not change it).  Returns 1 when a note
+ * told us something.
+ */
+static int sweep_notes(struct slurm_backend *sb)
+{
+	int changed = 0;
+	double now = wall_now();
+	for (size_t k = 0; k < sb->nevdirs; k++) {
+		struct events_dir *ed = &sb->evdirs[k];
+		struct stat st;
+		if (stat(ed->path, &st))
+			continue;
+		double mt = mtime_of(&st);
+		if (mt == ed->seen && now - mt > 1.0)
+			continue;
+		DIR *d = opendir(ed->path);
+		if (!d)
+			continue;
+		int again = 0;
+		for (struct dirent *de; (de = readdir(d));) {
+			int rc = read_note(sb, ed->path, de->d_name);
+			again |= rc < 0;
+			changed |= rc > 0;
+		}
+		closedir(d);
+		ed->seen = again ? -1 : mt;
+	}
+	if (changed && !sb->notes_live) {
+		/* from now on the notes tell: the controller only checks on them */
+		sb->notes_live = 1;
+		sb->poll_interval = fmax(sb->poll_interval, sb->poll_max);
+		sb->next_poll = fmax(sb->next_poll, now + sb->poll_interval);
+	}
+	return changed;
+}
+
+/*
+ * One poll of the controller.  Returns 0 (also during an outage) or -1.
+ * It loads this user's jobs only (slurm_load_job_user), so its cost follows
+ * our own jobs, not the cluster's: other users' jobs, queued or kept after
+ * they finished, are never sent.
+ */
+static int poll_jobs(struct slurm_backend *sb, struct perr *err)
+{
+	job_info_msg_t *msg = NULL;
+	double cpu0 = thread_cpu_now();
+	/* after a controller outage, this user's list has been seen to miss a
+	   job's end (70-slurm-backend.t): the incremental full list from then on */
+	int rc = sb->had_outage ? slurm_load_jobs(sb->last_update, &msg, SHOW_ALL)
+				: slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL);
+	if (rc != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (e == SLURM_NO_CHANGE_IN_DATA) {
+			poll_again(sb, 0);
+			return 0;
+		}
+		if (!slurm_transient(e))
+			return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+		sb->outage = sb->had_outage = 1;   /* wait: never fail a run because of an outage */
+		sb->poll_interval = fmin(fmax(sb->poll_interval * 2, OUTAGE_POLL), sb->poll_max);
+		sb->next_poll = wall_now() + sb->poll_interval;
+		return 0;
+	}
+	/* a restarted controller may date its list before ours: ask for all */
+	sb->last_update = sb->outage ? 0 : msg->last_update;
+	sb->outage = 0;
+	/* tracked jobs by id: (job, index) pairs, sorted */
+	size_t n = sb->njobs;
+	uint32_t (*ix)[2] = xcalloc(n + 1, sizeof(*ix));
+	for (size_t i = 0; i < n; i++) {
+		sb->jobs[i].missing++;
+		ix[i][0] = sb->jobs[i].job;
+		ix[i][1] = (uint32_t)i;
+	}
+	qsort(ix, n, sizeof(*ix), cmp_job);
+	/* results first, removals last: untrack() moves jobs around */
+	uint32_t *done = xcalloc(n + 1, sizeof(*done));
+	size_t ndone = 0, nseen = 0;
+	int changed = 0;
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		uint32_t key[2] = { j->job_id, 0 };
+		uint32_t (*hit)[2] = bsearch(key, ix, n, sizeof(*ix), cmp_job);
+		if (!hit)
+			continue;
+		size_t i = (*hit)[1];
+		sb->jobs[i].missing = 0;
+		nseen++;
+		if (job_finished(j->job_state))
+			done[ndone++] = (uint32_t)k;
+		else if (poll_job(sb, i, j) && !sb->notes_live)
+			changed = 1;   /* a start: with notes, theirs to tell */
+	}
+	for (size_t d = 0; d < ndone; d++) {
+		size_t i = tracked(sb, msg->job_array[done[d]].job_id);
+		if (i < sb->njobs)
+			changed |= poll_job(sb, i, &msg->job_array[done[d]]) > 0;
+	}
+	free(done);
+	free(ix);
+	uint32_t msg_records = msg->record_count;
+	changed |= poll_missing(sb);
+	slurm_free_job_info_msg(msg);
+	poll_floor(sb, msg_records, nseen, thread_cpu_now() - cpu0);
+	poll_again(sb, changed);
+	return 0;
+}
+
+/* Find jobs of this campaign left by an earlier orchestrator (queued,
+   running or finished): our own jobs only, so this stays cheap on a busy
+   cluster. */
+static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
+{
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (slurm_transient(e))
+			return 1;
+		return perr_set(err, "cannot load slurm jobs: %s", slurm_errstr(e));
+	}
+	strmap_release(&sb->orphans);
+	strmap_init(&sb->orphans);
+	sb->norphans = 0;
+	free(sb->scan_campaign);
+	sb->scan_campaign = xstrdup(rs->campaign ? rs->campaign : "");
+	char *prefix = xasprintf("ps:%s:", sb->scan_campaign);
+	char *cprefix = xasprintf("perfsweep %s run ", rs->campaign_dir ? rs->campaign_dir : "");
+	uid_t uid = getuid();
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (j->user_id != uid || !j->name || !j->comment)
+			continue;
+		if (strncmp(j->name, prefix, strlen(prefix)) || strncmp(j->comment, cprefix, strlen(cprefix)))
+			continue;
+		if (tracked(sb, j->job_id) < sb->njobs)
+			continue;
+		XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
+		sb->orphan_ids[sb->norphans] = j->job_id;
+		strmap_put(&sb->orphans, j->name, (int)sb->norphans);
+		sb->norphans++;
+	}
+	free(prefix);
+	free(cprefix);
+	slurm_free_job_info_msg(msg);
+	sb->scanned = 1;
+	return 0;
+}
+
+/* ---- backend operations --------------------------------------------------- */
+
+static int sl_inflight(struct backend *b)
+{
+	struct slurm_backend *sb = b->priv;
+	return (int)sb->njobs;
+}
+
+static int sl_capacity(struct backend *b)
+{
+	struct slurm_backend *sb = b->priv;
+	if (wall_now() < sb->submit_after)
+		return 0;
+	int c = sb->max_inflight - (int)sb->njobs;
+	return c > 0 ? c : 0;
+}
+
+static void submit_backoff(struct slurm_backend *sb)
+{
+	sb->submit_backoff = sb->submit_backoff > 0 ? fmin(sb->submit_backoff * 2, SUBMIT_BACKOFF_MAX)
+						    : SUBMIT_BACKOFF_MIN;
+	sb->submit_after = wall_now() + sb->submit_backoff;
+}
+
+/* An unrecorded attempt whose job ran and was purged: its record, if any. */
+static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id)
+{
+	struct run_result r;
+	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, 0, &r))
+		return 0;
+	push_ready(sb, &r);
+	*backend_id = xstrdup("job.done");
+	return 1;
+}
+
+/*
+ * The job of this attempt left by an earlier orchestrator, if any: tracked
+ * when it is still queued or running, its result made ready when it has
+ * finished.  1: taken over; 0: none; 2: the controller cannot tell now; -1.
+ */
+static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id,
+		     struct perr *err)
+{
+	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
+		int rc = scan_orphans(sb, rs, err);
+		if (rc > 0)
+			submit_backoff(sb);
+		if (rc)
+			return rc > 0 ? 2 : -1;
+	}
+	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
+	int oi = strmap_get(&sb->orphans, name);
+	free(name);
+	if (oi < 0 || !sb->orphan_ids[oi])
+		return take_over_record(sb, rs, backend_id);
+	uint32_t job = sb->orphan_ids[oi];
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: only its record is left */
+			sb->orphan_ids[oi] = 0;
+			return take_over_record(sb, rs, backend_id);
+		}
+		if (slurm_transient(e))
+			return 2;
+		return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
+				slurm_errstr(e));
+	}
+	sb->orphan_ids[oi] = 0;
+	const slurm_job_info_t *j = msg->record_count ? &msg->job_array[0] : NULL;
+	if (j && job_finished(j->job_state)) {
+		struct run_result r;
+		job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
+		push_ready(sb, &r);
+	} else {
+		track(sb, rs->id, job, rs->timeout, rs->run_dir);
+	}
+	slurm_free_job_info_msg(msg);
+	*backend_id = xasprintf("%u", job);
+	return 1;
+}
+
+static int sl_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
+		      struct perr *err)
+{
+	return take_over(b->priv, rs, backend_id, err);
+}
+
+/* A run the backend cannot submit at all: -1 (err), else 0. */
+static int check_spec(const struct run_spec *rs, struct perr *err)
+{
+	if (rs->ranks < 1)
+		return perr_set(err, "run %lld: ranks must be at least 1", rs->id);
+	if (!rs->argv || !rs->argv[0])
+		return perr_set(err, "run %lld: no command to run", rs->id);
+	if (!rs->run_dir || rs->run_dir[0] != '/')
+		return perr_set(err, "run %lld: the run directory must be an absolute path", rs->id);
+	int nodes = slurm_job_nodes(rs);
+	if (nodes > 0 && rs->ranks_per_node > 0 && (long)nodes * rs->ranks_per_node < rs->ranks)
+		return perr_set(err, "run %lld: %d ranks do not fit on %d nodes with %d ranks per node",
+				rs->id, rs->ranks, nodes, rs->ranks_per_node);
+	if (rs->ranks_per_node > UINT16_MAX - 2)
+		return perr_set(err, "run %lld: %d ranks per node is too many", rs->id, rs->ranks_per_node);
+	return 0;
+}
+
+/* The strings a job description points to, owned here. */
+struct job_strings {
+	char *name, *comment, *script, *out, *err;
+	char **env;
+};
+
+static void job_strings_release(struct job_strings *js)
+{
+	free(js->name);
+	free(js->comment);
+	free(js->script);
+	free(js->out);
+	free(js->err);
+	env_free(js->env);
+}
+
+/* Fill d for rs; the strings it points to live in js. */
+static void fill_desc(job_desc_msg_t *d, struct job_strings *js, const struct slurm_backend *sb,
+		      const struct run_spec *rs, int nodes, uint32_t tl)
+{
+	uint32_t env_size;
+	js->comment = slurm_job_comment(rs);
+	char *pat = slurm_file_pattern(rs->run_dir);
+	js->out = xasprintf("%s/job.out", pat);
+	js->err = xasprintf("%s/job.err", pat);
+	free(pat);
+	js->env = job_env(rs, &env_size);
+	slurm_init_job_desc_msg(d);
+	d->name = js->name;
+	d->comment = js->comment;
+	d->script = js->script;
+	d->partition = sb->partition;
+	d->account = sb->account;
+	d->qos = sb->qos;
+	if (nodes > 0)
+		d->min_nodes = d->max_nodes = (uint32_t)nodes;
+	d->num_tasks = (uint32_t)rs->ranks;
+	if (rs->ranks_per_node > 0)
+		d->ntasks_per_node = (uint16_t)rs->ranks_per_node;
+	d->shared = JOB_SHARED_NONE;   /* exclusive nodes */
+	d->time_limit = tl;
+	d->work_dir = (char *)(rs->workdir ? rs->workdir : rs->run_dir);
+	d->std_out = js->out;
+	d->std_err = js->err;
+	d->std_in = "/dev/null";
+	d->user_id = getuid();
+	d->group_id = getgid();
+	d->environment = js->env;
+	d->env_size = env_size;
+	d->features = sb->xo.features;
+	d->reservation = sb->xo.reservation;
+	d->exc_nodes = sb->xo.exc_nodes;
+	d->req_nodes = sb->xo.req_nodes;
+	d->tres_per_node = sb->tres_per_node;
+	d->licenses = sb->xo.licenses;
+	d->wckey = sb->xo.wckey;
+	if (sb->xo.mem_mb)
+		d->pn_min_memory = sb->xo.mem_mb | (sb->xo.mem_per_cpu ? MEM_PER_CPU : 0);
+	if (sb->xo.cpus_per_task)
+		d->cpus_per_task = (uint16_t)sb->xo.cpus_per_task;
+	if (sb->xo.nice_set)
+		d->nice = (uint32_t)(NICE_OFFSET + sb->xo.nice);
+	if (sb->xo.requeue >= 0)
+		d->requeue = (uint16_t)sb->xo.requeue;
+}
+
+/* Render rs's script and save it as job.sh: 0 or -1 (err). */
+static int write_script(struct job_strings *js, const struct slurm_backend *sb,
+			const struct run_spec *rs, int nodes, uint32_t tl, struct perr *err)
+{
+	struct slurm_script_opts so = {
+		.partition = sb->partition, .account = sb->account, .qos = sb->qos, .mpi = sb->mpi,
+		.nextra = sb->nextra, .extra = sb->extra, .nodes = nodes,
+		.time_limit = tl == NO_VAL ? 0 : tl,
+	};
+	if (slurm_script_render(&so, rs, &js->script, err))
+		return -1;
+	char *path = xasprintf("%s/job.sh", rs->run_dir);
+	int rc = write_file(path, js->script, err);
+	free(path);
+	return rc;
+}
+
+/* "slurm rejected the job for run 5 (point np=5, n=1; placement 5 ranks on 5 nodes, 1 per node, compact) in partition 'emu': why" */
+static int job_refused(const struct slurm_backend *sb, const struct run_spec *rs, const char *why,
+		       struct perr *err)
+{
+	int nodes = slurm_job_nodes(rs);
+	char nn[32] = "", rpn[32] = "", part[96] = "";
+	if (nodes > 0)
+		snprintf(nn, sizeof(nn), " on %d node%s", nodes, nodes == 1 ? "" : "s");
+	if (rs->ranks_per_node > 0)
+		snprintf(rpn, sizeof(rpn), ", %d per node", rs->ranks_per_node);
+	if (sb->partition)
+		snprintf(part, sizeof(part), " in partition '%s'", sb->partition);
+	return perr_set(err, "slurm rejected the job for run %lld (point %s; placement %d rank%s%s%s, %s)%s: %s",
+			rs->id, rs->point ? rs->point : "?", rs->ranks, rs->ranks == 1 ? "" : "s", nn, rpn,
+			rs->policy ? rs->policy : "unbound", part, why);
+}
+
+/* A submission SLURM refused: 1 (transient, back off) or -1 (err). */
+static int submit_refused(struct slurm_backend *sb, const struct run_spec *rs, int e,
+			  struct perr *err)
+{
+	if (slurm_transient(e)) {
+		/* The job may have been created although the answer was lost:
+		   look for it before submitting again. */
+		if (e != ESLURM_NODES_BUSY && e != ESLURM_ACCOUNTING_POLICY && e != ESLURM_QOS_THRES)
+			sb->scanned = 0;
+		submit_backoff(sb);
+		perr_set(err, "slurm is not accepting jobs now: %s", slurm_errstr(e));
+		return 1;
+	}
+	return job_refused(sb, rs, slurm_errstr(e), err);
+}
+
+/* Accepted, but it could only wait for a partition that will never fit it. */
+static int never_fits(int ec)
+{
+	return ec == ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE ||
+	       ec == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE || ec == ESLURM_INVALID_NODE_COUNT ||
+	       ec == ESLURM_TOO_MANY_REQUESTED_CPUS || ec == ESLURM_BAD_TASK_COUNT;
+}
+
+static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
+		    struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	if (check_spec(rs, err))
+		return -1;
+	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
+		return 1;
+	/* Take over a job an earlier orchestrator submitted for this attempt. */
+	int tk = take_over(sb, rs, backend_id, err);
+	if (tk)
+		return tk == 1 ? 0 : tk == 2 ? 1 : -1;
+
+	int nodes = slurm_job_nodes(rs);
+	uint32_t tl = job_time_limit(sb, rs);
+	struct job_strings js = { .name = slurm_job_name(rs->campaign, rs->id, rs->attempt) };
+	if (write_script(&js, sb, rs, nodes, tl, err)) {
+		job_strings_release(&js);
+		return -1;
+	}
+	job_desc_msg_t d;
+	fill_desc(&d, &js, sb, rs, nodes, tl);
+	submit_response_msg_t *resp = NULL;
+	int rc = slurm_submit_batch_job(&d, &resp);
+	int e = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+	job_strings_release(&js);
+	if (rc != SLURM_SUCCESS)
+		return submit_refused(sb, rs, e, err);
+	sb->submit_backoff = 0;
+	sb->submit_after = 0;
+	uint32_t job = resp->job_id;
+	int ec = (int)resp->error_code;
+	slurm_free_submit_response_response_msg(resp);
+	if (never_fits(ec)) {
+		/* withdraw it and fail the run */
+		slurm_kill_job(job, SIGKILL, 0);
+		return job_refused(sb, rs, slurm_errstr(ec), err);
+	}
+	track(sb, rs->id, job, rs->timeout, rs->run_dir);
+	*backend_id = xasprintf("%u", job);
+	return 0;
+}
+
+static int sl_wait(struct backend *b, double timeout, struct run_result *res, int max,
+		   struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	double deadline = wall_now() + (timeout > 0 ? timeout : 0);
+	for (;;) {
+		if (sb->nready > 0 && max > 0) {
+			int n = (int)sb->nready < max ? (int)sb->nready : max;
+			memcpy(res, sb->ready, (size_t)n * sizeof(*res));
+			memmove(sb->ready, sb->ready + n, (sb->nready - (size_t)n) * sizeof(*res));
+			sb->nready -= (size_t)n;
+			return n;
+		}
+		double t = wall_now();
+		if (sb->njobs == 0) {
+			/* Nothing to wait for: do not let a caller spin while a
+			   submission back-off runs, but return once it is over. */
+			double until = fmin(deadline, sb->submit_after > t ? sb->submit_after : t);
+			sleep_for(until - t);
+			return 0;
+		}
+		if (t >= sb->next_sweep) {
+			sb->next_sweep = t + sb->poll_min;
+			if (sweep_notes(sb))
+				continue;
+		}
+		if (t >= sb->next_poll) {
+			/* the notes first: what they tell is no news from the controller */
+			if (sb->notes_live)
+				sweep_notes(sb);
+			if (poll_jobs(sb, err))
+				return -1;
+			if (sb->nready)
+				continue;
+			t = wall_now();
+		}
+		if (t >= deadline)
+			return 0;
+		sleep_for(fmin(fmin(sb->next_poll, sb->next_sweep), deadline) - t);
+	}
+}
+
+static int parse_job_id(const char *s, uint32_t *job)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = s ? strtoul(s, &end, 10) : 0;
+	if (!s || errno || end == s || *end || v == 0 || v >= NO_VAL)
+		return -1;
+	*job = (uint32_t)v;
+	return 0;
+}
+
+static int sl_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	uint32_t job;
+	if (parse_job_id(backend_id, &job))
+		return perr_set(err, "run %lld: '%s' is not a slurm job id", id,
+				backend_id ? backend_id : "");
+	double give_up = wall_now() + 60;
+	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
+		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+			break;
+		int e = slurm_get_errno();
+		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
+			break;
+		if (!slurm_transient(e) || wall_now() + pause > give_up)
+			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, id,
+					slurm_errstr(e));
+		sleep_for(pause);
+	}
+	/* Still tracked: the cancelled state comes back through wait(). */
+	if (tracked(sb, job) < sb->njobs) {
+		sb->poll_interval = sb->poll_min;
+		sb->next_poll = wall_now();
+	}
+	return 0;
+}
+
+static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
+{
+	struct run_result r;
+	if (!result_from_record(rs->run_dir, job, 0, rs->id, rs->timeout, 0, &r))
+		return 0;
+	push_ready(sb, &r);
+	return 1;
+}
+
+static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		    struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	uint32_t job;
+	if (parse_job_id(backend_id, &job))
+		return 0;   /* no job was recorded: nothing to adopt */
+	job_info_msg_t *msg = NULL;
+	double give_up = wall_now() + ADOPT_PATIENCE;
+	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
+		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
+			break;
+		int e = slurm_get_errno();
+		if (e == ESLURM_INVALID_JOB_ID)   /* purged: its record may say how it ended */
+			return adopt_from_record(sb, rs, job);
+		if (!slurm_transient(e))
+			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
+					slurm_errstr(e));
+		if (wall_now() + pause > give_up)
+			return perr_set(err, "slurm controller unreachable for %.0f s: %s",
+					ADOPT_PATIENCE, slurm_errstr(e));
+		sleep_for(pause);
+	}
+	int adopted = 0;
+	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (j->job_id != job || !j->name || strcmp(j->name, name))
+			continue;
+		adopted = 1;
+		if (job_finished(j->job_state)) {
+			struct run_result r;
+			job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
+			push_ready(sb, &r);
+		} else {
+			track(sb, rs->id, job, rs->timeout, rs->run_dir);
+		}
+	}
+	free(name);
+	slurm_free_job_info_msg(msg);
+	return adopted;
+}
+
+static void sl_free(struct backend *b)
+{
+	if (!b)
+		return;
+	struct slurm_backend *sb = b->priv;
+	free(sb->partition);
+	free(sb->mpi);
+	free(sb->account);
+	free(sb->qos);
+	for (int i = 0; i < sb->nextra; i++)
+		free(sb->extra[i]);
+	free(sb->extra);
+	slurm_extra_release(&sb->xo);
+	free(sb->tres_per_node);
+	for (size_t i = 0; i < sb->njobs; i++)
+		free(sb->jobs[i].run_dir);
+	free(sb->jobs);
+	free(sb->ready);
+	free(sb->scan_campaign);
+	for (size_t k = 0; k < sb->nevdirs; k++)
+		free(sb->evdirs[k].path);
+	free(sb->evdirs);
+	strmap_release(&sb->orphans);
+	free(sb->orphan_ids);
+	free(sb);
+	free(b);
+	if (--slurm_refs == 0)
+		slurm_fini();
+}
+
+static const struct backend_ops slurm_ops = {
+	.name = "slurm",
+	.capacity = sl_capacity,
+	.start = sl_start,
+	.wait = sl_wait,
+	.cancel = sl_cancel,
+	.adopt = sl_adopt,
+	.recover = sl_recover,
+	.inflight = sl_inflight,
+	.free = sl_free,
+};
+
+/* libslurm calls fatal() (exits) without a config, and retries for a minute on a missing SLURM_CONF. */
+static int check_slurm_conf(struct perr *err)
+{
+	const char *conf = getenv("SLURM_CONF");
+	struct stat st;
+	if (conf && *conf) {
+		if (stat(conf, &st) || !S_ISREG(st.st_mode))
+			return perr_set(err, "slurm config '%s' (from SLURM_CONF) does not exist", conf);
+		return 0;
+	}
+	if (stat(PS_SLURM_DEFAULT_CONF, &st) || !S_ISREG(st.st_mode))
+		return perr_set(err, "no slurm config: SLURM_CONF is unset and '%s' does not exist "
+				"(set SLURM_CONF to your cluster's slurm.conf)", PS_SLURM_DEFAULT_CONF);
+	return 0;
+}
+
+/*
+ * Fork a child with a pipe to the parent: in the child 0 with *fd the
+ * write end, in the parent the child's pid with *fd the read end, -1 when
+ * it cannot.
+ */
+static pid_t pipe_child(int *fd)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	close(fds[pid == 0 ? 0 : 1]);
+	*fd = fds[pid == 0 ? 1 : 0];
+	return pid;
+}
+
+/*
+ * libslurm calls fatal() -- exit(1) -- on a config it cannot parse.  Try
+ * slurm_init in a child first and turn its death into an error that quotes
+ * libslurm's own first complaint.
+ */
+static int probe_slurm_conf(struct perr *err)
+{
+	const char *conf = getenv("SLURM_CONF");
+	if (!conf || !*conf)
+		conf = PS_SLURM_DEFAULT_CONF;
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
+		return 0;   /* cannot probe: let libslurm speak for itself */
+	if (pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		slurm_init(NULL);
+		_exit(0);
+	}
+	char buf[2048];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			len += (size_t)n;
+	buf[len] = '\0';
+	close(fd);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* "prog: error: MESSAGE" lines: keep the first message */
+	const char *why = "libslurm cannot use it";
+	char *line = strstr(buf, "error: ");
+	if (!line)
+		line = strstr(buf, "fatal: ");
+	if (line) {
+		line += 7;
+		line[strcspn(line, "\n")] = '\0';
+		why = line;
+	}
+	return perr_set(err, "cannot read slurm config '%s': %s", conf, why);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, struct perr *err)
+{
+	struct slurm_extra xo;
+	if (cfg && cfg->time_limit < 0)
+		return perr_set(err, "slurm time_limit must not be negative (minutes, 0 = from the estimate)");
+	if (cfg && cfg->max_inflight < 0)
+		return perr_set(err, "slurm max_inflight must not be negative (0 = 64)");
+	if (slurm_extra_parse(&xo, cfg ? cfg->nextra : 0, cfg ? cfg->extra : NULL, err)) {
+		slurm_extra_release(&xo);
+		return -1;
+	}
+	if (check_slurm_conf(err) || (slurm_refs == 0 && probe_slurm_conf(err))) {
+		slurm_extra_release(&xo);
+		return -1;
+	}
+	if (slurm_refs++ == 0)
+		slurm_init(NULL);
+	struct slurm_backend *sb = xcalloc(1, sizeof(*sb));
+	sb->xo = xo;
+	sb->tres_per_node = gres_tres(xo.gres);
+	if (cfg) {
+		sb->partition = dup_or_null(cfg->partition);
+		sb->mpi = dup_or_null(cfg->mpi);
+		sb->account = dup_or_null(cfg->account);
+		sb->qos = dup_or_null(cfg->qos);
+		sb->time_limit = cfg->time_limit;
+		sb->max_inflight = cfg->max_inflight;
+		sb->nextra = cfg->nextra;
+		sb->extra = xcalloc((size_t)cfg->nextra + 1, sizeof(char *));
+		for (int i = 0; i < cfg->nextra; i++)
+			sb->extra[i] = xstrdup(cfg->extra[i]);
+	}
+	if (sb->max_inflight <= 0)
+		sb->max_inflight = 64;
+	sb->poll_min = cfg && cfg->poll_min > 0 ? cfg->poll_min : POLL_MIN;
+	sb->poll_max = cfg && cfg->poll_max > 0 ? cfg->poll_max : fmax(POLL_MAX, sb->poll_min);
+	sb->poll_factor = cfg && cfg->poll_factor >= 1 ? cfg->poll_factor : POLL_FACTOR;
+	sb->poll_safety = cfg && cfg->poll_safety > 0 ? cfg->poll_safety : POLL_SAFETY;
+	sb->poll_interval = sb->poll_min;
+	strmap_init(&sb->orphans);
+	struct backend *b = xcalloc(1, sizeof(*b));
+	b->ops = &slurm_ops;
+	b->priv = sb;
+	*bp = b;
+	return 0;
+}
+
+/* The nodes of partition p (index pairs into the node table) with their CPUs. */
+static void partition_nodes(const partition_info_t *p, const node_info_msg_t *nm, struct slurm_partition *out)
+{
+	size_t alloc = 0;
+	for (int i = 0; p->node_inx && p->node_inx[i] >= 0 && p->node_inx[i + 1] >= 0; i += 2)
+		for (int k = p->node_inx[i]; k <= p->node_inx[i + 1]; k++) {
+			if (k < 0 || (uint32_t)k >= nm->record_count)
+				continue;
+			XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+			out->cpus[out->nnodes++] = nm->node_array[k].cpus;
+		}
+}
+
+/* In the asking child: one line "ok NAME MAX_NODES CPUS..." or "no" (no such partition) to fd. */
+static void partition_answer(const char *partition, int fd)
+{
+	slurm_init(NULL);
+	partition_info_msg_t *pm = NULL;
+	node_info_msg_t *nm = NULL;
+	if (slurm_load_partitions(0, &pm, SHOW_ALL) != SLURM_SUCCESS ||
+	    slurm_load_node(0, &nm, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	const partition_info_t *p = NULL;
+	for (uint32_t i = 0; i < pm->record_count && !p; i++) {
+		const partition_info_t *q = &pm->partition_array[i];
+		if (partition ? !strcmp(q->name, partition) : (q->flags & PART_FLAG_DEFAULT) != 0)
+			p = q;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (!p) {
+		strbuf_addstr(&sb, "no\n");
+	} else {
+		struct slurm_partition sp = { .nnodes = 0 };
+		partition_nodes(p, nm, &sp);
+		strbuf_addf(&sb, "ok %.63s %u", p->name, p->max_nodes == INFINITE ? 0u : p->max_nodes);
+		for (int k = 0; k < sp.nnodes; k++)
+			strbuf_addf(&sb, " %d", sp.cpus[k]);
+		strbuf_addch(&sb, '\n');
+		free(sp.cpus);
+	}
+	if (write(fd, sb.buf, sb.len) < 0)
+		return;
+}
+
+/* Read the child's answer within limit seconds; NULL when it did not answer in time. */
+static char *read_answer(int fd, pid_t pid, double limit)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	double end = wall_now() + limit;
+	char buf[4096];
+	for (;;) {
+		double left = end - wall_now();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+			kill(pid, SIGKILL);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* Parse "ok NAME MAX_NODES CPUS..." into out: 1, or 0 when it is not such a line. */
+static int parse_answer(char *text, struct slurm_partition *out)
+{
+	char *save = NULL, *w = strtok_r(text, " \n", &save);
+	if (!w || strcmp(w, "ok") || !(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	snprintf(out->name, sizeof(out->name), "%s", w);
+	if (!(w = strtok_r(NULL, " \n", &save)))
+		return 0;
+	out->max_nodes = atoi(w);
+	size_t alloc = 0;
+	while ((w = strtok_r(NULL, " \n", &save))) {
+		XGROW(out->cpus, (size_t)out->nnodes + 1, alloc);
+		out->cpus[out->nnodes++] = atoi(w);
+	}
+	return 1;
+}
+
+/*
+ * libslurm waits seconds for a controller that is down, so a child asks
+ * and the answer counts only if it comes within PARTITION_WAIT seconds.
+ */
+#define PARTITION_WAIT 1.5
+
+int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct perr e2;
+	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
+		return 0;   /* no controller to ask */
+	int fd;
+	pid_t pid = pipe_child(&fd);
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		partition_answer(partition, fd);
+		_exit(0);
+	}
+	char *text = read_answer(fd, pid, PARTITION_WAIT);
+	close(fd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	int rc = 0;
+	if (text && !strncmp(text, "no", 2))
+		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
+			       : perr_set(err, "slurm has no default partition; set backend.partition");
+	else if (text && parse_answer(text, out))
+		rc = 1;
+	else
+		slurm_partition_release(out);
+	free(text);
+	return rc;
+}
+
+void slurm_partition_release(struct slurm_partition *p)
+{
+	free(p->cpus);
+	memset(p, 0, sizeof(*p));
+}

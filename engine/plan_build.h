@@ -1,0 +1,12 @@
+/*
+ * From a campaign config to the plan it executes.  `perfsweep plan` prints
+ * what this returns and `perfsweep run` stores exactly the same plan.
+ */
+#ifndef PS_PLAN_BUILD_H
+#define PS_PLAN_BUILD_H
+#include "designs/plan.h"
+#include "campaign/config.h"
+
+int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err);
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * Refinement proposals: findings in, runs out (refine.h).  Pure: no I/O.
+ */
+#include "engine/refine.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include "validator/validate.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = { "outlier", "noise", "segmented", "extrapolation", "contention" };
+
+/* Base value of each kind: blocking findings first, extrapolation last. */
+static const double kind_value[] = { 200, 300, 300, 100, 150 };
+
+const char *refine_kind_name(enum refine_kind k)
+{
+	return k >= 0 && k < REFINE_NKINDS ? kind_names[k] : "?";
+}
+
+/* Proposals under construction. */
+struct plist {
+	int n;
+	size_t alloc;
+	struct refine_proposal *p;
+};
+
+static int same_coords(const double *a, const double *b, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (fabs(a[k] - b[k]) > 1e-9 * fmax(1, fabs(a[k])))
+			return 0;
+	return 1;
+}
+
+/* The existing point at coords, or -1. */
+static int find_point(const struct refine_space *s, const double *coords)
+{
+	for (int p = 0; p < s->npoints; p++)
+		if (same_coords(s->points[p].coords, coords, s->nparams))
+			return p;
+	return -1;
+}
+
+/* "n=5,p=2" */
+static void coords_name(struct strbuf *sb, const struct refine_space *s, const double *c)
+{
+	for (int k = 0; k < s->nparams; k++)
+		strbuf_addf(sb, "%s%s=%g", k ? "," : "", s->params[k], c[k]);
+}
+
+/*
+ * Add (or merge into an existing proposal of the same kind and coordinates)
+ * a proposal.  A merge keeps the larger repetitions and value and appends
+ * the region to the reason.  Returns the proposal.
+ */
+static struct refine_proposal *padd(struct plist *l, const struct refine_space *s, enum refine_kind kind,
+				    int from, const double *coords, int rep, int reps, double run_ch,
+				    double value, const char *reason)
+{
+	for (int i = 0; i < l->n; i++) {
+		struct refine_proposal *q = &l->p[i];
+		if (q->kind != kind || q->rep != rep || !same_coords(q->coords, coords, s->nparams))
+			continue;
+		if (reps > q->repetitions) {
+			q->core_hours = q->core_hours / q->repetitions * reps;
+			q->repetitions = reps;
+		}
+		q->value = fmax(q->value, value);
+		return q;
+	}
+	if ((size_t)l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 8;
+		l->p = xrealloc(l->p, l->alloc * sizeof(*l->p));
+	}
+	struct refine_proposal *q = &l->p[l->n++];
+	memset(q, 0, sizeof(*q));
+	q->coords = xmalloc((size_t)s->nparams * sizeof(double));
+	memcpy(q->coords, coords, (size_t)s->nparams * sizeof(double));
+	q->ncoords = s->nparams;
+	q->point = find_point(s, coords);
+	q->from = from;
+	q->rep = rep;
+	q->repetitions = reps;
+	q->core_hours = reps * run_ch;
+	q->kind = kind;
+	q->value = value;
+	q->reason = xstrdup(reason);
+	return q;
+}
+
+static void propose_outlier(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	const struct refine_point *pt = &s->points[f->point];
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s: repetition %d at ", f->region, f->rep + 1);
+	coords_name(&sb, s, pt->coords);
+	strbuf_addf(&sb, " is an outlier (%.2fx the median); rerun it as a new attempt", f->severity);
+	padd(l, s, REFINE_OUTLIER, f->point, pt->coords, f->rep, 1, pt->run_core_hours,
+	     kind_value[REFINE_OUTLIER] + fmin(f->severity, 99), sb.buf);
+	strbuf_release(&sb);
+}
+
+static void propose_noise(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	const struct refine_point *pt = &s->points[f->point];
+	int add = pt->nreps < 3 ? 3 : pt->nreps;
+	if (s->max_repetitions > 0 && pt->nreps + add > s->max_repetitions)
+		add = s->max_repetitions - pt->nreps;
+	if (add <= 0)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "%s: noisy at ", f->region);
+	coords_name(&sb, s, pt->coords);
+	strbuf_addf(&sb, " (CoV %.2f over %d repetitions); %d more repetitions", f->severity,
+		    pt->nreps, add);
+	padd(l, s, REFINE_NOISE, f->point, pt->coords, -1, add, pt->run_core_hours,
+	     kind_value[REFINE_NOISE] + fmin(100 * f->severity, 99), sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Is the line through point p along k log-spaced (every value > 0)? */
+static int log_spaced(double lo, double hi, int is_int)
+{
+	return lo > 0 && hi / lo >= 2 && !(is_int && hi - lo <= REFINE_SEGMENT_POINTS + 1);
+}
+
+/* The values strictly between lo and hi a segmented finding asks for. */
+static int between_values(const struct refine_space *s, int k, double lo, double hi, double *out)
+{
+	int n = 0;
+	if (s->is_int[k] && hi - lo - 1 <= REFINE_SEGMENT_POINTS) {
+		for (double x = floor(lo) + 1; x < hi - 1e-9; x += 1)
+			out[n++] = x;
+		return n;
+	}
+	int geo = log_spaced(lo, hi, s->is_int[k]);
+	for (int i = 1; i <= REFINE_SEGMENT_POINTS; i++) {
+		double t = (double)i / (REFINE_SEGMENT_POINTS + 1);
+		double x = geo ? lo * pow(hi / lo, t) : lo + t * (hi - lo);
+		if (s->is_int[k])
+			x = round(x);
+		if (x > lo && x < hi && (n == 0 || x != out[n - 1]))
+			out[n++] = x;
+	}
+	return n;
+}
+
+/* The larger of the costs of two neighbours along a line (the point itself if none). */
+static double neighbour_cost(const struct refine_space *s, const double *c, int k, double lo, double hi)
+{
+	double *q = xmalloc((size_t)s->nparams * sizeof(double));
+	double cost = 0;
+	for (int side = 0; side < 2; side++) {
+		memcpy(q, c, (size_t)s->nparams * sizeof(double));
+		q[k] = side ? hi : lo;
+		int p = find_point(s, q);
+		if (p >= 0)
+			cost = fmax(cost, s->points[p].run_core_hours);
+	}
+	free(q);
+	return cost;
+}
+
+static void propose_segment(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	int k = f->param;
+	double xs[REFINE_SEGMENT_POINTS + 2];
+	int nx = between_values(s, k, f->lo, f->hi, xs);
+	double *c = xmalloc((size_t)s->nparams * sizeof(double));
+	memcpy(c, s->points[f->point].coords, (size_t)s->nparams * sizeof(double));
+	double cost = neighbour_cost(s, c, k, f->lo, f->hi);
+	for (int i = 0; i < nx; i++) {
+		c[k] = xs[i];
+		if (find_point(s, c) >= 0)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%s: the regime changes along %s between %g and %g; new point ", f->region,
+			    s->params[k], f->lo, f->hi);
+		coords_name(&sb, s, c);
+		strbuf_addf(&sb, " locates it");
+		padd(l, s, REFINE_SEGMENTED, f->point, c, -1, s->repetitions, cost,
+		     kind_value[REFINE_SEGMENTED] + fmin(10 * f->severity, 9), sb.buf);
+		strbuf_release(&sb);
+	}
+	free(c);
+}
+
+/* The largest and the next largest value of parameter k among the points. */
+static void top_values(const struct refine_space *s, int k, double *top, double *next)
+{
+	*top = -INFINITY;
+	*next = -INFINITY;
+	for (int p = 0; p < s->npoints; p++)
+		*top = fmax(*top, s->points[p].coords[k]);
+	for (int p = 0; p < s->npoints; p++)
+		if (s->points[p].coords[k] < *top)
+			*next = fmax(*next, s->points[p].coords[k]);
+}
+
+static void propose_extrap(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	int k = f->param;
+	double top, next;
+	top_values(s, k, &top, &next);
+	if (!isfinite(next))
+		return;
+	int geo = next > 0 && top / next >= 1.5;
+	double x = geo ? top * top / next : top + (top - next);
+	if (s->is_int[k])
+		x = round(x);
+	double growth = geo ? top / next : x / top;
+	for (int p = 0; p < s->npoints; p++) {
+		const struct refine_point *pt = &s->points[p];
+		if (pt->coords[k] != top)
+			continue;
+		double *c = xmalloc((size_t)s->nparams * sizeof(double));
+		memcpy(c, pt->coords, (size_t)s->nparams * sizeof(double));
+		c[k] = x;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%s: the model is unstable beyond %s=%g (error %.0f%%); new point ", f->region,
+			    s->params[k], top, 100 * f->severity);
+		coords_name(&sb, s, c);
+		padd(l, s, REFINE_EXTRAPOLATION, p, c, -1, s->repetitions, pt->run_core_hours * growth,
+		     kind_value[REFINE_EXTRAPOLATION] + fmin(10 * f->severity, 9), sb.buf);
+		strbuf_release(&sb);
+		free(c);
+	}
+}
+
+static void propose_contention(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	int k = f->param;
+	const struct refine_point *base = &s->points[f->point];
+	double *c = xmalloc((size_t)s->nparams * sizeof(double));
+	for (int p = 0; p < s->npoints; p++) {
+		memcpy(c, base->coords, (size_t)s->nparams * sizeof(double));
+		c[k] = s->points[p].coords[k];
+		if (find_point(s, c) >= 0)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_addf(&sb, "%s: contention along %s is not testable: no line; new point ", f->region,
+			    s->params[k]);
+		coords_name(&sb, s, c);
+		strbuf_addf(&sb, " on the baseline's line");
+		padd(l, s, REFINE_CONTENTION, f->point, c, -1, s->repetitions, base->run_core_hours,
+		     kind_value[REFINE_CONTENTION], sb.buf);
+		strbuf_release(&sb);
+	}
+	free(c);
+}
+
+/* Most valuable first; ties by kind, then coordinates, then repetition. */
+static int cmp_value(const void *a, const void *b)
+{
+	const struct refine_proposal *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	for (int k = 0; k < x->ncoords; k++)
+		if (x->coords[k] != y->coords[k])
+			return x->coords[k] < y->coords[k] ? -1 : 1;
+	return (x->rep > y->rep) - (x->rep < y->rep);
+}
+
+void refine_propose(const struct refine_space *s, const struct refine_finding *f, int nf,
+		    struct refine_result *r)
+{
+	static void (*const by_kind[])(struct plist *, const struct refine_space *,
+				       const struct refine_finding *) = {
+		propose_outlier, propose_noise, propose_segment, propose_extrap, propose_contention,
+	};
+	struct plist l = { 0, 0, NULL };
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < nf; i++)
+		if (f[i].kind >= 0 && f[i].kind < REFINE_NKINDS && f[i].point >= 0 && f[i].point < s->npoints)
+			by_kind[f[i].kind](&l, s, &f[i]);
+	if (l.n)
+		qsort(l.p, (size_t)l.n, sizeof(*l.p), cmp_value);
+	/* most valuable first: keep what fits, drop the rest (in value order) */
+	struct refine_proposal *sorted = l.p;
+	l.p = l.n ? xmalloc((size_t)l.n * sizeof(*l.p)) : NULL;
+	double used = 0;
+	int keep = 0, drop = l.n;
+	for (int i = 0; i < l.n; i++) {
+		int fits = s->budget < 0 || used + sorted[i].core_hours <= s->budget * (1 + 1e-9);
+		if (fits) {
+			used += sorted[i].core_hours;
+			l.p[keep++] = sorted[i];
+		} else {
+			l.p[--drop] = sorted[i];
+		}
+	}
+	/* the dropped were filled from the end: restore their value order */
+	for (int i = drop, j = l.n - 1; i < j; i++, j--) {
+		struct refine_proposal t = l.p[i];
+		l.p[i] = l.p[j];
+		l.p[j] = t;
+	}
+	free(sorted);
+	r->nproposals = keep;
+	r->proposals = l.p;
+	r->ndropped = l.n - keep;
+	r->dropped = r->ndropped ? l.p + keep : NULL;
+	r->used = used;
+	r->remaining = s->budget;
+}
+
+void refine_result_release(struct refine_result *r)
+{
+	int n = r->nproposals + r->ndropped;
+	for (int i = 0; i < n; i++) {
+		free(r->proposals[i].coords);
+		free(r->proposals[i].reason);
+	}
+	free(r->proposals);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Findings under construction. */
+struct flist {
+	int n;
+	size_t alloc;
+	struct refine_finding *f;
+};
+
+static struct refine_finding *finding_add(struct flist *l, enum refine_kind kind, const char *region, int point)
+{
+	if ((size_t)l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 8;
+		l->f = xrealloc(l->f, l->alloc * sizeof(*l->f));
+	}
+	struct refine_finding *f = &l->f[l->n++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->region = region;
+	f->point = point;
+	f->rep = -1;
+	f->param = -1;
+	return f;
+}
+
+/* The baseline: the point with the smallest coordinates (in parameter order) but along k. */
+static int baseline_point(const struct experiment *e, int k)
+{
+	int best = -1;
+	for (int p = 0; p < e->npoints; p++) {
+		if (best < 0) {
+			best = p;
+			continue;
+		}
+		for (int j = 0; j < e->nparams; j++) {
+			double a = experiment_coord(e, p, j), b = experiment_coord(e, best, j);
+			if (j == k || a == b)
+				continue;
+			if (a < b)
+				best = p;
+			break;
+		}
+	}
+	return best;
+}
+
+/* A point at parameter k's value x, or -1. */
+static int point_at(const struct experiment *e, int k, double x)
+{
+	for (int p = 0; p < e->npoints; p++)
+		if (experiment_coord(e, p, k) == x)
+			return p;
+	return -1;
+}
+
+static void region_findings(struct flist *l, const struct validation *v, int ri)
+{
+	const struct vregion *r = &v->regions[ri];
+	const char *name = v->e->callpaths[r->callpath];
+	for (int i = 0; i < r->noise.noutliers; i++) {
+		const struct noise_outlier *o = &r->noise.outliers[i];
+		struct refine_finding *f = finding_add(l, REFINE_OUTLIER, name, o->point);
+		f->rep = o->rep;
+		f->severity = o->ratio;
+	}
+	for (int p = 0; p < r->noise.npoints; p++)
+		if (r->noise.noisy && r->noise.noisy[p])
+			finding_add(l, REFINE_NOISE, name, p)->severity = r->noise.cov[p];
+	for (int k = 0; k < v->e->nparams; k++) {
+		const struct extrap_result *x = &r->extrap[k];
+		if (!r->extrap_tested || !r->extrap_tested[k] || !x->unstable)
+			continue;
+		struct refine_finding *f = finding_add(l, REFINE_EXTRAPOLATION, name, point_at(v->e, k, x->xmax));
+		f->param = k;
+		f->severity = x->error;
+	}
+}
+
+void refine_findings(const struct validation *v, struct refine_finding **out, int *nout)
+{
+	struct flist l = { 0, 0, NULL };
+	for (int ri = 0; ri < v->nregions; ri++)
+		region_findings(&l, v, ri);
+	for (int i = 0; i < v->nflags; i++) {
+		const struct vflag *fl = &v->flags[i];
+		const struct vregion *r = &v->regions[fl->region];
+		if (fl->kind != VFLAG_SEGMENTED || fl->param < 0 || !r->segment_tested[fl->param])
+			continue;
+		const struct segment_result *sg = &r->segment[fl->param];
+		struct refine_finding *f = finding_add(&l, REFINE_SEGMENTED, v->e->callpaths[r->callpath],
+						sg->points[sg->change]);
+		f->param = fl->param;
+		f->lo = sg->x_before;
+		f->hi = sg->x_after;
+		f->severity = sg->improvement;
+	}
+	for (int i = 0; i < v->nchecks; i++) {
+		const struct vcheck *c = &v->checks[i];
+		if (strcmp(c->check, "contention") || c->status != VCHECK_NOT_TESTABLE || c->param < 0)
+			continue;
+		const struct vregion *r = &v->regions[c->region];
+		struct refine_finding *f = finding_add(&l, REFINE_CONTENTION, v->e->callpaths[r->callpath],
+						baseline_point(v->e, c->param));
+		f->param = c->param;
+	}
+	*out = l.f;
+	*nout = l.n;
+}

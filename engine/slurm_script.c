@@ -1,0 +1,345 @@
+/*
+ * Rendering a run's batch script.  srun starts every rank through a tiny
+ * sh that sends its output to the run directory (rank 0 to stdout/stderr,
+ * rank r to rank-<r>.stdout/.stderr); the script's own output goes to
+ * job.out/job.err.
+ *
+ * Every value that comes from outside (names, paths, partition, extra
+ * options, the application's arguments and environment) reaches the script
+ * through script_quote() and nothing else: single-quoted for sh, or
+ * double-quoted for sbatch's own #SBATCH parser.  A value that cannot be
+ * written safely in its place is refused, never written: control
+ * characters outside an sh string, an environment name that is not an sh
+ * name.
+ *
+ * The script is complete on its own, so `sbatch runs/<id>/job.sh` reruns a
+ * run by hand: it sets PERFSWEEP_RUN_DIR and the run's environment itself,
+ * and on its way out leaves the completion record job.done ("job=ID
+ * attempt=N exit=RC start=T end=T") that a later orchestrator reads when the
+ * controller has forgotten the job.  Inside SLURM it also drops the
+ * notes JOB.start and JOB.done into runs/.events (slurm_events_dir), where
+ * the running orchestrator sees a job start and end without asking the
+ * controller, and JOB.gone when SLURM ends it with SIGTERM (backend_slurm.c).
+ */
+#include "engine/slurm_script.h"
+#include "placement/launch.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where a value goes. */
+enum quote_ctx {
+	Q_SH,        /* an sh word: single quotes; may span lines (arguments) */
+	Q_SH_LINE,   /* an sh word on a line of its own kind: no control characters */
+	Q_SBATCH,    /* a word of a #SBATCH line, as sbatch reads it: double quotes */
+	Q_PATTERN,   /* a #SBATCH file name: as Q_SBATCH, '%' written as "%%" */
+};
+
+static int has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* The one quoting function: append v, quoted for ctx, or refuse it (-1, err
+   naming what). */
+static int script_quote(struct strbuf *sb, const char *what, const char *v, enum quote_ctx ctx,
+			struct perr *err)
+{
+	if (ctx != Q_SH && has_control(v))
+		return perr_set(err, "%s contains a control character", what);
+	if (ctx == Q_SH || ctx == Q_SH_LINE) {
+		strbuf_addch(sb, '\'');
+		for (const char *s = v; *s; s++)
+			if (*s == '\'')
+				strbuf_addstr(sb, "'\\''");
+			else
+				strbuf_addch(sb, *s);
+		strbuf_addch(sb, '\'');
+		return 0;
+	}
+	strbuf_addch(sb, '"');
+	for (const char *s = v; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addch(sb, '\\');
+		if (*s == '%' && ctx == Q_PATTERN)
+			strbuf_addch(sb, '%');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+	return 0;
+}
+
+int slurm_job_nodes(const struct run_spec *rs)
+{
+	if (rs->nodes > 0)
+		return rs->nodes;
+	if (rs->ranks_per_node > 0)
+		return (rs->ranks + rs->ranks_per_node - 1) / rs->ranks_per_node;
+	return 0;
+}
+
+/* One name per attempt, so that a job an earlier orchestrator submitted and
+   never recorded is told apart from the recorded jobs of earlier attempts. */
+char *slurm_job_name(const char *campaign, long long id, int attempt)
+{
+	return xasprintf("ps:%s:%lld.%d", campaign ? campaign : "", id, attempt > 0 ? attempt : 1);
+}
+
+char *slurm_job_comment(const struct run_spec *rs)
+{
+	return xasprintf("perfsweep %s run %lld", rs->campaign_dir ? rs->campaign_dir : "", rs->id);
+}
+
+char *slurm_file_pattern(const char *path)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (; *path; path++) {
+		if (*path == '%')
+			strbuf_addch(&sb, '%');
+		strbuf_addch(&sb, *path);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* "#SBATCH OPT<value>\n", the value quoted; value NULL: "#SBATCH OPT\n". */
+static int sbatch_line(struct strbuf *sc, const char *opt, const char *what, const char *value,
+		       enum quote_ctx ctx, struct perr *err)
+{
+	strbuf_addf(sc, "#SBATCH %s", opt);
+	if (value && script_quote(sc, what, value, ctx, err))
+		return -1;
+	strbuf_addch(sc, '\n');
+	return 0;
+}
+
+/* For the reader and for resubmitting by hand: libslurm applies these
+   settings through the job description, not by parsing these lines. */
+static int script_sbatch_lines(struct strbuf *sc, const struct slurm_script_opts *o,
+			       const struct run_spec *rs, struct perr *err)
+{
+	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
+	int rc = sbatch_line(sc, "--job-name=", "the campaign name", name, Q_SBATCH, err);
+	free(name);
+	if (rc)
+		return -1;
+	if (o->nodes > 0)
+		strbuf_addf(sc, "#SBATCH --nodes=%d\n", o->nodes);
+	strbuf_addf(sc, "#SBATCH --ntasks=%d\n", rs->ranks);
+	if (rs->ranks_per_node > 0)
+		strbuf_addf(sc, "#SBATCH --ntasks-per-node=%d\n", rs->ranks_per_node);
+	strbuf_addstr(sc, "#SBATCH --exclusive\n");
+	if (o->time_limit)
+		strbuf_addf(sc, "#SBATCH --time=%u\n", o->time_limit);
+	if ((o->partition && sbatch_line(sc, "--partition=", "backend.partition", o->partition,
+					 Q_SBATCH, err)) ||
+	    (o->account && sbatch_line(sc, "--account=", "backend.account", o->account, Q_SBATCH,
+				       err)) ||
+	    (o->qos && sbatch_line(sc, "--qos=", "backend.qos", o->qos, Q_SBATCH, err)))
+		return -1;
+	for (int i = 0; i < o->nextra; i++)
+		if (sbatch_line(sc, "", "backend.extra", o->extra[i], Q_SBATCH, err))
+			return -1;
+	char *out = xasprintf("%s/job.out", rs->run_dir), *errf = xasprintf("%s/job.err", rs->run_dir);
+	rc = sbatch_line(sc, "--output=", "the run directory", out, Q_PATTERN, err) ||
+	     sbatch_line(sc, "--error=", "the run directory", errf, Q_PATTERN, err);
+	free(out);
+	free(errf);
+	return rc ? -1 : 0;
+}
+
+/* A name sh can assign to. */
+static int sh_name(const char *s, size_t n)
+{
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* "NAME='value'; export NAME\n" */
+static int export_line(struct strbuf *sc, const char *kv, struct perr *err)
+{
+	size_t klen = strcspn(kv, "=");
+	if (!kv[klen])
+		return 0;
+	if (!sh_name(kv, klen))
+		return perr_set(err, "environment name '%.*s' is not a valid shell name", (int)klen, kv);
+	strbuf_add(sc, kv, klen);
+	strbuf_addch(sc, '=');
+	script_quote(sc, "an environment value", kv + klen + 1, Q_SH, err);
+	strbuf_addstr(sc, "; export ");
+	strbuf_add(sc, kv, klen);
+	strbuf_addch(sc, '\n');
+	return 0;
+}
+
+/* The run's environment, so that a job resubmitted by hand has it too. */
+static int script_env(struct strbuf *sc, const struct run_spec *rs, struct perr *err)
+{
+	for (char *const *e = rs->env; e && *e; e++)
+		if (export_line(sc, *e, err))
+			return -1;
+	char *dir = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
+	char *id = xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id);
+	char *camp = xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : "");
+	int rc = export_line(sc, dir, err) || export_line(sc, id, err) || export_line(sc, camp, err);
+	free(dir);
+	free(id);
+	free(camp);
+	return rc ? -1 : 0;
+}
+
+/* srun, the per-rank sh, the binder and the application, on one line. */
+static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
+		       const struct run_spec *rs, struct perr *err)
+{
+	int nodes = o->nodes;
+	if (rs->timeout > 0)
+		strbuf_addf(sc, "timeout --kill-after=10 %.3f ", rs->timeout);
+	strbuf_addf(sc, "srun --cpu-bind=none --ntasks=%d", rs->ranks);
+	if (o->mpi) {
+		strbuf_addstr(sc, " --mpi=");
+		if (script_quote(sc, "backend.mpi", o->mpi, Q_SH_LINE, err))
+			return -1;
+	}
+	if (nodes > 0)
+		strbuf_addf(sc, " --nodes=%d", nodes);
+	if (rs->ranks_per_node > 0)
+		strbuf_addf(sc, " --ntasks-per-node=%d", rs->ranks_per_node);
+	strbuf_addstr(sc, " /bin/sh -c '"
+		      "r=${SLURM_PROCID:-0}; "
+		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "
+		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
+		      "exec \"$@\"' perfsweep-rank");
+	if (rs->policy && rs->bind_path) {
+		struct launch_placement lp = {
+			.policy = rs->policy,
+			.ranks_per_node = rs->ranks_per_node > 0 ? rs->ranks_per_node
+				: nodes > 0 ? (rs->ranks + nodes - 1) / nodes : 0,
+			.cores_per_rank = rs->cores_per_rank,
+			.map = rs->map,
+		};
+		/* launch_argv gives BIND, then option/value pairs, then "--": the
+		   option names and the rank count (printed by launch_argv) go bare,
+		   the program and every other value through the quoting function */
+		char **pre = launch_argv(rs->bind_path, &lp);
+		int bad = 0;
+		for (int k = 0; pre[k] && !bad; k++) {
+			strbuf_addch(sc, ' ');
+			if (k % 2 == 1 || (k > 0 && !strcmp(pre[k - 1], "--ranks-per-node")))
+				strbuf_addstr(sc, pre[k]);
+			else
+				bad = script_quote(sc, "the launcher's command line", pre[k], Q_SH_LINE, err);
+		}
+		launch_argv_free(pre);
+		if (bad)
+			return -1;
+	}
+	for (char *const *a = rs->argv; *a; a++) {
+		strbuf_addch(sc, ' ');
+		script_quote(sc, "an application argument", *a, a == rs->argv ? Q_SH_LINE : Q_SH, err);
+	}
+	return has_control(rs->argv[0]) ? perr_set(err, "the program name contains a control character")
+					: 0;
+}
+
+static int script_head(struct strbuf *sc, const struct slurm_script_opts *o,
+		       const struct run_spec *rs, struct perr *err)
+{
+	strbuf_addf(sc, "#!/bin/sh\n# perfsweep: run %lld of campaign ", rs->id);
+	if (script_quote(sc, "the campaign name", rs->campaign ? rs->campaign : "", Q_SH_LINE, err))
+		return -1;
+	strbuf_addstr(sc, " in ");
+	if (script_quote(sc, "the campaign directory", rs->campaign_dir ? rs->campaign_dir : "",
+			 Q_SH_LINE, err))
+		return -1;
+	strbuf_addch(sc, '\n');
+	return script_sbatch_lines(sc, o, rs, err);
+}
+
+int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs, char **out,
+			struct perr *err)
+{
+	struct strbuf sc;
+	strbuf_init(&sc);
+	*out = NULL;
+	if (!rs->run_dir || !rs->argv || !rs->argv[0]) {
+		strbuf_release(&sc);
+		return perr_set(err, "run %lld: no run directory or no command", rs->id);
+	}
+	if (script_head(&sc, o, rs, err) || script_env(&sc, rs, err))
+		goto fail;
+	/* job.done: how this job ended, for an orchestrator that finds the job
+	   purged from the controller; and the notes JOB.start (its start time)
+	   and JOB.done (empty) in the campaign's events directory, which tell a
+	   running orchestrator at once (a note it cannot leave is no error: the
+	   controller knows too; printf, not a special built-in such as `:`,
+	   because a failed redirection of one ends sh).  SLURM ends a cancelled
+	   or timed-out job with SIGTERM: the note JOB.gone then asks the
+	   orchestrator to hear how from the controller now. */
+	char *events = slurm_events_dir(rs->run_dir);
+	strbuf_addstr(&sc, "d=$PERFSWEEP_RUN_DIR\ne=");
+	int bad = script_quote(&sc, "the events directory", events, Q_SH_LINE, err);
+	free(events);
+	if (bad)
+		goto fail;
+	strbuf_addstr(&sc, "\nj=${SLURM_JOB_ID:-}\n"
+		      "s=$(date +%s)\n"
+		      "note() { [ -z \"$j\" ] || { printf '%s\\n' \"$2\" >\"$e/$j.$1\"; } 2>/dev/null; }\n");
+	strbuf_addstr(&sc, "finish() { printf 'job=%s attempt=%s exit=%s start=%s end=%s\\n' \"${j:-0}\" ");
+	strbuf_addf(&sc, "%d", rs->attempt > 0 ? rs->attempt : 1);
+	strbuf_addstr(&sc, " \"$1\" \"$s\" \"$(date +%s)\" >\"$d/job.done.tmp\" && "
+		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
+		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
+		      "note start \"$s\"\n"
+		      "trap 'note gone; exit 143' TERM\n"
+		      "cd -- ");
+	if (script_quote(&sc, "the working directory", rs->workdir ? rs->workdir : rs->run_dir,
+			 Q_SH_LINE, err))
+		goto fail;
+	/* srun needs the controller to start its step.  When no rank started
+	   (rank 0 creates stdout first thing), wait for the controller and try
+	   again; give up after SLURM_STEP_TRIES and leave job.step-failed behind. */
+	strbuf_addstr(&sc, " || finish 125\nn=0\nwhile :; do\n\t");
+	if (script_srun(&sc, o, rs, err))
+		goto fail;
+	strbuf_addf(&sc, "\n\trc=$?\n"
+		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
+		    "\tn=$((n + 1))\n"
+		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
+		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
+		    "done\n", SLURM_STEP_TRIES, SLURM_STEP_PAUSE);
+	*out = strbuf_detach(&sc);
+	return 0;
+fail:
+	strbuf_release(&sc);
+	return -1;
+}
+
+char *slurm_events_dir(const char *run_dir)
+{
+	const char *slash = strrchr(run_dir, '/');
+	/* a run directory without a slash lies in the current directory, not in / */
+	return slash ? xasprintf("%.*s/.events", (int)(slash - run_dir), run_dir) : xstrdup(".events");
+}
+
+int slurm_done_parse(const char *text, struct slurm_done *d)
+{
+	memset(d, 0, sizeof(*d));
+	unsigned long job;
+	int n = 0;
+	if (!text || sscanf(text, "job=%lu attempt=%d exit=%d start=%lld end=%lld%n", &job, &d->attempt,
+			    &d->exit_status, &d->start, &d->end, &n) != 5 || n == 0)
+		return -1;
+	d->job = (unsigned)job;
+	return 0;
+}

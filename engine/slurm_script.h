@@ -1,0 +1,57 @@
+/*
+ * The batch script of a SLURM run (runs/<id>/job.sh), its job name and its
+ * comment.  Pure: no I/O, no libslurm; backend_slurm.c submits what this
+ * renders.
+ *
+ * A run's job is named "ps:<campaign>:<run id>.<attempt>" and its comment is
+ * "perfsweep <campaign dir> run <run id>".
+ */
+#ifndef PS_SLURM_SCRIPT_H
+#define PS_SLURM_SCRIPT_H
+#include "common/error.h"
+#include "engine/backend.h"
+
+#define SLURM_STEP_TRIES 12   /* srun attempts in the job when the step cannot start */
+#define SLURM_STEP_PAUSE 5    /* seconds between them */
+
+/* The job settings the script's #SBATCH lines repeat. */
+struct slurm_script_opts {
+	const char *partition, *account, *qos;   /* NULL: unset */
+	const char *mpi;                         /* srun --mpi= plugin, or NULL */
+	int nextra;
+	char *const *extra;                      /* verbatim long options */
+	int nodes;                               /* 0: SLURM decides */
+	unsigned time_limit;                     /* minutes, 0: none */
+};
+
+/* "ps:<campaign>:<run>.<attempt>" (caller frees). */
+char *slurm_job_name(const char *campaign, long long id, int attempt);
+/* "perfsweep <campaign dir> run <run id>" (caller frees). */
+char *slurm_job_comment(const struct run_spec *rs);
+/* The nodes of a run's job: rs->nodes, else ceil(ranks / ranks per node), else 0. */
+int slurm_job_nodes(const struct run_spec *rs);
+/* A path as a SLURM file name pattern: '%' doubled (caller frees). */
+char *slurm_file_pattern(const char *path);
+/*
+ * The batch script of rs in *out (caller frees): 0, or -1 with err saying
+ * which value cannot be written safely (a control character outside an
+ * argument or environment value, an environment name sh cannot assign).
+ */
+int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec *rs, char **out,
+			struct perr *err);
+
+/* The directory of the notes job scripts leave: runs/.events beside the
+   run directory runs/<id> (caller frees). */
+char *slurm_events_dir(const char *run_dir);
+
+/* The completion record job.done a job script leaves in its run directory. */
+struct slurm_done {
+	unsigned job;               /* SLURM job id (0 when run without SLURM) */
+	int attempt;                /* the attempt the script was rendered for */
+	int exit_status;            /* srun's (or timeout's) exit status; 125: no working dir */
+	long long start, end;       /* Unix seconds */
+};
+/* Parse a job.done text: 0, or -1 when it is not one. */
+int slurm_done_parse(const char *text, struct slurm_done *d);
+
+#endif

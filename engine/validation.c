@@ -1,0 +1,31 @@
+/* The validate pipeline over an input: load, dependencies, region matching, checks. */
+#include "engine/validation.h"
+#include <string.h>
+
+int campaign_validate(struct campaign_validation *c, const char *path,
+		      const struct campaign_validation_options *o, struct perr *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (input_data_load(&c->in, path, o->format, o->vo.metric, o->include_retired, err) < 0)
+		return -1;
+	if (c->in.e.npoints == 0 || c->in.e.nseries == 0)
+		return 0;
+	if (input_data_match(&c->in, path, o->deps_path, o->campaign_deps, err) < 0)
+		return -1;
+	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
+				      .funcs = c->in.funcs, .expect = validate_expect_expr,
+				      .rpn_name = c->in.src.rpn_name };
+	struct validate_options vo = o->vo;
+	if (!o->aggregate_set && c->in.src.aggregate)
+		model_aggregate_parse(c->in.src.aggregate, &vo.model.aggregate);
+	c->validated = 1;
+	return validate_run(&c->v, &vin, &vo, err);
+}
+
+void campaign_validation_release(struct campaign_validation *c)
+{
+	if (c->validated)
+		validation_release(&c->v);
+	input_data_release(&c->in);
+	memset(c, 0, sizeof(*c));
+}
