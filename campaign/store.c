@@ -23,23 +23,6 @@
 #include <unistd.h>
 
 
-static const char *state_names[RUN_NSTATES] = {
-	"pending", "submitted", "running", "done", "failed", "cancelled", "retired",
-};
-
-const char *run_state_name(enum run_state s)
-{
-	return (s >= 0 && s < RUN_NSTATES) ? state_names[s] : "unknown";
-}
-
-int run_state_parse(const char *name)
-{
-	for (int i = 0; i < RUN_NSTATES; i++)
-		if (!strcmp(state_names[i], name))
-			return i;
-	return -1;
-}
-
 /* Added after schema version 1: created on open by writers (migration). */
 #define BINDINGS_TABLE "CREATE TABLE IF NOT EXISTS bindings(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
 	" node TEXT, cpuset TEXT, cores TEXT, PRIMARY KEY(run, rank));"
@@ -840,9 +823,9 @@ long long store_last_seq(struct store *st)
 	return v;
 }
 
-int store_run_events(struct store *st, long long id, struct run_event **ev, int *n, struct perr *err)
+int store_run_events(struct store *st, long long id, struct run_event **act, int *n, struct perr *err)
 {
-	*ev = NULL;
+	*act = NULL;
 	*n = 0;
 	sqlite3_stmt *s = sdb_prepare(st, "SELECT t, state, detail FROM run_events WHERE run = ? ORDER BY rowid", err);
 	if (!s)
@@ -850,8 +833,8 @@ int store_run_events(struct store *st, long long id, struct run_event **ev, int 
 	sqlite3_bind_int64(s, 1, id);
 	size_t alloc = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		XGROW(*ev, (size_t)*n + 1, alloc);
-		struct run_event *e = &(*ev)[(*n)++];
+		XGROW(*act, (size_t)*n + 1, alloc);
+		struct run_event *e = &(*act)[(*n)++];
 		e->t = sqlite3_column_double(s, 0);
 		e->state = (enum run_state)sqlite3_column_int(s, 1);
 		e->detail = sdb_col_str(s, 2);
@@ -860,20 +843,51 @@ int store_run_events(struct store *st, long long id, struct run_event **ev, int 
 	return 0;
 }
 
-void run_events_free(struct run_event *ev, int n)
+void run_events_free(struct run_event *act, int n)
 {
 	for (int i = 0; i < n; i++)
-		free(ev[i].detail);
-	free(ev);
+		free(act[i].detail);
+	free(act);
 }
 
 
-int sdb_apply_change(struct store *st, long long id, enum run_state state, const char *detail,
-			const struct change *c, struct perr *err)
+/* Where act takes run id (inside the caller's transaction): its new state,
+   or 1 with err saying why the machine refuses it, or -1 (err).  *was gets
+   the state it is in, *backend_id (may be NULL) its job or process. */
+static int run_guard(struct store *st, long long id, enum run_action act, int *to, int *was,
+		     char **backend_id, struct perr *err)
+{
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT state, retired_from, backend_id FROM runs WHERE id = ?", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return perr_set(err, "%s: no run %lld", st->dir, id);
+	}
+	enum run_state from = (enum run_state)sqlite3_column_int(s, 0);
+	enum run_state retired_from = sqlite3_column_type(s, 1) == SQLITE_NULL
+		? RUN_PENDING : (enum run_state)sqlite3_column_int(s, 1);   /* as store_load_run reads it */
+	if (was)
+		*was = (int)from;
+	if (backend_id)
+		*backend_id = sdb_col_str(s, 2);
+	sqlite3_finalize(s);
+	*to = run_transition(from, act, retired_from);
+	if (*to < 0) {
+		perr_set(err, "run %lld is %s: cannot %s it", id, run_state_name(from), run_action_name(act));
+		return 1;
+	}
+	return 0;
+}
+
+/* The UPDATE of one transition, to state to, with its event record. */
+static int apply_to(struct store *st, long long id, int to, const char *detail, const struct change *c,
+		    struct perr *err)
 {
 	char *sql = xasprintf("UPDATE runs SET %s, state = %d,"
 			      " seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs) WHERE id = ?1",
-			      c->set, (int)state);
+			      c->set, to);
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
 	free(sql);
 	if (!s)
@@ -899,7 +913,7 @@ int sdb_apply_change(struct store *st, long long id, enum run_state state, const
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_double(s, 2, wall_now());
-	sqlite3_bind_int(s, 3, (int)state);
+	sqlite3_bind_int(s, 3, to);
 	if (detail)
 		sqlite3_bind_text(s, 4, detail, -1, SQLITE_STATIC);
 	else
@@ -909,14 +923,24 @@ int sdb_apply_change(struct store *st, long long id, enum run_state state, const
 	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "record event");
 }
 
-static int change(struct store *st, long long id, enum run_state state, const char *detail,
+int sdb_apply_change(struct store *st, long long id, enum run_action act, const char *detail,
+		     const struct change *c, struct perr *err)
+{
+	int to;
+	int rc = run_guard(st, id, act, &to, NULL, NULL, err);
+	return rc ? rc : apply_to(st, id, to, detail, c, err);
+}
+
+/* One transition in a transaction of its own: 0, 1 refused (err), -1 (err). */
+static int change(struct store *st, long long id, enum run_action act, const char *detail,
 		  const struct change *c, struct perr *err)
 {
 	if (sdb_begin(st, err))
 		return -1;
-	if (sdb_apply_change(st, id, state, detail, c, err)) {
+	int rc = sdb_apply_change(st, id, act, detail, c, err);
+	if (rc) {
 		sdb_rollback(st);
-		return -1;
+		return rc;
 	}
 	return sdb_commit(st, err);
 }
@@ -927,13 +951,13 @@ int store_mark_submitted(struct store *st, long long id, const char *backend_id,
 	struct change c = { .set = "attempts = attempts + 1, backend_id = ?2, submitted_at = ?6,"
 				   " started_at = NULL, ended_at = NULL, reason = NULL",
 			    .text = { backend_id }, .num = { t } };
-	return change(st, id, RUN_SUBMITTED, backend_id, &c, err);
+	return change(st, id, RUN_ACT_SUBMIT, backend_id, &c, err);
 }
 
 int store_mark_running(struct store *st, long long id, double t, struct perr *err)
 {
 	struct change c = { .set = "started_at = ?6", .num = { t } };
-	return change(st, id, RUN_RUNNING, NULL, &c, err);
+	return change(st, id, RUN_ACT_START, NULL, &c, err);
 }
 
 /* Replace run id's measurements and collector misses (inside the caller's
@@ -990,10 +1014,12 @@ static int mark_done(struct store *st, long long id, double t, int exit_status, 
 	struct change c = { .set = "ended_at = ?6, wall = ?7, exit_status = ?10, collect_error = ?2,"
 				   " reason = NULL, started_at = COALESCE(started_at, submitted_at)",
 			    .text = { collect_error }, .num = { t, wall }, .ival = { exit_status } };
-	if (replace_collected(st, id, ml, missed, nmissed, err) ||
-	    sdb_apply_change(st, id, RUN_DONE, collect_error, &c, err)) {
+	int rc = sdb_apply_change(st, id, RUN_ACT_DONE, collect_error, &c, err);
+	if (!rc)
+		rc = replace_collected(st, id, ml, missed, nmissed, err);
+	if (rc) {
 		sdb_rollback(st);
-		return -1;
+		return rc;
 	}
 	return sdb_commit(st, err);
 }
@@ -1036,7 +1062,7 @@ int store_recollect(struct store *st, long long id, const struct collect_result 
 	struct change c = { .set = "collect_error = ?2", .text = { cr->error } };
 	int rc = store_load_measurements(st, id, old, err) ||
 		 replace_collected(st, id, &cr->ml, cr->missed, cr->nmissed, err) ||
-		 sdb_apply_change(st, id, RUN_DONE, detail, &c, err);
+		 sdb_apply_change(st, id, RUN_ACT_RECOLLECT, detail, &c, err);
 	free(detail);
 	if (rc) {
 		sdb_rollback(st);
@@ -1087,20 +1113,48 @@ int store_mark_failed(struct store *st, long long id, double t, int exit_status,
 {
 	struct change c = { .set = "ended_at = ?6, wall = ?7, exit_status = ?10, reason = ?2",
 			    .text = { reason }, .num = { t, wall }, .ival = { exit_status } };
-	return change(st, id, retry ? RUN_PENDING : RUN_FAILED, reason, &c, err);
+	return change(st, id, retry ? RUN_ACT_REQUEUE : RUN_ACT_FAIL, reason, &c, err);
+}
+
+int store_cancel_run(struct store *st, long long id, double t, const char *reason, int *was,
+		     char **backend_id, struct perr *err)
+{
+	struct change c = { .set = "ended_at = ?6, reason = ?2", .text = { reason }, .num = { t } };
+	int to;
+	if (backend_id)
+		*backend_id = NULL;
+	if (sdb_begin(st, err))
+		return -1;
+	int rc = run_guard(st, id, RUN_ACT_CANCEL, &to, was, backend_id, err);
+	if (!rc)
+		rc = apply_to(st, id, to, reason, &c, err);
+	if (!rc)
+		rc = sdb_commit(st, err);
+	else
+		sdb_rollback(st);
+	if (rc && backend_id) {
+		free(*backend_id);
+		*backend_id = NULL;
+	}
+	return rc;
 }
 
 int store_mark_cancelled(struct store *st, long long id, double t, const char *reason,
 			 struct perr *err)
 {
-	struct change c = { .set = "ended_at = ?6, reason = ?2", .text = { reason }, .num = { t } };
-	return change(st, id, RUN_CANCELLED, reason, &c, err);
+	return store_cancel_run(st, id, t, reason, NULL, NULL, err);
 }
 
 int store_mark_pending(struct store *st, long long id, const char *reason, struct perr *err)
 {
 	struct change c = { .set = "reason = ?2", .text = { reason } };
-	return change(st, id, RUN_PENDING, reason, &c, err);
+	return change(st, id, RUN_ACT_REQUEUE, reason, &c, err);
+}
+
+int store_retry_run(struct store *st, long long id, const char *reason, struct perr *err)
+{
+	struct change c = { .set = "reason = ?2", .text = { reason } };
+	return change(st, id, RUN_ACT_REOPEN, reason, &c, err);
 }
 
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
@@ -1422,7 +1476,7 @@ void run_pass_add(const struct run *r, int *pass, int *passes)
 {
 	if (r->repetition > *passes)
 		*passes = r->repetition;
-	if ((r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) &&
+	if (run_is_live(r->state) &&
 	    (!*pass || r->repetition < *pass))
 		*pass = r->repetition;
 }

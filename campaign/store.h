@@ -2,14 +2,17 @@
  * The campaign store: one SQLite file (campaign.db, WAL mode) in the
  * campaign directory, plus runs/<id>/ for each run's files.  It holds the
  * resolved config, the plan (one row per run), run states and measurements.
- * `perfsweep run` is the only writer; status, export, model, validate and
- * top read it concurrently.  Every write is one transaction, so a kill -9
+ * Its writers are run (the run engine), cancel and retry (also top's c and
+ * r keys), collect, refine, import and run --until (docs/architecture.md);
+ * status, export, model, validate and top read it concurrently.  Every write is one transaction, so a kill -9
  * at any moment leaves either the old or the new state, never a mix.
  *
- * Run states: pending -> submitted -> running -> done | failed | cancelled.
- * A run that fails and still has attempts left goes back to pending.  Any
- * run whose point or repetition leaves the plan becomes retired (and goes
- * back to its earlier state when it returns to the plan): see store_grow.
+ * Run states: pending -> submitted -> running -> done | failed | cancelled,
+ * as the one run-state machine allows (campaign/run_state.h): a run that
+ * fails and still has attempts left goes back to pending; done, failed and
+ * cancelled are final; any run whose point or repetition leaves the plan
+ * becomes retired (and goes back to its earlier state when it returns to
+ * the plan): see store_grow.
  *
  * A run is identified by its point (parameter values and ranks per node;
  * the point fixes its placement), its repetition and its re-measurement
@@ -21,25 +24,11 @@
 #include "collectors/collector_set.h"
 #include "collectors/experiment.h"
 #include "collectors/measurement.h"
+#include "campaign/run_state.h"
 #include "common/error.h"
 #include "designs/plan.h"
 
 #define STORE_SCHEMA_VERSION 1
-
-enum run_state {
-	RUN_PENDING,
-	RUN_SUBMITTED,
-	RUN_RUNNING,
-	RUN_DONE,
-	RUN_FAILED,
-	RUN_CANCELLED,
-	RUN_RETIRED,            /* left the plan (store_grow): kept, never run, not analysed */
-	RUN_NSTATES
-};
-
-const char *run_state_name(enum run_state s);
-/* Returns the state, or -1 for an unknown name. */
-int run_state_parse(const char *name);
 
 struct run {
 	long long id;           /* 1-based, the runs/<id>/ directory */
@@ -136,12 +125,17 @@ struct run_event {
 	enum run_state state;
 	char *detail;
 };
-int store_run_events(struct store *st, long long id, struct run_event **ev, int *n, struct perr *err);
-void run_events_free(struct run_event *ev, int n);
+int store_run_events(struct store *st, long long id, struct run_event **act, int *n, struct perr *err);
+void run_events_free(struct run_event *act, int n);
 
-/* Transitions.  Each is one transaction and records a run event. */
+/*
+ * Transitions.  Each is one transaction, goes through the run-state machine
+ * (run_state.h) and records a run event.  Each returns 0 when applied, 1
+ * when the machine refuses it in the run's current state (err says so and
+ * nothing changed: a report that arrived after a cancel, say), -1 (err).
+ */
 int store_mark_submitted(struct store *st, long long id, const char *backend_id, double t,
-			 struct perr *err);   /* attempts += 1 */
+			 struct perr *err);   /* pending -> submitted, attempts += 1 */
 int store_mark_running(struct store *st, long long id, double t, struct perr *err);
 /* Done: replaces any measurements of earlier attempts with ml, atomically. */
 int store_mark_done(struct store *st, long long id, double t, int exit_status, double wall,
@@ -165,13 +159,25 @@ struct store_miss {
 };
 int store_collect_misses(struct store *st, struct store_miss **m, int *n, struct perr *err);
 void store_misses_free(struct store_miss *m, int n);
-/* Failed: back to pending when retry is set, else failed for good. */
+/* An attempt ended in failure: back to pending when retry is set (attempts
+   left), else failed for good. */
 int store_mark_failed(struct store *st, long long id, double t, int exit_status, double wall,
 		      const char *reason, int retry, struct perr *err);
+/*
+ * Cancel a live run.  *was (may be NULL) gets the state it was cancelled
+ * from and *backend_id (may be NULL; caller frees) its job or process, both
+ * read in the same transaction, so the caller kills exactly what was in
+ * flight when the mark was made.
+ */
+int store_cancel_run(struct store *st, long long id, double t, const char *reason, int *was,
+		     char **backend_id, struct perr *err);
 int store_mark_cancelled(struct store *st, long long id, double t, const char *reason,
 			 struct perr *err);
-/* Back to pending without counting an attempt (orchestrator died mid-run). */
+/* In flight back to pending without a verdict on the attempt (its
+   orchestrator died or was interrupted): it runs again. */
 int store_mark_pending(struct store *st, long long id, const char *reason, struct perr *err);
+/* An explicit retry (perfsweep retry, top's r key): a failed run back to pending. */
+int store_retry_run(struct store *st, long long id, const char *reason, struct perr *err);
 
 /*
  * Measurements of all done runs as an experiment: the campaign parameters,

@@ -454,9 +454,9 @@ static int retire_runs(struct grow *g, const int *wanted, struct perr *err)
 		const struct grun *r = &g->runs[i];
 		int rc = 0;
 		if (!wanted[i] && r->state != RUN_RETIRED)
-			rc = sdb_apply_change(g->st, r->id, RUN_RETIRED, "retired: left the plan", &out, err);
+			rc = sdb_apply_change(g->st, r->id, RUN_ACT_RETIRE, "retired: left the plan", &out, err);
 		else if (wanted[i] && r->state == RUN_RETIRED)
-			rc = sdb_apply_change(g->st, r->id, (enum run_state)r->retired_from, "back in the plan",
+			rc = sdb_apply_change(g->st, r->id, RUN_ACT_UNRETIRE, "back in the plan",
 					      &back, err);
 		if (rc)
 			return -1;
@@ -574,7 +574,7 @@ int store_settle_retired(struct store *st, long long id, struct perr *err)
 	struct change c = { .set = "retired_from = 0" };
 	if (sdb_begin(st, err))
 		return -1;
-	if (sdb_apply_change(st, id, RUN_RETIRED, "stopped: retired while in flight", &c, err)) {
+	if (sdb_apply_change(st, id, RUN_ACT_SETTLE, "stopped: retired while in flight", &c, err)) {
 		sdb_rollback(st);
 		return -1;
 	}

@@ -50,7 +50,10 @@ int sdb_put_budget_meta(struct store *st, const struct plan *pl, struct perr *er
 char *sdb_plan_fingerprint(const struct plan *pl, int version);
 /* The rank count of a plan point. */
 int sdb_point_ranks(const struct plan *pl, const struct plan_point *pt);
-int sdb_apply_change(struct store *st, long long id, enum run_state state, const char *detail,
+/* Apply event act to run id inside the caller's transaction, as the
+   run-state machine allows (run_state.h): 0, 1 when it refuses (err says
+   why, nothing changed), -1 (err). */
+int sdb_apply_change(struct store *st, long long id, enum run_action act, const char *detail,
 		     const struct change *c, struct perr *err);
 /* Insert one point (id, placement, repetitions, cost, reason) and its
    values, in the store's parameter order. */

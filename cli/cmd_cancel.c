@@ -21,7 +21,7 @@ static int exec_cancel(struct cli_args *a)
 	const char *dir = a->args[0];
 	const struct cli_opt *only = cli_opt(a, 'r');
 	struct cancel_options o = { .ids = only ? &only->i : NULL, .nids = only ? 1 : 0,
-				    .reason = "cancelled by user", .recheck = 1.5 };
+				    .reason = "cancelled by user" };
 	struct cancel_result r;
 	struct perr err;
 	if (campaign_cancel(dir, &o, &r, &err))

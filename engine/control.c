@@ -6,7 +6,6 @@
 #include "campaign/store.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct canceller {
 	struct store *st;
@@ -21,48 +20,61 @@ static void add_line(char ***v, int *n, char *line)
 	(*v)[(*n)++] = line;
 }
 
-static int is_live(const struct run *r)
-{
-	return r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING;
-}
-
-/* Stop an in-flight run's job or process group. */
-static void kill_run(struct canceller *cc, const struct run *r)
+/* Stop an in-flight run's job or process group (backend_id). */
+static void kill_run(struct canceller *cc, long long id, const char *backend_id)
 {
 	struct perr err;
 	if (!cc->r->slurm) {
-		cc->r->nkilled += backend_local_cancel_id(r->backend_id);
+		cc->r->nkilled += backend_local_cancel_id(backend_id);
 		return;
 	}
-	if (cc->b->ops->cancel(cc->b, r->id, r->backend_id, &err))
+	if (!cc->b) {
+		struct backend_config bc = { .type = "slurm" };
+		if (backend_slurm_new(&cc->b, &bc, &err)) {
+			cc->b = NULL;
+			add_line(&cc->r->errors, &cc->r->nerrors,
+				 xasprintf("cannot cancel slurm job of run %lld: %s", id, err.msg));
+			return;
+		}
+	}
+	if (cc->b->ops->cancel(cc->b, id, backend_id, &err))
 		add_line(&cc->r->errors, &cc->r->nerrors, xstrdup(err.msg));
 	else
 		cc->r->nkilled++;
 }
 
-/* Mark one run cancelled (the store first, so a running orchestrator does
-   not retry it), then kill its job or process group.  0, or -1 if the store
-   could not be changed. */
+/* A note for a requested run that is not live. */
+static void not_live(struct canceller *cc, long long id, enum run_state state)
+{
+	if (cc->o->ids)
+		add_line(&cc->r->notes, &cc->r->nnotes,
+			 xasprintf("run %lld is %s: nothing to cancel", id, run_state_name(state)));
+}
+
+/*
+ * Mark one run cancelled (the store first, so a running orchestrator
+ * neither starts nor retries it), then kill the job or process group it had
+ * in flight at that moment: the store says which in the same transaction,
+ * so a run that a live orchestrator submitted meanwhile is killed too, and
+ * one it is still starting is stopped by that orchestrator (its record of
+ * the start is refused).  0 cancelled, 1 not live, -1 the store failed.
+ */
 static int cancel_run(struct canceller *cc, const struct run *r)
 {
 	struct perr err;
-	int inflight = r->state != RUN_PENDING && r->backend_id && *r->backend_id;
-	if (inflight && cc->r->slurm && !cc->b) {
-		struct backend_config bc = { .type = "slurm" };
-		if (backend_slurm_new(&cc->b, &bc, &err)) {
-			cc->b = NULL;
-			add_line(&cc->r->errors, &cc->r->nerrors,
-				 xasprintf("cannot cancel slurm job of run %lld: %s", r->id, err.msg));
-			inflight = 0;
-		}
-	}
-	if (store_mark_cancelled(cc->st, r->id, wall_now(), cc->o->reason, &err)) {
+	int was = -1;
+	char *bid = NULL;
+	int rc = store_cancel_run(cc->st, r->id, wall_now(), cc->o->reason, &was, &bid, &err);
+	if (rc < 0) {
 		add_line(&cc->r->errors, &cc->r->nerrors, xasprintf("run %lld: %s", r->id, err.msg));
 		return -1;
 	}
-	if (inflight)
-		kill_run(cc, r);
-	return 0;
+	if (rc == 0 && run_is_in_flight((enum run_state)was) && bid && *bid)
+		kill_run(cc, r->id, bid);
+	if (rc == 1)            /* it finished meanwhile */
+		not_live(cc, r->id, (enum run_state)was);
+	free(bid);
+	return rc;
 }
 
 static int wanted(const struct cancel_options *o, long long id)
@@ -88,51 +100,23 @@ static void count_missing(const struct cancel_options *o, const struct run *runs
 	}
 }
 
-/* A second look at the runs that were pending, once a concurrent submission is over. */
-static void recheck(struct canceller *cc, const long long *ids, int n)
-{
-	struct timespec pause = { (time_t)cc->o->recheck,
-				  (long)((cc->o->recheck - (double)(time_t)cc->o->recheck) * 1e9) };
-	nanosleep(&pause, NULL);
-	for (int k = 0; k < n; k++) {
-		struct run r;
-		struct perr err;
-		if (store_load_run(cc->st, ids[k], &r, &err))
-			continue;
-		if (r.state == RUN_SUBMITTED || r.state == RUN_RUNNING)
-			cancel_run(cc, &r);
-		run_release(&r);
-	}
-}
-
 /* Pending runs are cancelled before any in-flight one is killed: a kill
    frees a slot, and a running orchestrator would fill it with the next
    pending run if that run were still pending. */
 static void cancel_runs(struct canceller *cc, const struct run *runs, int nruns)
 {
-	long long *was_pending = xcalloc((size_t)nruns + 1, sizeof(long long));
-	int npending = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			if (!wanted(cc->o, r->id) || (r->state == RUN_PENDING) != (pass == 0))
 				continue;
-			if (!is_live(r)) {
-				if (cc->o->ids)
-					add_line(&cc->r->notes, &cc->r->nnotes,
-						 xasprintf("run %lld is %s: nothing to cancel", r->id,
-							   run_state_name(r->state)));
+			if (!run_is_live(r->state)) {
+				not_live(cc, r->id, r->state);
 				continue;
 			}
-			if (cancel_run(cc, r))
-				continue;
-			cc->r->ncancelled++;
-			if (r->state == RUN_PENDING)
-				was_pending[npending++] = r->id;
+			if (cancel_run(cc, r) == 0)
+				cc->r->ncancelled++;
 		}
-	if (npending > 0 && cc->o->recheck > 0)
-		recheck(cc, was_pending, npending);
-	free(was_pending);
 }
 
 int campaign_cancel(const char *dir, const struct cancel_options *o, struct cancel_result *r,
@@ -186,9 +170,10 @@ int campaign_retry(const char *dir, const long long *ids, size_t n, const char *
 			break;
 		}
 		if (r.state == RUN_FAILED) {
-			if (store_mark_pending(st, r.id, reason, err) < 0)
+			int rc = store_retry_run(st, r.id, reason, err);
+			if (rc < 0)
 				ret = -1;
-			else
+			else if (rc == 0)
 				(*nretried)++;
 		}
 		run_release(&r);

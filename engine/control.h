@@ -14,7 +14,6 @@ struct cancel_options {
 	const long long *ids;   /* the runs to cancel; NULL: every live run */
 	size_t nids;
 	const char *reason;     /* stored with each cancelled run */
-	double recheck;         /* seconds before a second look at runs that were pending; 0: none */
 };
 
 /* What campaign_cancel did.  Release with cancel_result_release. */
@@ -37,9 +36,10 @@ struct cancel_result {
  * jobs by the slurm backend's cancel (libslurm), local runs by
  * backend_local_cancel_id (kills the process group, checked by its start
  * time so a reused pid is left alone).  Done, failed and cancelled runs are
- * left alone.  A live `perfsweep run` may be submitting a pending run at
- * that moment, overwriting "cancelled" with "submitted": with recheck > 0
- * those runs are looked at again after that pause and cancelled again.
+ * left alone.  The mark and the job or process it kills are read in one
+ * store transaction; a live `perfsweep run` that is starting the run at
+ * that moment finds its record refused by the run-state machine and stops
+ * what it started, so no pause or second look is needed.
  * Per-run problems go to r->errors and the other runs are still cancelled.
  * Returns 0, or -1 with err set when the store cannot be opened or read.
  */

@@ -51,7 +51,7 @@ static void fold_budget(struct refine_campaign *rc, struct store *st, const stru
 		const struct run *r = &runs[i];
 		if (r->wall > 0)
 			rc->spent += r->wall * (r->ranks > 1 ? r->ranks : 1) / 3600.0;
-		if (r->state == RUN_PENDING || r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) {
+		if (run_is_live(r->state)) {
 			rc->pending++;
 			rc->committed += r->core_hours;
 		}

@@ -291,12 +291,12 @@ static int reconcile(struct engine *e, struct perr *err)
 		return -1;
 	for (int i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
-		if (r->state == RUN_RETIRED && (r->retired_from == RUN_SUBMITTED || r->retired_from == RUN_RUNNING)) {
+		if (r->state == RUN_RETIRED && run_is_in_flight(r->retired_from)) {
 			if (settle_retired(e, r, err))
 				goto done;
 			continue;
 		}
-		if (r->state == RUN_SUBMITTED || r->state == RUN_RUNNING) {
+		if (run_is_in_flight(r->state)) {
 			struct spec_buf sb;
 			spec_build(&sb, e->c, e->st, r, e->o);
 			sb.spec.attempt = r->attempts;
@@ -310,7 +310,10 @@ static int reconcile(struct engine *e, struct perr *err)
 				event(e->o, r->id, "adopted", r->backend_id);
 				continue;
 			}
-			if (store_mark_pending(e->st, r->id, "orchestrator restarted: run again", err))
+			int pr = store_mark_pending(e->st, r->id, "orchestrator restarted: run again", err);
+			if (pr == 1)
+				continue;       /* cancelled meanwhile */
+			if (pr)
 				goto done;
 			e->stats->rerun++;
 			event(e->o, r->id, "rerun", "was in flight when the orchestrator stopped");
@@ -328,12 +331,25 @@ done:
 /* A run that cannot even start fails for good: retrying cannot help. */
 static int start_failed(struct engine *e, long long id, double t, const char *why, struct perr *err)
 {
-	if (store_mark_submitted(e->st, id, NULL, t, err) ||
-	    store_mark_failed(e->st, id, wall_now(), -1, -1, why, 0, err))
+	int rc = store_mark_submitted(e->st, id, NULL, t, err);
+	if (!rc)
+		rc = store_mark_failed(e->st, id, wall_now(), -1, -1, why, 0, err);
+	if (rc == 1)            /* cancelled meanwhile: it stays cancelled */
+		return 0;
+	if (rc)
 		return -1;
 	e->stats->failed++;
 	event(e->o, id, "failed", why);
 	return 0;
+}
+
+/* The backend has a job or process for run id (bid), but the store refused
+   to record it: the run was cancelled meanwhile.  Stop what was started; its
+   result still arrives through wait and finds the run cancelled. */
+static int started_after_cancel(struct engine *e, long long id, const char *bid, struct perr *err)
+{
+	event(e->o, id, "cancelled", "cancelled while it was being started");
+	return e->b->ops->cancel(e->b, id, bid, err) ? -1 : 0;
 }
 
 /* Start (or recover) the pending run r.  0: dealt with, next one; 1: the
@@ -359,6 +375,8 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 		e->stats->adopted++;
 		event(e->o, r->id, "recovered", bid);
 		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
+		if (wr == 1)
+			wr = started_after_cancel(e, r->id, bid, err);
 		free(bid);
 		return wr ? -1 : 0;
 	}
@@ -376,7 +394,10 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->is_local)
 		wr = store_mark_running(e->st, r->id, t, err);
-	event(e->o, r->id, "started", bid);
+	if (wr == 1)
+		wr = started_after_cancel(e, r->id, bid, err);
+	else if (!wr)
+		event(e->o, r->id, "started", bid);
 	free(bid);
 	return wr ? -1 : 0;
 }
@@ -405,6 +426,24 @@ static int start_queued(struct engine *e, struct perr *err)
 	return 0;
 }
 
+/* A result the store refused: the run was cancelled while it ran, or the
+   report repeats one already applied. */
+static int refused_result(struct engine *e, long long id, struct perr *err)
+{
+	struct run r;
+	if (store_load_run(e->st, id, &r, err))
+		return -1;
+	int rc = 0;
+	if (r.state == RUN_CANCELLED) {
+		e->stats->cancelled++;
+		event(e->o, id, "cancelled", r.reason);
+	} else {   /* a repeated report of a run already settled: nothing to apply */
+		event(e->o, id, "ignored", err->msg);
+	}
+	run_release(&r);
+	return rc;
+}
+
 /* A failed attempt: retried while attempts are left. */
 static int apply_failure(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
@@ -413,6 +452,8 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 	int retry = x->retry_free ? r->attempts < max + 8 : r->attempts < max;
 	int fr = store_mark_failed(e->st, x->id, x->ended_at, x->exit_status, x->wall, x->reason,
 				   retry, err);
+	if (fr)
+		return fr == 1 ? refused_result(e, x->id, err) : -1;
 	if (retry) {
 		e->stats->retried++;
 		push(&e->q, x->id);
@@ -421,7 +462,7 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 		e->stats->failed++;
 		event(e->o, x->id, "failed", x->reason);
 	}
-	return fr ? -1 : 0;
+	return 0;
 }
 
 /* A successful attempt: collect its measurements and mark it done. */
@@ -435,32 +476,34 @@ static int apply_success(struct engine *e, const struct run_result *x, struct pe
 	int dr = run_bindings_record(e->st, x->id, run_dir, err);
 	if (!dr)
 		dr = store_mark_collected(e->st, x->id, x->ended_at, x->exit_status, x->wall, &cr, err);
-	e->stats->done++;
-	event(e->o, x->id, cr.error ? "done-with-collection-error" : "done", cr.error);
+	if (dr == 1) {
+		dr = refused_result(e, x->id, err);
+	} else if (!dr) {
+		e->stats->done++;
+		event(e->o, x->id, cr.error ? "done-with-collection-error" : "done", cr.error);
+	}
 	free(run_dir);
 	collect_result_release(&cr);
 	return dr ? -1 : 0;
 }
 
-/* Apply one report from the backend to the store.  0 or -1 (err). */
+/* Apply one report from the backend to the store.  0 or -1 (err).  The
+   store's run-state machine refuses reports that come after a cancel. */
 static int apply_result(struct engine *e, const struct run_result *x, struct perr *err)
 {
 	if (x->running)
-		return store_mark_running(e->st, x->id, x->started_at, err) ? -1 : 0;
+		return store_mark_running(e->st, x->id, x->started_at, err) < 0 ? -1 : 0;
 	live_remove(e, x->id);
 	struct run r;
 	if (store_load_run(e->st, x->id, &r, err))
 		return -1;
 	int rc;
-	if (r.state == RUN_CANCELLED) {
-		e->stats->cancelled++;
-		event(e->o, x->id, "cancelled", r.reason);
-		rc = 0;
-	} else if (x->failed) {
+	if (!run_is_in_flight(r.state))
+		rc = refused_result(e, x->id, err);
+	else if (x->failed)
 		rc = apply_failure(e, x, &r, err);
-	} else {
+	else
 		rc = apply_success(e, x, err);
-	}
 	run_release(&r);
 	return rc;
 }
@@ -474,7 +517,7 @@ static void stop_inflight(struct engine *e)
 	if (store_load_runs(e->st, 0, &left, &nleft, &e2))
 		return;
 	for (int i = 0; i < nleft; i++)
-		if (left[i].state == RUN_SUBMITTED || left[i].state == RUN_RUNNING) {
+		if (run_is_in_flight(left[i].state)) {
 			e->b->ops->cancel(e->b, left[i].id, left[i].backend_id, &e2);
 			store_mark_pending(e->st, left[i].id, "interrupted: run again", &e2);
 		}

@@ -231,7 +231,7 @@ int top_details_load(struct top_details *d, struct top_model *m, long long id, i
 	top_lines_tail(&nd.err, p, maxlines);
 	free(p);
 	free(dir);
-	nd.live = nd.run.state == RUN_SUBMITTED || nd.run.state == RUN_RUNNING;
+	nd.live = run_is_in_flight(nd.run.state);
 	top_details_release(d);
 	*d = nd;
 	return 0;

@@ -195,11 +195,6 @@ static void k_mark(struct top_ctx *c, int key)
 	}
 }
 
-static int cancellable(enum run_state s)
-{
-	return s == RUN_PENDING || s == RUN_SUBMITTED || s == RUN_RUNNING;
-}
-
 static int failed(enum run_state s)
 {
 	return s == RUN_FAILED;
@@ -230,7 +225,7 @@ static void k_cancel(struct top_ctx *c, int key)
 {
 	(void)key;
 	long long *ids;
-	size_t k = selected_where(top_app_model(c->a), cancellable, &ids);
+	size_t k = selected_where(top_app_model(c->a), run_is_live, &ids);
 	if (!k) {
 		free(ids);
 		app_message(c->a, 1, "nothing to cancel: the selected runs have finished");

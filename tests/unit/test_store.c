@@ -44,8 +44,10 @@ int main(void)
 	store_mark_submitted(st, 1, "123:4", 100, &err);
 	store_mark_running(st, 1, 100.5, &err);
 	is_int(store_mark_done(st, 1, 102, 0, 1.5, &ml, NULL, &err), 0, "run 1 done");
-	/* a second completion of the same run replaces, never adds */
-	is_int(store_mark_done(st, 1, 103, 0, 1.5, &ml, NULL, &err), 0, "run 1 done again");
+	/* a second report of the same completion is refused: done is final,
+	   and its measurements are neither replaced nor added to */
+	is_int(store_mark_done(st, 1, 103, 0, 1.5, &ml, NULL, &err), 1, "run 1 done again is refused");
+	contains(err.msg, "run 1 is done: cannot mark it done", "and the refusal names the state");
 	struct measurement_list got;
 	measurement_list_init(&got);
 	store_load_measurements(ro, 1, &got, &err);
