@@ -687,7 +687,7 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 		}
 	}
 	sqlite3_finalize(s);
-	/* spent: measured wall x ranks of every finished attempt's last run */
+	/* spent: run_spent_core_hours summed over every run's last attempt */
 	s = sdb_prepare(st, "SELECT COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs"
 		    " WHERE wall > 0", err);
 	if (!s)
@@ -803,6 +803,16 @@ void run_release(struct run *r)
 	free(r->collect_error);
 	free(r->origin);
 	memset(r, 0, sizeof(*r));
+}
+
+double run_spent_core_hours(const struct run *r)
+{
+	return (r->wall > 0 ? r->wall : 0) * (r->ranks > 1 ? r->ranks : 1) / 3600.0;
+}
+
+double run_planned_seconds(const struct run *r)
+{
+	return r->core_hours > 0 ? r->core_hours * 3600.0 / (r->ranks > 1 ? r->ranks : 1) : 0;
 }
 
 void runs_free(struct run *runs, int n)

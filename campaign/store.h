@@ -109,6 +109,11 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 		    struct perr *err);
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err);
 void run_release(struct run *r);
+/* Core-hours a run's last attempt used: its measured wall time (0 when
+   unknown) times its ranks (at least 1).  The store's counts sum the same. */
+double run_spent_core_hours(const struct run *r);
+/* Seconds a run is planned to take: its planned core-hours over its ranks. */
+double run_planned_seconds(const struct run *r);
 /*
  * Fold run r into the repetition pass a campaign is in: *pass is the lowest
  * repetition of a run not yet finished (0 while none), *passes the highest

@@ -6,6 +6,7 @@
  * plan are retired.  Each write is one transaction.
  */
 #include "common/clock.h"
+#include "common/point_text.h"
 #include "common/xalloc.h"
 #include "campaign/store_priv.h"
 #include <stdio.h>
@@ -159,12 +160,13 @@ static const char *placement_change(const struct grow *g, const struct spoint *p
 
 static void describe_point(const struct store *st, const double *values, int rpn, char *buf, size_t n)
 {
-	size_t off = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < st->nparams && off < n; k++)
-		off += (size_t)snprintf(buf + off, n - off, "%s%s=%.17g", k ? ", " : "", st->param_names[k], values[k]);
-	if (rpn > 0 && off < n)
-		snprintf(buf + off, n - off, ", ranks_per_node=%d", rpn);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	point_text(&sb, (const char *const *)st->param_names, values, st->nparams, ", ");
+	if (rpn > 0)
+		strbuf_addf(&sb, ", ranks_per_node=%d", rpn);
+	snprintf(buf, n, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 static int refuse_placement(const struct grow *g, const struct spoint *p, const char *key, struct perr *err)

@@ -1,5 +1,6 @@
 /* Placeholder substitution in command arguments and environment entries. */
 #include "campaign/template.h"
+#include "common/point_text.h"
 #include "common/strbuf.h"
 #include <math.h>
 #include <stdio.h>
@@ -36,17 +37,8 @@ char *template_expand(const char *t, const struct template_var *vars, int nvars)
 
 void template_format_value(char *buf, unsigned long n, double v, int is_int)
 {
-	if (is_int || (v == floor(v) && fabs(v) < 1e15))
+	if (is_int)
 		snprintf(buf, n, "%.0f", v);
 	else
-		snprintf(buf, n, "%.17g", v);
-	/* prefer the shortest form that reads back to the same double */
-	for (int prec = 1; prec <= 17 && !(is_int || v == floor(v)); prec++) {
-		char tmp[64];
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v) {
-			snprintf(buf, n, "%s", tmp);
-			break;
-		}
-	}
+		value_text(buf, n, v);
 }

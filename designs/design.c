@@ -8,6 +8,7 @@
  * of value counts, expr_grid_sum for the cost).
  */
 #include "designs/analysis.h"
+#include "common/point_text.h"
 #include "designs/expr.h"
 #include "designs/plan.h"
 #include "designs/plan_internal.h"
@@ -127,6 +128,17 @@ static double resources(const struct builder *b, const double *v, int rpn)
 }
 
 /* Core-hours of one run (0 without a cost model); -1 with err set if the model misbehaves. */
+
+/* "n=72, i=5": the parameters' names with values v. */
+static void builder_point_text(struct strbuf *sb, const struct builder *b, const double *v, const char *sep)
+{
+	const char *names[64];
+	int n = b->np < 64 ? b->np : 64;
+	for (int k = 0; k < n; k++)
+		names[k] = b->s->params[k].name;
+	point_text(sb, names, v, n, sep);
+}
+
 static double run_cost(struct builder *b, const double *v, int rpn)
 {
 	if (!b->cost)
@@ -135,8 +147,7 @@ static double run_cost(struct builder *b, const double *v, int rpn)
 	if (!isfinite(t) || t < 0) {
 		struct strbuf sb;
 		strbuf_init(&sb);
-		for (int k = 0; k < b->np; k++)
-			strbuf_addf(&sb, "%s%s=%g", k ? ", " : "", b->s->params[k].name, v[k]);
+		builder_point_text(&sb, b, v, ", ");
 		perr_set(b->err, "cost model gives %g seconds at %s", t, sb.buf);
 		strbuf_release(&sb);
 		return -1;
@@ -848,8 +859,7 @@ static void floor_warning(struct builder *b, struct plan *pl)
 		if (!(secs < fl) || ++n > 3)
 			continue;
 		strbuf_addstr(&sb, n > 1 ? "; " : "");
-		for (int k = 0; k < b->np; k++)
-			strbuf_addf(&sb, "%s%s=%g", k ? " " : "", b->s->params[k].name, b->c[i].v[k]);
+		builder_point_text(&sb, b, b->c[i].v, " ");
 		if (b->c[i].rpn > 0)
 			strbuf_addf(&sb, " rpn=%d", b->c[i].rpn);
 		strbuf_addf(&sb, " (%.3g s)", secs);

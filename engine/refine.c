@@ -2,6 +2,7 @@
  * Refinement proposals: findings in, runs out (refine.h).  Pure: no I/O.
  */
 #include "engine/refine.h"
+#include "common/point_text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "validator/validate.h"
@@ -46,8 +47,7 @@ static int find_point(const struct refine_space *s, const double *coords)
 /* "n=5,p=2" */
 static void coords_name(struct strbuf *sb, const struct refine_space *s, const double *c)
 {
-	for (int k = 0; k < s->nparams; k++)
-		strbuf_addf(sb, "%s%s=%g", k ? "," : "", s->params[k], c[k]);
+	point_text(sb, (const char *const *)s->params, c, s->nparams, ",");
 }
 
 /*

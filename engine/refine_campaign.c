@@ -23,7 +23,7 @@ static void fold_runs(struct refine_campaign *rc, const struct run *runs, int n)
 		if (p < 0)
 			continue;
 		struct refine_point *pt = &rc->points[p];
-		pt->run_core_hours += (r->wall > 0 ? r->wall : 0) * (r->ranks > 1 ? r->ranks : 1) / 3600.0;
+		pt->run_core_hours += run_spent_core_hours(r);
 		if (reps[p] < rc->maxreps)
 			rc->repetition[(size_t)p * (size_t)rc->maxreps + (size_t)reps[p]] = r->repetition;
 		reps[p]++;
@@ -49,8 +49,7 @@ static void fold_budget(struct refine_campaign *rc, struct store *st, const stru
 	free(b);
 	for (int i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
-		if (r->wall > 0)
-			rc->spent += r->wall * (r->ranks > 1 ? r->ranks : 1) / 3600.0;
+		rc->spent += run_spent_core_hours(r);
 		if (run_is_live(r->state)) {
 			rc->pending++;
 			rc->committed += r->core_hours;

@@ -1,5 +1,6 @@
 /* The run engine: pending -> submitted -> running -> done | failed. */
 #include "common/clock.h"
+#include "common/point_text.h"
 #include "engine/runner.h"
 #include "collectors/collector_set.h"
 #include "common/strbuf.h"
@@ -152,15 +153,15 @@ struct spec_buf {
 };
 
 /* "np=4, n=10": the run's parameter values. */
-static char *point_text(struct store *st, const struct run *r)
+static char *run_point_text(struct store *st, const struct run *r)
 {
+	const char *names[64];
+	int n = store_nparams(st) < 64 ? store_nparams(st) : 64;
+	for (int k = 0; k < n; k++)
+		names[k] = store_param_name(st, k);
 	struct strbuf sb;
 	strbuf_init(&sb);
-	for (int k = 0; k < store_nparams(st); k++) {
-		char v[64];
-		template_format_value(v, sizeof(v), r->values[k], 0);
-		strbuf_addf(&sb, "%s%s=%s", k ? ", " : "", store_param_name(st, k), v);
-	}
+	point_text(&sb, names, r->values, n, ", ");
 	return strbuf_detach(&sb);
 }
 
@@ -201,8 +202,8 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->cores_per_rank = c->cores_per_rank;
 	s->map = c->placement_map;
 	s->bind_path = o->bind_path;
-	s->est_seconds = r->core_hours > 0 ? r->core_hours * 3600.0 / s->ranks : 0;
-	sb->point = point_text(st, r);
+	s->est_seconds = run_planned_seconds(r);
+	sb->point = run_point_text(st, r);
 	s->point = sb->point;
 }
 

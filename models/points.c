@@ -31,8 +31,7 @@ int model_aggregate_parse(const char *s, enum model_aggregate *out)
 	return i >= 0 ? 0 : -1;
 }
 
-/* Median of n values (copied, so the input keeps its order). */
-static double median_of(const double *v, int n)
+double values_median(const double *v, int n)
 {
 	if (n <= 0)
 		return NAN;
@@ -47,7 +46,7 @@ static double median_of(const double *v, int n)
 
 double point_median(const struct exp_values *v)
 {
-	return v ? median_of(v->v, v->n) : NAN;
+	return v ? values_median(v->v, v->n) : NAN;
 }
 
 /* MAD of v around med; *mean_ad gets the mean absolute deviation. */
@@ -60,7 +59,7 @@ static double mad_of(const struct exp_values *v, double med, double *mean_ad)
 		s += d[i];
 	}
 	*mean_ad = s / v->n;
-	double m = median_of(d, v->n);
+	double m = values_median(d, v->n);
 	if (d != small)
 		free(d);
 	return m;
@@ -82,7 +81,7 @@ double point_robust_z(const struct exp_values *v, double x)
 {
 	if (!v || v->n < 3)
 		return NAN;
-	double med = median_of(v->v, v->n), s = robust_scale(v, med);
+	double med = values_median(v->v, v->n), s = robust_scale(v, med);
 	return s > 0 ? (x - med) / s : x == med ? 0 : INFINITY;
 }
 
@@ -146,7 +145,7 @@ int point_outliers(const struct exp_values *v, double series_cov, enum point_sid
 		memset(is_out, 0, (size_t)(v->n > 0 ? v->n : 0));
 	if (!v || v->n < 3)
 		return 0;
-	double med = median_of(v->v, v->n), s = robust_scale(v, med);
+	double med = values_median(v->v, v->n), s = robust_scale(v, med);
 	int n = 0;
 	for (int i = 0; i < v->n && s > 0; i++) {
 		double dev = fabs(v->v[i] - med);
@@ -167,7 +166,7 @@ double point_robust_cov(const struct exp_values *v)
 {
 	if (!v || v->n < 2)
 		return NAN;
-	double med = median_of(v->v, v->n), mean_ad;
+	double med = values_median(v->v, v->n), mean_ad;
 	if (med == 0 || !isfinite(med))
 		return NAN;
 	double mad = mad_of(v, med, &mean_ad);
@@ -182,7 +181,7 @@ static double aggregate(const double *v, int n, enum model_aggregate how)
 	if (n <= 0)
 		return NAN;
 	if (how == MODEL_MEDIAN)
-		return median_of(v, n);
+		return values_median(v, n);
 	double s = how == MODEL_MIN ? INFINITY : 0;
 	for (int i = 0; i < n; i++)
 		s = how == MODEL_MIN ? fmin(s, v[i]) : s + v[i];
@@ -222,7 +221,7 @@ double point_series_cov(const struct exp_values *vals, int n)
 			if (isfinite(x))
 				c[k++] = x;
 		}
-	double m = median_of(c, k);
+	double m = values_median(c, k);
 	free(c);
 	return m;
 }

@@ -93,6 +93,8 @@ double point_robust_z(const struct exp_values *v, double x);
 
 /* The median of v (NaN when empty). */
 double point_median(const struct exp_values *v);
+/* The median of n values (copied: v keeps its order); NaN when n <= 0. */
+double values_median(const double *v, int n);
 
 /*
  * Robust coefficient of variation: 1.4826 * MAD / |median|, the CoV a

@@ -1,5 +1,6 @@
 /* Live flags (validator noise and growth tests) and the `v` validation for the monitor. */
 #include "tui/flags.h"
+#include "common/point_text.h"
 #include "collectors/experiment.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -13,17 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void point_text(const struct experiment *e, int p, char *buf, size_t n)
+static void flag_point_text(const struct experiment *e, int p, char *buf, size_t n)
 {
-	size_t off = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < e->nparams && off + 1 < n; k++) {
-		int w = snprintf(buf + off, n - off, "%s%s=%.6g", k ? " " : "", e->params[k],
-				 experiment_coord(e, p, k));
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	double x[64];
+	int np = e->nparams < 64 ? e->nparams : 64;
+	for (int k = 0; k < np; k++)
+		x[k] = experiment_coord(e, p, k);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	point_text(&sb, (const char *const *)e->params, x, np, " ");
+	snprintf(buf, n, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 static int cmp_cov(const void *a, const void *b)
@@ -128,7 +129,7 @@ int top_flags_compute(struct store *st, double cov, int min_reps, struct top_fla
 		f->nnoisy++;
 		struct top_flag_point fp = { .cov = worst[p], .reps = reps[p] };
 		char pt[96];
-		point_text(&e, p, pt, sizeof(pt));
+		flag_point_text(&e, p, pt, sizeof(pt));
 		const struct exp_series *se = &e.series[series_of[p]];
 		snprintf(fp.where, sizeof(fp.where), "%s: %s %s", pt, e.callpaths[se->callpath],
 			 e.metrics[se->metric]);

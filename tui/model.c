@@ -1,5 +1,6 @@
 /* The model of `perfsweep top`: runs, cells, view (filter and sort applied), cursor and marks. */
 #include "tui/model.h"
+#include "common/point_text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <ctype.h>
@@ -60,23 +61,16 @@ void top_format_duration(double sec, char *buf, size_t n)
 		snprintf(buf, n, "%lldh", s / 3600);
 }
 
-static void format_value(double v, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.6g", v);
-}
-
 static void format_point(const struct top_model *m, const struct run *r, char *buf, size_t n)
 {
-	size_t off = 0;
 	buf[0] = '\0';
-	for (int k = 0; k < m->nparams && off + 1 < n; k++) {
-		char v[32];
-		format_value(r->values ? r->values[k] : NAN, v, sizeof(v));
-		int w = snprintf(buf + off, n - off, "%s%s=%s", k ? " " : "", m->params[k], v);
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	if (!r->values)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	point_text(&sb, (const char *const *)m->params, r->values, m->nparams, " ");
+	snprintf(buf, n, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 void top_model_point_text(const struct top_model *m, const struct run *r, char *buf, size_t n)

@@ -57,8 +57,7 @@ static void stats_add(struct top_stats *s, const struct run *r, size_t i, struct
 	int st = (unsigned)r->state < RUN_NSTATES ? (int)r->state : RUN_PENDING;
 	s->n[st]++;
 	s->core_hours[st] += r->core_hours;
-	if (r->wall > 0)
-		s->spent += r->wall * (r->ranks > 1 ? r->ranks : 1);
+	s->spent += run_spent_core_hours(r);
 	double t = r->submitted_at > 0 ? r->submitted_at : r->started_at;
 	if (t > 0 && (s->first == 0 || t < s->first))
 		s->first = t;
@@ -66,7 +65,7 @@ static void stats_add(struct top_stats *s, const struct run *r, size_t i, struct
 		s->last = r->ended_at;
 	if (r->started_at > s->last)
 		s->last = r->started_at;
-	double plan_s = r->core_hours * 3600 / (r->ranks > 1 ? r->ranks : 1);
+	double plan_s = run_planned_seconds(r);
 	if (r->point >= 0)
 		s->point_plan[r->point] = plan_s;
 	if (st == RUN_DONE) {
@@ -104,7 +103,6 @@ void top_stats_update(struct top_stats *s, const struct top_row *rows, size_t nr
 	struct stats_pass ps = { 0, 0, xcalloc((size_t)np + 1, sizeof(*ps.queued)) };
 	for (size_t i = 0; i < nrows; i++)
 		stats_add(s, &rows[i].run, i, &ps);
-	s->spent /= 3600;
 	s->ratio = ps.planned > 0 ? ps.measured / ps.planned : 0;
 	if (s->nsum)
 		for (int p = 0; p < np; p++)

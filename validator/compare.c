@@ -3,6 +3,7 @@
  * rank tests on the repetitions, and the models of both sides.
  */
 #include "common/xalloc.h"
+#include "models/points.h"
 #include "validator/compare.h"
 #include "validator/ranktest.h"
 #include <gsl/gsl_sort.h>
@@ -89,17 +90,6 @@ static int common_points(const struct experiment *base, const struct experiment 
 	return n;
 }
 
-/* The median of n values (copied and sorted). */
-static double median(const double *v, int n)
-{
-	double *s = xmalloc(sizeof(*s) * (size_t)n);
-	memcpy(s, v, sizeof(*s) * (size_t)n);
-	gsl_sort(s, 1, (size_t)n);
-	double m = gsl_stats_median_from_sorted_data(s, 1, (size_t)n);
-	free(s);
-	return m;
-}
-
 /* The rank test of one point: on log values when all are positive, else relative to the base median. */
 static int test_point(struct compare_point *pt, const struct exp_values *a, const struct exp_values *b,
 		      const struct compare_options *opt, struct perr *err)
@@ -111,8 +101,8 @@ static int test_point(struct compare_point *pt, const struct exp_values *a, cons
 		pos &= b->v[j] > 0;
 	pt->nbase = a->n;
 	pt->nnew = b->n;
-	pt->base_median = median(a->v, a->n);
-	pt->new_median = median(b->v, b->n);
+	pt->base_median = values_median(a->v, a->n);
+	pt->new_median = values_median(b->v, b->n);
 	struct rank_test rt;
 	int rc;
 	if (pos) {

@@ -1,5 +1,6 @@
 /* perfsweep compare's text, JSON and HTML reports (see compare_report.h). */
 #include "common/strbuf.h"
+#include "common/point_text.h"
 #include "models/pmnf_json.h"
 #include "validator/compare_report.h"
 #include <errno.h>
@@ -19,8 +20,7 @@ static const char *const status_name[] = { "unchanged", "regression", "improveme
 /* "n=10,i=2" */
 static void add_point(struct strbuf *sb, const struct compare *c, const double *x)
 {
-	for (int k = 0; k < c->nparams; k++)
-		strbuf_addf(sb, "%s%s=%g", k ? "," : "", c->params[k], x[k]);
+	point_text(sb, (const char *const *)c->params, x, c->nparams, ",");
 }
 
 /* "+10.2% [+8.1%, +12.5%]"; an unbounded side prints as "inf". */

@@ -30,14 +30,6 @@ static int count_values(const struct experiment *e, const struct exp_series *s, 
 	return n;
 }
 
-static double median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	gsl_sort(v, 1, (size_t)n);
-	return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-}
-
 /* Predict the points at xmax with r->model; fills error and noise. */
 static void predict(const struct experiment *e, const struct exp_series *s, const struct model_options *opt,
 		    struct extrap_result *r)
@@ -63,8 +55,8 @@ static void predict(const struct experiment *e, const struct exp_series *s, cons
 		if (isfinite(c))
 			noise[nn++] = c;
 	}
-	r->error = median(errs, r->npredicted);
-	r->noise = nn ? median(noise, nn) : 0;
+	r->error = values_median(errs, r->npredicted);
+	r->noise = nn ? values_median(noise, nn) : 0;
 	r->unstable = r->npredicted > 0 && r->error > 2 * r->noise && r->error > EXTRAP_MIN_ERROR;
 	free(errs);
 	free(noise);

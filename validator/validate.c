@@ -1,5 +1,6 @@
 /* Running every check per region and metric, and building the verdict. */
 #include "validator/validate.h"
+#include "common/point_text.h"
 #include "designs/expr.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -83,8 +84,11 @@ static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind 
 
 void validate_point_name(struct strbuf *sb, const struct experiment *e, int p)
 {
-	for (int k = 0; k < e->nparams; k++)
-		strbuf_addf(sb, "%s%s=%g", k ? "," : "", e->params[k], experiment_coord(e, p, k));
+	double x[64];
+	int n = e->nparams < 64 ? e->nparams : 64;
+	for (int k = 0; k < n; k++)
+		x[k] = experiment_coord(e, p, k);
+	point_text(sb, (const char *const *)e->params, x, n, ",");
 }
 
 /* 1 when the dependency file names the parameter (by name, as the modeller maps them). */
