@@ -10,6 +10,11 @@ static uint64_t hash(const char *s)
 	uint64_t h = 1469598103934665603ULL;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	/* FNV's low bits, which pick the slot, vary little between keys that
+	   differ only near their end (a plan's points): mix the high bits in */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return h;
 }
 

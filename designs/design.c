@@ -13,7 +13,6 @@
 #include "designs/plan.h"
 #include "designs/plan_internal.h"
 #include "common/strbuf.h"
-#include "common/strmap.h"
 #include "common/xalloc.h"
 #include <math.h>
 #include <stdint.h>
@@ -46,26 +45,58 @@ struct builder {
 	struct cand *c;
 	int nc;
 	size_t alloc;
-	struct strmap index;    /* key of values + rpn -> candidate */
+	int *slots;             /* the candidates' index: open addressing by values and */
+	size_t cap;             /* rpn, -1 for an empty slot (cap a power of two) */
 	struct perr *err;
 };
 
-static char *cand_key(const struct builder *b, const double *v, int rpn)
+/* The hash of a point: its values' bits and its ranks per node. */
+static uint64_t cand_hash(const struct builder *b, const double *v, int rpn)
 {
-	struct strbuf sb;
-	strbuf_init(&sb);
-	for (int k = 0; k < b->np; k++)
-		strbuf_addf(&sb, "%.17g,", v[k]);
-	strbuf_addf(&sb, "@%d", rpn);
-	return strbuf_detach(&sb);
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)rpn;
+	for (int k = 0; k < b->np; k++) {
+		uint64_t bits;
+		memcpy(&bits, &v[k], sizeof(bits));
+		h = (h ^ bits) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+/* The slot of the point (v, rpn): where it is, or the empty one it would take. */
+static size_t cand_slot(const struct builder *b, const double *v, int rpn)
+{
+	size_t i = cand_hash(b, v, rpn) & (b->cap - 1);
+	for (; b->slots[i] >= 0; i = (i + 1) & (b->cap - 1)) {
+		const struct cand *c = &b->c[b->slots[i]];
+		if (c->rpn == rpn && !memcmp(c->v, v, sizeof(double) * (size_t)b->np))
+			break;
+	}
+	return i;
+}
+
+/* Keep the index at most half full: 0 slots at first, then doubling. */
+static void cand_index_grow(struct builder *b)
+{
+	if ((size_t)(b->nc + 1) * 2 <= b->cap)
+		return;
+	free(b->slots);
+	b->cap = b->cap ? b->cap * 2 : 64;
+	b->slots = xmalloc(sizeof(int) * b->cap);
+	memset(b->slots, 0xff, sizeof(int) * b->cap);
+	for (int i = 0; i < b->nc; i++)
+		b->slots[cand_slot(b, b->c[i].v, b->c[i].rpn)] = i;
 }
 
 /* Add a point (or merge its reason and requirement into an existing one). */
 static int cand_add(struct builder *b, const double *v, int rpn, int required, int contention,
 		    const char *reason)
 {
-	char *key = cand_key(b, v, rpn);
-	int i = strmap_get(&b->index, key);
+	cand_index_grow(b);
+	size_t slot = cand_slot(b, v, rpn);
+	int i = b->slots[slot];
 	if (i >= 0) {
 		struct cand *c = &b->c[i];
 		c->required |= required;
@@ -73,7 +104,6 @@ static int cand_add(struct builder *b, const double *v, int rpn, int required, i
 			strbuf_addstr(&c->reason, "; ");
 			strbuf_addstr(&c->reason, reason);
 		}
-		free(key);
 		return i;
 	}
 	XGROW(b->c, (size_t)b->nc + 1, b->alloc);
@@ -86,17 +116,13 @@ static int cand_add(struct builder *b, const double *v, int rpn, int required, i
 	c->contention = contention;
 	strbuf_init(&c->reason);
 	strbuf_addstr(&c->reason, reason);
-	strmap_put(&b->index, key, b->nc);
-	free(key);
+	b->slots[slot] = b->nc;
 	return b->nc++;
 }
 
 static int cand_find(const struct builder *b, const double *v, int rpn)
 {
-	char *key = cand_key(b, v, rpn);
-	int i = strmap_get(&b->index, key);
-	free(key);
-	return i;
+	return b->cap ? b->slots[cand_slot(b, v, rpn)] : -1;
 }
 
 /* The ranks of a run at v: the ranks parameter, else one node of the ranks-per-node parameter. */
@@ -656,9 +682,14 @@ static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_
 		if (!b->c[i].required)
 			order[n++] = i;
 	qsort_r(order, (size_t)n, sizeof(int), cmp_cost_desc, b);
+	/* a running cost: each drop subtracts its point's cost, so trimming is
+	   one sort and one pass (the total is summed afresh once, below) */
 	int dropped = 0;
-	for (int i = 0; i < n && plan_cost(b, keep, reps) > budget + eps; i++) {
+	double cost = plan_cost(b, keep, reps);
+	for (int i = 0; i < n && cost > budget + eps; i++) {
+		const struct cand *c = &b->c[order[i]];
 		keep[order[i]] = 0;
+		cost -= c->run_ch * (c->reps < reps ? c->reps : reps);
 		dropped++;
 	}
 	free(order);
@@ -977,7 +1008,6 @@ int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
 	struct builder b = { .s = s, .np = s->nparams, .err = err };
-	strmap_init(&b.index);
 	struct deps_analysis an;
 	int have_an = 0, rc = -1;
 	char *keep = NULL;
@@ -1015,7 +1045,7 @@ done:
 	free(b.base);
 	free(b.modelled);
 	expr_free(b.cost);
-	strmap_release(&b.index);
+	free(b.slots);
 	if (have_an)
 		deps_analysis_release(&an);
 	return rc;

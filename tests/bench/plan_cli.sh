@@ -39,3 +39,10 @@ for i in 1 2 3 4 5; do "$ROOT/bin/perfsweep" plan "$T/six.cfg" --json > "$T/out.
 end=$(date +%s.%N)
 pts=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$j->{totals}{points} points, factorial $j->{full_factorial}{points}"' < "$T/out.json")
 perl -e "printf \"perfsweep plan --json, sparse, one 6-parameter group: $pts; %.1f ms per call\n\", ($end - $start) / 5 * 1000"
+# a 10^6-point full design whose budget drops points (target: < 2 s, < 300 MB)
+sed -i -e 's/strategy = "[a-z]*"/strategy = "full"/' -e '/^dependencies = /d' \
+	-e 's/core_hours = [0-9.]*/core_hours = 10000.0/' "$T/six.cfg"
+/usr/bin/time -f "%e %M" -o "$T/time" "$ROOT/bin/perfsweep" plan "$T/six.cfg" > "$T/out.txt"
+read -r secs kb < "$T/time"
+dropped=$(sed -n 's/.*dropped \([0-9]*\) optional.*/\1/p' "$T/out.txt")
+echo "perfsweep plan, full design of 10^6 points over budget ($dropped dropped): $secs s, $((kb / 1024)) MB peak"
