@@ -1,7 +1,10 @@
 /*
  * The run engine: moves a campaign's runs through their states with one
- * backend until every run is done or failed for good.  It is the only
- * writer of the store.  On start it reconciles runs an earlier orchestrator
+ * backend until every run is done or failed for good.  It is not the
+ * store's only writer (cancel, retry, collect and refine write too:
+ * docs/architecture.md); the run-state machine refuses what it records
+ * after another writer has settled a run, and it acts on the refusal (a
+ * start after a cancel is stopped).  On start it reconciles runs an earlier orchestrator
  * left in flight (the backend adopts them or they run again), so a kill -9
  * at any moment followed by a new `perfsweep run` loses and duplicates
  * nothing.
