@@ -1,7 +1,10 @@
-/* perfsweep status DIR [--json]: a campaign's progress, read-only. */
+/* perfsweep status DIR [--json] [--points [--metric M]]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "engine/adaptive.h"
 #include "campaign/store.h"
+#include "common/point_text.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +154,95 @@ static void print_text(const struct status *s)
 	}
 }
 
+/* The points in coordinate order (the first parameter slowest). */
+static const struct experiment *sort_exp;
+static int cmp_points(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	for (int k = 0; k < sort_exp->nparams; k++) {
+		double u = experiment_coord(sort_exp, a, k), v = experiment_coord(sort_exp, b, k);
+		if (u != v)
+			return (u > v) - (u < v);
+	}
+	return 0;
+}
+
+/*
+ * --points: the mean of metric's repetitions per region at every measured
+ * point, as a table (text) or an array (JSON), from the same loader that
+ * model and validate read (retired runs left out, a re-measured repetition
+ * counted once).
+ */
+static int print_points(struct store *st, const char *metric, int json, struct perr *err)
+{
+	struct experiment e;
+	experiment_init(&e);
+	if (store_load_experiment(st, metric, &e, err)) {
+		experiment_release(&e);
+		return -1;
+	}
+	int m = experiment_find_metric(&e, metric);
+	if (m < 0) {
+		experiment_release(&e);
+		return perr_set(err, "no measurements of metric '%s' in %s (see export --format csv)", metric,
+				store_dir(st));
+	}
+	int *order = xmalloc(sizeof(int) * (size_t)(e.npoints + 1));
+	for (int p = 0; p < e.npoints; p++)
+		order[p] = p;
+	sort_exp = &e;
+	qsort(order, (size_t)e.npoints, sizeof(int), cmp_points);
+	json_t *arr = json ? json_array() : NULL;
+	if (!json) {
+		printf("%-24s", "point");
+		for (int c = 0; c < e.ncallpaths; c++)
+			printf(" %12.12s", e.callpaths[c]);
+		printf("   [%s, mean of repetitions]\n", metric);
+	}
+	double *x = xmalloc(sizeof(double) * (size_t)(e.nparams + 1));
+	for (int i = 0; i < e.npoints; i++) {
+		int p = order[i];
+		for (int k = 0; k < e.nparams; k++)
+			x[k] = experiment_coord(&e, p, k);
+		struct strbuf pt;
+		strbuf_init(&pt);
+		point_text(&pt, (const char *const *)e.params, x, e.nparams, " ");
+		json_t *row = json ? json_object() : NULL, *vals = json ? json_object() : NULL;
+		if (!json)
+			printf("%-24s", pt.buf);
+		for (int c = 0; c < e.ncallpaths; c++) {
+			const struct exp_values *v = experiment_values(&e, c, m, p);
+			double sum = 0;
+			for (int r = 0; v && r < v->n; r++)
+				sum += v->v[r];
+			double mean = v && v->n ? sum / v->n : NAN;
+			if (json)
+				json_object_set_new(vals, e.callpaths[c], isnan(mean) ? json_null() : json_real(mean));
+			else if (isnan(mean))
+				printf(" %12s", "-");
+			else
+				printf(" %12.6g", mean);
+		}
+		if (json) {
+			json_object_set_new(row, "point", json_string(pt.buf));
+			json_object_set_new(row, metric, vals);
+			json_array_append_new(arr, row);
+		} else {
+			printf("\n");
+		}
+		strbuf_release(&pt);
+	}
+	if (json) {
+		json_dumpf(arr, stdout, JSON_INDENT(2));
+		printf("\n");
+		json_decref(arr);
+	}
+	free(x);
+	free(order);
+	experiment_release(&e);
+	return 0;
+}
+
 static int exec_status(struct cli_args *a)
 {
 	struct store *st;
@@ -158,6 +250,12 @@ static int exec_status(struct cli_args *a)
 	struct status s = { .runs = NULL };
 	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
+	if (cli_flag(a, 'p') || cli_value(a, 'm')) {
+		const char *metric = cli_value(a, 'm') ? cli_value(a, 'm') : "time";
+		int rc = print_points(st, metric, cli_flag(a, 'j'), &err);
+		store_close(st);
+		return rc ? cli_error(EXIT_USAGE, "%s", err.msg) : EXIT_OK;
+	}
 	/* one report, one snapshot: counts and runs from the same moment */
 	if (store_read_begin(st, &err) || store_counts(st, &s.cnt, &err) ||
 	    store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
@@ -196,15 +294,19 @@ static int exec_status(struct cli_args *a)
 
 static const struct cli_option status_options[] = {
 	{ "json", 'j', 0, NULL, NULL },
+	{ "points", 'p', 0, NULL, NULL },
+	{ "metric", 'm', 1, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_status_entry = {
 	.name = "status",
-	.usage = "status DIR [--json]",
+	.usage = "status DIR [--json] [--points [--metric M]]",
 	.summary = "summarise a campaign's progress",
 	.help = "--json prints one object with planned, pending, running, done, failed, cancelled, retired,\n"
-		"campaign, backend, measurements, collection_errors and the runs with problems.",
+		"campaign, backend, measurements, collection_errors and the runs with problems.\n"
+		"--points prints the mean of a metric's repetitions (--metric, default time) per region\n"
+		"at every measured point instead: a table, or with --json an array of {point, METRIC}.",
 	.options = status_options,
 	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",

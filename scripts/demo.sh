@@ -18,23 +18,7 @@ echo "== status"
 $PS status "$DIR"
 echo
 echo "== measurements: mean time per region (seconds) at each design point"
-$PS export "$DIR" --format csv | perl -e '
-	my (%sum, %cnt, %pts, %reg);
-	my $hdr = <STDIN>; chomp $hdr; my @h = split /,/, $hdr;
-	while (<STDIN>) {
-		chomp; my @f = split /,/;
-		next unless $f[-2] eq "time";
-		my $region = $f[-3]; $region =~ s/"//g;
-		my $pt = "n=$f[2] i=$f[3]";
-		$sum{$region}{$pt} += $f[-1]; $cnt{$region}{$pt}++; $pts{$pt} = [$f[2], $f[3]]; $reg{$region} = 1;
-	}
-	my @p = sort { $pts{$a}[1] <=> $pts{$b}[1] || $pts{$a}[0] <=> $pts{$b}[0] } keys %pts;
-	printf "%-14s", "point"; printf " %10s", $_ for sort keys %reg; print "\n";
-	for my $pt (@p) {
-		printf "%-14s", $pt;
-		printf " %10.5f", $sum{$_}{$pt} / $cnt{$_}{$pt} for sort keys %reg;
-		print "\n";
-	}'
+$PS status "$DIR" --points
 if $PS help model > /dev/null 2>&1; then
 	echo
 	echo "== models (Extra-P's PMNF, constrained by configs/demo.deps)"
