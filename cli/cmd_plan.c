@@ -12,6 +12,7 @@
 #include "campaign/config.h"
 #include "engine/plan_build.h"
 #include "campaign/template.h"
+#include "common/point_text.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,32 +45,49 @@ static json_t *diff_json(const struct plan *pl, const char *dir, const struct st
 	return o;
 }
 
+/* One point of the --json contract. */
+static json_t *point_json(const struct plan *pl, const struct plan_point *pt)
+{
+	json_t *p = json_object(), *params = json_object(), *place = json_object();
+	for (int k = 0; k < pl->nparams; k++)
+		json_object_set_new(params, pl->params[k].name,
+				    pl->params[k].is_int ? json_integer((json_int_t)pt->values[k])
+							 : json_real(pt->values[k]));
+	json_object_set_new(place, "nodes", json_integer(pt->nodes));
+	json_object_set_new(place, "ranks_per_node", json_integer(pt->ranks_per_node));
+	json_object_set_new(place, "policy", pt->policy ? json_string(pt->policy) : json_null());
+	if (pt->map)
+		json_object_set_new(place, "map", json_string(pt->map));
+	if (pt->cores_per_rank)
+		json_object_set_new(place, "cores_per_rank", json_string(pt->cores_per_rank));
+	json_object_set_new(p, "params", params);
+	json_object_set_new(p, "placement", place);
+	json_object_set_new(p, "repetitions", json_integer(pt->repetitions));
+	json_object_set_new(p, "core_hours", cost_json(pl, pt->core_hours));
+	json_object_set_new(p, "reason", json_string(pt->reason ? pt->reason : ""));
+	return p;
+}
+
+#define PLAN_JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/* The --json contract, its points streamed one at a time: the output of a
+   10^6-point plan is never held in memory as one JSON tree. */
 static void print_json(const struct plan *pl, const char *dir, const struct store_diff *d)
 {
-	json_t *root = json_object(), *points = json_array();
+	json_t *strategy = json_string(pl->strategy ? pl->strategy : "full");
+	char *st = json_dumps(strategy, JSON_ENCODE_ANY);
+	printf("{\n  \"strategy\": %s,\n  \"points\": [", st);
+	free(st);
+	json_decref(strategy);
 	for (int i = 0; i < pl->npoints; i++) {
-		const struct plan_point *pt = &pl->points[i];
-		json_t *p = json_object(), *params = json_object(), *place = json_object();
-		for (int k = 0; k < pl->nparams; k++)
-			json_object_set_new(params, pl->params[k].name,
-					    pl->params[k].is_int ? json_integer((json_int_t)pt->values[k])
-								 : json_real(pt->values[k]));
-		json_object_set_new(place, "nodes", json_integer(pt->nodes));
-		json_object_set_new(place, "ranks_per_node", json_integer(pt->ranks_per_node));
-		json_object_set_new(place, "policy", pt->policy ? json_string(pt->policy) : json_null());
-		if (pt->map)
-			json_object_set_new(place, "map", json_string(pt->map));
-		if (pt->cores_per_rank)
-			json_object_set_new(place, "cores_per_rank", json_string(pt->cores_per_rank));
-		json_object_set_new(p, "params", params);
-		json_object_set_new(p, "placement", place);
-		json_object_set_new(p, "repetitions", json_integer(pt->repetitions));
-		json_object_set_new(p, "core_hours", cost_json(pl, pt->core_hours));
-		json_object_set_new(p, "reason", json_string(pt->reason ? pt->reason : ""));
-		json_array_append_new(points, p);
+		json_t *p = point_json(pl, &pl->points[i]);
+		char *text = json_dumps(p, JSON_COMPACT | PLAN_JSON_FLAGS);
+		printf("%s\n    %s", i ? "," : "", text);
+		free(text);
+		json_decref(p);
 	}
-	json_object_set_new(root, "strategy", json_string(pl->strategy ? pl->strategy : "full"));
-	json_object_set_new(root, "points", points);
+	printf("%s],\n", pl->npoints ? "\n  " : "");
+	json_t *root = json_object();
 	json_t *totals = json_object();
 	json_object_set_new(totals, "points", json_integer(pl->npoints));
 	json_object_set_new(totals, "runs", json_integer(pl->runs));
@@ -98,8 +116,10 @@ static void print_json(const struct plan *pl, const char *dir, const struct stor
 	json_object_set_new(root, "notes", notes);
 	if (dir)
 		json_object_set_new(root, "diff", diff_json(pl, dir, d));
-	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	char *rest = json_dumps(root, JSON_INDENT(2) | PLAN_JSON_FLAGS);
+	fputs(rest + 2, stdout);      /* the rest of the object, without its "{\n" */
 	putchar('\n');
+	free(rest);
 	json_decref(root);
 }
 
@@ -130,15 +150,50 @@ static void print_pct(double v)
 		printf("%.1f%%", v);
 }
 
-static void print_table(const struct campaign_config *c, const struct plan *pl, int explain)
+static int cmp_double(const void *x, const void *y)
 {
-	int placed = 0;
-	for (int i = 0; i < pl->npoints; i++)
-		placed |= pl->points[i].nodes > 0 || pl->points[i].ranks_per_node > 0;
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* --summary: for each parameter, how many of its values the plan measures. */
+static void print_coverage(const struct plan *pl)
+{
+	double *v = xmalloc(sizeof(double) * (size_t)(pl->npoints + 1));
+	printf("coverage:\n");
+	for (int k = 0; k < pl->nparams; k++) {
+		for (int i = 0; i < pl->npoints; i++)
+			v[i] = pl->points[i].values[k];
+		qsort(v, (size_t)pl->npoints, sizeof(double), cmp_double);
+		int distinct = 0;
+		for (int i = 0; i < pl->npoints; i++)
+			distinct += !i || v[i] != v[i - 1];
+		printf("  %s: %d of %d values", pl->params[k].name, distinct, pl->params[k].nvalues);
+		if (pl->npoints) {
+			char lo[32], hi[32];
+			value_text(lo, sizeof(lo), v[0]);
+			value_text(hi, sizeof(hi), v[pl->npoints - 1]);
+			printf(" (%s..%s)", lo, hi);
+		}
+		putchar('\n');
+	}
+	free(v);
+}
+
+static void print_header(const struct campaign_config *c, const struct plan *pl)
+{
 	printf("campaign '%s': strategy %s, %d points, %lld runs, ", c->name ? c->name : "?",
 	       pl->strategy ? pl->strategy : "full", pl->npoints, pl->runs);
 	print_cost(pl, pl->core_hours);
 	printf("\n\n");
+}
+
+/* Every point: its values, placement, repetitions, cost (and reason). */
+static void print_points(const struct plan *pl, int explain)
+{
+	int placed = 0;
+	for (int i = 0; i < pl->npoints; i++)
+		placed |= pl->points[i].nodes > 0 || pl->points[i].ranks_per_node > 0;
 	for (int k = 0; k < pl->nparams; k++)
 		printf("%10s ", pl->params[k].name);
 	if (placed)
@@ -163,7 +218,13 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 			printf("  %s", pt->reason ? pt->reason : "");
 		putchar('\n');
 	}
-	printf("\ntotal:          %d points, %lld runs, ", pl->npoints, pl->runs);
+	putchar('\n');
+}
+
+/* Totals against the full factorial, groups, pruned parameters, notes. */
+static void print_summary(const struct plan *pl)
+{
+	printf("total:          %d points, %lld runs, ", pl->npoints, pl->runs);
 	print_cost(pl, pl->core_hours);
 	printf("\nfull factorial: %lld points, %lld runs, ", pl->full_points, pl->full_runs);
 	print_cost(pl, pl->full_core_hours);
@@ -192,8 +253,8 @@ static void print_table(const struct campaign_config *c, const struct plan *pl, 
 		putchar('\n');
 	}
 	printf("pruned parameters:%s\n", pl->npruned ? "" : " none");
-	for (int i = 0; i < pl->npruned; i++)
-		printf("  %s%s%s\n", pl->pruned[i], explain ? ": " : "", explain ? pl->pruned_why[i] : "");
+	for (int i = 0; i < pl->npruned; i++)   /* never silent: the reason, and how to keep it */
+		printf("  %s: %s\n", pl->pruned[i], pl->pruned_why[i]);
 	for (int i = 0; i < pl->nnotes; i++)
 		printf("%s%s\n", strncmp(pl->notes[i], "warning:", 8) ? "note: " : "", pl->notes[i]);
 }
@@ -233,10 +294,15 @@ static int exec_plan(struct cli_args *a)
 		plan_release(&pl);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	if (cli_flag(a, 'j'))
+	if (cli_flag(a, 'j')) {
 		print_json(&pl, dir, &d);
-	else {
-		print_table(&cfg, &pl, cli_flag(a, 'e'));
+	} else {
+		print_header(&cfg, &pl);
+		if (!cli_flag(a, 's'))
+			print_points(&pl, cli_flag(a, 'e'));
+		print_summary(&pl);
+		if (cli_flag(a, 's'))
+			print_coverage(&pl);
 		if (dir)
 			print_diff(&pl, dir, &d);
 	}
@@ -248,15 +314,18 @@ static int exec_plan(struct cli_args *a)
 static const struct cli_option plan_options[] = {
 	{ "json", 'j', 0, NULL, NULL },
 	{ "explain", 'e', 0, NULL, NULL },
+	{ "summary", 's', 0, NULL, NULL },
 	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_plan_entry = {
 	.name = "plan",
-	.usage = "plan CONFIG [--json] [--explain] [--dir DIR]",
+	.usage = "plan CONFIG [--json] [--explain] [--summary] [--dir DIR]",
 	.summary = "print the runs a campaign would execute, without running anything",
-	.help = "--explain adds why each point is in the plan; --json prints the stable contract\n"
+	.help = "--explain adds why each point is in the plan; --summary prints the totals, the\n"
+		"budget's effect and each parameter's coverage without listing the points; --json\n"
+		"prints the stable contract, its points streamed\n"
 		"(docs/designs.md).  --dir DIR compares the plan with the campaign in DIR as 'run'\n"
 		"would grow it: runs added (with their core-hours), kept and retired; --json adds\n"
 		"it as \"diff\": {dir, added, added_points, added_core_hours, kept, kept_done, retired,\n"

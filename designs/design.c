@@ -793,10 +793,12 @@ static void prune_params(struct builder *b, struct plan *pl, const struct deps_a
 		pl->pruned = xrealloc(pl->pruned, sizeof(char *) * (size_t)(pl->npruned + 1));
 		pl->pruned_why = xrealloc(pl->pruned_why, sizeof(char *) * (size_t)(pl->npruned + 1));
 		pl->pruned[pl->npruned] = xstrdup(names[k]);
+		char base[32];
+		value_text(base, sizeof(base), s->params[k].values[b->base[k]]);
 		pl->pruned_why[pl->npruned] = xasprintf(
-			"affects no loop in '%s'; fixed at its baseline %g",
-			s->deps->path ? s->deps->path : "the dependency file",
-			s->params[k].values[b->base[k]]);
+			"affects no loop in '%s'; fixed at its baseline %s (to keep it, give it a role"
+			" or name it in a function's deps there)",
+			s->deps->path ? s->deps->path : "the dependency file", base);
 		pl->npruned++;
 	}
 }
