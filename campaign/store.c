@@ -748,22 +748,19 @@ static void read_run(struct store *st, sqlite3_stmt *s, struct run *r)
 		       sizeof(double) * (size_t)st->nparams);
 }
 
-int store_load_runs(struct store *st, long long since_seq, struct run **runs, int *n,
-		    struct perr *err)
+/* The runs a SELECT of RUN_COLUMNS and the grown columns returns (fmt has
+   one %s for the grown columns and binds ?1 to arg), by id. */
+static int load_runs_sql(struct store *st, const char *fmt, long long arg, struct run **runs, int *n,
+			 struct perr *err)
 {
 	*runs = NULL;
 	*n = 0;
-	/* an incremental read (since_seq > 0) must use the seq index: without
-	   statistics SQLite would scan every run in id order (tens of ms at 100k) */
-	const char *grown = st->grown_columns ? GROWN_COLUMNS : GROWN_DEFAULTS;
-	char *sql = xasprintf(since_seq > 0
-			      ? "SELECT " RUN_COLUMNS "%s FROM runs INDEXED BY runs_seq WHERE seq > ? ORDER BY id"
-			      : "SELECT " RUN_COLUMNS "%s FROM runs WHERE seq > ? ORDER BY id", grown);
+	char *sql = xasprintf(fmt, st->grown_columns ? GROWN_COLUMNS : GROWN_DEFAULTS);
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
 	free(sql);
 	if (!s)
 		return -1;
-	sqlite3_bind_int64(s, 1, since_seq);
+	sqlite3_bind_int64(s, 1, arg);
 	size_t alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -778,6 +775,43 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 		return sdb_err(st, err, "read runs");
 	}
 	return 0;
+}
+
+int store_load_runs(struct store *st, long long since_seq, struct run **runs, int *n,
+		    struct perr *err)
+{
+	/* an incremental read (since_seq > 0) must use the seq index: without
+	   statistics SQLite would scan every run in id order (tens of ms at 100k) */
+	return load_runs_sql(st, since_seq > 0
+			     ? "SELECT " RUN_COLUMNS "%s FROM runs INDEXED BY runs_seq WHERE seq > ?1 ORDER BY id"
+			     : "SELECT " RUN_COLUMNS "%s FROM runs WHERE seq > ?1 ORDER BY id",
+			     since_seq, runs, n, err);
+}
+
+int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct perr *err)
+{
+	return load_runs_sql(st, "SELECT " RUN_COLUMNS "%s FROM runs WHERE state = ?1"
+			     " OR collect_error IS NOT NULL ORDER BY id", RUN_FAILED, runs, n, err);
+}
+
+int store_pass(struct store *st, int *pass, int *passes, long long *collect_errors, struct perr *err)
+{
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT COALESCE(MAX(repetition), 0),"
+				      " COALESCE(MIN(CASE WHEN state IN (?1, ?2, ?3) THEN repetition END), 0),"
+				      " COUNT(collect_error) FROM runs", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int(s, 1, RUN_PENDING);
+	sqlite3_bind_int(s, 2, RUN_SUBMITTED);
+	sqlite3_bind_int(s, 3, RUN_RUNNING);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*passes = sqlite3_column_int(s, 0);
+		*pass = sqlite3_column_int(s, 1);
+		*collect_errors = sqlite3_column_int64(s, 2);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : sdb_err(st, err, "read the repetition pass");
 }
 
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err)

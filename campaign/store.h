@@ -108,6 +108,11 @@ void store_read_end(struct store *st);
 int store_load_runs(struct store *st, long long since_seq, struct run **runs, int *n,
 		    struct perr *err);
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err);
+/* Only the runs with a problem: failed, or a collection error (free with runs_free). */
+int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct perr *err);
+/* run_pass_add over every run, and how many runs have a collection error,
+   answered by the store without reading the runs. */
+int store_pass(struct store *st, int *pass, int *passes, long long *collect_errors, struct perr *err);
 void run_release(struct run *r);
 /* Core-hours a run's last attempt used: its measured wall time (0 when
    unknown) times its ranks (at least 1).  The store's counts sum the same. */

@@ -14,7 +14,7 @@
 /* What status shows, read from the store. */
 struct status {
 	struct store_counts cnt;
-	struct run *runs;
+	struct run *runs;           /* the runs with a problem (failed, collection error) */
 	int nruns;
 	char *name, *backend, *budget;
 	char *order, *seed;         /* run order and its seed, NULL for an old store */
@@ -258,7 +258,8 @@ static int exec_status(struct cli_args *a)
 	}
 	/* one report, one snapshot: counts and runs from the same moment */
 	if (store_read_begin(st, &err) || store_counts(st, &s.cnt, &err) ||
-	    store_load_runs(st, 0, &s.runs, &s.nruns, &err)) {
+	    store_pass(st, &s.pass, &s.passes, &s.collect_errors, &err) ||
+	    store_load_problem_runs(st, &s.runs, &s.nruns, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
@@ -272,10 +273,6 @@ static int exec_status(struct cli_args *a)
 	if (s.adaptive.target > 0 && adaptive_points(st, &s.adaptive, &s.points, &s.npoints, &err)) {
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
-	}
-	for (int i = 0; i < s.nruns; i++) {
-		s.collect_errors += s.runs[i].collect_error != NULL;
-		run_pass_add(&s.runs[i], &s.pass, &s.passes);
 	}
 	if (cli_flag(a, 'j'))
 		print_json(&s);
