@@ -435,9 +435,16 @@ char *config_resolve(const struct campaign_config *c, const char *p)
 {
 	if (p[0] == '/')
 		return xstrdup(p);
+	/* absolute and without "..": runs read it from their own directories
+	   (perfsweep-bind, job.sh), and the campaign stores it (campaign_config.h) */
+	char *base = realpath(c->dir, NULL);
+	if (base) {
+		char *abs = xasprintf("%s%s%s", base, strcmp(base, "/") ? "/" : "", p);
+		free(base);
+		return abs;
+	}
 	if (c->dir[0] == '/')
 		return xasprintf("%s/%s", c->dir, p);
-	/* absolute: runs read it from their own directories (perfsweep-bind, job.sh) */
 	char *cwd = getcwd(NULL, 0);
 	char *abs = !cwd ? xasprintf("%s/%s", c->dir, p)
 		    : strcmp(c->dir, ".") ? xasprintf("%s/%s/%s", cwd, c->dir, p) : xasprintf("%s/%s", cwd, p);

@@ -480,6 +480,11 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
 		goto done;
 	if (c->dependencies) {
+		if (access(c->dependencies, R_OK)) {
+			config_error(c, config_lookup(&c->cfg, "dependencies"), err,
+				     "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
+			goto done;
+		}
 		if (deps_read(&b.deps, c->dependencies, err) < 0)
 			goto done;
 		b.have_deps = 1;
