@@ -54,22 +54,22 @@ static void describe(struct strbuf *sb, const config_setting_t *s)
 	strbuf_addstr(sb, t == CONFIG_TYPE_GROUP ? "}" : "]");
 }
 
-/* Refuse: "WHERE: KEY differs from the campaign in 'DIR' (OLD there, NEW here: WHY); ... --dir". */
+/* Refuse: "WHERE: KEY differs from the campaign in 'DIR' ([AT: ]OLD there, NEW here: WHY); ... --dir". */
 static int refuse(const struct campaign_config *c, const config_setting_t *at, struct store *st,
-		  const char *key, const char *was, const char *now, const char *why, int recollect,
-		  struct perr *err)
+		  const char *key, const char *sub, const char *was, const char *now, const char *why,
+		  int recollect, struct perr *err)
 {
 	/* long lists and groups are cut: the line names the key, the file has the rest */
-	char old[80], new[80];
+	char old[100], new[100];
 	snprintf(old, sizeof(old), "%s", was);
 	snprintf(new, sizeof(new), "%s", now);
 	if (strlen(was) >= sizeof(old))
 		strcpy(old + sizeof(old) - 4, "...");
 	if (strlen(now) >= sizeof(new))
 		strcpy(new + sizeof(new) - 4, "...");
-	return config_error(c, at, err, "%s differs from the campaign in '%s' (%s there, %s here: %s); "
-			    "%s%s%suse a new campaign directory (--dir)", key, store_dir(st), old, new, why,
-			    recollect ? "re-collect them with 'perfsweep collect " : "",
+	return config_error(c, at, err, "%s differs from the campaign in '%s' (%s%s%s there, %s here: %s); "
+			    "%s%s%suse a new campaign directory (--dir)", key, store_dir(st), sub ? sub : "",
+			    sub ? ": " : "", old, new, why, recollect ? "re-collect them with 'perfsweep collect " : "",
 			    recollect ? store_dir(st) : "", recollect ? "' or " : "");
 }
 
@@ -86,6 +86,32 @@ static const struct {
 	{ "backend.mpi", "its ranks were started another way", 0 },
 };
 
+/* The first difference inside was and now: its path ("regex[0].pattern"),
+   with *a and *b the settings there (NULL: absent on that side); NULL with
+   *a, *b = was, now when the settings differ as a whole. */
+static const char *inner_difference(const config_setting_t *was, const config_setting_t *now,
+				    const config_setting_t **a, const config_setting_t **b,
+				    char *sub, size_t n)
+{
+	char path[600];
+	int line;
+	*a = was;
+	*b = now;
+	if (!was || !now || !config_diff(was, now, NULL, sub, n, &line) || !*sub)
+		return NULL;
+	/* libconfig's lookup paths write an element as ".[0]" */
+	size_t k = 0;
+	for (const char *p = sub; *p && k + 2 < sizeof(path); p++) {
+		if (*p == '[' && p != sub)
+			path[k++] = '.';
+		path[k++] = *p;
+	}
+	path[k] = '\0';
+	*a = config_setting_lookup((config_setting_t *)was, path);
+	*b = config_setting_lookup((config_setting_t *)now, path);
+	return sub;
+}
+
 /* The settings of meaning[] against the stored config. */
 static int check_settings(struct store *st, const struct campaign_config *c, const struct campaign_config *old,
 			  struct perr *err)
@@ -95,14 +121,18 @@ static int check_settings(struct store *st, const struct campaign_config *c, con
 		const config_setting_t *now = config_lookup(&c->cfg, meaning[i].key);
 		if (same_setting(was, now))
 			continue;
-		struct strbuf a, b;
-		strbuf_init(&a);
-		strbuf_init(&b);
-		describe(&a, was);
-		describe(&b, now);
-		refuse(c, now, st, meaning[i].key, a.buf, b.buf, meaning[i].why, meaning[i].recollect, err);
-		strbuf_release(&a);
-		strbuf_release(&b);
+		char buf[512];
+		const config_setting_t *a, *b;
+		const char *sub = inner_difference(was, now, &a, &b, buf, sizeof(buf));
+		struct strbuf ta, tb;
+		strbuf_init(&ta);
+		strbuf_init(&tb);
+		describe(&ta, a);
+		describe(&tb, b);
+		refuse(c, b ? b : now, st, meaning[i].key, sub, ta.buf, tb.buf, meaning[i].why,
+		       meaning[i].recollect, err);
+		strbuf_release(&ta);
+		strbuf_release(&tb);
 		return -1;
 	}
 	return 0;
@@ -126,7 +156,7 @@ static int check_store(struct store *st, const struct campaign_config *c, struct
 		char was[64], now[64];
 		snprintf(was, sizeof(was), "\"%s\"", backend);
 		snprintf(now, sizeof(now), "\"%s\"", c->backend.type);
-		rc = refuse(c, config_lookup(&c->cfg, "backend"), st, "backend", was, now,
+		rc = refuse(c, config_lookup(&c->cfg, "backend"), st, "backend", NULL, was, now,
 			    "its runs ran on another backend", 0, err);
 	}
 	free(backend);
@@ -140,7 +170,7 @@ static int check_store(struct store *st, const struct campaign_config *c, struct
 		const config_setting_t *at = config_setting_get_member(g, "role");
 		char key[300], b1[64], b2[64];
 		snprintf(key, sizeof(key), "the role of parameter '%s'", c->params[j].name);
-		rc = refuse(c, at ? at : g, st, key, role_text(was, b1, sizeof(b1)), role_text(now, b2, sizeof(b2)),
+		rc = refuse(c, at ? at : g, st, key, NULL, role_text(was, b1, sizeof(b1)), role_text(now, b2, sizeof(b2)),
 			    "its runs ran another number of processes or ranks per node", 0, err);
 	}
 	return rc;
