@@ -71,7 +71,7 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 
 /* Lock the campaign (one run at a time) and check the config against the
    campaign already there, if any: *grows 1 when there is one.  Nothing is
-   written yet (but the lock file). */
+   written yet but the lock file (and the collectors' pin, as the check does). */
 static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const char *dir,
 			  const struct campaign_config *cfg, const struct plan *pl, struct store_diff *d,
 			  int *grows, struct perr *err)
@@ -81,7 +81,15 @@ static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const
 		return -1;
 	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
 	*grows = campaign_diff(*campaign_dir, cfg, pl, d, err);
-	return *grows < 0 ? -1 : 0;
+	if (*grows <= 0)
+		return *grows;
+	/* and its collectors, before growing rewrites the stored config */
+	struct store *st;
+	if (store_open(&st, *campaign_dir, 0, err))
+		return -1;
+	int rc = campaign_collectors_check(st, cfg, err);
+	store_close(st);
+	return rc;
 }
 
 /* Create (or grow, or reopen) the store, then reopen it by its absolute
@@ -216,7 +224,7 @@ static int exec_run(struct cli_args *a)
 			   &grows, &err) ||
 	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) ||
 	    open_store(&st, &campaign_dir, &cfg, &pl, &d, grows, &err) ||
-	    campaign_collectors_check(st, &cfg, &err)) {
+	    (!grows && campaign_collectors_check(st, &cfg, &err))) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
