@@ -9,13 +9,15 @@
 #include "campaign/store.h"
 
 /*
- * Refuse (-1, err: one line naming the key, suggesting a new campaign
- * directory) a config that changes what the stored runs mean: app.command
- * (the program or its arguments), app.env, or the collectors (collect:
- * `perfsweep collect DIR` re-collects stored runs instead).  The store's
- * config text is compared setting by setting, so comments, layout and
- * other keys may change freely.  A store whose config text cannot be read
- * (an import) passes.
+ * Refuse (-1, err: one line naming the key with its value in the campaign
+ * and in c, suggesting a new campaign directory) a config that changes what
+ * the stored runs mean: app.command (the program or its arguments),
+ * app.env, app.workdir, the collectors (collect: `perfsweep collect DIR`
+ * re-collects stored runs instead), backend.partition, backend.mpi, the
+ * backend type the runs ran on, a parameter's role.  The stored config
+ * (campaign_open_config) is compared setting by setting, so comments,
+ * layout and other keys may change freely; a stored config that does not
+ * load is an error.  Only reads.
  */
 int campaign_check_config(struct store *st, const struct campaign_config *c, struct perr *err);
 

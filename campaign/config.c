@@ -4,6 +4,7 @@
  * The schema is documented in docs/config.md.
  */
 #include "campaign/config.h"
+#include "campaign/config_get.h"
 #include "campaign/slurm_extra.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
@@ -13,7 +14,6 @@
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,144 +33,10 @@ const char *config_where(const struct campaign_config *c, const config_setting_t
 	return buf;
 }
 
-static int bad(const struct campaign_config *c, struct perr *err, const config_setting_t *s,
-	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int bad(const struct campaign_config *c, struct perr *err, const config_setting_t *s,
-	       const char *fmt, ...)
-{
-	char where[PATH_MAX + 32], msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return perr_set(err, "%s: %s", config_where(c, s, where, sizeof(where)), msg);
-}
-
-static int check_keys(const struct campaign_config *c, const config_setting_t *group,
-		      const char *const *allowed, const char *what, struct perr *err)
-{
-	int n = config_setting_length(group);
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
-		const char *name = config_setting_name(s);
-		int ok = 0;
-		for (const char *const *a = allowed; *a; a++)
-			if (name && !strcmp(name, *a))
-				ok = 1;
-		if (!ok) {
-			struct strbuf sb;
-			strbuf_init(&sb);
-			for (const char *const *a = allowed; *a; a++)
-				strbuf_addf(&sb, "%s%s", a == allowed ? "" : ", ", *a);
-			bad(c, err, s, "unknown key '%s' in %s; expected one of: %s", name ? name : "?",
-			    what, sb.buf);
-			strbuf_release(&sb);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static const char *type_name(int t)
-{
-	switch (t) {
-	case CONFIG_TYPE_GROUP: return "a group { ... }";
-	case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a number";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "true or false";
-	case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
-	case CONFIG_TYPE_LIST: return "a list ( ... )";
-	}
-	return "a setting";
-}
-
-static int get_string(const struct campaign_config *c, const config_setting_t *parent,
-		      const char *key, char **out, int required, struct perr *err)
-{
-	const config_setting_t *s = config_setting_get_member(parent, key);
-	if (!s) {
-		if (required)
-			return bad(c, err, parent, "missing '%s'; write %s = \"...\";", key, key);
-		return 0;
-	}
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return bad(c, err, s, "'%s' must be a string, not %s; write %s = \"...\";", key,
-			   type_name(config_setting_type(s)), key);
-	const char *v = config_setting_get_string(s);
-	if (!*v)
-		return bad(c, err, s, "'%s' is empty", key);
-	free(*out);
-	*out = xstrdup(v);
-	return 0;
-}
-
 double config_number(const config_setting_t *s)
 {
 	return config_setting_type(s) == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
 							   : (double)config_setting_get_int64(s);
-}
-
-static int get_number(const struct campaign_config *c, const config_setting_t *parent,
-		      const char *key, double *out, struct perr *err)
-{
-	const config_setting_t *s = config_setting_get_member(parent, key);
-	if (!s)
-		return 0;
-	if (!config_setting_is_number(s))
-		return bad(c, err, s, "'%s' must be a number, not %s", key, type_name(config_setting_type(s)));
-	*out = config_number(s);
-	return 0;
-}
-
-static int get_int(const struct campaign_config *c, const config_setting_t *parent, const char *key,
-		   int *out, struct perr *err)
-{
-	const config_setting_t *s = config_setting_get_member(parent, key);
-	if (!s)
-		return 0;
-	int t = config_setting_type(s);
-	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return bad(c, err, s, "'%s' must be an integer, not %s; write %s = 3;", key,
-			   type_name(t), key);
-	long long v = config_setting_get_int64(s);
-	if (v < INT_MIN || v > INT_MAX)
-		return bad(c, err, s, "'%s' is out of range", key);
-	*out = (int)v;
-	return 0;
-}
-
-static int get_bool(const struct campaign_config *c, const config_setting_t *parent, const char *key,
-		    int *out, struct perr *err)
-{
-	const config_setting_t *s = config_setting_get_member(parent, key);
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return bad(c, err, s, "'%s' must be true or false", key);
-	*out = config_setting_get_bool(s);
-	return 0;
-}
-
-/* A list or array of strings; *n and *out receive copies. */
-static int get_strings(const struct campaign_config *c, const config_setting_t *s, const char *key,
-		       char ***out, int *n, struct perr *err)
-{
-	int t = config_setting_type(s);
-	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-		return bad(c, err, s, "'%s' must be a list of strings, e.g. %s = [\"a\", \"b\"];", key, key);
-	int len = config_setting_length(s);
-	*out = xcalloc((size_t)len + 1, sizeof(char *));
-	*n = 0;
-	for (int i = 0; i < len; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return bad(c, err, e, "element %d of '%s' must be a string, not %s", i + 1, key,
-				   type_name(config_setting_type(e)));
-		(*out)[(*n)++] = xstrdup(config_setting_get_string(e));
-	}
-	return 0;
 }
 
 int config_find_param(const struct campaign_config *c, const char *name)
@@ -205,21 +71,21 @@ static int parse_values(const struct campaign_config *c, struct plan_param *p,
 	for (int j = 0; j < nv; j++) {
 		const config_setting_t *e = config_setting_get_elem(v, (unsigned)j);
 		if (!config_setting_is_number(e))
-			return bad(c, err, e, "value %d of '%s' must be a number, not %s", j + 1,
-				   p->name, type_name(config_setting_type(e)));
+			return config_error(c, e, err, "value %d of '%s' must be a number, not %s", j + 1,
+				   p->name, config_type_name(config_setting_type(e)));
 		double x = config_number(e);
 		if (!isfinite(x))
-			return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
+			return config_error(c, e, err, "value %d of '%s' is not finite", j + 1, p->name);
 		if (config_setting_type(e) != CONFIG_TYPE_FLOAT && fabs(x) > EXACT_INT)
-			return bad(c, err, e, "value %d of '%s' is too large; integers must be within "
+			return config_error(c, e, err, "value %d of '%s' is too large; integers must be within "
 				   "+-2^53 (9007199254740992)", j + 1, p->name);
 		for (int q = 0; q < p->nvalues; q++)
 			if (p->values[q] == x)
-				return bad(c, err, e, "value %g of '%s' is listed twice", x, p->name);
+				return config_error(c, e, err, "value %g of '%s' is listed twice", x, p->name);
 		if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
 			p->is_int = 0;
 		if (p->role && (x < 1 || x > MAX_RANKS || x != floor(x)))
-			return bad(c, err, e, "rank counts of '%s' must be integers from 1 to %d, not %g",
+			return config_error(c, e, err, "rank counts of '%s' must be integers from 1 to %d, not %g",
 				   p->name, MAX_RANKS, x);
 		p->values[p->nvalues++] = x;
 	}
@@ -230,52 +96,52 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *ps = config_lookup(&c->cfg, "parameters");
 	if (!ps)
-		return bad(c, err, config_root_setting(&c->cfg),
+		return config_error(c, config_root_setting(&c->cfg), err,
 			   "missing 'parameters'; write parameters = ( { name = \"n\"; values = [1, 2, 4]; } );");
 	if (config_setting_type(ps) != CONFIG_TYPE_LIST)
-		return bad(c, err, ps, "'parameters' must be a list of groups: parameters = ( { name = \"n\"; values = [1, 2]; } );");
+		return config_error(c, ps, err, "'parameters' must be a list of groups: parameters = ( { name = \"n\"; values = [1, 2]; } );");
 	int n = config_setting_length(ps);
 	if (n == 0)
-		return bad(c, err, ps, "'parameters' is empty; name at least one parameter");
+		return config_error(c, ps, err, "'parameters' is empty; name at least one parameter");
 	c->params = xcalloc((size_t)n, sizeof(*c->params));
 	static const char *const keys[] = { "name", "values", "role", NULL };
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
 		if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-			return bad(c, err, g, "parameter %d must be a group { name = ...; values = [...]; }", i + 1);
-		if (check_keys(c, g, keys, "a parameter", err))
+			return config_error(c, g, err, "parameter %d must be a group { name = ...; values = [...]; }", i + 1);
+		if (config_check_keys(c, g, keys, "a parameter", err))
 			return -1;
 		struct plan_param *p = &c->params[c->nparams];
-		if (get_string(c, g, "name", &p->name, 1, err))
+		if (config_get_string(c, g, "name", &p->name, 1, err))
 			return -1;
 		c->nparams++;
 		if (!valid_name(p->name))
-			return bad(c, err, config_setting_get_member(g, "name"),
+			return config_error(c, config_setting_get_member(g, "name"), err,
 				   "parameter name '%s' must be a letter or '_' followed by letters, digits or '_'",
 				   p->name);
 		for (const char **b = builtin_placeholders; *b; b++)
 			if (!strcmp(*b, p->name))
-				return bad(c, err, config_setting_get_member(g, "name"),
+				return config_error(c, config_setting_get_member(g, "name"), err,
 					   "parameter name '%s' is reserved for a built-in placeholder; rename it", p->name);
 		for (int k = 0; k < c->nparams - 1; k++)
 			if (!strcmp(c->params[k].name, p->name))
-				return bad(c, err, config_setting_get_member(g, "name"),
+				return config_error(c, config_setting_get_member(g, "name"), err,
 					   "duplicate parameter '%s'; each parameter is named once", p->name);
-		if (get_string(c, g, "role", &p->role, 0, err))
+		if (config_get_string(c, g, "role", &p->role, 0, err))
 			return -1;
 		if (p->role && strcmp(p->role, "ranks") && strcmp(p->role, "ranks_per_node"))
-			return bad(c, err, config_setting_get_member(g, "role"),
+			return config_error(c, config_setting_get_member(g, "role"), err,
 				   "unknown role '%s'; write role = \"ranks\" (the number of processes) or "
 				   "role = \"ranks_per_node\";", p->role);
 		const config_setting_t *v = config_setting_get_member(g, "values");
 		if (!v)
-			return bad(c, err, g, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
+			return config_error(c, g, err, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
 		int t = config_setting_type(v);
 		if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-			return bad(c, err, v, "values of '%s' must be a list of numbers, e.g. values = [1, 2, 4];", p->name);
+			return config_error(c, v, err, "values of '%s' must be a list of numbers, e.g. values = [1, 2, 4];", p->name);
 		int nv = config_setting_length(v);
 		if (nv == 0)
-			return bad(c, err, v, "empty value list for parameter '%s'; give at least one value", p->name);
+			return config_error(c, v, err, "empty value list for parameter '%s'; give at least one value", p->name);
 		if (parse_values(c, p, v, nv, err))
 			return -1;
 	}
@@ -285,7 +151,7 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 		for (int k = 0; k < c->nparams; k++)
 			n_role += c->params[k].role && !strcmp(c->params[k].role, roles[r]);
 		if (n_role > 1)
-			return bad(c, err, ps, "more than one parameter has role = \"%s\"; only one may", roles[r]);
+			return config_error(c, ps, err, "more than one parameter has role = \"%s\"; only one may", roles[r]);
 	}
 	return 0;
 }
@@ -303,13 +169,13 @@ static int check_template(struct campaign_config *c, const config_setting_t *s, 
 			continue;
 		const char *end = strchr(p, '}');
 		if (!end)
-			return bad(c, err, s, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
+			return config_error(c, s, err, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
 		char *name = xstrndup(p + 1, (size_t)(end - p - 1));
 		int known = config_find_param(c, name) >= 0;
 		for (const char **b = builtin_placeholders; *b; b++)
 			known |= !strcmp(*b, name);
 		if (!known) {
-			bad(c, err, s, "placeholder {%.*s} names no parameter; define it under parameters or "
+			config_error(c, s, err, "placeholder {%.*s} names no parameter; define it under parameters or "
 			    "use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}",
 			    (int)(sizeof(err->msg) / 2), name);
 			free(name);
@@ -325,43 +191,48 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *app = config_lookup(&c->cfg, "app");
 	if (!app)
-		return bad(c, err, config_root_setting(&c->cfg),
+		return config_error(c, config_root_setting(&c->cfg), err,
 			   "missing 'app'; write app = { command = [\"./prog\", \"-n\", \"{n}\"]; };");
 	if (config_setting_type(app) != CONFIG_TYPE_GROUP)
-		return bad(c, err, app, "'app' must be a group: app = { command = [\"./prog\", \"{n}\"]; };");
+		return config_error(c, app, err, "'app' must be a group: app = { command = [\"./prog\", \"{n}\"]; };");
 	static const char *const keys[] = { "command", "workdir", "env", "timeout", NULL };
-	if (check_keys(c, app, keys, "app", err))
+	if (config_check_keys(c, app, keys, "app", err))
 		return -1;
 	const config_setting_t *cmd = config_setting_get_member(app, "command");
 	if (!cmd)
-		return bad(c, err, app, "missing app.command; write command = [\"./prog\", \"-n\", \"{n}\"];");
+		return config_error(c, app, err, "missing app.command; write command = [\"./prog\", \"-n\", \"{n}\"];");
 	if (config_setting_type(cmd) == CONFIG_TYPE_STRING)
-		return bad(c, err, cmd, "app.command must be an argument list, not one string (no shell is used); write command = [\"./prog\", \"-n\", \"{n}\"];");
-	if (get_strings(c, cmd, "command", &c->app_argv, &c->app_argc, err))
+		return config_error(c, cmd, err, "app.command must be an argument list, not one string (no shell is used); write command = [\"./prog\", \"-n\", \"{n}\"];");
+	if (config_get_strings(c, cmd, "command", &c->app_argv, &c->app_argc, err))
 		return -1;
 	if (c->app_argc == 0)
-		return bad(c, err, cmd, "app.command is empty; name the program to run");
+		return config_error(c, cmd, err, "app.command is empty; name the program to run");
 	for (int i = 0; i < c->app_argc; i++)
 		if (check_template(c, cmd, c->app_argv[i], err))
 			return -1;
-	if (get_string(c, app, "workdir", &c->app_workdir, 0, err))
+	char *workdir = NULL;
+	if (config_get_string(c, app, "workdir", &workdir, 0, err))
 		return -1;
+	if (workdir) {
+		c->app_workdir = config_resolve(c, workdir);
+		free(workdir);
+	}
 	const config_setting_t *env = config_setting_get_member(app, "env");
 	if (env) {
-		if (get_strings(c, env, "env", &c->app_env, &c->app_nenv, err))
+		if (config_get_strings(c, env, "env", &c->app_env, &c->app_nenv, err))
 			return -1;
 		for (int i = 0; i < c->app_nenv; i++) {
 			const char *eq = strchr(c->app_env[i], '=');
 			if (!eq || eq == c->app_env[i])
-				return bad(c, err, env, "env entry \"%s\" must be KEY=VALUE", c->app_env[i]);
+				return config_error(c, env, err, "env entry \"%s\" must be KEY=VALUE", c->app_env[i]);
 			if (check_template(c, env, c->app_env[i], err))
 				return -1;
 		}
 	}
-	if (get_number(c, app, "timeout", &c->app_timeout, err))
+	if (config_get_number(c, app, "timeout", &c->app_timeout, err))
 		return -1;
 	if (c->app_timeout < 0)
-		return bad(c, err, config_setting_get_member(app, "timeout"),
+		return config_error(c, config_setting_get_member(app, "timeout"), err,
 			   "app.timeout must be a positive number of seconds (0 for none)");
 	return 0;
 }
@@ -375,25 +246,25 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 		return 0;
 	static const char *const keys[] = { "min", "max", "factor", "safety", NULL };
 	if (config_setting_type(p) != CONFIG_TYPE_GROUP)
-		return bad(c, err, p, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; safety = 30.0; };");
+		return config_error(c, p, err, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; safety = 30.0; };");
 	struct backend_config *b = &c->backend;
-	if (check_keys(c, p, keys, "backend.poll", err) ||
-	    get_number(c, p, "min", &b->poll_min, err) || get_number(c, p, "max", &b->poll_max, err) ||
-	    get_number(c, p, "factor", &b->poll_factor, err) ||
-	    get_number(c, p, "safety", &b->poll_safety, err))
+	if (config_check_keys(c, p, keys, "backend.poll", err) ||
+	    config_get_number(c, p, "min", &b->poll_min, err) || config_get_number(c, p, "max", &b->poll_max, err) ||
+	    config_get_number(c, p, "factor", &b->poll_factor, err) ||
+	    config_get_number(c, p, "safety", &b->poll_safety, err))
 		return -1;
 	if (config_setting_get_member(p, "min") && !(b->poll_min >= 0.05 && b->poll_min <= 60))
-		return bad(c, err, config_setting_get_member(p, "min"),
+		return config_error(c, config_setting_get_member(p, "min"), err,
 			   "backend.poll.min must be from 0.05 to 60 seconds (the controller limits RPC rates)");
 	if (config_setting_get_member(p, "max") &&
 	    !(b->poll_max >= (b->poll_min > 0 ? b->poll_min : 0.1) && b->poll_max <= 600))
-		return bad(c, err, config_setting_get_member(p, "max"),
+		return config_error(c, config_setting_get_member(p, "max"), err,
 			   "backend.poll.max must be from poll.min to 600 seconds");
 	if (config_setting_get_member(p, "factor") && !(b->poll_factor >= 1 && b->poll_factor <= 10))
-		return bad(c, err, config_setting_get_member(p, "factor"),
+		return config_error(c, config_setting_get_member(p, "factor"), err,
 			   "backend.poll.factor must be from 1 to 10");
 	if (config_setting_get_member(p, "safety") && !(b->poll_safety >= 1 && b->poll_safety <= 3600))
-		return bad(c, err, config_setting_get_member(p, "safety"),
+		return config_error(c, config_setting_get_member(p, "safety"), err,
 			   "backend.poll.safety must be from 1 to 3600 seconds");
 	return 0;
 }
@@ -406,7 +277,7 @@ static int check_mpi(const struct campaign_config *c, const config_setting_t *s,
 		return 0;
 	size_t n = strspn(mpi, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
 	if (!*mpi || mpi[n] || mpi[0] == '-')
-		return bad(c, err, config_setting_get_member(s, "mpi"),
+		return config_error(c, config_setting_get_member(s, "mpi"), err,
 			   "backend.mpi must be an srun MPI plugin name (letters, digits, '_', '-'), e.g. mpi = \"pmix\";");
 	return 0;
 }
@@ -424,36 +295,36 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
 						    "max_inflight", "extra", "mpi", "poll", NULL };
-		if (check_keys(c, s, keys, "backend", err) ||
-		    get_string(c, s, "type", &b->type, 1, err) ||
-		    get_string(c, s, "partition", &b->partition, 0, err) ||
-		    get_string(c, s, "account", &b->account, 0, err) ||
-		    get_string(c, s, "qos", &b->qos, 0, err) ||
-		    get_string(c, s, "mpi", &b->mpi, 0, err) ||
+		if (config_check_keys(c, s, keys, "backend", err) ||
+		    config_get_string(c, s, "type", &b->type, 1, err) ||
+		    config_get_string(c, s, "partition", &b->partition, 0, err) ||
+		    config_get_string(c, s, "account", &b->account, 0, err) ||
+		    config_get_string(c, s, "qos", &b->qos, 0, err) ||
+		    config_get_string(c, s, "mpi", &b->mpi, 0, err) ||
 		    check_mpi(c, s, b->mpi, err) ||
-		    get_int(c, s, "time_limit", &b->time_limit, err) ||
-		    get_int(c, s, "max_inflight", &b->max_inflight, err))
+		    config_get_int(c, s, "time_limit", INT_MIN, &b->time_limit, err) ||
+		    config_get_int(c, s, "max_inflight", INT_MIN, &b->max_inflight, err))
 			return -1;
 		if (b->time_limit < 0)
-			return bad(c, err, config_setting_get_member(s, "time_limit"),
+			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");
 		if (b->max_inflight < 0)
-			return bad(c, err, config_setting_get_member(s, "max_inflight"),
+			return config_error(c, config_setting_get_member(s, "max_inflight"), err,
 				   "backend.max_inflight must be positive");
 		const config_setting_t *x = config_setting_get_member(s, "extra");
-		if (x && get_strings(c, x, "extra", &b->extra, &b->nextra, err))
+		if (x && config_get_strings(c, x, "extra", &b->extra, &b->nextra, err))
 			return -1;
 		if (parse_poll(c, s, err))
 			return -1;
 		struct perr xerr;
 		if (x && !strcmp(b->type, "slurm") &&
 		    slurm_extra_check(b->nextra, b->extra, &xerr))
-			return bad(c, err, x, "%s", xerr.msg);
+			return config_error(c, x, err, "%s", xerr.msg);
 	} else {
-		return bad(c, err, s, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
+		return config_error(c, s, err, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
 	}
 	if (strcmp(b->type, "local") && strcmp(b->type, "slurm"))
-		return bad(c, err, s, "unknown backend '%s'; write backend = \"local\"; or backend = { type = \"slurm\"; ... };",
+		return config_error(c, s, err, "unknown backend '%s'; write backend = \"local\"; or backend = { type = \"slurm\"; ... };",
 			   b->type);
 	return 0;
 }
@@ -466,10 +337,10 @@ static int check_regex_file(struct campaign_config *c, const config_setting_t *g
 	if (!p->file)
 		return 0;
 	if (p->stream)
-		return bad(c, err, config_setting_get_member(g, "file"),
+		return config_error(c, config_setting_get_member(g, "file"), err,
 			   "a regex pattern reads either a stream or a file; remove stream or file");
 	if (!regex_file_valid(p->file, &why))
-		return bad(c, err, config_setting_get_member(g, "file"),
+		return config_error(c, config_setting_get_member(g, "file"), err,
 			   "%s; write a path in the run directory, e.g. file = \"hpccoutf.txt\"", why);
 	return 0;
 }
@@ -480,36 +351,36 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 {
 	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", NULL };
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return bad(c, err, g, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
+		return config_error(c, g, err, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
 	struct regex_pattern *p = &c->regex[c->nregex++];
-	if (check_keys(c, g, rkeys, "a regex pattern", err) ||
-	    get_string(c, g, "region", &p->region, 1, err) ||
-	    get_string(c, g, "metric", &p->metric, 0, err) ||
-	    get_string(c, g, "pattern", &p->pattern, 1, err) ||
-	    get_string(c, g, "stream", &p->stream, 0, err) ||
-	    get_string(c, g, "file", &p->file, 0, err) ||
-	    get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
+	if (config_check_keys(c, g, rkeys, "a regex pattern", err) ||
+	    config_get_string(c, g, "region", &p->region, 1, err) ||
+	    config_get_string(c, g, "metric", &p->metric, 0, err) ||
+	    config_get_string(c, g, "pattern", &p->pattern, 1, err) ||
+	    config_get_string(c, g, "stream", &p->stream, 0, err) ||
+	    config_get_string(c, g, "file", &p->file, 0, err) ||
+	    config_get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
 	    check_regex_file(c, g, p, err))
 		return -1;
 	if (p->aggregate && !regex_aggregate_valid(p->aggregate))
-		return bad(c, err, config_setting_get_member(g, "aggregate"),
+		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
 	if (!p->metric)
 		p->metric = xstrdup("time");
 	if (!p->stream)
 		p->stream = xstrdup("stdout");
 	if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
-		return bad(c, err, config_setting_get_member(g, "stream"),
+		return config_error(c, config_setting_get_member(g, "stream"), err,
 			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
 	regex_t re;
 	char msg[256];
 	if (regex_compile(&re, p->pattern, msg, sizeof(msg)))
-		return bad(c, err, config_setting_get_member(g, "pattern"),
+		return config_error(c, config_setting_get_member(g, "pattern"), err,
 			   "invalid regular expression: %s", msg);
 	size_t groups = re.re_nsub;
 	regfree(&re);
 	if (groups < 1)
-		return bad(c, err, config_setting_get_member(g, "pattern"),
+		return config_error(c, config_setting_get_member(g, "pattern"), err,
 			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
 	return 0;
 }
@@ -521,14 +392,14 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-		return bad(c, err, s, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
+		return config_error(c, s, err, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
 	static const char *const keys[] = { "wall", "regex", "cubex", NULL };
-	if (check_keys(c, s, keys, "collect", err) || get_bool(c, s, "wall", &c->collect_wall, err))
+	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err))
 		return -1;
 	const config_setting_t *rx = config_setting_get_member(s, "regex");
 	if (rx) {
 		if (config_setting_type(rx) != CONFIG_TYPE_LIST)
-			return bad(c, err, rx, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
+			return config_error(c, rx, err, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
 		int n = config_setting_length(rx);
 		c->regex = xcalloc((size_t)n + 1, sizeof(*c->regex));
 		for (int i = 0; i < n; i++)
@@ -541,14 +412,14 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 			c->collect_cubex = config_setting_get_bool(cx);
 		} else if (config_setting_type(cx) == CONFIG_TYPE_GROUP) {
 			static const char *const ckeys[] = { "metrics", NULL };
-			if (check_keys(c, cx, ckeys, "collect.cubex", err))
+			if (config_check_keys(c, cx, ckeys, "collect.cubex", err))
 				return -1;
 			c->collect_cubex = 1;
 			const config_setting_t *m = config_setting_get_member(cx, "metrics");
-			if (m && get_strings(c, m, "metrics", &c->cubex_metrics, &c->ncubex_metrics, err))
+			if (m && config_get_strings(c, m, "metrics", &c->cubex_metrics, &c->ncubex_metrics, err))
 				return -1;
 		} else {
-			return bad(c, err, cx, "collect.cubex must be true or a group { metrics = [\"time\", \"visits\"]; }");
+			return config_error(c, cx, err, "collect.cubex must be true or a group { metrics = [\"time\", \"visits\"]; }");
 		}
 		if (c->collect_cubex && !c->ncubex_metrics) {
 			c->cubex_metrics = xcalloc(3, sizeof(char *));
@@ -564,9 +435,16 @@ char *config_resolve(const struct campaign_config *c, const char *p)
 {
 	if (p[0] == '/')
 		return xstrdup(p);
+	/* absolute and without "..": runs read it from their own directories
+	   (perfsweep-bind, job.sh), and the campaign stores it (campaign_config.h) */
+	char *base = realpath(c->dir, NULL);
+	if (base) {
+		char *abs = xasprintf("%s%s%s", base, strcmp(base, "/") ? "/" : "", p);
+		free(base);
+		return abs;
+	}
 	if (c->dir[0] == '/')
 		return xasprintf("%s/%s", c->dir, p);
-	/* absolute: runs read it from their own directories (perfsweep-bind, job.sh) */
 	char *cwd = getcwd(NULL, 0);
 	char *abs = !cwd ? xasprintf("%s/%s", c->dir, p)
 		    : strcmp(c->dir, ".") ? xasprintf("%s/%s/%s", cwd, c->dir, p) : xasprintf("%s/%s", cwd, p);
@@ -607,7 +485,7 @@ static int parse_placement_spec(struct campaign_config *c, struct perr *err)
 	char *map = NULL, *policy = NULL;
 	const config_setting_t *pol = config_setting_get_member(g, "policy");
 	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
-	if (get_string(c, g, "map", &map, 0, err))
+	if (config_get_string(c, g, "map", &map, 0, err))
 		return -1;
 	if (map) {
 		c->placement_map = config_resolve(c, map);
@@ -625,11 +503,8 @@ static int parse_placement_spec(struct campaign_config *c, struct perr *err)
 		const config_setting_t *at = config_setting_get_member(g, key[field]);
 		char msg[sizeof(err->msg)];
 		snprintf(msg, sizeof(msg), "%s", err->msg);
-		return bad(c, err, at ? at : g, "%s", msg);
+		return config_error(c, at ? at : g, err, "%s", msg);
 	}
-	if (c->placement_map && access(c->placement_map, R_OK))
-		return bad(c, err, config_setting_get_member(g, "map"), "cannot read placement map '%s': %s",
-			   c->placement_map, strerror(errno));
 	return 0;
 }
 
@@ -638,21 +513,21 @@ static int parse_order(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *root = config_root_setting(&c->cfg);
 	char *order = NULL;
-	if (get_string(c, root, "order", &order, 0, err))
+	if (config_get_string(c, root, "order", &order, 0, err))
 		return -1;
 	c->order = ORDER_INTERLEAVED;
 	if (order) {
 		c->order = plan_order_parse(order);
 		free(order);
 		if (c->order < 0)
-			return bad(c, err, config_setting_get_member(root, "order"),
+			return config_error(c, config_setting_get_member(root, "order"), err,
 				   "unknown order; write order = \"interleaved\", \"random\" or \"grouped\";");
 	}
 	const config_setting_t *s = config_setting_get_member(root, "order_seed");
 	if (s) {
 		int t = config_setting_type(s);
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || config_setting_get_int64(s) < 0)
-			return bad(c, err, s, "order_seed must be a non-negative integer; write order_seed = 42;");
+			return config_error(c, s, err, "order_seed must be a non-negative integer; write order_seed = 42;");
 		c->have_order_seed = 1;
 		c->order_seed = (unsigned long)config_setting_get_int64(s);
 	}
@@ -711,14 +586,14 @@ static int check_control(const struct campaign_config *c, const config_setting_t
 	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
 		long bad_at = utf8_invalid(config_setting_get_string(s));
 		if (bad_at >= 0)
-			return bad(c, err, s, "'%s' is not valid UTF-8 (byte %ld); JSON output could not "
+			return config_error(c, s, err, "'%s' is not valid UTF-8 (byte %ld); JSON output could not "
 				   "carry it: write the file in UTF-8", setting_name(s), bad_at + 1);
 		const unsigned char *v = (const unsigned char *)config_setting_get_string(s);
 		for (; *v; v++)
 			if (*v < 0x20 || *v == 0x7f)
 				break;
 		if (*v && !free_text(s))
-			return bad(c, err, s, "'%s' contains a control character (byte 0x%02x); "
+			return config_error(c, s, err, "'%s' contains a control character (byte 0x%02x); "
 				   "write it without newlines, tabs or other control characters",
 				   setting_name(s), *v);
 		return 0;
@@ -766,31 +641,32 @@ static void free_strings(char **v, int n)
 /*
  * analysis.lower_is_better / higher_is_better: lists of metric names whose
  * better direction the name does not say (models/points.h); checked here,
- * read from the stored config by model and validate (engine/input.c).
+ * kept in c->better for model and validate (engine/input.c).
  */
 static int check_better(struct campaign_config *c, const config_setting_t *g, struct perr *err)
 {
 	static const char *const lists[2] = { "lower_is_better", "higher_is_better" };
-	char **names[2] = { NULL, NULL };
-	int n[2] = { 0, 0 }, rc = 0;
-	for (int k = 0; k < 2 && !rc; k++) {
+	char **names[2];
+	int *n = c->nbetter;
+	for (int k = 0; k < 2; k++) {
 		const config_setting_t *s = config_setting_get_member(g, lists[k]);
-		if (s && get_strings(c, s, lists[k], &names[k], &n[k], err))
-			rc = -1;
-		for (int i = 0; !rc && i < n[k]; i++)
+		if (s && config_get_strings(c, s, lists[k], &c->better[k], &n[k], err))
+			return -1;
+		names[k] = c->better[k];
+		for (int i = 0; i < n[k]; i++)
 			if (!names[k][i][0])
-				rc = bad(c, err, config_setting_get_elem(s, (unsigned)i),
-					 "an empty metric name in '%s'; write the metric's name, e.g. \"GBs\"", lists[k]);
+				return config_error(c, config_setting_get_elem(s, (unsigned)i), err,
+						    "an empty metric name in '%s'; write the metric's name, e.g. \"GBs\"",
+						    lists[k]);
 	}
-	for (int i = 0; !rc && i < n[1]; i++)
-		for (int j = 0; !rc && j < n[0]; j++)
+	for (int i = 0; i < n[1]; i++)
+		for (int j = 0; j < n[0]; j++)
 			if (!strcmp(names[1][i], names[0][j]))
-				rc = bad(c, err, config_setting_get_elem(config_setting_get_member(g, lists[1]), (unsigned)i),
-					 "metric '%s' is in both lower_is_better and higher_is_better; keep it in one",
-					 names[1][i]);
-	free_strings(names[0], n[0]);
-	free_strings(names[1], n[1]);
-	return rc;
+				return config_error(c, config_setting_get_elem(config_setting_get_member(g, lists[1]),
+									       (unsigned)i), err,
+						    "metric '%s' is in both lower_is_better and higher_is_better; "
+						    "keep it in one", names[1][i]);
+	return 0;
 }
 
 /*
@@ -805,11 +681,11 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 	if (!g)
 		return 0;
 	if (!config_setting_is_group(g))
-		return bad(c, err, g, "analysis must be a group: analysis = { aggregate = \"median\"; }");
-	if (check_keys(c, g, keys, "analysis", err) || get_string(c, g, "aggregate", &c->aggregate, 0, err))
+		return config_error(c, g, err, "analysis must be a group: analysis = { aggregate = \"median\"; }");
+	if (config_check_keys(c, g, keys, "analysis", err) || config_get_string(c, g, "aggregate", &c->aggregate, 0, err))
 		return -1;
 	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
-		return bad(c, err, config_setting_get_member(g, "aggregate"),
+		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use mean, median or min", c->aggregate);
 	return check_better(c, g, err);
 }
@@ -824,27 +700,27 @@ static int parse_repetitions(struct campaign_config *c, struct perr *err)
 	static const char *const keys[] = { "min", "max", "target", NULL };
 	c->repetitions = 5;
 	if (!g || !config_setting_is_group(g)) {
-		if (get_int(c, config_root_setting(&c->cfg), "repetitions", &c->repetitions, err))
+		if (config_get_int(c, config_root_setting(&c->cfg), "repetitions", INT_MIN, &c->repetitions, err))
 			return -1;
 		if (c->repetitions < 1)
-			return bad(c, err, g, "repetitions must be at least 1, not %d", c->repetitions);
+			return config_error(c, g, err, "repetitions must be at least 1, not %d", c->repetitions);
 		return 0;
 	}
 	c->repetitions = 3;
 	c->repetitions_max = 10;
 	c->repetitions_target = 0.05;
-	if (check_keys(c, g, keys, "repetitions", err) || get_int(c, g, "min", &c->repetitions, err) ||
-	    get_int(c, g, "max", &c->repetitions_max, err) ||
-	    get_number(c, g, "target", &c->repetitions_target, err))
+	if (config_check_keys(c, g, keys, "repetitions", err) || config_get_int(c, g, "min", INT_MIN, &c->repetitions, err) ||
+	    config_get_int(c, g, "max", INT_MIN, &c->repetitions_max, err) ||
+	    config_get_number(c, g, "target", &c->repetitions_target, err))
 		return -1;
 	if (c->repetitions < 1)
-		return bad(c, err, config_setting_get_member(g, "min"),
+		return config_error(c, config_setting_get_member(g, "min"), err,
 			   "repetitions.min must be at least 1, not %d", c->repetitions);
 	if (c->repetitions_max < c->repetitions)
-		return bad(c, err, config_setting_get_member(g, "max") ? config_setting_get_member(g, "max") : g,
+		return config_error(c, config_setting_get_member(g, "max") ? config_setting_get_member(g, "max") : g, err,
 			   "repetitions.max (%d) must be at least min (%d)", c->repetitions_max, c->repetitions);
 	if (!(c->repetitions_target > 0 && c->repetitions_target < 1))
-		return bad(c, err, config_setting_get_member(g, "target"),
+		return config_error(c, config_setting_get_member(g, "target"), err,
 			   "repetitions.target is a relative width in (0, 1), not %g; write target = 0.05;",
 			   c->repetitions_target);
 	return 0;
@@ -868,24 +744,24 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 					    "backend", "collect", "dependencies", "budget", "design",
 					    "placement", "contention", "cost_model", "topology", "analysis", "order",
 					    "order_seed", NULL };
-	if (check_keys(c, root, keys, "the campaign", err) || check_control(c, root, err))
+	if (config_check_keys(c, root, keys, "the campaign", err) || check_control(c, root, err))
 		return -1;
-	if (get_string(c, root, "name", &c->name, 1, err))
+	if (config_get_string(c, root, "name", &c->name, 1, err))
 		return -1;
 	if (strchr(c->name, '/'))
-		return bad(c, err, config_setting_get_member(root, "name"), "name must not contain '/'");
+		return config_error(c, config_setting_get_member(root, "name"), err, "name must not contain '/'");
 	if (parse_params(c, err) || parse_app(c, err))
 		return -1;
 	c->max_attempts = 2;
-	if (parse_repetitions(c, err) || get_int(c, root, "max_attempts", &c->max_attempts, err))
+	if (parse_repetitions(c, err) || config_get_int(c, root, "max_attempts", INT_MIN, &c->max_attempts, err))
 		return -1;
 	if (c->max_attempts < 1)
-		return bad(c, err, config_setting_get_member(root, "max_attempts"),
+		return config_error(c, config_setting_get_member(root, "max_attempts"), err,
 			   "max_attempts must be at least 1, not %d", c->max_attempts);
 	if (parse_backend(c, err) || parse_collect(c, err))
 		return -1;
 	char *deps = NULL;
-	if (get_string(c, root, "dependencies", &deps, 0, err))
+	if (config_get_string(c, root, "dependencies", &deps, 0, err))
 		return -1;
 	if (deps) {
 		c->dependencies = config_resolve(c, deps);
@@ -972,6 +848,8 @@ void config_release(struct campaign_config *c)
 	}
 	free(c->regex);
 	free_strings(c->cubex_metrics, c->ncubex_metrics);
+	free_strings(c->better[0], c->nbetter[0]);
+	free_strings(c->better[1], c->nbetter[1]);
 	free(c->dependencies);
 	free(c->placement_map);
 	free(c->cores_per_rank);

@@ -1,9 +1,14 @@
 /*
- * Campaign configuration, read with libconfig (schema: docs/config.md).
- * config_load validates everything it knows and reports the first problem as
- * "FILE:LINE: message" with what to write instead.  Sections owned by other
- * modules (design, budget, placement, contention, cost_model, dependencies)
- * are checked by them through the raw setting pointers kept here.
+ * Campaign configuration, read with libconfig (schema: docs/config.md): the
+ * one libconfig kit of the campaign layer.  config_load validates everything
+ * it knows and reports the first problem as "FILE:LINE: message" with what
+ * to write instead; every path the config names is made absolute against
+ * the config's directory as it is loaded.  The files themselves are read by
+ * those who use them (engine/plan_build.c: the dependency file, the
+ * placement map).  Sections owned by other modules (design, budget,
+ * placement, contention, cost_model) are checked by them through the raw
+ * setting pointers kept here, with the typed getters of config_get.h.  The
+ * config a campaign ran with is read back through campaign_config.h.
  */
 #ifndef PS_CONFIG_H
 #define PS_CONFIG_H
@@ -36,7 +41,7 @@ struct campaign_config {
 	/* app */
 	int app_argc;
 	char **app_argv;            /* templates with {param} placeholders */
-	char *app_workdir;          /* NULL: the run directory */
+	char *app_workdir;          /* absolute (resolved against dir); NULL: the run directory */
 	int app_nenv;
 	char **app_env;             /* "KEY=VALUE" templates */
 	double app_timeout;         /* seconds, 0 = none */
@@ -59,9 +64,12 @@ struct campaign_config {
 	int collect_cubex;
 	int ncubex_metrics;
 	char **cubex_metrics;
-	/* paths, resolved against dir */
+	/* paths, absolute: resolved against dir when loaded */
 	char *dependencies;         /* NULL when unset */
 	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
+	/* analysis.lower_is_better [0] and higher_is_better [1]: metric names */
+	char **better[2];
+	int nbetter[2];
 	/* the placement section's contract (placement_spec_parse; the planner
 	   reads its ranks-per-node axis and attach) */
 	struct placement_spec placement_spec;   /* defaults without the section */
@@ -82,8 +90,8 @@ int config_load(struct campaign_config *c, const char *path, struct perr *err);
 int config_load_text(struct campaign_config *c, const char *text, const char *label, const char *dir,
 		     struct perr *err);
 /* Path p of the config, absolute (relative paths resolve beside the config
-   file): the map, the dependency file and the work directory, which runs
-   read from their own directories.  Caller frees. */
+   file, c->dir): the map, the dependency file, the work directory and a
+   relative program, which runs read from their own directories.  Caller frees. */
 char *config_resolve(const struct campaign_config *c, const char *p);
 /* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
 char *config_default_dir(const struct campaign_config *c);

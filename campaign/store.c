@@ -337,6 +337,17 @@ int store_set_meta(struct store *st, const char *key, const char *value, struct 
 	return store_set_metas(st, &key, &value, 1, err);
 }
 
+int sdb_same_plan(struct store *st, const struct plan *pl)
+{
+	char *old = store_get_meta(st, "plan");
+	char *fp = sdb_plan_fingerprint(pl, 2), *fp1 = sdb_plan_fingerprint(pl, 1);
+	int same = old && (!strcmp(old, fp) || !strcmp(old, fp1));
+	free(old);
+	free(fp);
+	free(fp1);
+	return same;
+}
+
 /*
  * A fingerprint of the plan, so a resumed campaign runs the plan it stored.
  * Since version 2 it covers each point's placement contract (policy, map,
@@ -548,14 +559,9 @@ static int store_resume(struct store **out, const char *dir, const char *name, c
 	if (store_open(&st, dir, 0, err))
 		return -1;
 	char *old_name = store_get_meta(st, "name");
-	char *old_fp = store_get_meta(st, "plan");
-	char *fp = sdb_plan_fingerprint(pl, 2), *fp1 = sdb_plan_fingerprint(pl, 1);
 	int same_name = old_name && !strcmp(old_name, name);
-	int same_plan = old_fp && (!strcmp(old_fp, fp) || !strcmp(old_fp, fp1));
+	int same_plan = sdb_same_plan(st, pl);
 	free(old_name);
-	free(old_fp);
-	free(fp);
-	free(fp1);
 	if (!same_name) {
 		perr_set(err, "'%s' holds a different campaign; give another --dir for this campaign", dir);
 		store_close(st);

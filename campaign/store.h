@@ -287,17 +287,22 @@ int store_point_launch(struct store *st, int point, char **map, char **cores_per
 /*
  * The difference between the campaign's runs and plan pl.  A run is kept
  * while its point (parameter values and ranks per node) is in pl and its
- * repetition within the point's repetitions (or it was appended by another
- * origin); otherwise it is retired.  Missing repetitions of pl's points are
- * added.  Refused (-1, err names the key, suggests a new directory) when
- * pl's parameters differ from the store's or an existing point's placement
- * changed.  Only reads.
+ * repetition within the point's repetitions, or it was appended by another
+ * origin (refine) at a point inside the range pl covers; otherwise it is
+ * retired.  Under the plan the campaign stored (resuming) no run is retired
+ * or un-retired.  Missing repetitions of pl's points are added.  Refused
+ * (-1, err names the key, suggests a new directory) when pl's parameters
+ * differ from the store's or an existing point's placement changed.  Only
+ * reads.
  */
 struct store_diff {
 	long long added, kept, kept_done, retired, unretired;  /* runs; retired counts all retired */
 	long long retiring;                     /* of retired: still in the plan until now */
 	double added_core_hours;                /* planned cost of the added runs */
-	int added_points, retired_points;       /* points new to the store / no longer planned */
+	int added_points;                       /* points new to the store */
+	int retired_points;                     /* points outside pl whose runs are all retired */
+	int kept_outside_points;                /* points outside pl whose runs stay (added by refine) */
+	long long kept_outside;                 /* of kept: the runs at those points */
 };
 int store_plan_diff(struct store *st, const struct plan *pl, struct store_diff *d, struct perr *err);
 /*

@@ -39,6 +39,7 @@ struct grow {
 	int nsp;
 	struct spoint *sp;
 	int *match;                 /* plan point -> index into sp, or -1 */
+	int same_plan;              /* pl is the stored plan: no run leaves or returns */
 	int nruns;
 	struct grun *runs;          /* sorted by point, repetition */
 };
@@ -243,6 +244,7 @@ static int grow_load(struct grow *g, struct store *st, const struct plan *pl, st
 	memset(g, 0, sizeof(*g));
 	g->st = st;
 	g->pl = pl;
+	g->same_plan = sdb_same_plan(st, pl);
 	if (map_params(g, err) || load_points(g, err) || match_points(g, err) || load_runs(g, err)) {
 		grow_release(g);
 		return -1;
@@ -272,9 +274,11 @@ static int within_plan_range(const struct grow *g, const struct spoint *p)
 	return 1;
 }
 
-/* Is run r still in the plan? */
+/* Is run r still in the plan?  Under the stored plan, every run stays as it is. */
 static int run_wanted(const struct grow *g, const struct grun *r)
 {
+	if (g->same_plan)
+		return r->state != RUN_RETIRED;
 	int j = 0;
 	while (j < g->nsp && g->sp[j].id != r->point)
 		j++;
@@ -316,8 +320,17 @@ static void compute_diff(const struct grow *g, int *wanted, struct store_diff *d
 				d->added_core_hours += run_cost(pt);
 			}
 	}
-	for (int j = 0; j < g->nsp; j++)
-		d->retired_points += g->sp[j].plan < 0;
+	/* points outside the plan: kept (refine's, inside its range) or retired */
+	for (int j = 0; j < g->nsp; j++) {
+		if (g->sp[j].plan >= 0)
+			continue;
+		long long kept = 0;
+		for (int i = 0; i < g->nruns; i++)
+			kept += wanted[i] && g->runs[i].point == g->sp[j].id;
+		d->kept_outside += kept;
+		d->kept_outside_points += kept > 0;
+		d->retired_points += kept == 0;
+	}
 }
 
 int store_plan_diff(struct store *st, const struct plan *pl, struct store_diff *d, struct perr *err)

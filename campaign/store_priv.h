@@ -48,6 +48,8 @@ int sdb_put_plan_meta(struct store *st, const struct plan *pl, struct perr *err)
 int sdb_put_budget_meta(struct store *st, const struct plan *pl, struct perr *err);
 /* The plan's fingerprint (version 2 covers placement; 1 is accepted on resume). */
 char *sdb_plan_fingerprint(const struct plan *pl, int version);
+/* pl is the plan the campaign stored (by fingerprint): resuming changes no run. */
+int sdb_same_plan(struct store *st, const struct plan *pl);
 /* The rank count of a plan point. */
 int sdb_point_ranks(const struct plan *pl, const struct plan_point *pt);
 /* Apply event act to run id inside the caller's transaction, as the

@@ -12,7 +12,7 @@
 #include "common/xalloc.h"
 #include "models/modeler.h"
 #include "models/pmnf_json.h"
-#include "engine/input.h"
+#include "engine/model_pipeline.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -157,34 +157,24 @@ static json_t *series_json(const struct input_data *in, int cp, int m, const str
 static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, int m,
 		      const struct model_request *r, json_t *arr, int nth)
 {
-	struct pmnf_model bb, cm;
+	struct model_fit f;
 	struct perr err;
-	if (modeler_fit_series_ctx(ctx, &in->e, cp, m, &r->opt, NULL, &bb, &err) < 0) {
+	if (model_pipeline_fit(ctx, in, cp, m, &r->opt, &f, &err) < 0) {
 		cli_error(EXIT_USAGE, "%s: callpath '%s' metric '%s': %s", r->path, in->e.callpaths[cp],
 			  in->e.metrics[m], err.msg);
-		pmnf_release(&bb);
+		model_fit_release(&f);
 		return -1;
 	}
-	const struct dep_function *fn = in->have_deps ? in->funcs[cp] : NULL;
-	int constrained = 0;
-	if (fn) {
-		struct model_constraint con = { &in->d, fn };
-		if (modeler_fit_series_ctx(ctx, &in->e, cp, m, &r->opt, &con, &cm, &err) == 0)
-			constrained = 1;
-		else
-			pmnf_release(&cm);
-	}
+	const struct pmnf_model *cm = f.constrained ? &f.cm : NULL;
 	if (arr) {
-		json_t *o = series_json(in, cp, m, &bb, constrained ? &cm : NULL);
+		json_t *o = series_json(in, cp, m, &f.bb, cm);
 		json_object_set_new(o, "selection", json_string(model_selection_name(r->opt.selection)));
 		json_object_set_new(o, "aggregate", json_string(model_aggregate_name(r->opt.aggregate)));
 		json_array_append_new(arr, o);
 	}
 	else
-		print_text(in, cp, m, &bb, constrained ? &cm : NULL, nth);
-	if (constrained)
-		pmnf_release(&cm);
-	pmnf_release(&bb);
+		print_text(in, cp, m, &f.bb, cm, nth);
+	model_fit_release(&f);
 	return 0;
 }
 
@@ -221,17 +211,18 @@ static int exec_parsed(struct cli_args *a)
 	int ret = model_request(a, &r);
 	if (ret)
 		return ret;
+	struct model_pipeline_options po = {
+		.format = r.format, .metric = r.metric, .include_retired = r.include_retired,
+		.deps_path = r.deps_path, .campaign_deps = 1, .aggregate_set = r.aggregate_set,
+		.model = r.opt,
+	};
 	struct input_data in;
 	struct perr err;
 	int only = -1;
-	if (input_data_load(&in, r.path, r.format, r.metric, r.include_retired, &err) < 0)
+	if (model_pipeline_load(&in, r.path, &po, &r.opt, &err) < 0)
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-	else if (!r.aggregate_set && in.src.aggregate && model_aggregate_parse(in.src.aggregate, &r.opt.aggregate))
-		ret = cli_error(EXIT_USAGE, "'%s': unknown analysis.aggregate '%s'", r.path, in.src.aggregate);
 	else if (r.metric && (only = experiment_find_metric(&in.e, r.metric)) < 0)
 		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
-	else if (input_data_match(&in, r.path, r.deps_path, 0, &err) < 0)
-		ret = cli_error(EXIT_USAGE, "%s", err.msg);
 	else
 		ret = fit_all(&in, &r, only);
 	input_data_release(&in);
@@ -279,7 +270,8 @@ const struct cli_entry cmd_model_entry = {
 		"(--selection robust, the default; outlying repetitions left out) or the one Extra-P\n"
 		"would select (--selection extrap), with RSS, adjusted R^2, SMAPE and relative\n"
 		"error.  --deps FILE adds the taint-constrained model of each region's dependencies\n"
-		"next to the black-box one.  --aggregate sets each point's estimate (mean, the\n"
+		"next to the black-box one (a campaign's own dependency file without it; a missing\n"
+		"one is an error).  --aggregate sets each point's estimate (mean, the\n"
 		"default, median or min; a campaign's analysis.aggregate otherwise); --median is\n"
 		"--aggregate median.  --json prints a JSON array (docs/modelling.md).  A campaign's\n"
 		"retired runs (they left its plan) are left out unless --include-retired.\n"

@@ -42,6 +42,8 @@ static json_t *diff_json(const struct plan *pl, const char *dir, const struct st
 	json_object_set_new(o, "retired", json_integer(d->retired));
 	json_object_set_new(o, "retired_points", json_integer(d->retired_points));
 	json_object_set_new(o, "unretired", json_integer(d->unretired));
+	json_object_set_new(o, "kept_outside", json_integer(d->kept_outside));
+	json_object_set_new(o, "kept_outside_points", json_integer(d->kept_outside_points));
 	return o;
 }
 
@@ -268,6 +270,9 @@ static void print_diff(const struct plan *pl, const char *dir, const struct stor
 	printf("\n  kept:    %lld runs (%lld done, %lld back from retired)\n", d->kept, d->kept_done, d->unretired);
 	printf("  retired: %lld runs (%d point%s out of the plan; kept in the store, not analysed)\n",
 	       d->retired, d->retired_points, d->retired_points == 1 ? "" : "s");
+	if (d->kept_outside_points)
+		printf("  outside the plan: %d point%s added by refine kept (%lld runs)\n", d->kept_outside_points,
+		       d->kept_outside_points == 1 ? "" : "s", d->kept_outside);
 }
 
 static int exec_plan(struct cli_args *a)
@@ -329,8 +334,10 @@ const struct cli_entry cmd_plan_entry = {
 		"(docs/designs.md).  --dir DIR compares the plan with the campaign in DIR as 'run'\n"
 		"would grow it: runs added (with their core-hours), kept and retired; --json adds\n"
 		"it as \"diff\": {dir, added, added_points, added_core_hours, kept, kept_done, retired,\n"
-		"retired_points, unretired}.  A config that changes what the stored runs mean\n"
-		"(app.command, app.env, collect) is refused, as 'run' refuses it.",
+		"retired_points, unretired, kept_outside, kept_outside_points}.  A config that\n"
+		"changes what the stored runs mean (app.command, app.env, app.workdir, collect,\n"
+		"backend, a parameter's role, an existing point's placement) is refused, as 'run'\n"
+		"refuses it.",
 	.options = plan_options,
 	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",

@@ -2,8 +2,9 @@
  * perfsweep refine DIR [--budget CORE_HOURS] [--dry-run] [--json]: validate
  * a campaign, turn each actionable finding into runs within the budget
  * (engine/refine_campaign.h) and append them to the store for `run`.
- * Exit 0; 2 for a bad DIR, a campaign without measurements, or a store
- * that cannot be written (nothing is written then).
+ * Exit 0; 2 for a bad DIR, a campaign without measurements or without a
+ * config (imported), a dependency file gone, or a store that cannot be
+ * written (nothing is written then).
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
@@ -100,7 +101,8 @@ const struct cli_entry cmd_refine_entry = {
 		"sets the core-hours refine may spend): the least valuable are dropped first and\n"
 		"listed.  The runs are appended to the store as pending, in one transaction;\n"
 		"`perfsweep run DIR` (or run CONFIG) executes them.  A campaign with runs not yet\n"
-		"executed is not refined: run them first.  --dry-run writes nothing.\n"
+		"executed is not refined: run them first; imported measurements are not refined\n"
+		"either (no config to run new runs with).  --dry-run writes nothing.\n"
 		"--json prints {proposals: [{params, placement, repetitions, core_hours, reason,\n"
 		"finding}], budget: {remaining, used_by_proposals}, dropped: [...], verdict,\n"
 		"pending, runs}.  See docs/refine.md.\n"

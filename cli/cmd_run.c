@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/run_until.h"
 #include "engine/adaptive.h"
+#include "campaign/campaign_config.h"
 #include "campaign/campaign_diff.h"
 #include "campaign/campaign_lock.h"
 #include "campaign/config.h"
@@ -68,31 +69,56 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
-/* Lock the campaign (one run at a time), then create (or reopen) its store,
-   by its absolute path: children chdir into their run directories. */
-static int open_store(struct store **st, char **campaign_dir, struct campaign_lock *lock,
-		      const char *dir, const struct campaign_config *cfg, const struct plan *pl,
-		      struct perr *err)
+/* Lock the campaign (one run at a time) and check the config against the
+   campaign already there, if any: *grows 1 when there is one.  Nothing is
+   written yet but the lock file (and the collectors' pin, as the check does). */
+static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const char *dir,
+			  const struct campaign_config *cfg, const struct plan *pl, struct store_diff *d,
+			  int *grows, struct perr *err)
 {
 	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
 	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
-	struct store_diff d;
-	int grows = campaign_diff(*campaign_dir, cfg, pl, &d, err);
-	if (grows < 0 || store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
+	*grows = campaign_diff(*campaign_dir, cfg, pl, d, err);
+	if (*grows <= 0)
+		return *grows;
+	/* and its collectors, before growing rewrites the stored config */
+	struct store *st;
+	if (store_open(&st, *campaign_dir, 0, err))
 		return -1;
-	if (grows && (d.added || d.retiring || d.unretired))
+	int rc = campaign_collectors_check(st, cfg, err);
+	store_close(st);
+	return rc;
+}
+
+/* Create (or grow, or reopen) the store, then reopen it by its absolute
+   path (children chdir into their run directories), and record the paths
+   the config was resolved with. */
+static int open_store(struct store **st, char **campaign_dir, const struct campaign_config *cfg,
+		      const struct plan *pl, const struct store_diff *d, int grows, struct perr *err)
+{
+	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
+		return -1;
+	if (grows && (d->added || d->retiring || d->unretired)) {
 		fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
-			" retired), %lld retired\n", cfg->name, d.added, d.kept, d.kept_done, d.unretired, d.retired);
+			" retired), %lld retired", cfg->name, d->added, d->kept, d->kept_done, d->unretired,
+			d->retired);
+		if (d->kept_outside_points)
+			fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
+				d->kept_outside_points == 1 ? "" : "s");
+		fputc('\n', stderr);
+	}
 	char *abs = realpath(*campaign_dir, NULL);
-	if (!abs)
-		return 0;
-	store_close(*st);
-	*st = NULL;
-	free(*campaign_dir);
-	*campaign_dir = abs;
-	return store_open(st, *campaign_dir, 0, err);
+	if (abs) {
+		store_close(*st);
+		*st = NULL;
+		free(*campaign_dir);
+		*campaign_dir = abs;
+		if (store_open(st, *campaign_dir, 0, err))
+			return -1;
+	}
+	return campaign_save_config(*st, cfg, err);
 }
 
 /* --jobs, or its default: the core allocator keeps concurrent runs on
@@ -189,10 +215,16 @@ static int exec_run(struct cli_args *a)
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
+	struct store_diff d;
+	int grows = 0;
+	/* everything that can refuse (the config, the campaign there, the
+	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
-	    open_store(&st, &campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    campaign_collectors_check(st, &cfg, &err) ||
-	    run_remember_config(st, &cfg, &err) || new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err)) {
+	    check_campaign(&campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &d,
+			   &grows, &err) ||
+	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) ||
+	    open_store(&st, &campaign_dir, &cfg, &pl, &d, grows, &err) ||
+	    (!grows && campaign_collectors_check(st, &cfg, &err))) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -248,7 +280,9 @@ const struct cli_entry cmd_run_entry = {
 		"a reboot) resume from the store: run the same command again.  A changed plan grows\n"
 		"the campaign: new runs are added, runs that left the plan are retired (kept, not\n"
 		"analysed), done runs never run again ('perfsweep plan CONFIG --dir DIR' shows the\n"
-		"difference); a changed app.command, app.env or collect is refused (exit 2).\n"
+		"difference); a change of what the stored runs mean (app.command, app.env,\n"
+		"app.workdir, collect, the backend, a parameter's role, a point's placement) is\n"
+		"refused (exit 2) before anything is written.\n"
 		"DIR instead of CONFIG runs a campaign directory with the config it was run with\n"
 		"(unchanged since), for example the runs `perfsweep refine DIR` added.\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"

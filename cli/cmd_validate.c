@@ -1,7 +1,8 @@
 /*
  * perfsweep validate INPUT [--deps FILE] [--json] [--html FILE] [--strict]:
- * run the orchestrator's campaign_validate on a campaign or another input
- * and print the validity report.  Exit 0 publishable, 3 blocked, 2 input
+ * run the engine's campaign_validate on a campaign (with its own dependency
+ * file unless --deps is given) or another input and print the validity
+ * report.  Exit 0 publishable, 3 blocked, 2 input
  * error.
  */
 #include "cli/cli.h"
@@ -58,6 +59,7 @@ static void engine_options(const struct cli_args *a, struct campaign_validation_
 	validate_options_init(&o->vo);
 	o->format = cli_value(a, 'f');
 	o->deps_path = cli_value(a, 'd');
+	o->campaign_deps = 1;           /* without --deps: the campaign's own */
 	o->vo.metric = cli_value(a, 'm');
 	o->vo.strict = cli_flag(a, 's') > 0;
 	o->include_retired = cli_flag(a, 'R') > 0;
@@ -128,7 +130,7 @@ static int exec_validate(struct cli_args *a)
 	} else {
 		print_text(&c);
 	}
-	if (html && write_html(&c, html, input, o.deps_path, &err) < 0) {
+	if (html && write_html(&c, html, input, c.in.deps_path, &err) < 0) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -163,13 +165,15 @@ const struct cli_entry cmd_validate_entry = {
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
 		"(.jsonl) file; --format campaign|scorep|text|json|jsonl overrides the detection.\n"
+		"--deps FILE is the dependency file; a campaign's own (its config's dependencies)\n"
+		"is used without it, and a missing one is an error.\n"
 		"Per region (call path) and metric it checks:\n"
 		"  noise             CoV of each point's repetitions (outliers left out: notes,\n"
 		"                    never blocking) significantly above --cov (0.1); a region\n"
 		"                    with more than half its points noisy is unreliable: reported,\n"
 		"                    not modelled\n"
 		"  false-dependency  the black-box model uses a parameter that the region's\n"
-		"                    dependencies (--deps) exclude, changing it by --min-growth\n"
+		"                    dependencies exclude, changing it by --min-growth\n"
 		"                    or more; the cause is contention, speedup or noise\n"
 		"  contention        measurements grow with ranks_per_node, or with a parameter\n"
 		"                    the dependencies exclude, by at least --min-growth (0.05) and\n"

@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 #include "engine/adaptive.h"
 #include "engine/refine_campaign.h"
+#include "campaign/campaign_config.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,43 +115,8 @@ char *run_config_path(const char *arg, char **dir, struct perr *err)
 	*dir = NULL;
 	if (stat(arg, &sb) || !S_ISDIR(sb.st_mode))
 		return xstrdup(arg);
-	struct store *st;
-	if (store_open(&st, arg, STORE_READONLY, err))
-		return NULL;
-	char *path = store_get_meta(st, "config_path");
-	char *text = store_get_meta(st, "config");
-	store_close(st);
-	char *now = NULL;
-	if (path) {
-		FILE *f = fopen(path, "r");
-		size_t n = 0;
-		if (f) {
-			now = xmalloc((text ? strlen(text) : 0) + 2);
-			n = fread(now, 1, (text ? strlen(text) : 0) + 1, f);
-			now[n] = '\0';
-			fclose(f);
-		}
-	}
-	if (!path)
-		perr_set(err, "'%s' does not name its config; run CONFIG --dir %s", arg, arg);
-	else if (!now || !text || strcmp(now, text))
-		perr_set(err, "'%s' was run with '%s', which is %s; run CONFIG --dir %s", arg, path,
-			 now ? "changed now" : "missing now", arg);
-	if (!path || !now || !text || strcmp(now, text)) {
-		free(path);
-		path = NULL;
-	}
-	free(now);
-	free(text);
+	char *path = campaign_config_file(arg, err);
 	if (path)
 		*dir = xstrdup(arg);
 	return path;
-}
-
-int run_remember_config(struct store *st, const struct campaign_config *cfg, struct perr *err)
-{
-	char *abs = realpath(cfg->path, NULL);
-	int rc = store_set_meta(st, "config_path", abs ? abs : cfg->path, err);
-	free(abs);
-	return rc;
 }

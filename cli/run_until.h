@@ -20,12 +20,10 @@ int run_until_publishable(struct store *st, const char *dir, const struct campai
 
 /*
  * The config behind argument arg: arg itself, or, when arg is a campaign
- * directory, the config file it was run with (meta config_path; its text
- * must still be the stored one).  *dir gets the directory (or NULL).
+ * directory, the config file it was run with (campaign_config_file: its
+ * text must still be the stored one).  *dir gets the directory (or NULL).
  * Returns the path (caller frees), or NULL with err set.
  */
 char *run_config_path(const char *arg, char **dir, struct perr *err);
-/* Remember cfg's path with the campaign, for `run DIR`. */
-int run_remember_config(struct store *st, const struct campaign_config *cfg, struct perr *err);
 
 #endif

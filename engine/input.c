@@ -6,10 +6,10 @@
 #include "collectors/scorep_dir.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "campaign/campaign_config.h"
 #include "campaign/store.h"
 #include "validator/reference.h"
 #include <errno.h>
-#include <libconfig.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@ void input_source_release(struct input_source *s)
 	free(s->placements);
 	free(s->rpn_name);
 	free(s->aggregate);
+	free(s->deps_path);
 	input_source_init(s);
 }
 
@@ -133,33 +134,28 @@ static char *placement_table(struct store *st, struct perr *err)
 }
 
 /*
- * The analysis group of the config stored with the campaign: its aggregate
- * into s (NULL if none), and which way its listed metrics are better into e.
+ * What the config the campaign ran with says about its analysis: the
+ * aggregate into s, which way its listed metrics are better into e, and
+ * its dependency file into s (campaign_config.h).  A stored config that
+ * does not load is an error, not a silent default.
  */
-static void stored_analysis(struct store *st, struct input_source *s, struct experiment *e)
+static int campaign_analysis(struct store *st, struct input_source *s, struct experiment *e,
+			     struct perr *err)
 {
-	static const char *const lists[2] = { "analysis.lower_is_better", "analysis.higher_is_better" };
 	static const enum exp_better way[2] = { EXP_BETTER_LOWER, EXP_BETTER_HIGHER };
-	char *text = store_get_meta(st, "config");
-	config_t cfg;
-	const char *a = NULL;
-	if (!text)
-		return;
-	config_init(&cfg);
-	if (config_read_string(&cfg, text) == CONFIG_TRUE) {
-		if (config_lookup_string(&cfg, "analysis.aggregate", &a) == CONFIG_TRUE && a)
-			s->aggregate = xstrdup(a);
-		for (int k = 0; k < 2; k++) {
-			const config_setting_t *l = config_lookup(&cfg, lists[k]);
-			for (int i = 0; l && i < config_setting_length(l); i++) {
-				const char *m = config_setting_get_string_elem(l, i);
-				if (m)
-					experiment_set_better(e, m, way[k]);
-			}
-		}
+	struct campaign_config c;
+	int rc = campaign_open_config(st, &c, err);
+	if (rc == 0) {
+		if (c.aggregate)
+			s->aggregate = xstrdup(c.aggregate);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < c.nbetter[k]; i++)
+				experiment_set_better(e, c.better[k][i], way[k]);
 	}
-	config_destroy(&cfg);
-	free(text);
+	config_release(&c);
+	if (rc < 0 || campaign_deps_path(st, &s->deps_path, err) < 0)
+		return -1;
+	return 0;
 }
 
 static int read_campaign(struct input_source *s, const char *path, const struct input_request *rq,
@@ -175,7 +171,9 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 					    e, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
-		stored_analysis(st, s, e);
+		rc = campaign_analysis(st, s, e, err);
+	}
+	if (!rc) {
 		for (int k = 0; k < store_nparams(st); k++)
 			if (store_param_role(st, k) && !strcmp(store_param_role(st, k), "ranks_per_node"))
 				s->rpn_name = xstrdup(store_param_name(st, k));
@@ -415,80 +413,6 @@ int input_match_regions(const struct experiment *e, const struct deps *d,
 	for (int c = 0; c < e->ncallpaths; c++)
 		funcs[c] = m->func[c];
 	return 0;
-}
-
-/* rel resolved against the directory that holds the campaign directory dir. */
-static char *beside_campaign(const char *dir, const char *rel)
-{
-	if (rel[0] == '/')
-		return xstrdup(rel);
-	/* `perfsweep run` puts <name>.campaign beside the config */
-	char *d = xstrdup(dir);
-	size_t len = strlen(d);
-	while (len > 1 && d[len - 1] == '/')
-		d[--len] = '\0';
-	char *slash = strrchr(d, '/');
-	const char *parent = !slash ? "." : slash == d ? "" : d;
-	if (slash && slash != d)
-		*slash = '\0';
-	char *path = xasprintf("%s/%s", parent, rel);
-	free(d);
-	return path;
-}
-
-/* The `dependencies` setting of a stored config, or NULL. */
-static char *config_deps(const char *text, const char *dir)
-{
-	config_t cfg;
-	const char *rel = NULL;
-	char *path = NULL;
-	config_init(&cfg);
-	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
-	    config_lookup_string(&cfg, "dependencies", &rel) == CONFIG_TRUE && rel && *rel)
-		path = beside_campaign(dir, rel);
-	config_destroy(&cfg);
-	return path;
-}
-
-char *campaign_deps_path(const char *dir)
-{
-	struct store *st;
-	struct perr err;
-	if (store_open(&st, dir, STORE_READONLY, &err) < 0)
-		return NULL;
-	char *path = store_get_meta(st, "deps");        /* set by import */
-	char *text = path ? NULL : store_get_meta(st, "config");
-	store_close(st);
-	if (text)
-		path = config_deps(text, dir);
-	free(text);
-	if (path && access(path, R_OK) != 0) {
-		free(path);
-		path = NULL;
-	}
-	return path;
-}
-
-/* Read the dependency file and match its functions to the call paths. */
-int input_data_match(struct input_data *in, const char *path, const char *deps_path,
-		     int campaign_deps, struct perr *err)
-{
-	in->deps_path = deps_path ? xstrdup(deps_path) : campaign_deps ? campaign_deps_path(path) : NULL;
-	if (!in->deps_path)
-		return 0;
-	struct perr derr;
-	if (deps_read(&in->d, in->deps_path, &derr) < 0) {
-		if (deps_path) {
-			*err = derr;
-			return -1;
-		}
-		snprintf(in->deps_note, sizeof(in->deps_note), "dependencies not used: %s", derr.msg);
-		return 0;
-	}
-	snprintf(in->deps_note, sizeof(in->deps_note), "dependencies %s", in->deps_path);
-	in->have_deps = 1;
-	in->funcs = xcalloc((size_t)in->e.ncallpaths + 1, sizeof(*in->funcs));
-	return input_match_regions(&in->e, &in->d, in->funcs, &in->match, err);
 }
 
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,

@@ -15,8 +15,9 @@
  *
  * A new format is one row in input.c's table (a reader into a struct
  * experiment, a detector, optionally a writer).  Also here: the campaign
- * facts a report shows (title, placements, cost) and the mapping of call
- * paths to dependency-file functions.
+ * facts a report shows (title, placements, cost, and from the config it ran
+ * with: its aggregate, which way its metrics are better, its dependency
+ * file) and the mapping of call paths to dependency-file functions.
  */
 #ifndef PS_INPUT_H
 #define PS_INPUT_H
@@ -36,6 +37,8 @@ struct input_source {
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 	int include_retired;            /* set before input_load: a campaign's retired runs count too */
 	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */
+	char *deps_path;                /* a campaign's dependency file (campaign_deps_path), absolute,
+					   whether or not it still exists; NULL if it names none */
 };
 
 void input_source_init(struct input_source *s);
@@ -87,13 +90,14 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 
 /*
  * An input loaded for modelling or validation, and the dependency file
- * matched against its call paths.  Do not copy: match points into d.
+ * matched against its call paths (engine/model_pipeline.h fills it).  Do
+ * not copy: match points into d.
  */
 struct input_data {
 	struct experiment e;
 	struct input_source src;
 	char *deps_path;                /* the dependency file used, or NULL */
-	char deps_note[1100];           /* "dependencies FILE", "no dependency file", or why not used */
+	char deps_note[1100];           /* "dependencies FILE" or "no dependency file" */
 	int have_deps;                  /* then d, funcs and match are set */
 	struct deps d;
 	const struct dep_function **funcs;      /* per call path, NULL entries unmatched */
@@ -104,22 +108,7 @@ struct input_data {
    campaign's retired runs too) into in.  Release in either way. */
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
 		    int include_retired, struct perr *err);
-/*
- * Read the dependency file deps_path and match it against the call paths
- * (a bad file is an error).  With deps_path NULL and campaign_deps set,
- * use the file the campaign at path names (campaign_deps_path) when there
- * is one; a bad one is only noted in in->deps_note.
- */
-int input_data_match(struct input_data *in, const char *path, const char *deps_path,
-		     int campaign_deps, struct perr *err);
 void input_data_release(struct input_data *in);
-
-/*
- * The dependency file a campaign directory names and that can be read, or
- * NULL (caller frees): import's, or the stored config's `dependencies`
- * resolved beside the campaign directory (where `perfsweep run` puts it).
- */
-char *campaign_deps_path(const char *dir);
 
 /*
  * funcs[c] = the dependency function of call path c, or NULL, by the

@@ -6,6 +6,7 @@
  * `perfsweep run` stores and executes exactly the same plan.
  */
 #include "engine/plan_build.h"
+#include "campaign/config_get.h"
 #include "common/clock.h"
 #include "models/powerlaw.h"
 #include "common/strbuf.h"
@@ -16,9 +17,9 @@
 #include "engine/plan_check.h"
 #include "placement/placement_spec.h"
 #include "campaign/store.h"
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,114 +39,41 @@ struct pb {
 	double overrun;         /* budget.overrun */
 };
 
-static int bad(struct pb *b, const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(struct pb *b, const config_setting_t *s, const char *fmt, ...)
-{
-	char where[PATH_MAX + 32], msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = '?';       /* quoted config text stays on one line */
-	return perr_set(b->err, "%s: %s", config_where(b->c, s, where, sizeof(where)), msg);
-}
-
-static int keys(struct pb *b, const config_setting_t *g, const char *what, const char *const *allowed)
-{
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-		const char *name = config_setting_name(s);
-		int ok = 0;
-		for (const char *const *a = allowed; *a; a++)
-			ok |= name && !strcmp(name, *a);
-		if (!ok) {
-			struct strbuf sb;
-			strbuf_init(&sb);
-			for (const char *const *a = allowed; *a; a++)
-				strbuf_addf(&sb, "%s%s", a == allowed ? "" : ", ", *a);
-			bad(b, s, "unknown key '%s' in %s; expected one of: %s", name ? name : "?", what, sb.buf);
-			strbuf_release(&sb);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int group(struct pb *b, const config_setting_t *s, const char *name)
-{
-	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-		return bad(b, s, "'%s' must be a group: %s = { ... };", name, name);
-	return 0;
-}
-
-/* An integer member >= min; absent leaves *out unchanged. */
-static int get_int(struct pb *b, const config_setting_t *g, const char *key, int min, int *out)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	int t = config_setting_type(s);
-	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return bad(b, s, "'%s' must be an integer; write %s = %d;", key, key, min > 0 ? min : 1);
-	long long v = config_setting_get_int64(s);
-	if (v < min || v > INT_MAX)
-		return bad(b, s, "'%s' must be at least %d, not %lld", key, min, v);
-	*out = (int)v;
-	return 0;
-}
-
-static const char *get_str(struct pb *b, const config_setting_t *g, const char *key, int *rc)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	*rc = 0;
-	if (!s)
-		return NULL;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		*rc = bad(b, s, "'%s' must be a string; write %s = \"...\";", key, key);
-		return NULL;
-	}
-	return config_setting_get_string(s);
-}
-
 /* ranks_per_node = [2, 4, 8]; or { from = 2; to = 18; step = 2; } */
 static int get_rpn(struct pb *b, const config_setting_t *g, int **out, int *n)
 {
 	const config_setting_t *s = config_setting_get_member(g, "ranks_per_node");
 	*n = 0;
 	if (!s)
-		return bad(b, g, "missing 'ranks_per_node'; write ranks_per_node = [16, 32];");
+		return config_error(b->c, g, b->err, "missing 'ranks_per_node'; write ranks_per_node = [16, 32];");
 	if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const k[] = { "from", "to", "step", NULL };
 		int from = 0, to = 0, step = 1;
-		if (keys(b, s, "ranks_per_node", k) || get_int(b, s, "from", 1, &from) ||
-		    get_int(b, s, "to", 1, &to) || get_int(b, s, "step", 1, &step))
+		if (config_check_keys(b->c, s, k, "ranks_per_node", b->err) || config_get_int(b->c, s, "from", 1, &from, b->err) ||
+		    config_get_int(b->c, s, "to", 1, &to, b->err) || config_get_int(b->c, s, "step", 1, &step, b->err))
 			return -1;
 		if (!from || !to || to < from)
-			return bad(b, s, "ranks_per_node needs from <= to; write { from = 2; to = 18; step = 2; }");
+			return config_error(b->c, s, b->err, "ranks_per_node needs from <= to; write { from = 2; to = 18; step = 2; }");
 		*out = xmalloc(sizeof(int) * (size_t)((to - from) / step + 1));
 		for (int v = from; v <= to; v += step)
 			(*out)[(*n)++] = v;
 		return 0;
 	}
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return bad(b, s, "'ranks_per_node' must be a list of integers, like [16, 32], or { from; to; step; }");
+		return config_error(b->c, s, b->err, "'ranks_per_node' must be a list of integers, like [16, 32], or { from; to; step; }");
 	int len = config_setting_length(s);
 	if (len == 0)
-		return bad(b, s, "'ranks_per_node' is empty");
+		return config_error(b->c, s, b->err, "'ranks_per_node' is empty");
 	*out = xmalloc(sizeof(int) * (size_t)len);
 	for (int i = 0; i < len; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		int t = config_setting_type(e);
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) || config_setting_get_int64(e) < 1 ||
 		    config_setting_get_int64(e) > 1 << 20)
-			return bad(b, s, "ranks_per_node values must be positive integers (element %d)", i + 1);
+			return config_error(b->c, s, b->err, "ranks_per_node values must be positive integers (element %d)", i + 1);
 		for (int j = 0; j < *n; j++)
 			if ((*out)[j] == (int)config_setting_get_int64(e))
-				return bad(b, s, "ranks_per_node lists %d twice", (*out)[j]);
+				return config_error(b->c, s, b->err, "ranks_per_node lists %d twice", (*out)[j]);
 		(*out)[(*n)++] = (int)config_setting_get_int64(e);
 	}
 	return 0;
@@ -159,22 +87,22 @@ static int get_point(struct pb *b, const config_setting_t *g, const char *what, 
 	for (int k = 0; k < c->nparams; k++)
 		(*out)[k] = NAN;
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return bad(b, g, "'%s' must be a group of parameter values: %s = { %s = %g; };", what, what,
+		return config_error(b->c, g, b->err, "'%s' must be a group of parameter values: %s = { %s = %g; };", what, what,
 			   c->params[0].name, c->params[0].values[0]);
 	for (int i = 0; i < config_setting_length(g); i++) {
 		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
 		int k = config_find_param(c, config_setting_name(s));
 		if (k < 0)
-			return bad(b, s, "unknown parameter '%s' in %s", config_setting_name(s), what);
+			return config_error(b->c, s, b->err, "unknown parameter '%s' in %s", config_setting_name(s), what);
 		if (!config_setting_is_number(s))
-			return bad(b, s, "the %s value of '%s' must be a number", what, config_setting_name(s));
+			return config_error(b->c, s, b->err, "the %s value of '%s' must be a number", what, config_setting_name(s));
 		double v = config_number(s);
 		if (member) {
 			int found = 0;
 			for (int j = 0; j < c->params[k].nvalues; j++)
 				found |= c->params[k].values[j] == v;
 			if (!found)
-				return bad(b, s, "%s %g of '%s' is not one of its values", what, v, c->params[k].name);
+				return config_error(b->c, s, b->err, "%s %g of '%s' is not one of its values", what, v, c->params[k].name);
 		}
 		(*out)[k] = v;
 	}
@@ -189,11 +117,10 @@ static int parse_design(struct pb *b)
 		return 0;
 	static const char *const k[] = { "strategy", "baseline", "min_values", "sparse_extra",
 					 "min_run_seconds", NULL };
-	if (group(b, d, "design") || keys(b, d, "design", k))
+	if (config_check_group(b->c, d, "design", b->err) || config_check_keys(b->c, d, k, "design", b->err))
 		return -1;
-	int rc;
-	const char *st = get_str(b, d, "strategy", &rc);
-	if (rc)
+	const char *st;
+	if (config_get_text(b->c, d, "strategy", &st, b->err))
 		return -1;
 	if (st) {
 		if (!strcmp(st, "full"))
@@ -203,10 +130,10 @@ static int parse_design(struct pb *b)
 		else if (!strcmp(st, "sparse"))
 			b->spec.strategy = DESIGN_SPARSE;
 		else
-			return bad(b, config_setting_get_member(d, "strategy"),
+			return config_error(b->c, config_setting_get_member(d, "strategy"), b->err,
 				   "unknown strategy '%s'; write strategy = \"full\", \"taint\" or \"sparse\";", st);
 		if (b->spec.strategy != DESIGN_FULL && !b->c->dependencies)
-			return bad(b, config_setting_get_member(d, "strategy"),
+			return config_error(b->c, config_setting_get_member(d, "strategy"), b->err,
 				   "strategy \"%s\" needs a dependency file; add dependencies = \"app.deps\";", st);
 	}
 	const config_setting_t *bs = config_setting_get_member(d, "baseline");
@@ -214,12 +141,12 @@ static int parse_design(struct pb *b)
 		return -1;
 	b->spec.baseline = b->baseline;
 	int extra = 1;
-	if (get_int(b, d, "min_values", 1, &b->spec.min_values) || get_int(b, d, "sparse_extra", 0, &extra))
+	if (config_get_int(b->c, d, "min_values", 1, &b->spec.min_values, b->err) || config_get_int(b->c, d, "sparse_extra", 0, &extra, b->err))
 		return -1;
 	b->spec.sparse_extra = extra == 0 ? -1 : extra;
 	const config_setting_t *mr = config_setting_get_member(d, "min_run_seconds");
 	if (mr && (!config_setting_is_number(mr) || config_number(mr) <= 0))
-		return bad(b, mr, "'min_run_seconds' must be a positive number of seconds; write "
+		return config_error(b->c, mr, b->err, "'min_run_seconds' must be a positive number of seconds; write "
 			   "min_run_seconds = 0.1;");
 	if (mr)
 		b->spec.min_run_seconds = config_number(mr);
@@ -233,37 +160,36 @@ static int parse_budget(struct pb *b)
 		return 0;
 	static const char *const k[] = { "core_hours", "min_repetitions", "charge", "cores_per_node",
 					 "overrun", NULL };
-	if (group(b, g, "budget") || keys(b, g, "budget", k))
+	if (config_check_group(b->c, g, "budget", b->err) || config_check_keys(b->c, g, k, "budget", b->err))
 		return -1;
 	const config_setting_t *ch = config_setting_get_member(g, "core_hours");
 	if (ch) {
 		if (!config_setting_is_number(ch) || config_number(ch) <= 0)
-			return bad(b, ch, "'core_hours' must be a positive number; write core_hours = 500.0;");
+			return config_error(b->c, ch, b->err, "'core_hours' must be a positive number; write core_hours = 500.0;");
 		b->spec.budget_core_hours = config_number(ch);
 	}
 	const config_setting_t *ov = config_setting_get_member(g, "overrun");
 	if (ov && (!config_setting_is_number(ov) || config_number(ov) < 0))
-		return bad(b, ov, "'overrun' must be a fraction >= 0; write overrun = 0.1; (10%%)");
+		return config_error(b->c, ov, b->err, "'overrun' must be a fraction >= 0; write overrun = 0.1; (10%%)");
 	b->overrun = ov ? config_number(ov) : 0.1;
-	if (get_int(b, g, "min_repetitions", 1, &b->spec.min_repetitions) ||
-	    get_int(b, g, "cores_per_node", 1, &b->spec.cores_per_node))
+	if (config_get_int(b->c, g, "min_repetitions", 1, &b->spec.min_repetitions, b->err) ||
+	    config_get_int(b->c, g, "cores_per_node", 1, &b->spec.cores_per_node, b->err))
 		return -1;
-	int rc;
-	const char *charge = get_str(b, g, "charge", &rc);
-	if (rc)
+	const char *charge;
+	if (config_get_text(b->c, g, "charge", &charge, b->err))
 		return -1;
 	if (charge && !strcmp(charge, "node")) {
 		b->spec.charge = CHARGE_NODE;
 		if (!b->spec.cores_per_node)
-			return bad(b, config_setting_get_member(g, "charge"),
+			return config_error(b->c, config_setting_get_member(g, "charge"), b->err,
 				   "charge = \"node\" needs the node size; add cores_per_node = 36; to budget");
 	} else if (charge && strcmp(charge, "core")) {
-		return bad(b, config_setting_get_member(g, "charge"),
+		return config_error(b->c, config_setting_get_member(g, "charge"), b->err,
 			   "unknown charge '%s'; write charge = \"core\" (ranks x time) or \"node\" "
 			   "(nodes x cores_per_node x time);", charge);
 	}
 	if (b->spec.budget_core_hours > 0 && !b->c->cost_model)
-		return bad(b, g, "a budget needs a cost model to price runs; add cost_model = \"...\";");
+		return config_error(b->c, g, b->err, "a budget needs a cost model to price runs; add cost_model = \"...\";");
 	return 0;
 }
 
@@ -313,14 +239,14 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 	struct perr e2;
 	if (store_open(&st, path, STORE_READONLY, &e2) < 0) {
 		free(path);
-		return bad(b, s, "cannot use campaign '%s' as a cost model: %s", dir, e2.msg);
+		return config_error(b->c, s, b->err, "cannot use campaign '%s' as a cost model: %s", dir, e2.msg);
 	}
 	free(path);
 	struct run *runs = NULL;
 	int n = 0;
 	if (store_load_runs(st, 0, &runs, &n, &e2) < 0) {
 		store_close(st);
-		return bad(b, s, "cannot read the runs of campaign '%s': %s", dir, e2.msg);
+		return config_error(b->c, s, b->err, "cannot read the runs of campaign '%s': %s", dir, e2.msg);
 	}
 	/* old parameter index for each column: parameters here that varied there */
 	int np = c->nparams, *oldk = xmalloc(sizeof(int) * (size_t)(np + 1)), *newk = xmalloc(sizeof(int) * (size_t)(np + 1));
@@ -356,10 +282,10 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 	free(y);
 	free(expo);
 	if (ndone < ncols + 2)
-		return bad(b, s, "campaign '%s' has %d finished runs; a cost model over %d parameters needs "
+		return config_error(b->c, s, b->err, "campaign '%s' has %d finished runs; a cost model over %d parameters needs "
 			   "at least %d", dir, ndone, ncols, ncols + 2);
 	if (rc < 0)
-		return bad(b, s, "cannot fit a cost model to campaign '%s': %s", dir, e2.msg);
+		return config_error(b->c, s, b->err, "cannot fit a cost model to campaign '%s': %s", dir, e2.msg);
 	b->spec.cost_model = b->cost_text;
 	return 0;
 }
@@ -374,23 +300,20 @@ static int parse_cost(struct pb *b)
 		text = config_setting_get_string(s);
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const k[] = { "expression", "campaign", NULL };
-		if (keys(b, s, "cost_model", k))
+		if (config_check_keys(b->c, s, k, "cost_model", b->err))
 			return -1;
-		int rc;
-		const char *camp = get_str(b, s, "campaign", &rc);
-		if (rc)
-			return -1;
-		text = get_str(b, s, "expression", &rc);
-		if (rc)
+		const char *camp;
+		if (config_get_text(b->c, s, "campaign", &camp, b->err) ||
+		    config_get_text(b->c, s, "expression", &text, b->err))
 			return -1;
 		if (camp && text)
-			return bad(b, s, "cost_model takes an expression or a campaign, not both");
+			return config_error(b->c, s, b->err, "cost_model takes an expression or a campaign, not both");
 		if (camp)
 			return cost_from_campaign(b, config_setting_get_member(s, "campaign"), camp);
 		if (!text)
-			return bad(b, s, "cost_model needs expression = \"...\"; or campaign = \"DIR\";");
+			return config_error(b->c, s, b->err, "cost_model needs expression = \"...\"; or campaign = \"DIR\";");
 	} else {
-		return bad(b, s, "'cost_model' must be an expression string (seconds per run), like "
+		return config_error(b->c, s, b->err, "'cost_model' must be an expression string (seconds per run), like "
 			   "cost_model = \"2e-3 * size^3 / p + 1\";");
 	}
 	char **names = xmalloc(sizeof(char *) * (size_t)(b->c->nparams + 1));
@@ -400,7 +323,7 @@ static int parse_cost(struct pb *b)
 	struct expr *e = expr_parse(text, b->c->nparams, names, &e2);
 	free(names);
 	if (!e)
-		return bad(b, s, "bad cost model \"%s\": %s", text, e2.msg);
+		return config_error(b->c, s, b->err, "bad cost model \"%s\": %s", text, e2.msg);
 	expr_free(e);
 	b->spec.cost_model = text;
 	return 0;
@@ -426,34 +349,37 @@ static int parse_placement(struct pb *b)
 	if (g) {
 		static const char *const k[] = { "ranks_per_node", "policy", "attach", "map",
 						 "cores_per_rank", NULL };
-		if (group(b, g, "placement") || keys(b, g, "placement", k))
+		if (config_check_group(b->c, g, "placement", b->err) || config_check_keys(b->c, g, k, "placement", b->err))
 			return -1;
 		int rpn_k = role_param(b->c, "ranks_per_node");
 		if (ranks_param(b->c) < 0 && rpn_k < 0)
-			return bad(b, g, "a placement axis needs a parameter with role = \"ranks\"");
+			return config_error(b->c, g, b->err, "a placement axis needs a parameter with role = \"ranks\"");
 		const config_setting_t *rs = config_setting_get_member(g, "ranks_per_node");
 		if (rpn_k >= 0 && rs)
-			return bad(b, rs, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
+			return config_error(b->c, rs, b->err, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
 				   "remove placement.ranks_per_node", b->c->params[rpn_k].name);
 		if (rpn_k < 0 && get_rpn(b, g, &b->rpn, &b->spec.nrpn))
 			return -1;
 		b->spec.rpn = b->rpn;
 		/* policy, map and cores per rank: the contract the config loader parsed */
 		b->spec.policy = policy_kind_name(b->c->placement_spec.policy);
+		if (b->c->placement_map && access(b->c->placement_map, R_OK))
+			return config_error(b->c, config_setting_get_member(g, "map"), b->err,
+					    "cannot read placement map '%s': %s", b->c->placement_map, strerror(errno));
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);
 			int len = t == CONFIG_TYPE_STRING ? 1 : config_setting_length(a);
 			if (t != CONFIG_TYPE_STRING && t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-				return bad(b, a, "'attach' must be \"all\", \"baseline\" or a list of parameter names");
+				return config_error(b->c, a, b->err, "'attach' must be \"all\", \"baseline\" or a list of parameter names");
 			b->attach = xcalloc((size_t)len + 1, sizeof(char *));
 			for (int i = 0; i < len; i++) {
 				const config_setting_t *e = t == CONFIG_TYPE_STRING ? a : config_setting_get_elem(a, (unsigned)i);
 				const char *w = config_setting_get_string(e);
 				if (!w)
-					return bad(b, a, "'attach' lists strings: \"all\", \"baseline\" or parameter names");
+					return config_error(b->c, a, b->err, "'attach' lists strings: \"all\", \"baseline\" or parameter names");
 				if (strcmp(w, "all") && strcmp(w, "baseline") && config_find_param(b->c, w) < 0)
-					return bad(b, a, "placement attaches to '%s', which is not all, baseline "
+					return config_error(b->c, a, b->err, "placement attaches to '%s', which is not all, baseline "
 						   "or a parameter", w);
 				b->attach[b->spec.nattach++] = (char *)w;
 			}
@@ -463,23 +389,23 @@ static int parse_placement(struct pb *b)
 	const config_setting_t *ct = b->c->contention;
 	if (ct) {
 		static const char *const k[] = { "point", "ranks_per_node", "repetitions", NULL };
-		if (group(b, ct, "contention") || keys(b, ct, "contention", k))
+		if (config_check_group(b->c, ct, "contention", b->err) || config_check_keys(b->c, ct, k, "contention", b->err))
 			return -1;
 		if (ranks_param(b->c) < 0)
-			return bad(b, ct, "a contention experiment needs a parameter with role = \"ranks\"");
+			return config_error(b->c, ct, b->err, "a contention experiment needs a parameter with role = \"ranks\"");
 		int rpn_k = role_param(b->c, "ranks_per_node");
 		if (rpn_k >= 0)
-			return bad(b, ct, "parameter '%s' (role \"ranks_per_node\") is the study axis already; "
+			return config_error(b->c, ct, b->err, "parameter '%s' (role \"ranks_per_node\") is the study axis already; "
 				   "remove the contention block or the role", b->c->params[rpn_k].name);
 		const config_setting_t *pt = config_setting_get_member(ct, "point");
 		if (!pt)
-			return bad(b, ct, "contention needs the fixed point: point = { p = 64; size = 30; };");
+			return config_error(b->c, ct, b->err, "contention needs the fixed point: point = { p = 64; size = 30; };");
 		if (get_point(b, pt, "point", &b->cpoint, 0) || get_rpn(b, ct, &b->crpn, &b->spec.ncontention) ||
-		    get_int(b, ct, "repetitions", 1, &b->spec.contention_repetitions))
+		    config_get_int(b->c, ct, "repetitions", 1, &b->spec.contention_repetitions, b->err))
 			return -1;
 		int rk = ranks_param(b->c);
 		if (!isnan(b->cpoint[rk]) && (b->cpoint[rk] < 1 || b->cpoint[rk] != floor(b->cpoint[rk])))
-			return bad(b, pt, "the contention rank count must be a positive integer");
+			return config_error(b->c, pt, b->err, "the contention rank count must be a positive integer");
 		b->spec.contention_point = b->cpoint;
 		b->spec.contention_rpn = b->crpn;
 		if (!b->spec.policy)
@@ -554,6 +480,11 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
 		goto done;
 	if (c->dependencies) {
+		if (access(c->dependencies, R_OK)) {
+			config_error(c, config_lookup(&c->cfg, "dependencies"), err,
+				     "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
+			goto done;
+		}
 		if (deps_read(&b.deps, c->dependencies, err) < 0)
 			goto done;
 		b.have_deps = 1;

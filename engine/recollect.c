@@ -2,10 +2,10 @@
 #include "engine/recollect.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "campaign/campaign_config.h"
 #include "campaign/campaign_lock.h"
 #include "campaign/config_diff.h"
 #include <errno.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,21 +13,10 @@
 /* The config stored with the campaign, parsed (release c either way). */
 static int stored_config(struct store *st, struct campaign_config *c, struct perr *err)
 {
-	char *text = store_get_meta(st, "config");
-	char *label = xasprintf("%s/campaign.db (stored config)", store_dir(st));
-	char *tmp = xstrdup(store_dir(st));
-	int rc;
-	if (text && *text) {
-		rc = config_load_text(c, text, label, dirname(tmp), err);
-	} else {
-		memset(c, 0, sizeof(*c));
-		config_init(&c->cfg);
-		rc = perr_set(err, "'%s' has no stored config; give one: perfsweep collect CONFIG --dir %s",
-			      store_dir(st), store_dir(st));
-	}
-	free(text);
-	free(label);
-	free(tmp);
+	int rc = campaign_open_config(st, c, err);
+	if (rc > 0)
+		return perr_set(err, "'%s' has no stored config; give one: perfsweep collect CONFIG --dir %s",
+				store_dir(st), store_dir(st));
 	return rc;
 }
 
@@ -317,6 +306,9 @@ int campaign_recollect(const char *dir, const char *config_path, struct recollec
 	rep->collectors_changed = !had || strcmp(had, rep->fingerprint);
 	free(had);
 	ret = recollect_all(st, &c, config_path ? c.text : NULL, rep, err);
+	/* the stored config is now this file's: its paths resolve beside it */
+	if (!ret && config_path)
+		ret = campaign_save_config(st, &c, err);
 out:
 	store_close(st);
 	campaign_lock_release(&lock);

@@ -5,6 +5,7 @@
 #include "engine/refine_campaign.h"
 #include "common/xalloc.h"
 #include "engine/adaptive.h"
+#include "campaign/campaign_config.h"
 #include "campaign/store.h"
 #include <math.h>
 #include <stdlib.h>
@@ -129,6 +130,19 @@ static void propose(struct refine_campaign *rc, const struct refine_campaign_opt
 	refine_propose(&s, rc->findings, rc->pending ? 0 : rc->nfindings, &rc->r);
 }
 
+/* Runs refine writes are executed by `perfsweep run` with the campaign's
+   config: a campaign without one (imported measurements) is not refined. */
+static int check_runnable(struct store *st, const char *dir, struct perr *err)
+{
+	struct campaign_config c;
+	int rc = campaign_open_config(st, &c, err);
+	config_release(&c);
+	if (rc > 0)
+		return perr_set(err, "'%s' holds imported measurements without a config to run new runs with; "
+				"refine needs a campaign made by perfsweep run", dir);
+	return rc;
+}
+
 int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 			    const struct refine_campaign_options *o, struct perr *err)
 {
@@ -138,7 +152,9 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 	int n = 0;
 	if (store_open(&st, dir, STORE_READONLY, err) < 0)
 		return -1;
-	int rc_ = store_load_runs(st, 0, &runs, &n, err);
+	int rc_ = check_runnable(st, dir, err);
+	if (!rc_)
+		rc_ = store_load_runs(st, 0, &runs, &n, err);
 	if (!rc_)
 		rc_ = campaign_validate(&rc->cv, dir, &o->vo, err);
 	if (!rc_) {

@@ -9,7 +9,8 @@
  * The remaining budget is the stored budget less what is spent and what
  * pending or in-flight runs are planned to cost; --budget replaces it.
  *
- * A campaign with runs not yet executed is not refined (nothing proposed,
+ * A campaign without a config to run new runs with (imported measurements)
+ * is refused.  A campaign with runs not yet executed is not refined (nothing proposed,
  * pending set): their measurements are what the findings wait for, and
  * proposing again would duplicate runs already written.  Writing is one
  * transaction, so a kill -9 leaves the campaign with all of a refinement's

@@ -185,7 +185,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 		sb->env[ne++] = xstrdup("SCOREP_ENABLE_PROFILING=true");
 	}
 	if (c->app_workdir)
-		sb->workdir = config_resolve(c, c->app_workdir);
+		sb->workdir = xstrdup(c->app_workdir);
 	struct run_spec *s = &sb->spec;
 	s->id = r->id;
 	s->campaign = c->name;

@@ -1,23 +1,25 @@
-/* The validate pipeline over an input: load, dependencies, region matching, checks. */
+/* The validate pipeline over an input: the model pipeline's load, then the checks. */
 #include "engine/validation.h"
+#include "engine/model_pipeline.h"
 #include <string.h>
 
 int campaign_validate(struct campaign_validation *c, const char *path,
 		      const struct campaign_validation_options *o, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
-	if (input_data_load(&c->in, path, o->format, o->vo.metric, o->include_retired, err) < 0)
+	struct model_pipeline_options po = {
+		.format = o->format, .metric = o->vo.metric, .include_retired = o->include_retired,
+		.deps_path = o->deps_path, .campaign_deps = o->campaign_deps,
+		.aggregate_set = o->aggregate_set, .model = o->vo.model,
+	};
+	struct validate_options vo = o->vo;
+	if (model_pipeline_load(&c->in, path, &po, &vo.model, err) < 0)
 		return -1;
 	if (c->in.e.npoints == 0 || c->in.e.nseries == 0)
 		return 0;
-	if (input_data_match(&c->in, path, o->deps_path, o->campaign_deps, err) < 0)
-		return -1;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
 				      .funcs = c->in.funcs, .expect = validate_expect_expr,
 				      .rpn_name = c->in.src.rpn_name };
-	struct validate_options vo = o->vo;
-	if (!o->aggregate_set && c->in.src.aggregate)
-		model_aggregate_parse(c->in.src.aggregate, &vo.model.aggregate);
 	c->validated = 1;
 	return validate_run(&c->v, &vin, &vo, err);
 }

@@ -1,9 +1,9 @@
 /*
- * Validating a campaign or another input: the pipeline `perfsweep validate`
- * and top's v key share.  Load the measurements through the input registry,
- * read the dependency file (given, or the one the campaign names), match its
- * functions to the call paths, and run the validator's checks.  Nothing
- * here prints: the caller reports c->v (validator/report.h).
+ * Validating a campaign or another input: the pipeline `perfsweep validate`,
+ * top's v key and refine share.  Load the measurements, the aggregate and
+ * the dependency file (given, or the one the campaign names) through the
+ * model pipeline (engine/model_pipeline.h), and run the validator's
+ * checks.  Nothing here prints: the caller reports c->v (validator/report.h).
  */
 #ifndef PS_ORCH_VALIDATION_H
 #define PS_ORCH_VALIDATION_H
@@ -15,7 +15,7 @@ struct campaign_validation_options {
 	const char *format;             /* input format name, NULL: detect (input.h) */
 	const char *deps_path;          /* dependency file; a bad one is an error */
 	/* With deps_path NULL: use the dependency file a campaign names, if
-	   any; a bad one is only noted (input_data_match) */
+	   any; a missing or bad one is an error (model_pipeline_load) */
 	int campaign_deps;
 	struct validate_options vo;     /* validate_options_init, then changes */
 	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole campaigns through `perfsweep run` on a private SLURM cluster: job
 # records, a failing run retried, kill -9 of the orchestrator and resume
-# without duplicate jobs, a slurmctld outage mid-campaign, and cancel.
+# without duplicate jobs, a slurmctld outage mid-campaign, cancel, and
+# growth refused before it writes (another backend, no slurm config).
 root=${PERFSWEEP_ROOT:-$(pwd)}
 . "$root/tests/slurm/testlib.sh"
 slurm_test_init
@@ -143,5 +144,41 @@ is "$?" 2 "run with an unparsable slurm config exits 2"
 case "$out" in *"cannot read slurm config '$work/bad.conf': _parse_next_key: Parsing error at unrecognized key: NoSuchKey"*) r=0 ;; *) r=1 ;; esac
 t $r "and quotes libslurm's complaint"
 [ $r = 0 ] || diag "$out"
+
+# 6. Growth never changes what stored runs mean, and refuses before it writes:
+# a local campaign switched to slurm (the cluster's slurm.conf reachable),
+# and a slurm campaign grown while no slurm.conf can be read.
+cat >"$work/move.cfg" <<CFG
+name = "move";
+app = { command = [ "/bin/sh", "-c", "echo time: {n}" ]; };
+parameters = ( { name = "n"; values = [ 1, 2 ]; } );
+repetitions = 1;
+collect = { wall = true; regex = ( { region = "k"; metric = "time"; pattern = "^time: ([0-9.]+)"; } ); };
+CFG
+"$perfsweep" run "$work/move.cfg" --dir "$work/move" --quiet >/dev/null 2>&1
+is "$?" 0 "a local campaign runs"
+sqlite3 "$work/move/campaign.db" .dump >"$work/move.before"
+sed 's/^repetitions = 1;/repetitions = 1;\nbackend = { type = "slurm"; partition = "emu"; time_limit = 5; };/' \
+	"$work/move.cfg" >"$work/move-slurm.cfg"
+out=$("$perfsweep" run "$work/move-slurm.cfg" --dir "$work/move" 2>&1)
+is "$?" 2 "switching it to slurm exits 2, with slurm.conf reachable"
+case "$out" in *"backend differs from the campaign in '$work/move' (\"local\" there, \"slurm\" here"*) r=0 ;; *) r=1 ;; esac
+t $r "naming the key, its old and new values"
+[ $r = 0 ] || diag "$out"
+sqlite3 "$work/move/campaign.db" .dump >"$work/move.after"
+cmp -s "$work/move.before" "$work/move.after"
+t $? "the store is unchanged"
+is "$(njobs ps:move:)" 0 "and no job was submitted"
+
+config grow emu 4 '"/bin/sh", "-c", "echo time: {n}"' '{ name = "n"; values = [ 1 ]; }'
+"$perfsweep" run "$work/grow.cfg" --dir "$work/grow" --quiet >/dev/null 2>&1
+is "$?" 0 "a slurm campaign runs"
+sqlite3 "$work/grow/campaign.db" .dump >"$work/grow.before"
+sed 's/values = \[ 1 \]/values = [ 1, 2 ]/' "$work/grow.cfg" >"$work/grow2.cfg"
+out=$(SLURM_CONF=$work/none.conf "$perfsweep" run "$work/grow2.cfg" --dir "$work/grow" 2>&1)
+is "$?" 2 "growing it without a slurm config exits 2"
+sqlite3 "$work/grow/campaign.db" .dump >"$work/grow.after"
+cmp -s "$work/grow.before" "$work/grow.after"
+t $? "before the campaign grew"
 
 slurm_test_done

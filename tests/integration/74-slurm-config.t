@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The slurm backend's configuration errors, no cluster needed: bad extra
 # options at config load (FILE:LINE), a missing or unparsable slurm.conf
-# before libslurm could exit the process.
+# before libslurm could exit the process, and before a store is written.
 . "$(dirname "$0")/../lib/tap.sh"
 
 cfg() {
@@ -29,6 +29,7 @@ cfg good '"--constraint=haswell"'
 out=$(SLURM_CONF=$T/missing.conf "$PS" run "$T/good.cfg" --dir "$T/c1" 2>&1); rc=$?
 is "$rc" 2 "run with SLURM_CONF naming a missing file exits 2"
 like "$out" "slurm config '$T/missing.conf' (from SLURM_CONF) does not exist" "and names the file"
+ok $([ ! -e "$T/c1/campaign.db" ]; echo $?) "before it writes a store"
 if [ ! -e /etc/slurm/slurm.conf ]; then
 	out=$(env -u SLURM_CONF "$PS" run "$T/good.cfg" --dir "$T/c2" 2>&1); rc=$?
 	is "$rc" 2 "run without SLURM_CONF and /etc/slurm/slurm.conf exits 2"
@@ -38,6 +39,11 @@ printf 'ClusterName=x\nNoSuchKey=1\n' >"$T/bad.conf"
 out=$(SLURM_CONF=$T/bad.conf "$PS" run "$T/good.cfg" --dir "$T/c3" 2>&1); rc=$?
 is "$rc" 2 "run with an unparsable slurm.conf exits 2, libslurm does not exit it"
 like "$out" "cannot read slurm config '$T/bad.conf': " "and quotes libslurm"
-out=$(SLURM_CONF=$T/missing.conf "$PS" cancel "$T/c1" 2>&1); rc=$?
+# a SLURM campaign with nothing in flight: run no longer creates one it
+# cannot run, so its runs are made locally and the store says slurm
+sed '/^backend/,/\]; };/d' "$T/good.cfg" > "$T/local.cfg"
+"$PS" run "$T/local.cfg" --dir "$T/c4" --quiet > /dev/null 2>&1; is $? 0 "the campaign's runs are done"
+sqlite3 "$T/c4/campaign.db" "UPDATE meta SET value = 'slurm' WHERE key = 'backend'"
+out=$(SLURM_CONF=$T/missing.conf "$PS" cancel "$T/c4" 2>&1); rc=$?
 is "$rc" 0 "cancel of a campaign with nothing in flight needs no slurm"
 done_testing

@@ -131,7 +131,7 @@ static void campaign(const char *tag, const int *rpn, int nrpn, real_fn real, in
 		make_role_plan(&pl);
 	struct store *st;
 	struct perr err;
-	if (store_create(&st, dir, tag, "local", "name = \"x\";", &pl, &err) < 0)
+	if (store_create(&st, dir, tag, "local", "", &pl, &err) < 0)
 		diag("store_create: %s", err.msg);
 	fill(st, real, bind);
 	store_close(st);

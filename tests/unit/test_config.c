@@ -1,6 +1,9 @@
 /* Campaign config: valid files load; each kind of mistake gets FILE:LINE and a hint. */
 #include "campaign/config.h"
+#include "campaign/config_get.h"
+#include "engine/plan_build.h"
 #include "tests/lib/tap.h"
+#include <string.h>
 
 static const char *write_cfg(const char *name, const char *text)
 {
@@ -28,6 +31,51 @@ static void expect_error(const char *label, const char *text, const char *line, 
 	snprintf(where, sizeof(where), "%s:%s: ", path, line);
 	contains(err.msg, where, "%s: error names file and line %s", label, line);
 	contains(err.msg, want, "%s: error says what is wrong", label);
+}
+
+/* Load text and build its plan; expect the planner's sections to fail at FILE:line with want. */
+static void expect_plan_error(const char *label, const char *text, const char *line, const char *want)
+{
+	struct campaign_config c;
+	struct plan pl;
+	struct perr err = { "" };
+	const char *path = write_cfg("plan.cfg", text);
+	int rc = config_load(&c, path, &err);
+	if (rc == 0 && (rc = plan_build(&pl, &c, &err)) == 0)
+		plan_release(&pl);
+	config_release(&c);
+	ok(rc == -1, "%s: rejected", label);
+	char where[600];
+	snprintf(where, sizeof(where), "%s:%s: ", path, line);
+	contains(err.msg, where, "%s: error names file and line %s", label, line);
+	contains(err.msg, want, "%s: error says what is wrong", label);
+}
+
+/* The kit's typed getters on a loaded config: values, absence, FILE:LINE errors. */
+static void getters(void)
+{
+	struct campaign_config c;
+	struct perr err = { "" };
+	const char *path = write_cfg("get.cfg", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+				     "budget = { min_repetitions = 0; charge = 5; };\n");
+	ok(config_load(&c, path, &err) == 0, "a config for the getters loads");
+	const config_setting_t *b = c.budget;
+	int v = 7;
+	const char *t = "x";
+	is_int(config_get_int(&c, b, "absent", 1, &v, &err), 0, "an absent integer is no error");
+	is_int(v, 7, "and leaves the default");
+	ok(config_get_int(&c, b, "min_repetitions", 1, &v, &err) == -1, "below min: an error");
+	char want[600];
+	snprintf(want, sizeof(want), "%s:4: 'min_repetitions' must be at least 1, not 0", path);
+	is_str(err.msg, want, "naming FILE:LINE, the key and the bound");
+	is_int(config_get_int(&c, b, "min_repetitions", 0, &v, &err), 0, "within min: read");
+	is_int(v, 0, "the value");
+	ok(config_get_text(&c, b, "charge", &t, &err) == -1 && !t, "a number for a string: an error");
+	contains(err.msg, "'charge' must be a string, not an integer", "naming both types");
+	static const char *const only[] = { "core_hours", NULL };
+	ok(config_check_keys(&c, b, only, "budget", &err) == -1, "an unknown key: an error");
+	contains(err.msg, "unknown key 'min_repetitions' in budget; expected one of: core_hours", "with the keys allowed");
+	config_release(&c);
 }
 
 int main(void)
@@ -83,6 +131,19 @@ int main(void)
 		     "unknown backend 'pbs'");
 	expect_error("non-numeric value", "name = \"t\";\n" GOOD_APP
 		     "parameters = ( { name = \"n\"; values = (1, \"two\"); } );\n", "3", "must be a number");
+
+	getters();
+	/* the planner's sections read through the same kit: the same messages */
+	expect_plan_error("design strategy not a string", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "design = { strategy = 3; };\n", "4", "'strategy' must be a string, not an integer");
+	expect_plan_error("min_values below 1", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "design = { min_values = 0; };\n", "4", "'min_values' must be at least 1, not 0");
+	expect_plan_error("unknown design key", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "design = { stratgy = \"full\"; };\n", "4", "unknown key 'stratgy' in design");
+	expect_plan_error("unreadable map", "name = \"t\";\n" GOOD_APP
+			  "parameters = ( { name = \"n\"; values = [1]; }, { name = \"p\"; values = [1]; role = \"ranks\"; } );\n"
+			  "placement = { ranks_per_node = [1]; policy = \"explicit\"; map = \"/nonexistent/x.map\"; };\n",
+			  "4", "cannot read placement map '/nonexistent/x.map'");
 
 	err.msg[0] = '\0';
 	ok(config_load(&c, "/nonexistent/x.cfg", &err) == -1, "a missing file is an error");

@@ -485,7 +485,7 @@ static void test_contention(void)
 		pl.runs += 3;
 	}
 	struct store *st;
-	must(store_create(&st, dir, "rpn", "local", "name = \"rpn\";", &pl, &err), "create");
+	must(store_create(&st, dir, "rpn", "local", "", &pl, &err), "create");
 	plan_release(&pl);
 	struct top_model m;
 	must(top_model_open(&m, dir, T0, &err), "open");

@@ -1,0 +1,48 @@
+/*
+ * The typed getters of the campaign config kit, in the shape of git's
+ * config.c (git_config_int, git_config_bool): each reads one setting of a
+ * config loaded by campaign/config.h and, when it is of the wrong type or
+ * out of range, fills err with "FILE:LINE: what is wrong; what to write" and
+ * returns -1.  An absent member is not an error: the getter returns 0 and
+ * leaves *out as it was (the caller's default), except a required string.
+ * config.c (the schema) and engine/plan_build.c (the sections the planner
+ * owns) read every setting through these.
+ */
+#ifndef PS_CONFIG_GET_H
+#define PS_CONFIG_GET_H
+#include "campaign/config.h"
+#include <limits.h>
+
+/* err = "FILE:LINE: message" at setting s (the config's path when s is NULL);
+   control characters in the message become '?' (one line).  Returns -1. */
+int config_error(const struct campaign_config *c, const config_setting_t *s, struct perr *err,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "an integer", "a string", ...: a setting type for messages. */
+const char *config_type_name(int type);
+/* Every member of group is one of allowed (NULL-terminated); what names the group. */
+int config_check_keys(const struct campaign_config *c, const config_setting_t *group,
+		      const char *const *allowed, const char *what, struct perr *err);
+/* s is a group { ... }; name is its key for the message. */
+int config_check_group(const struct campaign_config *c, const config_setting_t *s, const char *name,
+		       struct perr *err);
+/* A non-empty string member, borrowed from the config (*out NULL when absent). */
+int config_get_text(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		    const char **out, struct perr *err);
+/* The same, copied into *out (the old value freed); required: absence is an error. */
+int config_get_string(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		      char **out, int required, struct perr *err);
+/* An integer member from min to INT_MAX (INT_MIN: any int). */
+int config_get_int(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		   int min, int *out, struct perr *err);
+/* A number member, integer or real. */
+int config_get_number(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		      double *out, struct perr *err);
+/* true or false. */
+int config_get_bool(const struct campaign_config *c, const config_setting_t *parent, const char *key,
+		    int *out, struct perr *err);
+/* Setting s (named key) as a list or array of strings: *out gets *n copies
+   and a NULL after them, to be freed by the caller even on error. */
+int config_get_strings(const struct campaign_config *c, const config_setting_t *s, const char *key,
+		       char ***out, int *n, struct perr *err);
+
+#endif
