@@ -178,7 +178,12 @@ static int set_wal(struct store *st, struct perr *err)
 		       ? -1 : 0;
 }
 
-static int open_db(struct store **out, const char *dir, int flags, int create, struct perr *err)
+/* The file a store is built in before it is renamed to campaign.db. */
+#define STORE_NEW "campaign.db.new"
+
+/* Open file (campaign.db, or STORE_NEW while a store is created) in dir. */
+static int open_db_file(struct store **out, const char *dir, const char *file, int flags, int create,
+			struct perr *err)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
 	st->dir = xstrdup(dir);
@@ -186,7 +191,7 @@ static int open_db(struct store **out, const char *dir, int flags, int create, s
 	while (len > 1 && st->dir[len - 1] == '/')
 		st->dir[--len] = '\0';
 	st->readonly = flags & STORE_READONLY;
-	char *path = xasprintf("%s/campaign.db", st->dir);
+	char *path = xasprintf("%s/%s", st->dir, file);
 	int oflags = st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (create)
 		oflags |= SQLITE_OPEN_CREATE;
@@ -214,6 +219,11 @@ static int open_db(struct store **out, const char *dir, int flags, int create, s
 	}
 	*out = st;
 	return 0;
+}
+
+static int open_db(struct store **out, const char *dir, int flags, int create, struct perr *err)
+{
+	return open_db_file(out, dir, "campaign.db", flags, create, err);
 }
 
 static int check_schema(struct store *st, struct perr *err)
@@ -520,17 +530,23 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 	return ret;
 }
 
-static void remove_db(const char *dir)
+static void remove_db_file(const char *dir, const char *file)
 {
 	static const char *suffix[] = { "", "-wal", "-shm", "-journal" };
 	for (int i = 0; i < 4; i++) {
-		char *p = xasprintf("%s/campaign.db%s", dir, suffix[i]);
+		char *p = xasprintf("%s/%s%s", dir, file, suffix[i]);
 		unlink(p);
 		free(p);
 	}
 }
 
-/* True when campaign.db has no table with anything in it: never committed. */
+static void remove_db(const char *dir)
+{
+	remove_db_file(dir, "campaign.db");
+}
+
+/* True when campaign.db has no table with anything in it: never committed
+   (a store made before stores were built apart and renamed into place). */
 static int store_is_empty(const char *dir)
 {
 	char *path = xasprintf("%s/campaign.db", dir);
@@ -605,10 +621,13 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	}
 	if (exists)
 		return store_resume(out, dir, name, pl, config_text, err);
+	/* built apart and renamed into place once its plan is committed: a
+	   kill -9 at any moment leaves either no campaign.db or a whole one */
+	remove_db_file(dir, STORE_NEW);
 	char *fp = sdb_plan_fingerprint(pl, 2);
-
-	if (open_db(&st, dir, 0, 1, err)) {
+	if (open_db_file(&st, dir, STORE_NEW, 0, 1, err)) {
 		free(fp);
+		remove_db_file(dir, STORE_NEW);
 		return -1;
 	}
 	char ver[16], created[32];
@@ -628,18 +647,22 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	if (sdb_commit(st, err))
 		goto fail;
 	free(fp);
-	st->grown_columns = 1;
-	if (sdb_load_params(st, err)) {
-		store_close(st);
-		return -1;
+	store_close(st);        /* the last connection: its WAL is checkpointed into the file */
+	char *from = xasprintf("%s/" STORE_NEW, dir), *to = xasprintf("%s/campaign.db", dir);
+	int moved = rename(from, to);
+	int rename_errno = errno;
+	free(from);
+	free(to);
+	if (moved) {
+		remove_db_file(dir, STORE_NEW);
+		return perr_set(err, "cannot create '%s/campaign.db': %s", dir, strerror(rename_errno));
 	}
-	*out = st;
-	return 0;
+	return store_open(out, dir, 0, err);
 fail:
 	free(fp);
 	store_close(st);
 	/* a store that never got its plan is not a campaign: leave nothing behind */
-	remove_db(dir);
+	remove_db_file(dir, STORE_NEW);
 	return -1;
 }
 

@@ -28,4 +28,29 @@ is "$(json "$T/st.json" '$j->{measurements}')" 48 "exactly two measurements per 
 dups=$(cut -d, -f1,8,9 "$T/m.csv" | sort | uniq -d | wc -l)
 is "$dups" 0 "no run has a region recorded twice"
 ok $(! pgrep -f "$DEMO -s 0.4" > /dev/null; echo $?) "no orphaned run process is left behind"
+
+# kill -9 while the store is being created, at moments from 10 to 200 ms:
+# the campaign directory must never be left with a store that cannot be
+# opened ("not a perfsweep campaign store" broke every later run): after
+# each kill there is no campaign.db, or one that status reads.
+cat > "$T/big.cfg" <<CFG
+name = "big";
+app = { command = [ "/bin/sleep", "{n}{m}" ]; };
+parameters = ( { name = "n"; values = [ $(seq -s, 100 139) ]; }, { name = "m"; values = [ $(seq -s, 1 25) ]; } );
+repetitions = 2;
+CFG
+broken=""
+for ms in 10 20 30 40 50 60 70 80 90 100 120 140 160 180 200; do
+	rm -rf "$T/big.campaign"
+	"$PS" run "$T/big.cfg" --jobs 1 --quiet > /dev/null 2>&1 &
+	pid=$!
+	sleep "0.$(printf %03d $ms)"
+	kill -9 $pid 2> /dev/null
+	wait $pid 2> /dev/null
+	pkill -f "^/bin/sleep 1[0-9][0-9][0-9]*$" 2> /dev/null
+	if [ -e "$T/big.campaign/campaign.db" ] && ! "$PS" status "$T/big.campaign" > "$T/big.out" 2>&1; then
+		broken="$broken $ms ms ($(tail -1 "$T/big.out"));"
+	fi
+done
+is "$broken" "" "a kill -9 at any moment of the store's creation leaves no store or a whole one"
 done_testing
