@@ -2,8 +2,7 @@
 #include "cli/run_until.h"
 #include "cli/cli.h"
 #include "common/xalloc.h"
-#include "engine/adaptive.h"
-#include "engine/refine_campaign.h"
+#include "engine/refine_loop.h"
 #include "campaign/campaign_config.h"
 #include <limits.h>
 #include <stdio.h>
@@ -11,102 +10,60 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* "2 noise, 1 segmented" */
-static void print_kinds(const struct refine_result *r)
+/* One round: its verdict, and what refine added for the next. */
+static void print_round(void *ctx, const struct refine_loop_round *r)
 {
-	int n[REFINE_NKINDS] = { 0 }, first = 1;
-	for (int i = 0; i < r->nproposals; i++)
-		n[r->proposals[i].kind]++;
-	for (int k = 0; k < REFINE_NKINDS; k++)
-		if (n[k]) {
-			printf("%s%d %s", first ? "" : ", ", n[k], refine_kind_name((enum refine_kind)k));
+	(void)ctx;
+	printf("round %d: %s (%d blocking flag%s, %d findings)\n", r->round,
+	       r->blocking ? "blocked" : "publishable", r->blocking, r->blocking == 1 ? "" : "s", r->nfindings);
+	if (!r->runs_added)
+		return;
+	printf("round %d: refine added %lld runs (%.4g core-hours): ", r->round, r->runs_added, r->core_hours_added);
+	for (int k = 0, first = 1; k < REFINE_NKINDS; k++)
+		if (r->kinds[k]) {
+			printf("%s%d %s", first ? "" : ", ", r->kinds[k], refine_kind_name((enum refine_kind)k));
 			first = 0;
 		}
-}
-
-static void print_spent(struct store *st, int rounds)
-{
-	struct store_counts c;
-	struct perr err;
-	if (store_counts(st, &c, &err))
-		return;
-	printf("loop: %d round%s, %lld runs done, %.4g core-hours spent\n", rounds, rounds == 1 ? "" : "s",
-	       c.done, c.core_hours_spent);
-}
-
-/* One round's refinement: 1 when runs were added, 0 when the loop stops, -1 on error. */
-static int refine_round(struct store *st, int round, struct refine_campaign *rc)
-{
-	struct perr err;
-	long long added;
-	const struct refine_result *r = &rc->r;
-	if (!r->nproposals) {
-		if (r->ndropped)
-			printf("stopped: the budget is spent (%d proposals over the %.4g core-hours remaining)\n",
-			       r->ndropped, r->remaining);
-		else
-			printf("stopped: nothing actionable is left\n");
-		return 0;
-	}
-	if (refine_campaign_write(rc, st, &added, &err)) {
-		cli_error(EXIT_USAGE, "%s", err.msg);
-		return -1;
-	}
-	printf("round %d: refine added %lld runs (%.4g core-hours): ", round, added, r->used);
-	print_kinds(r);
 	if (r->ndropped)
 		printf("; %d dropped over the budget", r->ndropped);
 	putchar('\n');
-	return 1;
+}
+
+/* The per-round table and the stop's reason. */
+static void print_loop(const struct refine_loop *L)
+{
+	printf("\n%6s %9s %9s %12s %14s\n", "round", "blocking", "findings", "runs added", "core-hours");
+	for (int i = 0; i < L->nrounds; i++) {
+		const struct refine_loop_round *r = &L->rounds[i];
+		printf("%6d %9d %9d %12lld %14.4g\n", r->round, r->blocking, r->nfindings, r->runs_added,
+		       r->core_hours_added);
+	}
+	if (L->stop == LOOP_PUBLISHABLE)
+		printf("publishable after %d round%s\n", L->nrounds, L->nrounds == 1 ? "" : "s");
+	else
+		printf("stopped: %s%s%s\n", refine_loop_stop_name(L->stop), L->why[0] ? ": " : "", L->why);
+	printf("loop: %d round%s, %lld runs done, %.4g core-hours spent\n", L->nrounds, L->nrounds == 1 ? "" : "s",
+	       L->done, L->spent);
 }
 
 int run_until_publishable(struct store *st, const char *dir, const struct campaign_config *cfg,
 			  struct backend *b, const struct runner_options *ro, int rounds,
 			  struct runner_stats *rs)
 {
-	struct refine_campaign_options o;
-	memset(&o, 0, sizeof(o));
-	o.budget = -1;
-	o.max_repetitions = cfg->repetitions_target > 0 ? cfg->repetitions_max : 0;
-	validate_options_init(&o.vo.vo);
-	o.vo.campaign_deps = 1;
+	struct refine_loop L;
+	struct refine_loop_options o = { .max_rounds = rounds, .on_round = print_round };
 	struct perr err;
-	for (int round = 1;; round++) {
-		int passes, go = 0;
-		struct runner_stats s;
-		struct refine_campaign rc;
-		if (campaign_execute(st, cfg, b, ro, &s, &passes, &err))
-			return cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
-		rs->started += s.started;
-		rs->retried += s.retried;
-		rs->rerun += s.rerun;
-		rs->adopted += s.adopted;
-		rs->interrupted |= s.interrupted;
-		rs->budget_stopped |= s.budget_stopped;
-		if (s.interrupted)
-			return EXIT_RUNS_FAILED;
-		if (refine_campaign_propose(&rc, dir, &o, &err)) {
-			refine_campaign_release(&rc);
-			return cli_error(EXIT_USAGE, "%s", err.msg);
-		}
-		printf("round %d: %s (%d findings)\n", round, rc.publishable ? "publishable" : "blocked", rc.nfindings);
-		int publishable = rc.publishable;
-		if (publishable)
-			printf("publishable after %d round%s\n", round, round == 1 ? "" : "s");
-		else if (s.budget_stopped)
-			printf("stopped: the budget is spent\n");
-		else if (round >= rounds)
-			printf("stopped: %d rounds done (--rounds)\n", rounds);
-		else
-			go = refine_round(st, round, &rc);
-		refine_campaign_release(&rc);
-		if (go < 0)
-			return EXIT_USAGE;
-		if (!go) {
-			print_spent(st, round);
-			return publishable ? EXIT_OK : EXIT_BLOCKED;
-		}
+	int rc = refine_loop_run(&L, st, dir, cfg, b, ro, &o, &err);
+	runner_stats_add(rs, &L.stats);
+	if (rc) {
+		refine_loop_release(&L);
+		return cli_error(rc == -2 ? EXIT_USAGE : EXIT_RUNS_FAILED, "%s", err.msg);
 	}
+	int ret = L.stop == LOOP_PUBLISHABLE ? EXIT_OK : L.stop == LOOP_INTERRUPTED ? EXIT_RUNS_FAILED : EXIT_BLOCKED;
+	if (L.stop != LOOP_INTERRUPTED)
+		print_loop(&L);
+	refine_loop_release(&L);
+	return ret;
 }
 
 char *run_config_path(const char *arg, char **dir, struct perr *err)

@@ -193,19 +193,6 @@ static int add_pass(struct store *st, const struct campaign_config *c, const str
 	return rc;
 }
 
-static void stats_add(struct runner_stats *sum, const struct runner_stats *s)
-{
-	sum->started += s->started;
-	sum->done += s->done;
-	sum->failed += s->failed;
-	sum->retried += s->retried;
-	sum->adopted += s->adopted;
-	sum->rerun += s->rerun;
-	sum->cancelled += s->cancelled;
-	sum->interrupted |= s->interrupted;
-	sum->budget_stopped |= s->budget_stopped;
-}
-
 int campaign_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		     const struct runner_options *o, struct runner_stats *stats, int *passes,
 		     struct perr *err)
@@ -219,7 +206,7 @@ int campaign_execute(struct store *st, const struct campaign_config *c, struct b
 	for (;;) {
 		if (runner_execute(st, c, b, o, &s, err))
 			return -1;
-		stats_add(stats, &s);
+		runner_stats_add(stats, &s);
 		if (a.target <= 0 || s.interrupted || s.budget_stopped || s.failed)
 			return 0;
 		int added;

@@ -538,6 +538,19 @@ static int check_settled(struct store *st, struct perr *err)
 	return 0;
 }
 
+void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
+{
+	sum->started += s->started;
+	sum->done += s->done;
+	sum->failed += s->failed;
+	sum->retried += s->retried;
+	sum->adopted += s->adopted;
+	sum->rerun += s->rerun;
+	sum->cancelled += s->cancelled;
+	sum->interrupted |= s->interrupted;
+	sum->budget_stopped |= s->budget_stopped;
+}
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {

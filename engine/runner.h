@@ -30,6 +30,9 @@ struct runner_stats {
 	int budget_stopped;                 /* no new runs started: the budget would overrun */
 };
 
+/* Add s to sum (counts add up, the stop flags stay set). */
+void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s);
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err);
 

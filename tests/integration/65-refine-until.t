@@ -22,11 +22,12 @@ is "$(executions "$T/sa")" "2:5 4:5 6:10 8:5 " "only the noisy point ran again"
 noisy_cfg "$T/b.cfg" b "$T/sb" "2, 4, 6, 8" 5
 for k in $(seq 1 30); do echo "6 $k 0.$(( k % 5 * 2 ))"; done > "$T/sb/noise"
 out=$("$PS" run "$T/b.cfg" --until publishable --rounds 1 --quiet 2>/dev/null); is $? 3 "--rounds 1: exit 3, still blocked"
-like "$out" "stopped: 1 rounds done (--rounds)" "stops after its one round"
+like "$out" "stopped: rounds done: 1 round (--rounds)" "stops after its one round, and says why"
 is "$(executions "$T/sb")" "2:5 4:5 6:5 8:5 " "without refining"
 out=$("$PS" run "$T/b.cfg" --until publishable --rounds 5 --quiet 2>/dev/null); is $? 3 "--rounds 5: exit 3"
 like "$out" "round 2: blocked" "round 2 still blocked at 10 repetitions"
-like "$out" "stopped: nothing actionable is left" "then nothing is actionable (10 repetitions is the cap)"
+like "$out" "stopped: findings no run can fix: 1 noise" "then no run can fix the finding (10 repetitions is the cap), and it says which"
+like "$out" "     1         1         1            5" "the per-round table: round 1, 1 blocking flag, 1 finding, 5 runs added"
 is "$(executions "$T/sb")" "2:5 4:5 6:10 8:5 " "n=6 got 5 more, once"
 
 # the budget: the campaign has spent it all but 2%; the refinement does not fit
@@ -38,7 +39,7 @@ spent=$(json "$T/c.json" 'sprintf "%.9f", $j->{core_hours_spent} * 1.02')
 printf 'budget = { core_hours = %s; };\ncost_model = "0.03";\n' "$spent" >> "$T/c.cfg"
 out=$("$PS" run "$T/c.cfg" --until publishable --quiet 2>/dev/null); is $? 3 "a spent budget: exit 3"
 like "$out" "round 1: blocked" "the verdict is printed"
-like "$out" "stopped: the budget is spent (1 proposals over the" "it stops: the proposal is over the budget"
+like "$out" "stopped: budget spent: 1 proposal over the" "it stops: the proposal is over the budget"
 is "$(executions "$T/sc")" "2:5 4:5 6:5 8:5 " "and runs nothing more"
 
 out=$("$PS" run "$T/c.cfg" --until done 2>&1); is $? 2 "--until takes only publishable"
