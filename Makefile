@@ -13,7 +13,7 @@
 #   make uninstall       remove exactly what install installed
 
 CC      ?= cc
-PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw
+PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw libpcre2-8
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra

@@ -12,7 +12,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,16 +500,34 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 	if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
 		return bad(c, err, config_setting_get_member(g, "stream"),
 			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
-	regex_t re;
+	struct regex_prog *re;
 	char msg[256];
-	if (regex_compile(&re, p->pattern, msg, sizeof(msg)))
+	int groups;
+	if (regex_prog_compile(&re, p->pattern, &groups, msg, sizeof(msg)))
 		return bad(c, err, config_setting_get_member(g, "pattern"),
 			   "invalid regular expression: %s", msg);
-	size_t groups = re.re_nsub;
-	regfree(&re);
+	regex_prog_free(re);
 	if (groups < 1)
 		return bad(c, err, config_setting_get_member(g, "pattern"),
 			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
+	return 0;
+}
+
+/* collect.cpu_limit (seconds) and collect.memory_limit (MiB): positive. */
+static int parse_collect_limits(struct campaign_config *c, const config_setting_t *s, struct perr *err)
+{
+	int mb = 0;
+	if (get_number(c, s, "cpu_limit", &c->collect_cpu_limit, err) || get_int(c, s, "memory_limit", &mb, err))
+		return -1;
+	const config_setting_t *cpu = config_setting_get_member(s, "cpu_limit");
+	if (cpu && !(c->collect_cpu_limit > 0 && c->collect_cpu_limit <= 1e6))
+		return bad(c, err, cpu, "collect.cpu_limit must be a number of seconds above 0 (at most 1e6), "
+			   "e.g. cpu_limit = %g;", COLLECT_CPU_LIMIT_DEFAULT);
+	const config_setting_t *mem = config_setting_get_member(s, "memory_limit");
+	if (mem && (mb < 1 || mb > 1048576))
+		return bad(c, err, mem, "collect.memory_limit must be a number of MiB from 1 to 1048576, "
+			   "e.g. memory_limit = %d;", COLLECT_MEMORY_LIMIT_DEFAULT);
+	c->collect_memory_limit = mb;
 	return 0;
 }
 
@@ -522,8 +539,9 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
 		return bad(c, err, s, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
-	static const char *const keys[] = { "wall", "regex", "cubex", NULL };
-	if (check_keys(c, s, keys, "collect", err) || get_bool(c, s, "wall", &c->collect_wall, err))
+	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", NULL };
+	if (check_keys(c, s, keys, "collect", err) || get_bool(c, s, "wall", &c->collect_wall, err) ||
+	    parse_collect_limits(c, s, err))
 		return -1;
 	const config_setting_t *rx = config_setting_get_member(s, "regex");
 	if (rx) {
@@ -939,6 +957,8 @@ void config_collectors(const struct campaign_config *c, struct collector_set *cs
 	cs->cubex = c->collect_cubex;
 	cs->ncubex_metrics = c->ncubex_metrics;
 	cs->cubex_metrics = c->cubex_metrics;
+	cs->limits = (struct collect_limits){ .cpu_seconds = c->collect_cpu_limit,
+					      .memory_mb = c->collect_memory_limit };
 }
 
 void config_release(struct campaign_config *c)

@@ -57,6 +57,24 @@ int cli_error(int code, const char *fmt, ...)
 	return code;
 }
 
+volatile sig_atomic_t cli_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void cli_catch_stop(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	if (fmt) {

@@ -26,6 +26,7 @@
 #ifndef PS_CLI_H
 #define PS_CLI_H
 #include "common/error.h"
+#include <signal.h>
 #include <stdio.h>
 
 enum {
@@ -135,6 +136,11 @@ void cli_overview(FILE *f);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "error: MSG" to stderr and return code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set by SIGINT or SIGTERM once cli_catch_stop ran: a long command (run,
+   collect) checks it and stops cleanly, within a fraction of a second. */
+extern volatile sig_atomic_t cli_stop;
+/* Ctrl-C and kill set cli_stop instead of killing; a closed pipe does not kill us. */
+void cli_catch_stop(void);
 
 extern const struct cli_entry cmd_help_entry;
 extern const struct cli_entry cmd_plan_entry;

@@ -71,8 +71,9 @@ static int exec_collect(struct cli_args *a)
 		return cli_usage("collect", "'%s' is a directory; with --dir give a CONFIG", arg);
 	struct recollect_report r;
 	struct perr err;
-	int rc = is_dir || (!dir && stat(arg, &sb)) ? campaign_recollect(arg, NULL, &r, &err)
-						     : campaign_recollect(dir, arg, &r, &err);
+	cli_catch_stop();
+	int rc = is_dir || (!dir && stat(arg, &sb)) ? campaign_recollect(arg, NULL, &cli_stop, &r, &err)
+						     : campaign_recollect(dir, arg, &cli_stop, &r, &err);
 	if (rc)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	if (cli_flag(a, 'j'))

@@ -82,7 +82,7 @@ static void recollect(const char *cfg_path, const char *dir)
 	struct perr err;
 	write_file(cfg_path, config_text(", { region = \"u\"; metric = \"n\"; pattern = \"u: ([0-9]+)\"; }",
 					 "/bin/true"));
-	is_int(campaign_recollect(dir, cfg_path, &r, &err), 0, "re-collect with a second pattern");
+	is_int(campaign_recollect(dir, cfg_path, NULL, &r, &err), 0, "re-collect with a second pattern");
 	is_int(r.runs, 2, "the two done runs with files");
 	is_int(r.no_files, 1, "the done run without a directory is left as it was");
 	ok(r.collectors_changed && r.config_stored, "the collectors changed and the config is stored");
@@ -138,14 +138,14 @@ static void refusals(const char *cfg_path, const char *dir)
 	struct recollect_report r;
 	struct perr err;
 	write_file(cfg_path, config_text("", "/bin/false"));
-	is_int(campaign_recollect(dir, cfg_path, &r, &err), -1, "a changed app command is refused");
+	is_int(campaign_recollect(dir, cfg_path, NULL, &r, &err), -1, "a changed app command is refused");
 	char want[800];
 	snprintf(want, sizeof(want), "%s:2: 'app.command[0]' differs", cfg_path);
 	contains(err.msg, want, "naming the file, line and key");
 	snprintf(want, sizeof(want), "%s/nothing", base);
-	is_int(campaign_recollect(want, NULL, &r, &err), -1, "a missing directory");
+	is_int(campaign_recollect(want, NULL, NULL, &r, &err), -1, "a missing directory");
 	contains(err.msg, "cannot read campaign directory", "is named");
-	is_int(campaign_recollect(base, NULL, &r, &err), -1, "a directory that is no campaign");
+	is_int(campaign_recollect(base, NULL, NULL, &r, &err), -1, "a directory that is no campaign");
 	contains(err.msg, "is not a campaign directory", "is named");
 	snprintf(want, sizeof(want), "%s/run.lock", base);
 	ok(access(want, F_OK) != 0, "and gets no lock file");
