@@ -259,3 +259,17 @@ void fs_atomic_abort(struct fs_atomic *a)
 	free(a->path);
 	memset(a, 0, sizeof(*a));
 }
+
+int fs_write_file(const char *path, const char *buf, size_t len)
+{
+	struct fs_atomic a;
+	if (fs_atomic_open(&a, path))
+		return -1;
+	if (fwrite(buf, 1, len, a.f) != len) {
+		int e = errno;
+		fs_atomic_abort(&a);
+		errno = e;
+		return -1;
+	}
+	return fs_atomic_commit(&a);
+}

@@ -62,4 +62,7 @@ int fs_atomic_commit(struct fs_atomic *a);
 /* Close and remove the temporary file; path stays as it was. */
 void fs_atomic_abort(struct fs_atomic *a);
 
+/* buf[0..len) as the whole of path, through fs_atomic: 0, or -1 with errno. */
+int fs_write_file(const char *path, const char *buf, size_t len);
+
 #endif
