@@ -136,6 +136,15 @@ void cli_overview(FILE *f);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "error: MSG" to stderr and return code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Text output that shows names from input files (regions, parameters,
+ * models): from cli_display_stdout on, stdout is escaped by display_escape
+ * until cli_display_end (cli_main calls it after every command).  Never
+ * for data (CSV, JSON: jansson escapes its own) or curses.  Error lines
+ * (cli_error, cli_usage) are always escaped.
+ */
+void cli_display_stdout(void);
+void cli_display_end(void);
 /* Set by SIGINT or SIGTERM once cli_catch_stop ran: a long command (run,
    collect) checks it and stops cleanly, within a fraction of a second. */
 extern volatile sig_atomic_t cli_stop;

@@ -79,7 +79,7 @@ static int exec_collect(struct cli_args *a)
 	if (cli_flag(a, 'j'))
 		print_json(&r);
 	else
-		print_text(&r);
+		cli_display_stdout(), print_text(&r);
 	int ret = r.nmisses ? EXIT_RUNS_FAILED : EXIT_OK;
 	recollect_report_release(&r);
 	return ret;

@@ -182,7 +182,7 @@ static int exec_status(struct cli_args *a)
 	if (cli_flag(a, 'j'))
 		print_json(&s);
 	else
-		print_text(&s);
+		cli_display_stdout(), print_text(&s);
 	free(s.name);
 	free(s.backend);
 	free(s.budget);
