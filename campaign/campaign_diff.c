@@ -28,6 +28,23 @@ static const struct {
 	{ "collect", "its runs were collected with other collectors", 1 },
 };
 
+/* FILE:LINE of key in c, or of the group it was removed from ("app" for
+   "app.env"); FILE alone when it was a top-level key. */
+static void where_or_parent(const struct campaign_config *c, const char *key, char *where, size_t n)
+{
+	char *path = xstrdup(key);
+	const config_setting_t *s = config_lookup(&c->cfg, path);
+	for (char *dot; !s && (dot = strrchr(path, '.'));) {
+		*dot = '\0';
+		s = config_lookup(&c->cfg, path);
+	}
+	free(path);
+	if (s)
+		config_where(c, s, where, n);
+	else
+		snprintf(where, n, "%s", c->path);
+}
+
 int campaign_check_config(struct store *st, const struct campaign_config *c, struct perr *err)
 {
 	char *text = store_get_meta(st, "config");
@@ -41,9 +58,10 @@ int campaign_check_config(struct store *st, const struct campaign_config *c, str
 			if (same_setting(config_lookup(&old, meaning[i].key), now))
 				continue;
 			char where[PATH_MAX + 32];
-			config_where(c, now, where, sizeof(where));
-			rc = perr_set(err, "%s: %s differs from the campaign in '%s' (%s); %s%s%suse a new"
-				      " campaign directory (--dir)", where, meaning[i].key, store_dir(st),
+			where_or_parent(c, meaning[i].key, where, sizeof(where));
+			rc = perr_set(err, "%s: %s%s differs from the campaign in '%s' (%s); %s%s%suse a new"
+				      " campaign directory (--dir)", where, meaning[i].key, now ? "" : " (removed)",
+				      store_dir(st),
 				      meaning[i].why, meaning[i].recollect ? "re-collect them with 'perfsweep collect " : "",
 				      meaning[i].recollect ? store_dir(st) : "", meaning[i].recollect ? "' or " : "");
 		}

@@ -8,6 +8,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "models/points.h"
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -209,7 +210,9 @@ static int parse_values(const struct campaign_config *c, struct plan_param *p,
 		double x = config_number(e);
 		if (!isfinite(x))
 			return bad(c, err, e, "value %d of '%s' is not finite", j + 1, p->name);
-		if (config_setting_type(e) != CONFIG_TYPE_FLOAT && fabs(x) > EXACT_INT)
+		/* from the integer itself: (double)(2^53 + 1) is 2^53 */
+		if (config_setting_type(e) != CONFIG_TYPE_FLOAT &&
+		    llabs(config_setting_get_int64(e)) > (long long)EXACT_INT)
 			return bad(c, err, e, "value %d of '%s' is too large; integers must be within "
 				   "+-2^53 (9007199254740992)", j + 1, p->name);
 		for (int q = 0; q < p->nvalues; q++)
@@ -397,6 +400,22 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 	return 0;
 }
 
+/* SLURM's partition list: names of letters, digits, '-', '_' and '.',
+   separated by single commas. */
+static int partition_list_valid(const char *p)
+{
+	for (;;) {
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+		if (!n)
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
 /* backend.mpi goes into the job script's srun line: a plain word only. */
 static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
 		     struct perr *err)
@@ -436,6 +455,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		if (b->time_limit < 0)
 			return bad(c, err, config_setting_get_member(s, "time_limit"),
 				   "backend.time_limit must be a positive number of minutes");
+		if (b->partition && !partition_list_valid(b->partition))
+			return bad(c, err, config_setting_get_member(s, "partition"),
+				   "backend.partition must be partition names separated by commas, not '%s'; "
+				   "write partition = \"debug\"; or \"debug,batch\"", b->partition);
 		if (b->max_inflight < 0)
 			return bad(c, err, config_setting_get_member(s, "max_inflight"),
 				   "backend.max_inflight must be positive");
@@ -868,10 +891,64 @@ static int parse_repetitions(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* libconfig reads an integer too large for 32 bits, written without L, as
+   its low 32 bits (99999999999 becomes 1215752191): such literals are
+   refused here, before it reads them.  Strings and comments are skipped. */
+static int check_int_literals(const struct campaign_config *c, struct perr *err)
+{
+	const char *t = c->text;
+	int line = 1;
+	for (size_t i = 0; t[i];) {
+		if (t[i] == '\n') {
+			line++, i++;
+		} else if (t[i] == '"') {
+			for (i++; t[i] && t[i] != '"'; i++) {
+				if (t[i] == '\\' && t[i + 1])
+					i++;
+				line += t[i] == '\n';
+			}
+			i += t[i] == '"';
+		} else if (t[i] == '#' || (t[i] == '/' && t[i + 1] == '/')) {
+			while (t[i] && t[i] != '\n')
+				i++;
+		} else if (t[i] == '/' && t[i + 1] == '*') {
+			for (i += 2; t[i] && !(t[i] == '*' && t[i + 1] == '/'); i++)
+				line += t[i] == '\n';
+			i += t[i] ? 2 : 0;
+		} else if (isalpha((unsigned char)t[i]) || t[i] == '*' || t[i] == '_') {
+			while (isalnum((unsigned char)t[i]) || strchr("-_*", t[i]))
+				i++;
+		} else if (isdigit((unsigned char)t[i]) ||
+			   ((t[i] == '-' || t[i] == '+') && isdigit((unsigned char)t[i + 1]))) {
+			size_t s = i, j = i + (t[i] == '-' || t[i] == '+');
+			int hex = t[j] == '0' && (t[j + 1] == 'x' || t[j + 1] == 'X');
+			j += hex ? 2 : 0;
+			while (hex ? isxdigit((unsigned char)t[j]) : isdigit((unsigned char)t[j]))
+				j++;
+			i = j;
+			if (!hex && (t[j] == '.' || t[j] == 'e' || t[j] == 'E'))
+				continue;       /* a float: the float rules read the rest */
+			if (t[j] == 'L')
+				continue;       /* a 64-bit integer */
+			errno = 0;
+			long long v = strtoll(t + s, NULL, hex ? 16 : 10);
+			if (errno == ERANGE || (hex ? v > 0xffffffffLL : v > INT_MAX || v < INT_MIN))
+				return perr_set(err, "%s:%d: the integer %.*s does not fit in 32 bits; write %.*sL "
+						"for a 64-bit integer", c->path, line, (int)(j - s), t + s,
+						(int)(j - s), t + s);
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
 /* c->text parsed and checked; c->path names it in messages. */
 static int config_parse(struct campaign_config *c, struct perr *err)
 {
 	const char *path = c->path;
+	if (check_int_literals(c, err))
+		return -1;
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
 	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE) {

@@ -59,8 +59,9 @@ struct cli_option {
  *   STRICT      a missing value: "option '%s' needs a value"; anything else
  *               "unknown option '%s'"
  *   PLAIN       everything "unknown option '%s'"
- *   VALUE       an unknown long option "unknown option '%s'"; anything else
- *               (a short option, a value given to a flag) "needs a value"
+ *   VALUE       an option the command does not have "unknown option '%s'";
+ *               anything else (a missing value, a value given to a flag)
+ *               "needs a value"
  *   INCOMPLETE  everything "unknown or incomplete option '%s'"
  *   GETOPT      getopt prints its message, then the usage line
  * '%s' is the argument getopt stopped at.

@@ -167,6 +167,8 @@ static int exec_run(struct cli_args *a)
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
 	struct campaign_lock lock = { -1 };
+	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
+		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
