@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The length of the valid UTF-8 sequence at s (n bytes left), 0 when it is
    not one, -1 when it may be one but is cut off by the end. */
@@ -110,5 +111,7 @@ FILE *display_stream(FILE *out)
 	FILE *f = fopencookie(d, "w", io);
 	if (!f)
 		free(d);
+	else if (isatty(fileno(out)))   /* a terminal sees each line when it is written */
+		setvbuf(f, NULL, _IOLBF, 0);
 	return f;
 }
