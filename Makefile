@@ -13,7 +13,7 @@
 #   make uninstall       remove exactly what install installed
 
 CC      ?= cc
-PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw
+PKGS    := gsl libconfig jansson hwloc sqlite3 libxml-2.0 zlib ncursesw libpcre2-8
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -std=c11 -Wall -Wextra
@@ -115,7 +115,8 @@ clean:
 
 # Installing.  Configs keep their relative paths: configs/*.cfg name
 # ../bin/demo-app, so the demo program goes to share/perfsweep/bin/.  The
-# man pages name the data directory of PREFIX.
+# man pages name the data directory of PREFIX.  Every installed path is
+# quoted: DESTDIR may hold spaces.
 PREFIX  ?= /usr/local
 BINDIR  := $(PREFIX)/bin
 MANDIR  := $(PREFIX)/share/man
@@ -132,25 +133,25 @@ INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
 	$(DATADIR)/data/lulesh/ATTRIBUTION $(DATADIR)/bin/demo-app $(DATADIR)/examples/demo-app.c
 
 install: $(BIN)/perfsweep $(BIN)/perfsweep-bind $(BIN)/demo-app
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR) \
-	  $(DESTDIR)$(DATADIR)/configs $(DESTDIR)$(DATADIR)/bin $(DESTDIR)$(DATADIR)/examples $(DESTDIR)$(DATADIR)/data/lulesh
-	install -m 755 $(BIN)/perfsweep $(BIN)/perfsweep-bind $(DESTDIR)$(BINDIR)/
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(COMPDIR)" \
+	  "$(DESTDIR)$(DATADIR)/configs" "$(DESTDIR)$(DATADIR)/bin" "$(DESTDIR)$(DATADIR)/examples" "$(DESTDIR)$(DATADIR)/data/lulesh"
+	install -m 755 $(BIN)/perfsweep $(BIN)/perfsweep-bind "$(DESTDIR)$(BINDIR)/"
 	for m in $(MAN1) $(MAN5); do s=$${m##*.}; \
-	  sed 's|/usr/local/share/perfsweep|$(DATADIR)|g' $$m > $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} && \
-	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} || exit 1; done
-	install -m 644 scripts/bash-completion/perfsweep $(DESTDIR)$(COMPDIR)/perfsweep
-	install -m 644 $(CONFIGS) $(DESTDIR)$(DATADIR)/configs/
-	install -m 755 $(SCRIPTS) $(DESTDIR)$(DATADIR)/configs/
-	sed 's|\.\./tests/data/lulesh/|../data/lulesh/|' configs/lulesh-sparse.cfg > $(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg
-	chmod 644 $(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg
-	install -m 644 tests/data/lulesh/lulesh.ll.json tests/data/lulesh/ATTRIBUTION $(DESTDIR)$(DATADIR)/data/lulesh/
-	install -m 755 $(BIN)/demo-app $(DESTDIR)$(DATADIR)/bin/
-	install -m 644 examples/demo-app.c $(DESTDIR)$(DATADIR)/examples/
+	  sed 's|/usr/local/share/perfsweep|$(DATADIR)|g' $$m > "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}" && \
+	  chmod 644 "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}" || exit 1; done
+	install -m 644 scripts/bash-completion/perfsweep "$(DESTDIR)$(COMPDIR)/perfsweep"
+	install -m 644 $(CONFIGS) "$(DESTDIR)$(DATADIR)/configs/"
+	install -m 755 $(SCRIPTS) "$(DESTDIR)$(DATADIR)/configs/"
+	sed 's|\.\./tests/data/lulesh/|../data/lulesh/|' configs/lulesh-sparse.cfg > "$(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg"
+	chmod 644 "$(DESTDIR)$(DATADIR)/configs/lulesh-sparse.cfg"
+	install -m 644 tests/data/lulesh/lulesh.ll.json tests/data/lulesh/ATTRIBUTION "$(DESTDIR)$(DATADIR)/data/lulesh/"
+	install -m 755 $(BIN)/demo-app "$(DESTDIR)$(DATADIR)/bin/"
+	install -m 644 examples/demo-app.c "$(DESTDIR)$(DATADIR)/examples/"
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(foreach f,$(INSTALLED),"$(DESTDIR)$(f)")
 	for d in configs bin examples data/lulesh data; do \
-	  if [ -d $(DESTDIR)$(DATADIR)/$$d ]; then rmdir $(DESTDIR)$(DATADIR)/$$d || exit 1; fi; done
-	if [ -d $(DESTDIR)$(DATADIR) ]; then rmdir $(DESTDIR)$(DATADIR); fi
+	  if [ -d "$(DESTDIR)$(DATADIR)/$$d" ]; then rmdir "$(DESTDIR)$(DATADIR)/$$d" || exit 1; fi; done
+	if [ -d "$(DESTDIR)$(DATADIR)" ]; then rmdir "$(DESTDIR)$(DATADIR)"; fi
 
 -include $(LIB_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

@@ -67,6 +67,13 @@ static int refuse(const struct campaign_config *c, const config_setting_t *at, s
 		strcpy(old + sizeof(old) - 4, "...");
 	if (strlen(now) >= sizeof(new))
 		strcpy(new + sizeof(new) - 4, "...");
+	/* a key removed from the config: the line of the group it was in */
+	char *path = xstrdup(key);
+	for (char *dot; !at && (dot = strrchr(path, '.'));) {
+		*dot = '\0';
+		at = config_lookup(&c->cfg, path);
+	}
+	free(path);
 	return config_error(c, at, err, "%s differs from the campaign in '%s' (%s%s%s there, %s here: %s); "
 			    "%s%s%suse a new campaign directory (--dir)", key, store_dir(st), sub ? sub : "",
 			    sub ? ": " : "", old, new, why, recollect ? "re-collect them with 'perfsweep collect " : "",

@@ -9,11 +9,13 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "models/points.h"
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,10 @@ const char *config_where(const struct campaign_config *c, const config_setting_t
 			 size_t n)
 {
 	const char *file = s ? config_setting_source_file(s) : NULL;
-	snprintf(buf, n, "%s:%u", file ? file : c->path, s ? config_setting_source_line(s) : 0);
+	if (s && config_setting_source_line(s))
+		snprintf(buf, n, "%s:%u", file ? file : c->path, config_setting_source_line(s));
+	else    /* no line to name (a top-level key that is not there): the file */
+		snprintf(buf, n, "%s", file ? file : c->path);
 	return buf;
 }
 
@@ -76,7 +81,9 @@ static int parse_values(const struct campaign_config *c, struct plan_param *p,
 		double x = config_number(e);
 		if (!isfinite(x))
 			return config_error(c, e, err, "value %d of '%s' is not finite", j + 1, p->name);
-		if (config_setting_type(e) != CONFIG_TYPE_FLOAT && fabs(x) > EXACT_INT)
+		/* from the integer itself: (double)(2^53 + 1) is 2^53 */
+		if (config_setting_type(e) != CONFIG_TYPE_FLOAT &&
+		    llabs(config_setting_get_int64(e)) > (long long)EXACT_INT)
 			return config_error(c, e, err, "value %d of '%s' is too large; integers must be within "
 				   "+-2^53 (9007199254740992)", j + 1, p->name);
 		for (int q = 0; q < p->nvalues; q++)
@@ -269,6 +276,22 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 	return 0;
 }
 
+/* SLURM's partition list: names of letters, digits, '-', '_' and '.',
+   separated by single commas. */
+static int partition_list_valid(const char *p)
+{
+	for (;;) {
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+		if (!n)
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
 /* backend.mpi goes into the job script's srun line: a plain word only. */
 static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
 		     struct perr *err)
@@ -308,6 +331,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		if (b->time_limit < 0)
 			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");
+		if (b->partition && !partition_list_valid(b->partition))
+			return config_error(c, config_setting_get_member(s, "partition"), err,
+				   "backend.partition must be partition names separated by commas, not '%s'; "
+				   "write partition = \"debug\"; or \"debug,batch\"", b->partition);
 		if (b->max_inflight < 0)
 			return config_error(c, config_setting_get_member(s, "max_inflight"), err,
 				   "backend.max_inflight must be positive");
@@ -372,16 +399,35 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 	if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
 		return config_error(c, config_setting_get_member(g, "stream"), err,
 			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
-	regex_t re;
+	struct regex_prog *re;
 	char msg[256];
-	if (regex_compile(&re, p->pattern, msg, sizeof(msg)))
+	int groups;
+	if (regex_prog_compile(&re, p->pattern, &groups, msg, sizeof(msg)))
 		return config_error(c, config_setting_get_member(g, "pattern"), err,
 			   "invalid regular expression: %s", msg);
-	size_t groups = re.re_nsub;
-	regfree(&re);
+	regex_prog_free(re);
 	if (groups < 1)
 		return config_error(c, config_setting_get_member(g, "pattern"), err,
 			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
+	return 0;
+}
+
+/* collect.cpu_limit (seconds) and collect.memory_limit (MiB): positive. */
+static int parse_collect_limits(struct campaign_config *c, const config_setting_t *s, struct perr *err)
+{
+	int mb = 0;
+	if (config_get_number(c, s, "cpu_limit", &c->collect_cpu_limit, err) ||
+	    config_get_int(c, s, "memory_limit", INT_MIN, &mb, err))
+		return -1;
+	const config_setting_t *cpu = config_setting_get_member(s, "cpu_limit");
+	if (cpu && !(c->collect_cpu_limit > 0 && c->collect_cpu_limit <= 1e6))
+		return config_error(c, cpu, err, "collect.cpu_limit must be a number of seconds above 0 (at most 1e6), "
+			   "e.g. cpu_limit = %g;", COLLECT_CPU_LIMIT_DEFAULT);
+	const config_setting_t *mem = config_setting_get_member(s, "memory_limit");
+	if (mem && (mb < 1 || mb > 1048576))
+		return config_error(c, mem, err, "collect.memory_limit must be a number of MiB from 1 to 1048576, "
+			   "e.g. memory_limit = %d;", COLLECT_MEMORY_LIMIT_DEFAULT);
+	c->collect_memory_limit = mb;
 	return 0;
 }
 
@@ -393,8 +439,9 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
 		return config_error(c, s, err, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
-	static const char *const keys[] = { "wall", "regex", "cubex", NULL };
-	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err))
+	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", NULL };
+	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err) ||
+	    parse_collect_limits(c, s, err))
 		return -1;
 	const config_setting_t *rx = config_setting_get_member(s, "regex");
 	if (rx) {
@@ -726,10 +773,64 @@ static int parse_repetitions(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
+/* libconfig reads an integer too large for 32 bits, written without L, as
+   its low 32 bits (99999999999 becomes 1215752191): such literals are
+   refused here, before it reads them.  Strings and comments are skipped. */
+static int check_int_literals(const struct campaign_config *c, struct perr *err)
+{
+	const char *t = c->text;
+	int line = 1;
+	for (size_t i = 0; t[i];) {
+		if (t[i] == '\n') {
+			line++, i++;
+		} else if (t[i] == '"') {
+			for (i++; t[i] && t[i] != '"'; i++) {
+				if (t[i] == '\\' && t[i + 1])
+					i++;
+				line += t[i] == '\n';
+			}
+			i += t[i] == '"';
+		} else if (t[i] == '#' || (t[i] == '/' && t[i + 1] == '/')) {
+			while (t[i] && t[i] != '\n')
+				i++;
+		} else if (t[i] == '/' && t[i + 1] == '*') {
+			for (i += 2; t[i] && !(t[i] == '*' && t[i + 1] == '/'); i++)
+				line += t[i] == '\n';
+			i += t[i] ? 2 : 0;
+		} else if (isalpha((unsigned char)t[i]) || t[i] == '*' || t[i] == '_') {
+			while (isalnum((unsigned char)t[i]) || strchr("-_*", t[i]))
+				i++;
+		} else if (isdigit((unsigned char)t[i]) ||
+			   ((t[i] == '-' || t[i] == '+') && isdigit((unsigned char)t[i + 1]))) {
+			size_t s = i, j = i + (t[i] == '-' || t[i] == '+');
+			int hex = t[j] == '0' && (t[j + 1] == 'x' || t[j + 1] == 'X');
+			j += hex ? 2 : 0;
+			while (hex ? isxdigit((unsigned char)t[j]) : isdigit((unsigned char)t[j]))
+				j++;
+			i = j;
+			if (!hex && (t[j] == '.' || t[j] == 'e' || t[j] == 'E'))
+				continue;       /* a float: the float rules read the rest */
+			if (t[j] == 'L')
+				continue;       /* a 64-bit integer */
+			errno = 0;
+			long long v = strtoll(t + s, NULL, hex ? 16 : 10);
+			if (errno == ERANGE || (hex ? v > 0xffffffffLL : v > INT_MAX || v < INT_MIN))
+				return perr_set(err, "%s:%d: the integer %.*s does not fit in 32 bits; write %.*sL "
+						"for a 64-bit integer", c->path, line, (int)(j - s), t + s,
+						(int)(j - s), t + s);
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
 /* c->text parsed and checked; c->path names it in messages. */
 static int config_parse(struct campaign_config *c, struct perr *err)
 {
 	const char *path = c->path;
+	if (check_int_literals(c, err))
+		return -1;
 	/* relative @include paths resolve beside the config */
 	config_set_include_dir(&c->cfg, c->dir);
 	if (config_read_string(&c->cfg, c->text) != CONFIG_TRUE) {
@@ -815,6 +916,8 @@ void config_collectors(const struct campaign_config *c, struct collector_set *cs
 	cs->cubex = c->collect_cubex;
 	cs->ncubex_metrics = c->ncubex_metrics;
 	cs->cubex_metrics = c->cubex_metrics;
+	cs->limits = (struct collect_limits){ .cpu_seconds = c->collect_cpu_limit,
+					      .memory_mb = c->collect_memory_limit };
 }
 
 void config_release(struct campaign_config *c)

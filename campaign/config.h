@@ -64,6 +64,8 @@ struct campaign_config {
 	int collect_cubex;
 	int ncubex_metrics;
 	char **cubex_metrics;
+	double collect_cpu_limit;   /* collect.cpu_limit, seconds (0: the default) */
+	long collect_memory_limit;  /* collect.memory_limit, MiB (0: the default) */
 	/* paths, absolute: resolved against dir when loaded */
 	char *dependencies;         /* NULL when unset */
 	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
@@ -95,7 +97,7 @@ int config_load_text(struct campaign_config *c, const char *text, const char *la
 char *config_resolve(const struct campaign_config *c, const char *p);
 /* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
 char *config_default_dir(const struct campaign_config *c);
-/* The config's collectors as a set (pointing into c). */
+/* The config's collectors as a set (pointing into c), with no stop flag. */
 void config_collectors(const struct campaign_config *c, struct collector_set *cs);
 void config_release(struct campaign_config *c);
 /* "FILE:LINE" of a setting, for error messages. */

@@ -11,6 +11,7 @@
 #include "common/strmap.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -226,11 +227,117 @@ static int open_db(struct store **out, const char *dir, int flags, int create, s
 	return open_db_file(out, dir, "campaign.db", flags, create, err);
 }
 
+/* The schema version (caller frees; NULL when the meta table has none);
+   *rc the SQLite result of reading it. */
+static char *read_schema(struct store *st, int *rc)
+{
+	sqlite3_stmt *s = NULL;
+	char *v = NULL;
+	*rc = sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s, NULL);
+	if (*rc == SQLITE_OK) {
+		*rc = sqlite3_step(s);
+		if (*rc == SQLITE_ROW)
+			v = xstrdup(sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "");
+		if (*rc == SQLITE_ROW || *rc == SQLITE_DONE)
+			*rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* The path as an SQLite URI path: everything but unreserved characters and
+   '/' percent-encoded (caller frees). */
+static char *uri_path(const char *path)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (isalnum(*p) || strchr("/-._~", *p))
+			strbuf_addch(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	return strbuf_detach(&sb);
+}
+
+/*
+ * A store on read-only media: SQLite cannot create the -shm file that WAL
+ * mode needs, so the first read fails.  Nothing can change the file there,
+ * so it is opened again as immutable.  0 when reopened.
+ */
+static int reopen_immutable(struct store *st)
+{
+	if (!st->readonly || !access(st->dir, W_OK) || errno == ENOENT)
+		return -1;
+	char *path = xasprintf("%s/campaign.db", st->dir);
+	char *enc = uri_path(path);
+	char *uri = xasprintf("file:%s?immutable=1", enc);
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	free(uri);
+	free(enc);
+	free(path);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_close(st->db);
+	st->db = db;
+	return 0;
+}
+
+/* A file SQLite could not read as a database, or read with errors: corrupt
+   when it has SQLite's header (or quick_check says so), else no store. */
+static int bad_store(struct store *st, int rc, struct perr *err)
+{
+	char *path = xasprintf("%s/campaign.db", st->dir);
+	char magic[16] = "";
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof(magic), f) : 0;
+	if (f)
+		fclose(f);
+	free(path);
+	int sqlite = n == sizeof(magic) && !memcmp(magic, "SQLite format 3", 16);
+	if ((rc & 0xff) == SQLITE_NOTADB && !sqlite)
+		return perr_set(err, "%s/campaign.db: not a perfsweep campaign store (not an SQLite database)",
+				st->dir);
+	char *check = NULL;
+	if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB) {
+		sqlite3_stmt *s = NULL;
+		if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) == SQLITE_OK &&
+		    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+			check = xstrdup((const char *)sqlite3_column_text(s, 0));
+		sqlite3_finalize(s);
+		if (check && !strcmp(check, "ok")) {
+			free(check);
+			return -1;      /* not corrupt: the caller's own message */
+		}
+	}
+	perr_set(err, "%s/campaign.db: the store is corrupt (%s); restore it from a copy",
+		 st->dir, check ? check : sqlite3_errstr(rc));
+	free(check);
+	return -2;
+}
+
+/* The first read of a store: its schema version, telling apart read-only
+   media (reopened immutable), a corrupt file, and a database that is no
+   store. */
 static int check_schema(struct store *st, struct perr *err)
 {
-	char *v = store_get_meta(st, "schema_version");
-	if (!v)
+	int rc;
+	char *v = read_schema(st, &rc);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_ERROR && (rc & 0xff) != SQLITE_CORRUPT &&
+	    (rc & 0xff) != SQLITE_NOTADB && !reopen_immutable(st))
+		v = read_schema(st, &rc);
+	if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_ERROR) {
+		if (bad_store(st, sqlite3_extended_errcode(st->db), err) == -2)
+			return -1;
+		return perr_set(err, "%s/campaign.db: cannot read: %s", st->dir, sqlite3_errmsg(st->db));
+	}
+	if (!v) {
+		if (bad_store(st, SQLITE_OK, err) == -2)
+			return -1;
 		return perr_set(err, "%s/campaign.db: not a perfsweep campaign store", st->dir);
+	}
 	int ver = atoi(v);
 	free(v);
 	if (ver != STORE_SCHEMA_VERSION)
@@ -284,6 +391,9 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE MISSES_TABLE, err)) || migrate_grown(st, err)) {
+		int code = sqlite3_errcode(st->db);
+		if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+			bad_store(st, code, err);
 		store_close(st);
 		return -1;
 	}

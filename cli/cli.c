@@ -1,5 +1,7 @@
 /* The command table and dispatch for `perfsweep`: only the list of entries. */
 #include "cli/cli.h"
+#include "common/display.h"
+#include "common/strbuf.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,11 +43,38 @@ const struct cli_entry *cli_find(const char *name)
 }
 
 /* "error: MSG" on one line of stderr. */
+/* Messages name files and regions from inputs: escaped for the terminal. */
 static void error_line(const char *fmt, va_list ap)
 {
-	fputs("error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "error: ");
+	display_escape(&sb, msg, strlen(msg));
+	strbuf_addch(&sb, '\n');
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
+}
+
+static FILE *plain_stdout;      /* stdout before cli_display_stdout */
+
+void cli_display_stdout(void)
+{
+	FILE *d = plain_stdout ? NULL : display_stream(stdout);
+	if (d) {
+		plain_stdout = stdout;
+		stdout = d;
+	}
+}
+
+void cli_display_end(void)
+{
+	if (!plain_stdout)
+		return;
+	fclose(stdout);
+	stdout = plain_stdout;
+	plain_stdout = NULL;
 }
 
 int cli_error(int code, const char *fmt, ...)
@@ -55,6 +84,24 @@ int cli_error(int code, const char *fmt, ...)
 	error_line(fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+volatile sig_atomic_t cli_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void cli_catch_stop(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
@@ -94,5 +141,7 @@ int cli_main(int argc, char **argv)
 			char *hargv[] = { "help", (char *)name, NULL };
 			return cli_run(&cmd_help_entry, 2, hargv);
 		}
-	return cli_run(c, argc - 1, argv + 1);
+	int rc = cli_run(c, argc - 1, argv + 1);
+	cli_display_end();
+	return rc;
 }

@@ -26,6 +26,7 @@
 #ifndef PS_CLI_H
 #define PS_CLI_H
 #include "common/error.h"
+#include <signal.h>
 #include <stdio.h>
 
 enum {
@@ -58,8 +59,9 @@ struct cli_option {
  *   STRICT      a missing value: "option '%s' needs a value"; anything else
  *               "unknown option '%s'"
  *   PLAIN       everything "unknown option '%s'"
- *   VALUE       an unknown long option "unknown option '%s'"; anything else
- *               (a short option, a value given to a flag) "needs a value"
+ *   VALUE       an option the command does not have "unknown option '%s'";
+ *               anything else (a missing value, a value given to a flag)
+ *               "needs a value"
  *   INCOMPLETE  everything "unknown or incomplete option '%s'"
  *   GETOPT      getopt prints its message, then the usage line
  * '%s' is the argument getopt stopped at.
@@ -135,6 +137,20 @@ void cli_overview(FILE *f);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "error: MSG" to stderr and return code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Text output that shows names from input files (regions, parameters,
+ * models): from cli_display_stdout on, stdout is escaped by display_escape
+ * until cli_display_end (cli_main calls it after every command).  Never
+ * for data (CSV, JSON: jansson escapes its own) or curses.  Error lines
+ * (cli_error, cli_usage) are always escaped.
+ */
+void cli_display_stdout(void);
+void cli_display_end(void);
+/* Set by SIGINT or SIGTERM once cli_catch_stop ran: a long command (run,
+   collect) checks it and stops cleanly, within a fraction of a second. */
+extern volatile sig_atomic_t cli_stop;
+/* Ctrl-C and kill set cli_stop instead of killing; a closed pipe does not kill us. */
+void cli_catch_stop(void);
 
 extern const struct cli_entry cmd_help_entry;
 extern const struct cli_entry cmd_plan_entry;

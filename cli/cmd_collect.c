@@ -5,8 +5,10 @@
  */
 #include "cli/cli.h"
 #include "engine/recollect.h"
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static void print_json(const struct recollect_report *r)
@@ -66,19 +68,23 @@ static int exec_collect(struct cli_args *a)
 {
 	const char *arg = a->args[0], *dir = cli_value(a, 'd');
 	struct stat sb;
-	int is_dir = !stat(arg, &sb) && S_ISDIR(sb.st_mode);
+	if (stat(arg, &sb))
+		return cli_error(EXIT_USAGE, "cannot read '%s': %s; give a campaign DIR or a CONFIG", arg,
+				 strerror(errno));
+	int is_dir = S_ISDIR(sb.st_mode);
 	if (is_dir && dir)
 		return cli_usage("collect", "'%s' is a directory; with --dir give a CONFIG", arg);
 	struct recollect_report r;
 	struct perr err;
-	int rc = is_dir || (!dir && stat(arg, &sb)) ? campaign_recollect(arg, NULL, &r, &err)
-						     : campaign_recollect(dir, arg, &r, &err);
+	cli_catch_stop();
+	int rc = is_dir ? campaign_recollect(arg, NULL, &cli_stop, &r, &err)
+						     : campaign_recollect(dir, arg, &cli_stop, &r, &err);
 	if (rc)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	if (cli_flag(a, 'j'))
 		print_json(&r);
 	else
-		print_text(&r);
+		cli_display_stdout(), print_text(&r);
 	int ret = r.nmisses ? EXIT_RUNS_FAILED : EXIT_OK;
 	recollect_report_release(&r);
 	return ret;

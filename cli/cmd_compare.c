@@ -91,7 +91,7 @@ static int exec_compare(struct cli_args *a)
 		if (cli_flag(a, 'j'))
 			print_json(&c, base, new);
 		else
-			compare_report_text(stdout, &c, base, new);
+			cli_display_stdout(), compare_report_text(stdout, &c, base, new);
 		if (html && compare_report_html(html, &c, base, new, &err) < 0)
 			rc = cli_error(EXIT_USAGE, "%s", err.msg);
 		else

@@ -121,6 +121,7 @@ static int exec_deps(struct cli_args *args)
 	} else if (deps_analyze(&a, &d, sel, nsel, &err) < 0) {
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
 	} else {
+		cli_display_stdout();
 		print_analysis(path, &d, &a, cli_flag(args, 'a') > 0);
 		deps_analysis_release(&a);
 	}

@@ -8,6 +8,7 @@
 #include "collectors/experiment.h"
 #include "collectors/extrap_json.h"
 #include "cli/cli.h"
+#include "common/fsutil.h"
 #include "engine/input.h"
 #include "campaign/store.h"
 #include "campaign/template.h"
@@ -199,12 +200,14 @@ static int exec_export(struct cli_args *a)
 	struct perr err;
 	if (store_open(&st, a->args[0], STORE_READONLY, &err))
 		return cli_error(EXIT_USAGE, "%s", err.msg);
-	FILE *f = out ? fopen(out, "w") : stdout;
-	if (!f) {
+	/* a failed export leaves an existing FILE as it was */
+	struct fs_atomic file;
+	if (out && fs_atomic_open(&file, out)) {
 		int e = errno;   /* before store_close changes it */
 		store_close(st);
 		return cli_error(EXIT_USAGE, "cannot write '%s': %s", out, strerror(e));
 	}
+	FILE *f = out ? file.f : stdout;
 	int rc;
 	if (!strcmp(format, "csv")) {
 		rc = export_csv(st, f, retired, &err);
@@ -219,7 +222,9 @@ static int exec_export(struct cli_args *a)
 			rc = writer->write(f, &e, &err);
 		experiment_release(&e);
 	}
-	if (out && fclose(f) && !rc)
+	if (out && rc)
+		fs_atomic_abort(&file);
+	else if (out && fs_atomic_commit(&file))
 		rc = perr_set(&err, "cannot write '%s': %s", out, strerror(errno));
 	store_close(st);
 	return rc ? cli_error(EXIT_USAGE, "%s", err.msg) : EXIT_OK;

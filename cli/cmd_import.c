@@ -90,6 +90,7 @@ static int exec_import(struct cli_args *a)
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
 	if (!cli_flag(a, 'q')) {
+		cli_display_stdout();
 		print_summary(&r, o.out, wall_now() - t0);
 		if (r.have_deps)
 			print_match(&r.match, &r.d, cli_flag(a, 'v') > 0);

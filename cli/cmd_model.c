@@ -184,6 +184,8 @@ static int fit_all(const struct input_data *in, const struct model_request *r, i
 	struct modeler *ctx = modeler_new();
 	json_t *arr = r->json ? json_array() : NULL;
 	int nmodels = 0, ret = EXIT_OK;
+	if (!arr)
+		cli_display_stdout();
 	for (int cp = 0; cp < in->e.ncallpaths; cp++)
 		for (int m = 0; m < in->e.nmetrics; m++) {
 			if ((only >= 0 && m != only) || !experiment_series(&in->e, cp, m))

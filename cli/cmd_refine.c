@@ -69,6 +69,7 @@ static int exec_refine(struct cli_args *a)
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {
+		cli_display_stdout();
 		refine_print_text(stdout, &rc, dir, written, dry);
 	}
 	ret = EXIT_OK;

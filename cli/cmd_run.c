@@ -20,14 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void on_event(void *ctx, long long id, const char *what, const char *detail)
 {
 	int quiet = *(int *)ctx;
@@ -140,17 +132,6 @@ static int new_backend(struct backend **b, const struct campaign_config *cfg, lo
 	return 0;
 }
 
-/* Ctrl-C and kill stop the engine between runs; a closed pipe does not kill us. */
-static void catch_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* Each collector that matched nothing in some done runs, named with the
    count; returns how many collectors did. */
 static int report_misses(struct store *st, long long done, const char *cfg_path, const char *campaign_dir)
@@ -212,6 +193,8 @@ static int exec_run(struct cli_args *a)
 	int ret = EXIT_USAGE;
 	char *campaign_dir = NULL, *bind = NULL;
 	struct campaign_lock lock = { -1 };
+	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
+		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
@@ -229,8 +212,8 @@ static int exec_run(struct cli_args *a)
 		goto out;
 	}
 	bind = bind_path();
-	catch_signals();
-	struct runner_options ro = { .bind_path = bind, .stop = &stop_flag, .event = on_event, .ctx = &quiet };
+	cli_catch_stop();
+	struct runner_options ro = { .bind_path = bind, .stop = &cli_stop, .event = on_event, .ctx = &quiet };
 	struct runner_stats rs;
 	fprintf(stderr, "campaign '%s' in %s: %d points, %lld runs\n", cfg.name, campaign_dir, pl.npoints, pl.runs);
 	const struct cli_opt *rounds = cli_opt(a, 'r');

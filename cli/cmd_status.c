@@ -130,10 +130,12 @@ static void print_text(const struct status *s)
 	if (cnt.retired)        /* runs that left the plan: kept, not analysed */
 		printf(", %lld retired", cnt.retired);
 	putchar('\n');
+	char b[40] = "";   /* stored with 17 digits: 0.1 reads 0.10000000000000001 */
+	if (budget)
+		snprintf(b, sizeof(b), ", budget %.10g", atof(budget));
 	if (cnt.core_hours_planned > 0)
-		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s%s\n",
-		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned,
-		       budget ? ", budget " : "", budget ? budget : "");
+		printf("measured:  %lld values; %.4g core-hours spent of %.4g planned%s\n",
+		       cnt.measurements, cnt.core_hours_spent, cnt.core_hours_planned, b);
 	else
 		printf("measured:  %lld values; %.4g core-hours spent (no cost model, nothing planned)\n",
 		       cnt.measurements, cnt.core_hours_spent);
@@ -277,7 +279,7 @@ static int exec_status(struct cli_args *a)
 	if (cli_flag(a, 'j'))
 		print_json(&s);
 	else
-		print_text(&s);
+		cli_display_stdout(), print_text(&s);
 	free(s.name);
 	free(s.backend);
 	free(s.budget);

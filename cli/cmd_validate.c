@@ -128,6 +128,7 @@ static int exec_validate(struct cli_args *a)
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {
+		cli_display_stdout();
 		print_text(&c);
 	}
 	if (html && write_html(&c, html, input, c.in.deps_path, &err) < 0) {

@@ -70,8 +70,8 @@ static int option_error(const struct cli_entry *cmd, int c, int opt, const char 
 		return cli_usage(cmd->name, "unknown or incomplete option '%s'", arg);
 	case CLI_ERRORS_PLAIN:
 		return cli_usage(cmd->name, unknown, arg);
-	case CLI_ERRORS_VALUE:
-		return cli_usage(cmd->name, opt ? needs : unknown, arg);
+	case CLI_ERRORS_VALUE:     /* a letter that is no option of the command is unknown */
+		return cli_usage(cmd->name, row ? needs : unknown, arg);
 	case CLI_ERRORS_STRICT:
 	default:
 		return cli_usage(cmd->name, c == ':' ? needs : unknown, arg);

@@ -27,10 +27,12 @@ static void run_regex(const struct collector_set *cs, const char *run_dir, struc
 	struct perr err = { "" };
 	char *rx_err = NULL;
 	unsigned char *missed = xcalloc((size_t)cs->nregex, 1);
-	if (collect_regex(run_dir, cs->regex, cs->nregex, &out->ml, &rx_err, missed, &err)) {
+	int rc = collect_regex(run_dir, cs->regex, cs->nregex, &cs->limits, &out->ml, &rx_err, missed, &err);
+	if (rc < 0) {
 		add_problem(errs, err.msg);
 		memset(missed, 1, (size_t)cs->nregex);
 	}
+	out->interrupted = rc > 0;
 	if (rx_err)
 		add_problem(errs, rx_err);
 	for (int i = 0; i < cs->nregex; i++)
@@ -52,7 +54,7 @@ void collector_set_run(const struct collector_set *cs, const char *run_dir, doub
 		collect_wall(run_dir, wall, &out->ml, &err);
 	if (cs->nregex)
 		run_regex(cs, run_dir, out, &errs);
-	if (cs->cubex) {
+	if (cs->cubex && !out->interrupted) {
 		char *dir = xasprintf("%s/%s", run_dir, CUBEX_SCOREP_SUBDIR);
 		if (collect_cubex(dir, cs->cubex_metrics, cs->ncubex_metrics, &out->ml, &err)) {
 			add_problem(&errs, err.msg);

@@ -21,6 +21,7 @@ struct collector_set {
 	int cubex;                          /* collect.cubex */
 	int ncubex_metrics;
 	char *const *cubex_metrics;
+	struct collect_limits limits;       /* collect.cpu_limit, memory_limit; the caller's stop flag */
 };
 
 struct collect_result {
@@ -28,12 +29,14 @@ struct collect_result {
 	char *error;            /* the problems, for the run's collect_error; NULL when none */
 	int nmissed;
 	char **missed;          /* names of the collectors that matched nothing */
+	int interrupted;        /* limits.stop was set: the result is incomplete, store nothing */
 };
 
 /*
  * Run every collector of cs over run_dir (the run's stored files; wall is
  * the run's wall time in seconds, or -1 when unknown).  Never fails: what
- * went wrong is in out->error and out->missed.  Release out with
+ * went wrong is in out->error and out->missed; out->interrupted when the
+ * stop flag of cs->limits cut it short.  Release out with
  * collect_result_release.
  */
 void collector_set_run(const struct collector_set *cs, const char *run_dir, double wall,

@@ -7,6 +7,7 @@
 #include "collectors/cubex.h"
 #include "collectors/cubex_anchor.h"
 #include "collectors/cubex_tar.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -50,10 +51,10 @@ int cubex_open(struct cubex *c, const char *path, struct perr *err)
 	memset(c, 0, sizeof(*c));
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path) < 0) {
-		int e = errno;
+	const char *why;
+	if (fs_read_regular(&sb, path, &why) < 0) {      /* never a FIFO or /dev/zero */
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read '%s': %s", path, why);
 	}
 	c->path = xstrdup(path);
 	c->len = sb.len;

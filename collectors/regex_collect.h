@@ -1,21 +1,32 @@
 /*
- * The regex collector: POSIX extended patterns over a run's stdout or
- * stderr, each capturing one number into a named region and metric.  Rank 0
- * (or the only process) writes `stdout`/`stderr`, other ranks
+ * The regex collector: patterns over a run's stdout or stderr, each
+ * capturing one number into a named region and metric.  Rank 0 (or the
+ * only process) writes `stdout`/`stderr`, other ranks
  * `rank-<r>.stdout`/`.stderr`; each file's value is stored for its rank.
  * With `file`, the pattern reads that one file of the run directory instead
  * (an application's own result file, e.g. HPCC's hpccoutf.txt), stored as
  * rank 0; a missing file is a collection error naming it.
  * A pattern that matches nothing is a collection error, never a zero.
- * Patterns are compiled with REG_EXTENDED | REG_NEWLINE: `^` and `$` match
- * at the start and end of every line, and `.` or `[^...]` never match a
- * newline, so a pattern never spans lines.
+ *
+ * Output is read as bytes: NUL bytes and invalid UTF-8 are characters like
+ * any other.  Files are opened through fs_open_beneath: regular files in
+ * the run directory only, never through a symbolic link.
+ *
+ * Patterns are POSIX extended regular expressions, matched by PCRE2 (whose
+ * backtracking is bounded, see struct collect_limits).  They keep
+ * REG_EXTENDED | REG_NEWLINE meaning: `^` and `$` match at the start and
+ * end of every line, `.` and `[^...]` never match a newline (a pattern
+ * spans lines only through an explicit newline), a backslash inside
+ * brackets is itself, \< and \> are word boundaries.  Where PCRE2 differs
+ * (docs/config.md): the leftmost alternative wins rather than the longest
+ * match, `*?`, `+?`, `??` are lazy and `*+` possessive, `\d`, `\s`, `\w` are
+ * classes, `(?` starts a PCRE2 group.
  */
 #ifndef PS_REGEX_COLLECT_H
 #define PS_REGEX_COLLECT_H
 #include "collectors/measurement.h"
 #include "common/error.h"
-#include <regex.h>
+#include <signal.h>
 #include <stddef.h>
 
 struct regex_pattern {
@@ -26,12 +37,45 @@ struct regex_pattern {
 	char *aggregate;            /* several matches in one file: "last", "first", "sum", "mean", "max", "min" */
 };
 
+/* The defaults of collect.cpu_limit (seconds) and collect.memory_limit (MiB). */
+#define COLLECT_CPU_LIMIT_DEFAULT 60.0
+#define COLLECT_MEMORY_LIMIT_DEFAULT 1024
+
+/*
+ * Bounds of one pattern's collection over one run's files.  Zero fields
+ * take the defaults above.  Past a bound the pattern stops with a
+ * collection error naming it; stop (set by a signal handler) interrupts
+ * the collection within a fraction of a second.
+ */
+struct collect_limits {
+	double cpu_seconds;             /* CPU time over the run's files */
+	long memory_mb;                 /* the largest file read, and PCRE2's backtracking heap */
+	const volatile sig_atomic_t *stop;  /* NULL: never interrupted */
+};
+
+/* The number of matches PCRE2 may try from one starting point: past it a
+   pattern is a runaway, stopped with a collection error. */
+#define REGEX_MATCH_LIMIT 1000000
+
+/* A compiled collector pattern. */
+struct regex_prog;
+
 /*
  * Compile a collector pattern the one way every caller does (the config
- * check and the collector): REG_EXTENDED | REG_NEWLINE.  0, or -1 with
- * regerror's message in msg (re is then not to be freed).
+ * check and the collector).  0 with *groups its capture groups, or -1 with
+ * the reason in msg ("missing closing parenthesis at offset 4").
  */
-int regex_compile(regex_t *re, const char *pattern, char *msg, size_t n);
+int regex_prog_compile(struct regex_prog **out, const char *pattern, int *groups, char *msg, size_t n);
+void regex_prog_free(struct regex_prog *re);
+
+/*
+ * All matches of re in buf[0..len) (bytes, NULs allowed), aggregated by agg
+ * into *value: returns the number of matches whose group 1 is a finite
+ * number, or -1 with err when a limit stopped the scan (or stop was set:
+ * then *interrupted is 1).
+ */
+int regex_scan_mem(const struct regex_prog *re, const char *agg, const char *buf, size_t len,
+		   const struct collect_limits *lim, double *value, int *interrupted, struct perr *err);
 
 /* Is this a valid aggregate name? */
 int regex_aggregate_valid(const char *name);
@@ -46,12 +90,13 @@ int regex_file_valid(const char *file, const char **why);
 /*
  * Apply every pattern to the run's output files.  Adds the values to out.
  * Returns 0; *collect_error (caller frees) names the patterns that never
- * matched, or stays NULL; missed (npats entries, or NULL) gets 1 for each
- * pattern that matched nothing, 0 for the others.  -1 with err only for an
- * invalid pattern.
+ * matched or were stopped by a limit, or stays NULL; missed (npats entries,
+ * or NULL) gets 1 for each pattern that yielded nothing, 0 for the others.
+ * Returns 1 when lim->stop interrupted it (out then holds what was
+ * collected before).  -1 with err only for an invalid pattern.
  */
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
-		  struct measurement_list *out, char **collect_error, unsigned char *missed,
-		  struct perr *err);
+		  const struct collect_limits *lim, struct measurement_list *out, char **collect_error,
+		  unsigned char *missed, struct perr *err);
 
 #endif

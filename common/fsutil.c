@@ -1,9 +1,15 @@
 /* File system helpers. */
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* mkdir that accepts an existing directory, and only a directory. */
 static int mkdir_one(const char *p)
@@ -42,4 +48,228 @@ int fs_mkdir_p(const char *path)
 	int r = mkdir_one(p);
 	free(p);
 	return r;
+}
+
+/* -1 with errno e and *why its text. */
+static int fail_errno(int e, const char **why)
+{
+	*why = strerror(e);
+	errno = e;
+	return -1;
+}
+
+/* 0 for a regular file, else -1 with errno and *why naming what it is. */
+static int check_regular(mode_t m, const char **why)
+{
+	if (S_ISREG(m))
+		return 0;
+	*why = S_ISDIR(m) ? "it is a directory" : S_ISLNK(m) ? "it is a symbolic link"
+	     : S_ISFIFO(m) ? "it is a FIFO, not a regular file"
+	     : S_ISSOCK(m) ? "it is a socket, not a regular file"
+	     : S_ISCHR(m) || S_ISBLK(m) ? "it is a device, not a regular file"
+	     : "it is not a regular file";
+	errno = S_ISDIR(m) ? EISDIR : S_ISLNK(m) ? ELOOP : EINVAL;
+	return -1;
+}
+
+/* Open name (relative to dirfd) once it is known to be a regular file:
+   O_NONBLOCK so that nothing swapped in meanwhile can block the open, then
+   checked again on the descriptor. */
+static int open_checked(int dirfd, const char *name, int nofollow, const char **why)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0))
+		return fail_errno(errno, why);
+	if (check_regular(st.st_mode, why))
+		return -1;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return fail_errno(errno, why);
+	int rc = fstat(fd, &st) ? fail_errno(errno, why) : check_regular(st.st_mode, why);
+	int flags = rc ? 0 : fcntl(fd, F_GETFL);
+	if (!rc && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)))
+		rc = fail_errno(errno, why);
+	if (rc) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int fs_open_regular(const char *path, int nofollow, const char **why)
+{
+	return open_checked(AT_FDCWD, path, nofollow, why);
+}
+
+int fs_open_beneath(const char *dir, const char *rel, const char **why)
+{
+	if (!*rel || rel[0] == '/') {
+		*why = "it is not a relative path";
+		errno = EINVAL;
+		return -1;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return fail_errno(errno, why);
+	char *copy = xstrdup(rel), *save = NULL, *comp = strtok_r(copy, "/", &save);
+	int fd = -1;
+	while (comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		if (!strcmp(comp, "..")) {
+			*why = "it leads out of the directory ('..')";
+			errno = EINVAL;
+			break;
+		}
+		if (!next) {
+			fd = open_checked(dfd, comp, 1, why);
+			break;
+		}
+		if (strcmp(comp, ".")) {
+			struct stat st;
+			if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+				fail_errno(errno, why);
+				break;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				*why = S_ISLNK(st.st_mode) ? "it goes through a symbolic link"
+							   : "a part of its path is not a directory";
+				errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+				break;
+			}
+			int sub = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				fail_errno(errno, why);
+				break;
+			}
+			close(dfd);
+			dfd = sub;
+		}
+		comp = next;
+	}
+	int e = errno;
+	free(copy);
+	close(dfd);
+	errno = e;
+	return fd;
+}
+
+int fs_read_fd(struct strbuf *sb, int fd)
+{
+	char tmp[65536];
+	for (;;) {
+		ssize_t n = read(fd, tmp, sizeof(tmp));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		strbuf_add(sb, tmp, (size_t)n);
+	}
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
+{
+	int fd = fs_open_regular(path, 0, why);
+	if (fd < 0)
+		return -1;
+	int rc = fs_read_fd(sb, fd);
+	int e = errno;
+	close(fd);
+	if (rc)
+		return fail_errno(e, why);
+	return 0;
+}
+
+int fs_atomic_open(struct fs_atomic *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	struct stat st;
+	int exists = !stat(path, &st);
+	if (exists && !S_ISREG(st.st_mode)) {
+		a->f = fopen(path, "w");
+		if (!a->f)
+			return -1;
+		a->path = xstrdup(path);
+		return 0;
+	}
+	/* a link is written through: its target is the file replaced */
+	char *real = exists ? realpath(path, NULL) : NULL;
+	a->path = real ? real : xstrdup(path);
+	char *d = xstrdup(a->path), *b = xstrdup(a->path);
+	a->tmp = xasprintf("%s/.%s.XXXXXX", dirname(d), basename(b));
+	free(d);
+	free(b);
+	int fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(a->tmp);
+		free(a->path);
+		memset(a, 0, sizeof(*a));
+		errno = e;
+		return -1;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) || !(a->f = fdopen(fd, "w"))) {
+		int e = errno;
+		close(fd);
+		unlink(a->tmp);
+		free(a->tmp);
+		free(a->path);
+		memset(a, 0, sizeof(*a));
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int fs_atomic_commit(struct fs_atomic *a)
+{
+	int bad = fflush(a->f) || ferror(a->f) || (a->tmp && fsync(fileno(a->f)));
+	int e = errno;
+	if (fclose(a->f) && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	a->f = NULL;
+	if (!bad && a->tmp && rename(a->tmp, a->path)) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad && a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	memset(a, 0, sizeof(*a));
+	if (bad)
+		errno = e ? e : EIO;
+	return bad ? -1 : 0;
+}
+
+void fs_atomic_abort(struct fs_atomic *a)
+{
+	if (a->f)
+		fclose(a->f);
+	if (a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	memset(a, 0, sizeof(*a));
+}
+
+int fs_write_file(const char *path, const char *buf, size_t len)
+{
+	struct fs_atomic a;
+	if (fs_atomic_open(&a, path))
+		return -1;
+	if (fwrite(buf, 1, len, a.f) != len) {
+		int e = errno;
+		fs_atomic_abort(&a);
+		errno = e;
+		return -1;
+	}
+	return fs_atomic_commit(&a);
 }

@@ -1,12 +1,68 @@
 /*
- * File system helpers shared by the store and the campaign lock.
+ * File system helpers: directories, the one safe way to open a file that
+ * someone else wrote (a run's outputs, a dependency file), and the one way
+ * perfsweep writes a file for a user (a temporary file renamed on success).
+ *
+ * The "why" of a refusal is a static phrase that reads after the file's
+ * name and a colon: "cannot read 'x': it is a FIFO, not a regular file",
+ * or strerror's text for a failed system call.
  */
 #ifndef PS_FSUTIL_H
 #define PS_FSUTIL_H
+#include <stdio.h>
+
+struct strbuf;
 
 /* Create path and its missing parents (mode 0755).  0, or -1 with errno:
    ENOENT for an empty path, ENOTDIR when path or a parent exists and is not
    a directory. */
 int fs_mkdir_p(const char *path);
+
+/*
+ * Open path for reading, a regular file only: never a directory, FIFO,
+ * device or socket, and never blocking in open (a FIFO is refused before it
+ * is opened).  With nofollow, a symbolic link is refused too.  Returns the
+ * descriptor (close-on-exec, blocking reads), or -1 with errno and *why
+ * ("it is a FIFO, not a regular file", strerror(errno), ...).
+ */
+int fs_open_regular(const char *path, int nofollow, const char **why);
+
+/*
+ * Open rel, a relative path, inside directory dir: no absolute path, no
+ * '..' component, no symbolic link anywhere below dir, and a regular file
+ * as for fs_open_regular.  Returns the descriptor or -1 with errno and *why.
+ */
+int fs_open_beneath(const char *dir, const char *rel, const char **why);
+
+/* Append everything readable from fd to sb; -1 with errno on a read error. */
+int fs_read_fd(struct strbuf *sb, int fd);
+
+/* fs_open_regular (following links) and fs_read_fd at once: 0, or -1 with
+   errno and *why. */
+int fs_read_regular(struct strbuf *sb, const char *path, const char **why);
+
+/*
+ * A file written for a user: written to a temporary file beside path
+ * (".NAME.XXXXXX" in the same directory) and renamed over path only by
+ * fs_atomic_commit, so a failure leaves an existing path as it was.  The
+ * file gets path's mode when path exists, else 0666 less the umask.  A path
+ * that exists and is not a regular file (/dev/stdout, a FIFO) is written in
+ * place.  Every fs_atomic_open that succeeded ends in exactly one
+ * fs_atomic_commit or fs_atomic_abort.
+ */
+struct fs_atomic {
+	FILE *f;                /* write here */
+	char *path, *tmp;       /* tmp NULL: written in place */
+};
+
+/* 0, or -1 with errno (nothing to abort). */
+int fs_atomic_open(struct fs_atomic *a, const char *path);
+/* Flush, close and rename: 0, or -1 with errno (the temporary file is removed). */
+int fs_atomic_commit(struct fs_atomic *a);
+/* Close and remove the temporary file; path stays as it was. */
+void fs_atomic_abort(struct fs_atomic *a);
+
+/* buf[0..len) as the whole of path, through fs_atomic: 0, or -1 with errno. */
+int fs_write_file(const char *path, const char *buf, size_t len);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "designs/deps.h"
 #include "designs/deps_internal.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <ctype.h>
@@ -104,10 +105,10 @@ int deps_read(struct deps *d, const char *path, struct perr *err)
 	memset(d, 0, sizeof(*d));
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path) < 0) {
-		int e = errno;
+	const char *why;
+	if (fs_read_regular(&sb, path, &why) < 0) {
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read dependency file '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read dependency file '%s': %s", path, why);
 	}
 	if (strlen(sb.buf) != sb.len) {
 		strbuf_release(&sb);

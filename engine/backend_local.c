@@ -109,6 +109,9 @@ static void record_attempt(const char *run_dir, pid_t parent)
 		_exit(127);
 }
 
+/* What a child that could not start failed at: it sends { stage, errno }. */
+enum { CHILD_OUTPUT, CHILD_WORKDIR, CHILD_EXEC };
+
 /* In the child: redirect output, set the environment, exec.  Never returns. */
 static void child_exec(const struct run_spec *rs, const struct launch_placement *lp, int rank,
 		       int errfd)
@@ -120,13 +123,16 @@ static void child_exec(const struct run_spec *rs, const struct launch_placement 
 	int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	int fi = open("/dev/null", O_RDONLY);
+	int stage = CHILD_OUTPUT;
 	if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
 		goto fail;
 	close(fo);
 	close(fe);
 	close(fi);
+	stage = CHILD_WORKDIR;
 	if (chdir(rs->workdir ? rs->workdir : rs->run_dir))
 		goto fail;
+	stage = CHILD_EXEC;
 	for (char *const *e = rs->env; e && *e; e++)
 		putenv(xstrdup(*e));
 	char buf[32];
@@ -154,8 +160,8 @@ static void child_exec(const struct run_spec *rs, const struct launch_placement 
 		execvp(rs->argv[0], rs->argv);
 	}
 fail:;
-	int e = errno;
-	if (write(errfd, &e, sizeof(e)) < 0)
+	int e[2] = { stage, errno };
+	if (write(errfd, e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
 }
@@ -282,8 +288,8 @@ static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
 		r->pids[i] = pid;
 		r->alive++;
 		close(pfd[1]);
-		int e = 0;
-		ssize_t got = read(pfd[0], &e, sizeof(e));
+		int e[2] = { 0, 0 };
+		ssize_t got = read(pfd[0], e, sizeof(e));
 		close(pfd[0]);
 		if (got == (ssize_t)sizeof(e)) {
 			kill_run(r, SIGKILL);
@@ -291,7 +297,13 @@ static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
 				waitpid(r->pids[j], NULL, 0);
 			free(r->pids);
 			const char *what = rs->policy ? rs->bind_path : rs->argv[0];
-			return perr_set(err, "cannot execute '%s': %s", what, strerror(e));
+			if (e[0] == CHILD_WORKDIR)
+				return perr_set(err, "cannot enter the working directory '%s': %s",
+						rs->workdir ? rs->workdir : rs->run_dir, strerror(e[1]));
+			if (e[0] == CHILD_OUTPUT)
+				return perr_set(err, "cannot open the output files in '%s': %s", rs->run_dir,
+						strerror(e[1]));
+			return perr_set(err, "cannot execute '%s': %s", what, strerror(e[1]));
 		}
 	}
 	return 0;

@@ -214,7 +214,14 @@ static void tally(struct recollect_report *rep, struct strmap *index, const stru
 	}
 }
 
-/* One done run: collected again and stored in one transaction.  0, or -1. */
+static int interrupted(struct store *st, struct perr *err)
+{
+	return perr_set(err, "interrupted: the re-collection of '%s' did not finish; run the same "
+			"command again to finish it", store_dir(st));
+}
+
+/* One done run: collected again and stored in one transaction.  0, or -1
+   (an interrupted collection stores nothing). */
 static int recollect_run(struct store *st, const struct collector_set *cs, const struct run *r,
 			 struct recollect_report *rep, struct strmap *index, struct perr *err)
 {
@@ -229,7 +236,7 @@ static int recollect_run(struct store *st, const struct collector_set *cs, const
 	struct measurement_list old;
 	measurement_list_init(&old);
 	collector_set_run(cs, dir, r->wall, &cr);
-	int rc = store_recollect(st, r->id, &cr, &old, err);
+	int rc = cr.interrupted ? interrupted(st, err) : store_recollect(st, r->id, &cr, &old, err);
 	if (rc == 0) {
 		rep->runs++;
 		tally(rep, index, cs, &old, &cr.ml);
@@ -249,10 +256,11 @@ static int cmp_row(const void *pa, const void *pb)
 
 /* Every done run, then the new collectors pinned.  0, or -1 (err). */
 static int recollect_all(struct store *st, const struct campaign_config *c, const char *config_text,
-			 struct recollect_report *rep, struct perr *err)
+			 const volatile sig_atomic_t *stop, struct recollect_report *rep, struct perr *err)
 {
 	struct collector_set cs;
 	config_collectors(c, &cs);
+	cs.limits.stop = stop;
 	if (store_set_meta(st, "collect_pending", rep->fingerprint, err))
 		return -1;
 	struct run *runs;
@@ -262,13 +270,16 @@ static int recollect_all(struct store *st, const struct campaign_config *c, cons
 	struct strmap index;
 	strmap_init(&index);
 	for (int i = 0; i < n && !rc; i++)
-		if (runs[i].state == RUN_DONE)
+		if (stop && *stop)
+			rc = interrupted(st, err);
+		else if (runs[i].state == RUN_DONE)
 			rc = recollect_run(st, &cs, &runs[i], rep, &index, err);
 	strmap_release(&index);
 	runs_free(runs, n);
 	if (rc)
 		return -1;
-	qsort(rep->metrics, (size_t)rep->nmetrics, sizeof(*rep->metrics), cmp_row);
+	if (rep->nmetrics)      /* qsort's array must not be NULL, even empty */
+		qsort(rep->metrics, (size_t)rep->nmetrics, sizeof(*rep->metrics), cmp_row);
 	const char *keys[] = { "collectors_fingerprint", "collect_pending", "config" };
 	const char *values[] = { rep->fingerprint, NULL, config_text };
 	if (store_set_metas(st, keys, values, config_text ? 3 : 2, err))
@@ -277,8 +288,8 @@ static int recollect_all(struct store *st, const struct campaign_config *c, cons
 	return store_collect_misses(st, &rep->misses, &rep->nmisses, err);
 }
 
-int campaign_recollect(const char *dir, const char *config_path, struct recollect_report *rep,
-		       struct perr *err)
+int campaign_recollect(const char *dir, const char *config_path, const volatile sig_atomic_t *stop,
+		       struct recollect_report *rep, struct perr *err)
 {
 	struct campaign_config c;
 	struct store *st = NULL;
@@ -305,7 +316,7 @@ int campaign_recollect(const char *dir, const char *config_path, struct recollec
 	rep->fingerprint = fingerprint_of(&c);
 	rep->collectors_changed = !had || strcmp(had, rep->fingerprint);
 	free(had);
-	ret = recollect_all(st, &c, config_path ? c.text : NULL, rep, err);
+	ret = recollect_all(st, &c, config_path ? c.text : NULL, stop, rep, err);
 	/* the stored config is now this file's: its paths resolve beside it */
 	if (!ret && config_path)
 		ret = campaign_save_config(st, &c, err);

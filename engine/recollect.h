@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "campaign/config.h"
 #include "campaign/store.h"
+#include <signal.h>
 
 /* What changed for one region/metric, counted in runs. */
 struct recollect_metric {
@@ -52,13 +53,15 @@ struct recollect_report {
 /*
  * Re-collect campaign dir with the collectors of config_path, or of the
  * stored config when config_path is NULL.  dir NULL: the config's default
- * (<name>.campaign beside it).  Takes the campaign lock.  0, or -1 with err
- * (one line: a missing or wrong directory, a bad config, a config that
- * changes more than its collect section, the lock held); rep then holds
- * nothing to release.
+ * (<name>.campaign beside it).  Takes the campaign lock.  stop (a signal
+ * handler's flag, or NULL) interrupts it between two runs or inside a
+ * collector, leaving collect_pending set.  0, or -1 with err (one line: a
+ * missing or wrong directory, a bad config, a config that changes more than
+ * its collect section, the lock held, interrupted); rep then holds nothing
+ * to release.
  */
-int campaign_recollect(const char *dir, const char *config_path, struct recollect_report *rep,
-		       struct perr *err);
+int campaign_recollect(const char *dir, const char *config_path, const volatile sig_atomic_t *stop,
+		       struct recollect_report *rep, struct perr *err);
 void recollect_report_release(struct recollect_report *rep);
 
 /*

@@ -473,7 +473,13 @@ static int apply_success(struct engine *e, const struct run_result *x, struct pe
 	struct collector_set cs;
 	struct collect_result cr;
 	config_collectors(e->c, &cs);
+	cs.limits.stop = e->o->stop;
 	collector_set_run(&cs, run_dir, x->wall, &cr);
+	if (cr.interrupted) {   /* left running: stop_inflight makes it pending */
+		free(run_dir);
+		collect_result_release(&cr);
+		return 0;
+	}
 	int dr = run_bindings_record(e->st, x->id, run_dir, err);
 	if (!dr)
 		dr = store_mark_collected(e->st, x->id, x->ended_at, x->exit_status, x->wall, &cr, err);

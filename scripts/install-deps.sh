@@ -9,7 +9,7 @@ set -euo pipefail
 PKGS=(build-essential pkg-config perl
       libslurm-dev slurmctld slurmd slurm-client munge libmunge-dev
       libhwloc-dev hwloc libgsl-dev libconfig-dev libncurses-dev
-      libsqlite3-dev sqlite3 libjansson-dev libxml2-dev zlib1g-dev gnuplot-nox tmux universal-ctags
+      libsqlite3-dev sqlite3 libjansson-dev libpcre2-dev libxml2-dev zlib1g-dev gnuplot-nox tmux universal-ctags
       openmpi-bin libopenmpi-dev hpcc mandoc man-db)
 
 missing=()

@@ -1,5 +1,6 @@
 /* Details of one run for the monitor: argv, per-rank binding, history, output tails. */
 #include "tui/details.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "tui/model.h"
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void lines_add(struct top_lines *l, const char *s, size_t len)
 {
@@ -27,7 +29,11 @@ void top_lines_tail(struct top_lines *l, const char *path, int maxlines)
 {
 	enum { TAIL_BYTES = 64 * 1024 };
 	top_lines_release(l);
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	int fd = fs_open_regular(path, 1, &why);      /* an application may leave a FIFO there */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
 	if (!f || maxlines <= 0) {
 		if (f)
 			fclose(f);

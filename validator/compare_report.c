@@ -1,4 +1,5 @@
 /* perfsweep compare's text, JSON and HTML reports (see compare_report.h). */
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/point_text.h"
 #include "models/pmnf_json.h"
@@ -304,13 +305,8 @@ int compare_report_html(const char *path, const struct compare *c, const char *b
 	html_points(&h, c);
 	html_models(&h, c);
 	strbuf_addstr(&h, "</body></html>\n");
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		strbuf_release(&h);
-		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
-	}
-	int wbad = fwrite(h.buf, 1, h.len, f) != h.len;
-	wbad |= fclose(f) != 0;
+	int wbad = fs_write_file(path, h.buf, h.len);
+	int e = errno;
 	strbuf_release(&h);
-	return wbad ? perr_set(err, "cannot write '%s': %s", path, strerror(errno)) : 0;
+	return wbad ? perr_set(err, "cannot write '%s': %s", path, strerror(e)) : 0;
 }

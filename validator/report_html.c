@@ -8,6 +8,7 @@
  * line, the model on each side).  gnuplot runs with fork/exec, never
  * through a shell.
  */
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "collectors/region_match.h"
@@ -626,13 +627,7 @@ static int html_regions(struct strbuf *h, const struct validation *v, const char
 
 static int write_file(const char *path, const struct strbuf *h, struct perr *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
-	size_t w = fwrite(h->buf, 1, h->len, f);
-	int bad = w != h->len;
-	bad |= fclose(f) != 0;
-	if (bad)
+	if (fs_write_file(path, h->buf, h->len))
 		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }

@@ -91,7 +91,7 @@ bad() {  # bad LABEL EXPECTED ARGS...
 	is "$(echo "$out" | wc -l)" 1 "$label: one line"
 }
 mkdir "$T/empty"
-bad "a missing directory" "cannot read campaign directory '$T/nope': No such file or directory" "$T/nope"
+bad "a missing directory" "cannot read '$T/nope': No such file or directory; give a campaign DIR or a CONFIG" "$T/nope"
 bad "not a campaign" "'$T/empty' is not a campaign directory" "$T/empty"
 ok $([ ! -e "$T/empty/run.lock" ]; echo $?) "not a campaign: left untouched"
 printf 'name = "c";\napp = { command = [ "x" ] }\nparameters = ;\n' > "$T/bad.cfg"

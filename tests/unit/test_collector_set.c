@@ -87,6 +87,87 @@ static void misses(const char *dir)
 	collect_result_release(&r);
 }
 
+/* Output is bytes: NUL and invalid UTF-8 are characters like any other. */
+static void bytes(const char *dir)
+{
+	char path[800];
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	FILE *f = fopen(path, "w");
+	fwrite("warn\0ing\xff\xfe\nt: 4.5\nt: 4\0.5\n", 1, 25, f);
+	fclose(f);
+	struct collect_result r;
+	struct regex_pattern p = { "r", "t", "^t: ([0-9.]+)", "stdout", NULL, "sum" };
+	one(dir, &p, &r);
+	is_rel(value(&r.ml, "r", "t", 0), 8.5, 0, "values after a NUL byte are read (4.5 + 4: a NUL ends a number)");
+	collect_result_release(&r);
+}
+
+/* POSIX meaning kept over PCRE2: brackets, word boundaries, {,n}. */
+static void ere(const char *dir)
+{
+	write_file(dir, "stdout", "a\\b=1\nx\ny=2\nfoo=3 food=4\nzz=5\n");
+	struct collect_result r;
+	struct regex_pattern p = { "b", "n", "a[\\]b=([0-9])", "stdout", NULL, NULL };
+	one(dir, &p, &r);
+	is_rel(value(&r.ml, "b", "n", 0), 1, 0, "a backslash inside brackets is itself");
+	collect_result_release(&r);
+	struct regex_pattern q = { "s", "n", "x[^=]y=([0-9])", "stdout", NULL, NULL };
+	one(dir, &q, &r);
+	ok(r.nmissed == 1, "[^...] never matches a newline");
+	collect_result_release(&r);
+	struct regex_pattern w = { "w", "n", "\\<foo=([0-9])\\>", "stdout", NULL, NULL };
+	one(dir, &w, &r);
+	is_rel(value(&r.ml, "w", "n", 0), 3, 0, "\\< and \\> are word boundaries");
+	collect_result_release(&r);
+	struct regex_pattern z = { "z", "n", "^z{,3}=([0-9])", "stdout", NULL, NULL };
+	one(dir, &z, &r);
+	is_rel(value(&r.ml, "z", "n", 0), 5, 0, "{,n} is {0,n}");
+	collect_result_release(&r);
+}
+
+/* The limits: a file larger than the memory limit, a runaway pattern, the stop flag. */
+static void limits(const char *dir)
+{
+	char path[800];
+	snprintf(path, sizeof(path), "%s/big.txt", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 30000; i++)
+		fputs("0123456789012345678901234567890123456789 v=1\n", f);
+	fclose(f);
+	struct regex_pattern p = { "m", "v", "v=([0-9])", "stdout", "big.txt", NULL };
+	struct collector_set cs = { .nregex = 1, .regex = &p, .limits = { .memory_mb = 1 } };
+	struct collect_result r;
+	collector_set_run(&cs, dir, -1, &r);
+	ok(r.error && strstr(r.error, "'big.txt' is larger than the memory limit of 1 MiB (collect.memory_limit)"),
+	   "a file over the memory limit is a collection error: %s", r.error ? r.error : "none");
+	is_int(r.nmissed, 1, "and the pattern yields nothing");
+	collect_result_release(&r);
+
+	struct regex_prog *re;
+	char msg[256];
+	int groups;
+	is_int(regex_prog_compile(&re, "((a|a)*)*b([0-9])", &groups, msg, sizeof(msg)), 0, "a runaway pattern compiles");
+	is_int(groups, 3, "with its 3 groups");
+	char buf[200];
+	memset(buf, 'a', sizeof(buf));
+	memcpy(buf + sizeof(buf) - 3, "bx\n", 3);
+	double v;
+	int interrupted;
+	struct perr err;
+	is_int(regex_scan_mem(re, "last", buf, sizeof(buf), NULL, &v, &interrupted, &err), -1, "the match limit stops it");
+	ok(strstr(err.msg, "backtracks too much") != NULL, "saying so: %s", err.msg);
+	regex_prog_free(re);
+
+	volatile sig_atomic_t stop = 1;
+	struct collect_limits lim = { .stop = &stop };
+	regex_prog_compile(&re, "t: ([0-9]+)", &groups, msg, sizeof(msg));
+	is_int(regex_scan_mem(re, "last", "t: 1\n", 5, &lim, &v, &interrupted, &err), -1, "a set stop flag stops a scan");
+	is_int(interrupted, 1, "as interrupted");
+	regex_prog_free(re);
+	is_int(regex_prog_compile(&re, "a)(b", &groups, msg, sizeof(msg)), -1, "a pattern cannot close the group around it");
+	ok(strstr(msg, "offset 1") != NULL, "the offset is the pattern's own: %s", msg);
+}
+
 static void fingerprints(void)
 {
 	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL };
@@ -122,6 +203,9 @@ int main(void)
 	fs_mkdir_p(dir);
 	anchors(dir);
 	misses(dir);
+	bytes(dir);
+	ere(dir);
+	limits(dir);
 	fingerprints();
 	return done_testing();
 }

@@ -1,10 +1,15 @@
 /* common/ and the experiment container. */
 #include "collectors/experiment.h"
+#include "common/display.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "designs/plan.h"
 #include "tests/lib/tap.h"
+#include <unistd.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 static void test_strmap(void)
 {
@@ -76,8 +81,112 @@ static void test_full_factorial(void)
 	plan_release(&pl);
 }
 
+/* Opening files someone else wrote: regular files only, nothing through a link. */
+static void test_fs_open(void)
+{
+	char d[600], p[700];
+	snprintf(d, sizeof(d), "%s/open", tap_tmpdir());
+	snprintf(p, sizeof(p), "%s/sub", d);
+	fs_mkdir_p(p);
+	snprintf(p, sizeof(p), "%s/sub/f.txt", d);
+	FILE *f = fopen(p, "w");
+	fputs("x", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/fifo", d);
+	mkfifo(p, 0644);
+	snprintf(p, sizeof(p), "%s/link", d);
+	symlink("sub/f.txt", p);
+	snprintf(p, sizeof(p), "%s/dlink", d);
+	symlink("sub", p);
+	const char *why = "";
+	int fd = fs_open_beneath(d, "sub/f.txt", &why);
+	ok(fd >= 0, "a regular file below the directory opens");
+	if (fd >= 0)
+		close(fd);
+	fd = fs_open_beneath(d, "./sub//f.txt", &why);
+	ok(fd >= 0, "'.' and empty components are fine");
+	if (fd >= 0)
+		close(fd);
+	is_int(fs_open_beneath(d, "fifo", &why), -1, "a FIFO is refused (without blocking)");
+	is_str(why, "it is a FIFO, not a regular file", "and named");
+	is_int(fs_open_beneath(d, "link", &why), -1, "a symlink is refused");
+	is_str(why, "it is a symbolic link", "and named");
+	is_int(fs_open_beneath(d, "dlink/f.txt", &why), -1, "a path through a symlinked directory is refused");
+	is_str(why, "it goes through a symbolic link", "and named");
+	is_int(fs_open_beneath(d, "sub/../sub/f.txt", &why), -1, "'..' is refused");
+	is_int(fs_open_beneath(d, "sub", &why), -1, "a directory is refused");
+	is_str(why, "it is a directory", "and named");
+	is_int(fs_open_beneath(d, "/etc/passwd", &why), -1, "an absolute path is refused");
+	is_int(fs_open_beneath(d, "none", &why), -1, "a missing file fails");
+	is_int(errno, ENOENT, "with ENOENT");
+	is_int(fs_open_regular("/dev/zero", 0, &why), -1, "fs_open_regular refuses a device");
+	is_str(why, "it is a device, not a regular file", "and names it");
+	snprintf(p, sizeof(p), "%s/link", d);
+	fd = fs_open_regular(p, 0, &why);
+	ok(fd >= 0, "fs_open_regular follows a link to a regular file");
+	if (fd >= 0)
+		close(fd);
+	is_int(fs_open_regular(p, 1, &why), -1, "but not with nofollow");
+}
+
+/* A file written for a user replaces the old one only when complete. */
+static void test_fs_atomic(void)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/out.txt", tap_tmpdir());
+	FILE *f = fopen(p, "w");
+	fputs("old\n", f);
+	fclose(f);
+	chmod(p, 0640);
+	struct fs_atomic a;
+	is_int(fs_atomic_open(&a, p), 0, "fs_atomic_open");
+	fputs("half", a.f);
+	fs_atomic_abort(&a);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_read_file(&sb, p);
+	is_str(sb.buf, "old\n", "an aborted write leaves the old file");
+	is_int(fs_write_file(p, "new\n", 4), 0, "fs_write_file");
+	strbuf_reset(&sb);
+	strbuf_read_file(&sb, p);
+	is_str(sb.buf, "new\n", "replaces it when complete");
+	struct stat st;
+	stat(p, &st);
+	is_int(st.st_mode & 0777, 0640, "keeping its mode");
+	char q[720];
+	snprintf(q, sizeof(q), "%s/nodir/out.txt", tap_tmpdir());
+	is_int(fs_write_file(q, "x", 1), -1, "a missing directory fails");
+	strbuf_release(&sb);
+}
+
+/* Text from inputs on a terminal: controls escaped, UTF-8 kept. */
+static void test_display(void)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	const char in[] = "a\x1b[31mb\tc\nd\x7f \xc3\xa9 \xc2\x9b \xff \xe2\x82";
+	display_escape(&sb, in, sizeof(in) - 1);
+	is_str(sb.buf, "a\\x1b[31mb\tc\nd\\x7f \xc3\xa9 \\xc2\\x9b \\xff \\xe2\\x82",
+	       "ESC, DEL, C1, invalid and cut UTF-8 escaped; tab, newline and UTF-8 kept");
+	strbuf_reset(&sb);
+	char path[700];
+	snprintf(path, sizeof(path), "%s/display.txt", tap_tmpdir());
+	FILE *out = fopen(path, "w"), *d = display_stream(out);
+	setvbuf(d, NULL, _IONBF, 0);    /* every fputs is one write: é split between two */
+	fputs("x\xc3", d);
+	fputs("\xa9\x1b", d);
+	fclose(d);
+	fclose(out);
+	strbuf_read_file(&sb, path);
+	is_str(sb.buf, "x\xc3\xa9\\x1b", "a stream keeps a UTF-8 sequence split between writes");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
+	test_fs_open();
+	test_fs_atomic();
+	test_display();
 	test_strmap();
 	test_strbuf();
 	test_experiment();

@@ -361,6 +361,18 @@ static void test_reference(void)
 		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1, 2], \"values\": [1]}]}]}",
 		  "region 1 ('a') point 1: needs 1 \"coordinates\"" },
 		{ "{\"format\":\n", ":2: " },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1], \"values\": [1]}, "
+		  "{\"coordinates\": [2], \"values\": []}]}]}",
+		  "region 1 ('a') point 2: \"values\" must be a non-empty array" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1], \"values\": [1]}, "
+		  "{\"coordinates\": [1.0], \"values\": [2]}]}]}",
+		  "region 1 ('a') point 2: the same coordinates as an earlier point" },
+		{ "{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+		  "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1], \"values\": [1]}]}, "
+		  "{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [2], \"values\": [1]}]}]}",
+		  "region 2: 'a' [time] is given twice" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		f = fopen(path, "w");
@@ -372,6 +384,19 @@ static void test_reference(void)
 		   err.msg);
 		experiment_release(&r);
 	}
+	/* a point with more values than any fixed buffer */
+	f = fopen(path, "w");
+	fputs("{\"format\": \"perfsweep-reference\", \"version\": 1, \"parameters\": [\"n\"], \"regions\": "
+	      "[{\"callpath\": \"a\", \"metric\": \"time\", \"points\": [{\"coordinates\": [1], \"values\": [1", f);
+	for (int i = 1; i < 20000; i++)
+		fputs(", 1", f);
+	fputs("]}]}]}", f);
+	fclose(f);
+	experiment_init(&r);
+	is_int(reference_read(&r, path, &err), 0, "a point with 20000 values reads");
+	const struct exp_values *many = experiment_values(&r, 0, 0, 0);
+	is_int(many ? many->n : -1, 20000, "all 20000 of them");
+	experiment_release(&r);
 	unlink(path);
 	experiment_release(&e);
 	gsl_rng_free(rng);

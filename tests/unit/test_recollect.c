@@ -82,7 +82,7 @@ static void recollect(const char *cfg_path, const char *dir)
 	struct perr err;
 	write_file(cfg_path, config_text(", { region = \"u\"; metric = \"n\"; pattern = \"u: ([0-9]+)\"; }",
 					 "/bin/true"));
-	is_int(campaign_recollect(dir, cfg_path, &r, &err), 0, "re-collect with a second pattern");
+	is_int(campaign_recollect(dir, cfg_path, NULL, &r, &err), 0, "re-collect with a second pattern");
 	is_int(r.runs, 2, "the two done runs with files");
 	is_int(r.no_files, 1, "the done run without a directory is left as it was");
 	ok(r.collectors_changed && r.config_stored, "the collectors changed and the config is stored");
@@ -138,14 +138,14 @@ static void refusals(const char *cfg_path, const char *dir)
 	struct recollect_report r;
 	struct perr err;
 	write_file(cfg_path, config_text("", "/bin/false"));
-	is_int(campaign_recollect(dir, cfg_path, &r, &err), -1, "a changed app command is refused");
+	is_int(campaign_recollect(dir, cfg_path, NULL, &r, &err), -1, "a changed app command is refused");
 	char want[800];
 	snprintf(want, sizeof(want), "%s:2: 'app.command[0]' differs", cfg_path);
 	contains(err.msg, want, "naming the file, line and key");
 	snprintf(want, sizeof(want), "%s/nothing", base);
-	is_int(campaign_recollect(want, NULL, &r, &err), -1, "a missing directory");
+	is_int(campaign_recollect(want, NULL, NULL, &r, &err), -1, "a missing directory");
 	contains(err.msg, "cannot read campaign directory", "is named");
-	is_int(campaign_recollect(base, NULL, &r, &err), -1, "a directory that is no campaign");
+	is_int(campaign_recollect(base, NULL, NULL, &r, &err), -1, "a directory that is no campaign");
 	contains(err.msg, "is not a campaign directory", "is named");
 	snprintf(want, sizeof(want), "%s/run.lock", base);
 	ok(access(want, F_OK) != 0, "and gets no lock file");
@@ -184,6 +184,40 @@ static void diffs(void)
 	       "only top-level members are skipped");
 }
 
+/* A campaign where nothing was ever collected: re-collecting it finds no
+   region at all (under UBSan: no qsort of a NULL array), and an
+   interrupted re-collection stores nothing and leaves collect_pending. */
+static void nothing_and_interrupted(void)
+{
+	char cfg[700], dir[700];
+	snprintf(cfg, sizeof(cfg), "%s/none.cfg", base);
+	snprintf(dir, sizeof(dir), "%s/none.campaign", base);
+	make_campaign(cfg, dir);
+	for (long long id = 1; id <= 3; id++) {
+		char path[800];
+		snprintf(path, sizeof(path), "%s/runs/%lld/stdout", dir, id);
+		write_file(path, "nothing here\n");
+	}
+	struct recollect_report r;
+	struct perr err;
+	write_file(cfg, config_text("", "/bin/true"));
+	is_int(campaign_recollect(dir, NULL, NULL, &r, &err), 0, "re-collect: every value is removed");
+	recollect_report_release(&r);
+	is_int(campaign_recollect(dir, NULL, NULL, &r, &err), 0, "re-collect a campaign with no value at all");
+	is_int(r.nmetrics, 0, "no region/metric in the report");
+	recollect_report_release(&r);
+	volatile sig_atomic_t stop = 1;
+	is_int(campaign_recollect(dir, NULL, &stop, &r, &err), -1, "a set stop flag interrupts a re-collection");
+	ok(strstr(err.msg, "interrupted") != NULL, "saying so: %s", err.msg);
+	struct store *st;
+	if (!store_open(&st, dir, STORE_READONLY, &err)) {
+		char *p = store_get_meta(st, "collect_pending");
+		ok(p != NULL, "collect_pending stays set");
+		free(p);
+		store_close(st);
+	}
+}
+
 int main(void)
 {
 	snprintf(base, sizeof(base), "%s", tap_tmpdir());
@@ -194,5 +228,6 @@ int main(void)
 	recollect(cfg, dir);
 	refusals(cfg, dir);
 	diffs();
+	nothing_and_interrupted();
 	return done_testing();
 }
