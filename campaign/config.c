@@ -776,6 +776,21 @@ static int parse_repetitions(struct campaign_config *c, struct perr *err)
 /* libconfig reads an integer too large for 32 bits, written without L, as
    its low 32 bits (99999999999 becomes 1215752191): such literals are
    refused here, before it reads them.  Strings and comments are skipped. */
+/* Past a float's fraction and exponent, from t[j] ('.', 'e' or 'E'). */
+static size_t skip_float_tail(const char *t, size_t j)
+{
+	if (t[j] == '.')
+		for (j++; isdigit((unsigned char)t[j]); j++)
+			;
+	if (t[j] == 'e' || t[j] == 'E') {
+		j++;
+		j += t[j] == '+' || t[j] == '-';
+		while (isdigit((unsigned char)t[j]))
+			j++;
+	}
+	return j;
+}
+
 static int check_int_literals(const struct campaign_config *c, struct perr *err)
 {
 	const char *t = c->text;
@@ -800,6 +815,8 @@ static int check_int_literals(const struct campaign_config *c, struct perr *err)
 		} else if (isalpha((unsigned char)t[i]) || t[i] == '*' || t[i] == '_') {
 			while (isalnum((unsigned char)t[i]) || strchr("-_*", t[i]))
 				i++;
+		} else if (t[i] == '.' && isdigit((unsigned char)t[i + 1])) {
+			i = skip_float_tail(t, i);      /* ".5" */
 		} else if (isdigit((unsigned char)t[i]) ||
 			   ((t[i] == '-' || t[i] == '+') && isdigit((unsigned char)t[i + 1]))) {
 			size_t s = i, j = i + (t[i] == '-' || t[i] == '+');
@@ -808,8 +825,10 @@ static int check_int_literals(const struct campaign_config *c, struct perr *err)
 			while (hex ? isxdigit((unsigned char)t[j]) : isdigit((unsigned char)t[j]))
 				j++;
 			i = j;
-			if (!hex && (t[j] == '.' || t[j] == 'e' || t[j] == 'E'))
-				continue;       /* a float: the float rules read the rest */
+			if (!hex && (t[j] == '.' || t[j] == 'e' || t[j] == 'E')) {
+				i = skip_float_tail(t, j);      /* a float: its fraction is no integer */
+				continue;
+			}
 			if (t[j] == 'L')
 				continue;       /* a 64-bit integer */
 			errno = 0;

@@ -235,7 +235,7 @@ like "$("$PS" status "$T/wd.campaign")" "cannot enter the working directory '$T/
 printf 'name = "gr";\napp = { command = [ "/bin/true" ];\n  env = [ "A=1" ]; };\n%s\n' "$H" > "$T/gr.cfg"
 "$PS" run "$T/gr.cfg" --quiet > /dev/null 2>&1
 printf 'name = "gr";\napp = { command = [ "/bin/true" ]; };\n%s\n' "$H" > "$T/gr.cfg"
-like "$("$PS" run "$T/gr.cfg" 2>&1)" "gr.cfg:2: app.env (removed) differs" "a removed env names the app group's line"
+like "$("$PS" run "$T/gr.cfg" 2>&1)" "gr.cfg:2: app.env differs from the campaign" "a removed env names the app group's line"
 like "$("$PS" collect "$T/nonexist.cfg" 2>&1)" "cannot read '$T/nonexist.cfg': No such file or directory; give a campaign DIR or a CONFIG" \
 	"collect of a missing file says so"
 cat > "$T/bud.cfg" <<CFG
