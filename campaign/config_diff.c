@@ -1,5 +1,6 @@
 /* Structural differences between two libconfig trees. */
 #include "campaign/config_diff.h"
+#include "common/strbuf.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -29,20 +30,31 @@ static int same_scalar(const config_setting_t *a, const config_setting_t *b)
 	}
 }
 
-/* Name the difference: key gets path, *line b's line (or 0). */
-static int differ(const char *path, const config_setting_t *b, char *key, size_t n, int *line)
+/* One walk over two trees: every difference goes to fn; first_only stops at the first. */
+struct walk {
+	config_diff_fn fn;
+	void *ctx;
+	int first_only;
+	int count;
+	const config_setting_t *where;  /* the last difference's place in b (its group when b lacks it) */
+};
+
+/* A difference at path (a or b NULL where absent); 1 when the walk stops. */
+static int differ(struct walk *w, const char *path, const config_setting_t *a, const config_setting_t *b,
+		  const config_setting_t *where)
 {
-	snprintf(key, n, "%s", path);
-	*line = b ? (int)config_setting_source_line(b) : 0;
-	return 1;
+	w->count++;
+	w->where = where;
+	w->fn(w->ctx, path, a, b);
+	return w->first_only;
 }
 
-static int diff(const config_setting_t *a, const config_setting_t *b, const char *path,
-		const char *const *skip, char *key, size_t n, int *line);
+static int diff(struct walk *w, const config_setting_t *a, const config_setting_t *b, const char *path,
+		const char *const *skip);
 
 /* The members of group a and of group b, by name. */
-static int diff_group(const config_setting_t *a, const config_setting_t *b, const char *path,
-		      const char *const *skip, char *key, size_t n, int *line)
+static int diff_group(struct walk *w, const config_setting_t *a, const config_setting_t *b, const char *path,
+		      const char *const *skip)
 {
 	char sub[512];
 	for (int pass = 0; pass < 2; pass++) {
@@ -54,40 +66,129 @@ static int diff_group(const config_setting_t *a, const config_setting_t *b, cons
 				continue;
 			snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", name ? name : "?");
 			const config_setting_t *o = config_setting_get_member(y, name);
-			if (!o)
-				return differ(sub, pass ? m : y, key, n, line);
-			if (!pass && diff(m, o, sub, NULL, key, n, line))
+			if (!o && differ(w, sub, pass ? NULL : m, pass ? m : NULL, pass ? m : y))
+				return 1;
+			if (o && !pass && diff(w, m, o, sub, NULL))
 				return 1;
 		}
 	}
 	return 0;
 }
 
-static int diff(const config_setting_t *a, const config_setting_t *b, const char *path,
-		const char *const *skip, char *key, size_t n, int *line)
+static int diff(struct walk *w, const config_setting_t *a, const config_setting_t *b, const char *path,
+		const char *const *skip)
 {
 	int t = config_setting_type(a);
 	if (t != config_setting_type(b))
-		return differ(path, b, key, n, line);
+		return differ(w, path, a, b, b);
 	if (t == CONFIG_TYPE_GROUP)
-		return diff_group(a, b, path, skip, key, n, line);
+		return diff_group(w, a, b, path, skip);
 	if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
 		if (config_setting_length(a) != config_setting_length(b))
-			return differ(path, b, key, n, line);
+			return differ(w, path, a, b, b);
 		char sub[512];
 		for (int i = 0; i < config_setting_length(a); i++) {
 			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
-			if (diff(config_setting_get_elem(a, (unsigned)i), config_setting_get_elem(b, (unsigned)i),
-				 sub, NULL, key, n, line))
+			if (diff(w, config_setting_get_elem(a, (unsigned)i), config_setting_get_elem(b, (unsigned)i),
+				 sub, NULL))
 				return 1;
 		}
 		return 0;
 	}
-	return same_scalar(a, b) ? 0 : differ(path, b, key, n, line);
+	return same_scalar(a, b) ? 0 : differ(w, path, a, b, b);
+}
+
+int config_diff_each(const config_setting_t *a, const config_setting_t *b, const char *const *skip,
+		     config_diff_fn fn, void *ctx)
+{
+	struct walk w = { fn, ctx, 0, 0, NULL };
+	diff(&w, a, b, "", skip);
+	return w.count;
+}
+
+/* config_diff's first difference: its key. */
+struct first {
+	char *key;
+	size_t n;
+};
+
+static void note_first(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	struct first *f = ctx;
+	(void)a;
+	(void)b;
+	snprintf(f->key, f->n, "%s", key);
 }
 
 int config_diff(const config_setting_t *a, const config_setting_t *b, const char *const *skip,
 		char *key, size_t n, int *line)
 {
-	return diff(a, b, "", skip, key, n, line);
+	struct first f = { key, n };
+	struct walk w = { note_first, &f, 1, 0, NULL };
+	int d = diff(&w, a, b, "", skip);
+	if (d)
+		*line = w.where ? (int)config_setting_source_line(w.where) : 0;
+	return d;
+}
+
+static void ignore(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	(void)ctx;
+	(void)key;
+	(void)a;
+	(void)b;
+}
+
+static int same(const config_setting_t *a, const config_setting_t *b)
+{
+	struct walk w = { ignore, NULL, 1, 0, NULL };
+	return !diff(&w, a, b, "", NULL);
+}
+
+void config_diff_span(const config_setting_t *a, const config_setting_t *b, int *from, int *a_end, int *b_end)
+{
+	int la = config_setting_length(a), lb = config_setting_length(b), p = 0, q = 0;
+	while (p < la && p < lb && same(config_setting_get_elem(a, (unsigned)p), config_setting_get_elem(b, (unsigned)p)))
+		p++;
+	while (q < la - p && q < lb - p &&
+	       same(config_setting_get_elem(a, (unsigned)(la - 1 - q)), config_setting_get_elem(b, (unsigned)(lb - 1 - q))))
+		q++;
+	*from = p;
+	*a_end = la - q;
+	*b_end = lb - q;
+}
+
+void config_value_text(const config_setting_t *s, struct strbuf *sb)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		strbuf_addf(sb, "%lld", config_setting_get_int64(s));
+		return;
+	case CONFIG_TYPE_FLOAT:
+		strbuf_addf(sb, "%.17g", config_setting_get_float(s));
+		return;
+	case CONFIG_TYPE_BOOL:
+		strbuf_addstr(sb, config_setting_get_bool(s) ? "true" : "false");
+		return;
+	case CONFIG_TYPE_STRING:
+		strbuf_addf(sb, "\"%s\"", config_setting_get_string(s));
+		return;
+	default:
+		break;
+	}
+	int group = config_setting_type(s) == CONFIG_TYPE_GROUP;
+	int list = config_setting_type(s) == CONFIG_TYPE_LIST;
+	strbuf_addstr(sb, group ? "{ " : list ? "( " : "[ ");
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+		if (i && !group)
+			strbuf_addstr(sb, ", ");
+		if (group)
+			strbuf_addf(sb, "%s = ", config_setting_name(m));
+		config_value_text(m, sb);
+		if (group)
+			strbuf_addstr(sb, "; ");
+	}
+	strbuf_addstr(sb, group ? "}" : list ? " )" : " ]");
 }

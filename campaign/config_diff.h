@@ -2,7 +2,8 @@
  * Where two configs differ: a structural comparison of libconfig settings
  * (names, types and values; group members in any order; formatting and
  * comments do not count), for commands that accept a changed config only
- * when the change stays inside given sections.
+ * when the change stays inside given sections, and for compare, which
+ * lists every difference between two campaigns.
  */
 #ifndef PS_CONFIG_DIFF_H
 #define PS_CONFIG_DIFF_H
@@ -17,5 +18,28 @@
  */
 int config_diff(const config_setting_t *a, const config_setting_t *b, const char *const *skip,
 		char *key, size_t n, int *line);
+
+/*
+ * Every difference, in a's order then b's additions: fn gets the key
+ * ("app.command[7]"; an array or list of another length, or a setting of
+ * another type, is one difference at its own key) and both settings, a or
+ * b NULL where that side lacks the key.  Returns the number of differences.
+ */
+typedef void (*config_diff_fn)(void *ctx, const char *key, const config_setting_t *a,
+			       const config_setting_t *b);
+int config_diff_each(const config_setting_t *a, const config_setting_t *b, const char *const *skip,
+		     config_diff_fn fn, void *ctx);
+
+/*
+ * Two arrays or lists that differ: the elements [*from, *a_end) of a and
+ * [*from, *b_end) of b that lie between their common beginning and common
+ * end (an argument added to a command: *a_end == *from).
+ */
+void config_diff_span(const config_setting_t *a, const config_setting_t *b, int *from, int *a_end,
+		      int *b_end);
+
+struct strbuf;
+/* Append s's value as config text: 3, 0.5, true, "x", [ 1, 2 ], ( ... ), { a = 1; }. */
+void config_value_text(const config_setting_t *s, struct strbuf *sb);
 
 #endif

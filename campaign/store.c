@@ -706,6 +706,43 @@ static int store_resume(struct store **out, const char *dir, const char *name, c
 	return 0;
 }
 
+/* The CPU model /proc/cpuinfo names ("model name"), or "unknown". */
+static void cpu_model(char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	snprintf(buf, n, "unknown");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(buf, n, "%s", colon);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The machine the campaign is created on, as meta keys hostname, cpu_model
+ * and ncores (online CPUs): compare says when two campaigns ran on
+ * different machines.  An import's measurements come from elsewhere: none.
+ */
+static int put_machine_meta(struct store *st, const char *backend, struct perr *err)
+{
+	if (backend && !strcmp(backend, "import"))
+		return 0;
+	char host[256] = "", model[256], cores[32];
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		snprintf(host, sizeof(host), "unknown");
+	cpu_model(model, sizeof(model));
+	snprintf(cores, sizeof(cores), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	return sdb_put_meta(st, "hostname", host, err) || sdb_put_meta(st, "cpu_model", model, err) ||
+	       sdb_put_meta(st, "ncores", cores, err) ? -1 : 0;
+}
+
 int store_create(struct store **out, const char *dir, const char *name, const char *backend,
 		 const char *config_text, const struct plan *pl, struct perr *err)
 {
@@ -749,7 +786,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	    sdb_put_meta(st, "name", name, err) || sdb_put_meta(st, "backend", backend ? backend : "local", err) ||
 	    sdb_put_meta(st, "config", config_text ? config_text : "", err) ||
 	    sdb_put_meta(st, "created", created, err) || sdb_put_meta(st, "plan", fp, err) ||
-	    sdb_put_meta(st, "points_launch", "1", err) ||
+	    sdb_put_meta(st, "points_launch", "1", err) || put_machine_meta(st, backend, err) ||
 	    sdb_put_plan_meta(st, pl, err) || insert_plan(st, pl, err)) {
 		sdb_rollback(st);
 		goto fail;

@@ -81,7 +81,8 @@ char *store_run_dir(const struct store *st, long long id);
 /* The same path, not created (to ask whether a run left files). */
 char *store_run_path(const struct store *st, long long id);
 
-/* Key/value metadata ("name", "backend", "config", "budget_core_hours", ...). */
+/* Key/value metadata ("name", "backend", "config", "budget_core_hours", ...; the machine a
+   campaign was created on: "hostname", "cpu_model", "ncores", unless it is an import). */
 char *store_get_meta(struct store *st, const char *key);   /* caller frees; NULL if unset */
 int store_set_meta(struct store *st, const char *key, const char *value, struct perr *err);
 /* Set several meta keys in one transaction (a NULL value removes its key). */

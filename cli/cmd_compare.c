@@ -5,11 +5,17 @@
  * validator/compare.c, the reports in validator/compare_report.c; this
  * file loads the inputs and picks the exit status (docs/compare.md).
  */
+#include "campaign/config_diff.h"
+#include "campaign/store.h"
 #include "cli/cli.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
 #include "engine/input.h"
 #include "validator/compare.h"
 #include "validator/compare_report.h"
 #include <jansson.h>
+#include <libconfig.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +57,97 @@ static int load_side(const char *path, const char *format, const char *metric, s
 	return rc;
 }
 
+/* 1 when path is a campaign directory (the input registry's detection). */
+static int is_campaign(const char *path)
+{
+	struct perr err;
+	const struct input_format *f = input_format_detect(path, &err);
+	return f && !strcmp(f->name, "campaign");
+}
+
+/* One campaign's stored config (parsed into cfg, includes resolved beside it) and machine. */
+static int campaign_facts(const char *dir, config_t *cfg, struct compare_machine *m, struct perr *err)
+{
+	struct store *st;
+	if (store_open(&st, dir, STORE_READONLY, err) < 0)
+		return -1;
+	m->hostname = store_get_meta(st, "hostname");
+	m->cpu_model = store_get_meta(st, "cpu_model");
+	m->ncores = store_get_meta(st, "ncores");
+	char *text = store_get_meta(st, "config"), *tmp = xstrdup(dir);
+	store_close(st);
+	config_set_include_dir(cfg, dirname(tmp));
+	int rc = 0;
+	if (!text || !*text)
+		rc = perr_set(err, "'%s' has no stored config", dir);
+	else if (config_read_string(cfg, text) != CONFIG_TRUE)
+		rc = perr_set(err, "the config stored in '%s' does not parse: %s", dir, config_error_text(cfg));
+	free(text);
+	free(tmp);
+	return rc;
+}
+
+static int is_sequence(const config_setting_t *s)
+{
+	return s && (config_setting_is_array(s) || config_setting_is_list(s));
+}
+
+/* The elements [from, to) of s, comma-separated, into sb; nothing for an empty range. */
+static void add_elems(struct strbuf *sb, const config_setting_t *s, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		strbuf_addstr(sb, i > from ? ", " : "");
+		config_value_text(config_setting_get_elem(s, (unsigned)i), sb);
+	}
+}
+
+/* One difference of the stored configs; of two sequences, only the elements that differ. */
+static void add_diff(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	struct strbuf k, v[2];
+	strbuf_init(&k);
+	strbuf_init(&v[0]);
+	strbuf_init(&v[1]);
+	strbuf_addstr(&k, key);
+	int from, end[2];
+	if (is_sequence(a) && is_sequence(b)) {
+		config_diff_span(a, b, &from, &end[0], &end[1]);
+		int last = (end[0] > end[1] ? end[0] : end[1]) - 1;
+		strbuf_addf(&k, last > from ? "[%d..%d]" : "[%d]", from, last);
+		add_elems(&v[0], a, from, end[0]);
+		add_elems(&v[1], b, from, end[1]);
+	} else {
+		if (a)
+			config_value_text(a, &v[0]);
+		if (b)
+			config_value_text(b, &v[1]);
+	}
+	compare_add_diff(ctx, k.buf, v[0].len ? v[0].buf : NULL, v[1].len ? v[1].buf : NULL);
+	strbuf_release(&k);
+	strbuf_release(&v[0]);
+	strbuf_release(&v[1]);
+}
+
+/* When both inputs are campaign directories: their configs' differences and their machines. */
+static void campaign_inputs(const char *base, const char *new, struct compare *c)
+{
+	static const char *const skip[] = { "name", NULL };
+	if (!is_campaign(base) || !is_campaign(new))
+		return;
+	config_t cfg[2];
+	struct perr err;
+	c->inputs.campaigns = 1;
+	config_init(&cfg[0]);
+	config_init(&cfg[1]);
+	if (campaign_facts(base, &cfg[0], &c->inputs.machine[0], &err) < 0 ||
+	    campaign_facts(new, &cfg[1], &c->inputs.machine[1], &err) < 0)
+		c->inputs.config_note = xasprintf("not compared: %s", err.msg);
+	else
+		config_diff_each(config_root_setting(&cfg[0]), config_root_setting(&cfg[1]), skip, add_diff, c);
+	config_destroy(&cfg[0]);
+	config_destroy(&cfg[1]);
+}
+
 static void print_json(const struct compare *c, const char *base, const char *new)
 {
 	json_t *o = compare_report_json(c, base, new);
@@ -88,6 +185,7 @@ static int exec_compare(struct cli_args *a)
 	} else if (compare_experiments(&eb, &en, &opt, &c, &err) < 0) {
 		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
 	} else {
+		campaign_inputs(base, new, &c);
 		if (cli_flag(a, 'j'))
 			print_json(&c, base, new);
 		else
@@ -128,16 +226,22 @@ const struct cli_entry cmd_compare_entry = {
 		"the change exceeds --tolerance (5%, or 0.05); it improved when below -tolerance.\n"
 		"Higher is worse for every metric.  Mann-Whitney needs at least 5 + 5 repetitions\n"
 		"to reach p < 0.01 (4 + 4 for 0.05); the report marks points that cannot.\n"
-		"Per region: both PMNF models, their leading terms, whether the leading term\n"
-		"changed or grew, and the predicted ratio NEW/BASE at the largest common point and\n"
-		"at twice it.  A grown leading term is a scaling regression when that ratio at 2x\n"
-		"exceeds 1 + tolerance and the largest point is significantly slower.\n"
+		"Per region, all common points together: the weighted mean of the points' log\n"
+		"ratios (its t interval; a regression when p < alpha and above tolerance) and its\n"
+		"trend along each parameter.  A scaling regression is a significant positive\n"
+		"trend that, at its interval's low end, adds more than tolerance to the ratio at\n"
+		"twice the parameter's largest common value.  Both PMNF models and their leading\n"
+		"terms are shown; models that differ without a trend are not a regression.\n"
+		"A region noisy on either side (as validate's noise check) is not compared: it is\n"
+		"listed with the points to re-measure.  When both inputs are campaign\n"
+		"directories, the report starts with their stored configs' differences and\n"
+		"their machines.\n"
 		"--json prints {regressions, improvements, unchanged, models: [{callpath, metric,\n"
-		"base, new, leading_term_changed, predicted_ratio, ...}], ...}; --html FILE writes\n"
-		"a self-contained page with the tables.\n"
+		"base, new, leading_term_changed, predicted_ratio, region, trend, ...}],\n"
+		"not_compared, config_diff, ...}; --html FILE writes a self-contained page.\n"
 		"\n"
-		"exit status: 0 no regression; 3 a regression or a scaling regression; 2 usage or\n"
-		"input error.  See docs/compare.md.",
+		"exit status: 0 no regression; 3 a point, a region or a scaling regression; 2\n"
+		"usage or input error.  See docs/compare.md.",
 	.options = compare_options,
 	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 2, .too_few = "missing BASE and NEW",

@@ -27,8 +27,13 @@
  * machine) at the demo's smallest point (n=72, i=1); every allocation and
  * initialisation happens before the kernel's clock starts.
  *
- * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] [--fail-once FILE] [--echo] [ARGS...]
+ * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP]
+ *                 [--more KERNEL:FACTOR] [--log KERNEL] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
+ *   --more KERNEL:FACTOR  KERNEL does FACTOR times its work (a constant slowdown: 1.3 is 30%)
+ *   --log KERNEL          KERNEL does log2(n) times its work (its cost gains a factor
+ *                         log2(n): regime becomes O(n log n * i)); the two are "a new
+ *                         version" for perfsweep compare (docs/compare.md); not for dense
  *   -a  doubles per stream array (default STREAM_LEN; the work, n^2 * i, does not change)
  *   -c  the kernels' clock: wall (default) or cpu, the CPU time of the thread
  *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
@@ -69,6 +74,11 @@ static long stream_len = STREAM_LEN;
 #define REGIME_SCALE 330000     /* values per unit of n */
 #define REGIME_SWITCH 128       /* n from which the two-pass algorithm runs */
 
+/* Per kernel, the factor on its work (--more, --log); dense has none. */
+enum { K_SETUP, K_STREAM, K_SORT, K_REGIME, K_N };
+static const char *const kernel_names[K_N] = { "setup", "stream", "sort", "regime" };
+static double work[K_N] = { 1, 1, 1, 1 };
+
 /* Cache-line aligned arrays: malloc returns large blocks 16 bytes past a
    page boundary, which makes vector loads straddle lines and the timings
    of one size jump between two levels from run to run.  Large ones are
@@ -95,7 +105,8 @@ static double *array(long n)
 static double setup(void)
 {
 	double t = now(), s = 0;
-	for (int i = 0; i < SETUP_STEPS; i++)
+	long steps = (long)(SETUP_STEPS * work[K_SETUP]);
+	for (long i = 0; i < steps; i++)
 		s += sqrt((double)i);
 	sink += s;
 	return now() - t;
@@ -138,7 +149,7 @@ static double dense(long n, long iters)
 
 static double stream(long n, long iters)
 {
-	long len = stream_len, total = n * n * STREAM_SCALE;
+	long len = stream_len, total = (long)((double)n * n * STREAM_SCALE * work[K_STREAM]);
 	/* one block, so that the arrays' offsets from each other are fixed */
 	double *block = array(3 * len + 2 * STREAM_GAP), *x = block, *y = x + len + STREAM_GAP, *z = y + len + STREAM_GAP;
 	for (long i = 0; i < len; i++) {
@@ -197,7 +208,7 @@ static double sort(long n, long iters)
 		fill_random(v, len, &w);
 		merge_sort(v, tmp, len);
 	}
-	for (long it = 0; it < iters * SORT_ARRAYS; it++) {
+	for (long it = 0; it < (long)(iters * SORT_ARRAYS * work[K_SORT]); it++) {
 		fill_random(v, len, &s);
 		double t0 = now();
 		merge_sort(v, tmp, len);
@@ -218,7 +229,7 @@ static double value(long j)
 /* Variance of n*REGIME_SCALE values, one pass below REGIME_SWITCH, two passes from it on. */
 static double regime(long n, long iters)
 {
-	long len = n * REGIME_SCALE;
+	long len = (long)((double)n * REGIME_SCALE * work[K_REGIME]);
 	double t = now(), var = 0;
 	for (long it = 0; it < iters; it++) {
 		double s = 0, s2 = 0;
@@ -244,6 +255,28 @@ static double regime(long n, long iters)
 	return now() - t;
 }
 
+/* --more KERNEL:FACTOR (factor > 0) or --log KERNEL: multiply the kernel's work; -1 if bad. */
+static int more_work(const char *opt, const char *arg, long n)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = strcmp(opt, "--log") ? (colon ? (size_t)(colon - arg) : strlen(arg)) : strlen(arg);
+	for (int k = 0; k < K_N; k++) {
+		if (strlen(kernel_names[k]) != len || strncmp(arg, kernel_names[k], len))
+			continue;
+		if (!strcmp(opt, "--log")) {
+			work[k] *= log2((double)n);
+			return 0;
+		}
+		char *end;
+		double f = colon ? strtod(colon + 1, &end) : 0;
+		if (!colon || *end || !(f > 0))
+			return -1;
+		work[k] *= f;
+		return 0;
+	}
+	return -1;
+}
+
 static int wanted(const char *list, const char *k)
 {
 	if (!list)
@@ -259,11 +292,14 @@ int main(int argc, char **argv)
 {
 	long n = 0, iters = 1;
 	double nap = 0;
-	const char *kernels = NULL, *fail_once = NULL;
-	int echo = 0;
+	const char *kernels = NULL, *fail_once = NULL, *more[8][2];
+	int echo = 0, nmore = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--echo")) {
 			echo = 1;
+		} else if ((!strcmp(argv[i], "--more") || !strcmp(argv[i], "--log")) && i + 1 < argc && nmore < 8) {
+			more[nmore][0] = argv[i];
+			more[nmore++][1] = argv[++i];
 		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
 			fail_once = argv[++i];
 		} else if (argv[i][0] == '-' && strchr("nikcas", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
@@ -296,7 +332,8 @@ int main(int argc, char **argv)
 			else
 				nap = x;
 		} else if (!echo) {
-			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] [--fail-once FILE] [--echo]\n");
+			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] "
+				"[--more KERNEL:FACTOR] [--log KERNEL] [--fail-once FILE] [--echo]\n");
 			return 2;
 		}
 	}
@@ -316,6 +353,14 @@ int main(int argc, char **argv)
 	}
 	if (n <= 0)
 		return echo ? 0 : (fprintf(stderr, "demo-app: -n SIZE is required\n"), 2);
+	/* after the loop: --log needs n */
+	for (int i = 0; i < nmore; i++)
+		if (more_work(more[i][0], more[i][1], n) < 0) {
+			fprintf(stderr, "demo-app: bad %s '%s'; write %s\n", more[i][0], more[i][1],
+				strcmp(more[i][0], "--log") ? "--more KERNEL:FACTOR, e.g. --more stream:1.3"
+							   : "--log KERNEL, e.g. --log regime");
+			return 2;
+		}
 	/* each kernel reports its compute time, without allocation and set-up */
 	double t0 = now();
 	if (wanted(kernels, "setup"))

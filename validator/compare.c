@@ -5,7 +5,9 @@
 #include "common/xalloc.h"
 #include "models/points.h"
 #include "validator/compare.h"
+#include "validator/noise.h"
 #include "validator/ranktest.h"
+#include "validator/validate.h"
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -16,9 +18,40 @@
 
 void compare_options_init(struct compare_options *o)
 {
+	struct validate_options vo;
+	validate_options_init(&vo);
+	memset(o, 0, sizeof(*o));
 	o->tolerance = 0.05;
 	o->alpha = 0.01;
 	o->metric = NULL;
+	o->cov_threshold = vo.cov_threshold;
+	o->unreliable_fraction = vo.unreliable_fraction;
+}
+
+void compare_add_diff(struct compare *c, const char *key, const char *base, const char *new)
+{
+	struct compare_inputs *in = &c->inputs;
+	in->diffs = xrealloc(in->diffs, sizeof(*in->diffs) * (size_t)(in->ndiffs + 1));
+	struct compare_diff *d = &in->diffs[in->ndiffs++];
+	d->key = xstrdup(key);
+	d->base = base ? xstrdup(base) : NULL;
+	d->new = new ? xstrdup(new) : NULL;
+}
+
+static void inputs_release(struct compare_inputs *in)
+{
+	for (int i = 0; i < in->ndiffs; i++) {
+		free(in->diffs[i].key);
+		free(in->diffs[i].base);
+		free(in->diffs[i].new);
+	}
+	free(in->diffs);
+	free(in->config_note);
+	for (int s = 0; s < 2; s++) {
+		free(in->machine[s].hostname);
+		free(in->machine[s].cpu_model);
+		free(in->machine[s].ncores);
+	}
 }
 
 void compare_release(struct compare *c)
@@ -32,6 +65,10 @@ void compare_release(struct compare *c)
 		free(g->callpath);
 		free(g->metric);
 		free(g->fit_error);
+		free(g->remeasure[0]);
+		free(g->remeasure[1]);
+		free(g->scaling);
+		compare_trend_release(&g->trend);
 		pmnf_release(&g->base);
 		pmnf_release(&g->new);
 	}
@@ -39,12 +76,13 @@ void compare_release(struct compare *c)
 	for (int i = 0; i < c->ncmp; i++)
 		free(c->points[i].coords);
 	free(c->points);
+	inputs_release(&c->inputs);
 	memset(c, 0, sizeof(*c));
 }
 
 int compare_verdict(const struct compare *c)
 {
-	return c->nregressions || c->nmodel_regressions ? 3 : 0;
+	return c->nregressions || c->nregion_regressions || c->nmodel_regressions ? 3 : 0;
 }
 
 /* The parameter names of e, comma-separated, for messages. */
@@ -206,23 +244,40 @@ static int orders_match(const struct pmnf_model *x, int t, const struct pmnf_mod
 	return 1;
 }
 
-/* Both sides' models of one region, their leading terms and predicted ratios. */
-static void fit_region(struct compare_region *g, const struct experiment *base, int bc, int bm,
-		       const struct experiment *new, int nc, int nm, const int *map,
-		       const struct compare *c, struct modeler *ctx)
+/* The one place compare fits a model: opt.fit, or the modeller on the medians. */
+static int fit_side(const struct compare *c, struct modeler *ctx, const struct experiment *e, int cp,
+		    int m, struct pmnf_model *out, struct perr *err)
 {
+	if (c->opt.fit)
+		return c->opt.fit(c->opt.fit_ctx, e, cp, m, out, err);
 	struct model_options mo;
-	struct perr err;
 	model_options_init(&mo);
 	mo.aggregate = MODEL_MEDIAN;
+	return modeler_fit_series_ctx(ctx, e, cp, m, &mo, NULL, out, err);
+}
+
+/* One region's two series and the common points. */
+struct region_pair {
+	const struct experiment *base, *new;
+	int bc, bm, nc, nm;
+	const int *map;         /* map[k]: new's index of base's parameter k */
+	const int *pairs;       /* pairs[2i], pairs[2i+1]: base and new index of common point i */
+	int npairs;
+};
+
+/* Both sides' models of one region, their leading terms and predicted ratios. */
+static void fit_region(struct compare_region *g, const struct region_pair *rp, const struct compare *c,
+		       struct modeler *ctx)
+{
+	struct perr err;
 	g->base_lead = g->new_lead = -1;
 	g->ratio = g->ratio_2x = NAN;
-	if (modeler_fit_series_ctx(ctx, base, bc, bm, &mo, NULL, &g->base, &err) < 0) {
+	if (fit_side(c, ctx, rp->base, rp->bc, rp->bm, &g->base, &err) < 0) {
 		pmnf_init(&g->new, 0, NULL);
 		g->fit_error = xasprintf("base: %s", err.msg);
 		return;
 	}
-	if (modeler_fit_series_ctx(ctx, new, nc, nm, &mo, NULL, &g->new, &err) < 0) {
+	if (fit_side(c, ctx, rp->new, rp->nc, rp->nm, &g->new, &err) < 0) {
 		g->fit_error = xasprintf("new: %s", err.msg);
 		return;
 	}
@@ -230,8 +285,8 @@ static void fit_region(struct compare_region *g, const struct experiment *base, 
 	double x2[64], xn[64], xn2[64];
 	for (int k = 0; k < c->nparams; k++) {
 		x2[k] = 2 * c->largest[k];
-		xn[map[k]] = c->largest[k];
-		xn2[map[k]] = x2[k];
+		xn[rp->map[k]] = c->largest[k];
+		xn2[rp->map[k]] = x2[k];
 	}
 	g->base_lead = compare_leading_term(&g->base, c->largest);
 	g->new_lead = compare_leading_term(&g->new, xn);
@@ -242,24 +297,120 @@ static void fit_region(struct compare_region *g, const struct experiment *base, 
 	g->ratio_2x = pmnf_eval(&g->new, xn2) / pmnf_eval(&g->base, x2);
 }
 
-/* The region's test at the largest common point, or NULL. */
-static const struct compare_point *top_point(const struct compare *c, int r, int first)
+/* The noise check of one side's series (noise.h); a mostly noisy one marks g with its noisy points. */
+static void region_noise(const struct compare *c, struct compare_region *g, int side, const struct experiment *e,
+			 int cp, int m, const int *map)
 {
-	for (int i = first; i < c->ncmp; i++)
-		if (c->points[i].region == r &&
-		    !memcmp(c->points[i].coords, c->largest, sizeof(double) * (size_t)c->nparams))
-			return &c->points[i];
-	return NULL;
+	struct noise_result r;
+	noise_check(e, experiment_series(e, cp, m), c->opt.cov_threshold, c->opt.unreliable_fraction, &r);
+	if (r.unreliable) {
+		g->noisy |= side ? CMP_NOISY_NEW : CMP_NOISY_BASE;
+		g->remeasure[side] = xmalloc(sizeof(double) * (size_t)(r.nnoisy + 1) * (size_t)c->nparams);
+		for (int p = 0; p < r.npoints; p++) {
+			if (!r.noisy[p])
+				continue;
+			double *x = g->remeasure[side] + (size_t)g->nremeasure[side]++ * (size_t)c->nparams;
+			for (int k = 0; k < c->nparams; k++)
+				x[k] = experiment_coord(e, p, map ? map[k] : k);
+		}
+	}
+	noise_result_release(&r);
 }
 
-/* Test every common point of one region; -1 with err for bad values. */
-static int test_region(struct compare *c, int r, const struct experiment *base, int bc, int bm,
-		       const struct experiment *new, int nc, int nm, const int *pairs, int npairs,
-		       struct perr *err)
+static int all_positive(const struct exp_values *v)
 {
-	for (int i = 0; i < npairs; i++) {
-		const struct exp_values *a = experiment_values(base, bc, bm, pairs[2 * i]);
-		const struct exp_values *b = experiment_values(new, nc, nm, pairs[2 * i + 1]);
+	for (int i = 0; i < v->n; i++)
+		if (!(v->v[i] > 0))
+			return 0;
+	return 1;
+}
+
+/* Mean and variance of the logs of v's repetitions without its outliers (models/points.h). */
+static void log_stats(const struct exp_values *v, double scov, enum point_side side, double *mean,
+		      double *var, int *kept)
+{
+	unsigned char *out = xcalloc((size_t)v->n + 1, 1);
+	double s = 0, s2 = 0;
+	int n = 0;
+	point_outliers(v, scov, side, out);
+	for (int i = 0; i < v->n; i++)
+		if (!out[i]) {
+			s += log(v->v[i]);
+			n++;
+		}
+	*mean = s / n;
+	for (int i = 0; i < v->n; i++)
+		if (!out[i])
+			s2 += (log(v->v[i]) - *mean) * (log(v->v[i]) - *mean);
+	*var = n > 1 ? s2 / (n - 1) : NAN;
+	*kept = n;
+	free(out);
+}
+
+/* The trend fit's input, built point by point. */
+struct trend_build {
+	struct trend_input in;
+	double *x, *y, *v;
+	int *nb, *nn;
+	double scov[2];
+	enum point_side side[2];
+};
+
+static void trend_build_init(struct trend_build *tb, const struct region_pair *rp, int nparams)
+{
+	const struct exp_series *s[2] = { experiment_series(rp->base, rp->bc, rp->bm),
+					  experiment_series(rp->new, rp->nc, rp->nm) };
+	const struct experiment *e[2] = { rp->base, rp->new };
+	size_t n = (size_t)rp->npairs + 1;
+	memset(tb, 0, sizeof(*tb));
+	tb->in.nparams = nparams;
+	tb->in.x = tb->x = xmalloc(sizeof(double) * n * (size_t)nparams);
+	tb->in.y = tb->y = xmalloc(sizeof(double) * n);
+	tb->in.v = tb->v = xmalloc(sizeof(double) * n);
+	tb->in.nbase = tb->nb = xmalloc(sizeof(int) * n);
+	tb->in.nnew = tb->nn = xmalloc(sizeof(int) * n);
+	for (int i = 0; i < 2; i++) {
+		tb->scov[i] = point_series_cov(s[i]->at, e[i]->npoints);
+		tb->side[i] = point_side_of_series(e[i], s[i]);
+	}
+}
+
+/*
+ * Add one point with positive values: its log ratio y (the point test's
+ * Hodges-Lehmann shift of the logs, which one slow repetition does not
+ * move) and the variance of the difference of the mean logs, outliers left
+ * out, as y's variance.
+ */
+static void trend_build_add(struct trend_build *tb, const double *x, double y, const struct exp_values *a,
+			    const struct exp_values *b)
+{
+	int i = tb->in.n++;
+	double ma, va, mb, vb;
+	memcpy(tb->x + (size_t)i * (size_t)tb->in.nparams, x, sizeof(double) * (size_t)tb->in.nparams);
+	log_stats(a, tb->scov[0], tb->side[0], &ma, &va, &tb->nb[i]);
+	log_stats(b, tb->scov[1], tb->side[1], &mb, &vb, &tb->nn[i]);
+	tb->y[i] = y;
+	tb->v[i] = va / tb->nb[i] + vb / tb->nn[i];
+}
+
+static void trend_build_release(struct trend_build *tb)
+{
+	free(tb->x);
+	free(tb->y);
+	free(tb->v);
+	free(tb->nb);
+	free(tb->nn);
+}
+
+/* Test every common point of one region, then all of them together; -1 with err for bad values. */
+static int test_region(struct compare *c, int r, const struct region_pair *rp, struct perr *err)
+{
+	struct trend_build tb;
+	int rc = 0;
+	trend_build_init(&tb, rp, c->nparams);
+	for (int i = 0; i < rp->npairs && !rc; i++) {
+		const struct exp_values *a = experiment_values(rp->base, rp->bc, rp->bm, rp->pairs[2 * i]);
+		const struct exp_values *b = experiment_values(rp->new, rp->nc, rp->nm, rp->pairs[2 * i + 1]);
 		if (!a || !b || a->n == 0 || b->n == 0)
 			continue;
 		c->points = xrealloc(c->points, sizeof(*c->points) * (size_t)(c->ncmp + 1));
@@ -268,17 +419,51 @@ static int test_region(struct compare *c, int r, const struct experiment *base, 
 		pt->region = r;
 		pt->coords = xmalloc(sizeof(double) * (size_t)c->nparams);
 		for (int k = 0; k < c->nparams; k++)
-			pt->coords[k] = experiment_coord(base, pairs[2 * i], k);
-		if (test_point(pt, a, b, &c->opt, err) < 0)
-			return perr_prefix(err, "'%s' [%s]", base->callpaths[bc], base->metrics[bm]);
+			pt->coords[k] = experiment_coord(rp->base, rp->pairs[2 * i], k);
+		if (test_point(pt, a, b, &c->opt, err) < 0) {
+			rc = perr_prefix(err, "'%s' [%s]", rp->base->callpaths[rp->bc], rp->base->metrics[rp->bm]);
+			break;
+		}
 		c->nregressions += pt->status == CMP_REGRESSION;
 		c->nimprovements += pt->status == CMP_IMPROVEMENT;
 		c->nunchanged += pt->status == CMP_UNCHANGED;
 		c->nunreachable += !pt->reachable;
+		if (all_positive(a) && all_positive(b))
+			trend_build_add(&tb, pt->coords, log1p(pt->rel), a, b);
 	}
-	return 0;
+	struct perr terr;
+	if (!rc && compare_trend_fit(&tb.in, c->opt.alpha, &c->regions[r].trend, &terr) < 0)
+		c->regions[r].trend.tested = 0;         /* no point with positive values: nothing to fit */
+	trend_build_release(&tb);
+	return rc;
 }
 
+/* The region-level verdicts: the constant part and the trend along each parameter. */
+static void region_verdict(struct compare *c, struct compare_region *g)
+{
+	const struct compare_trend *t = &g->trend;
+	double tol = c->opt.tolerance, alpha = c->opt.alpha;
+	if (!t->tested)
+		return;
+	double change = expm1(t->level);
+	if (t->level_p < alpha && change > tol)
+		g->status = CMP_REGRESSION;
+	else if (t->level_p < alpha && change < -tol)
+		g->status = CMP_IMPROVEMENT;
+	for (int k = 0; k < c->nparams; k++) {
+		const struct trend_param *tp = &t->param[k];
+		if (!tp->tested || !(tp->p < alpha))
+			continue;
+		if (tp->slope > 0 && tp->excess_2x_lo > tol)
+			g->scaling[k] = 1;
+		else if (tp->slope < 0 && tp->excess_2x_hi < -tol)
+			g->scaling[k] = -1;
+		g->regression |= g->scaling[k] > 0;
+	}
+	c->nregion_regressions += g->status == CMP_REGRESSION;
+	c->nregion_improvements += g->status == CMP_IMPROVEMENT;
+	c->nmodel_regressions += g->regression;
+}
 /* The common point with the largest coordinates (by the sum of their logs) into c->largest. */
 static void pick_largest(struct compare *c, const struct experiment *base, const int *pairs, int n)
 {
@@ -305,38 +490,56 @@ static int counterpart(const struct experiment *from, int fc, int fm, const stru
 	return *tc >= 0 && *tm >= 0 && experiment_series(to, *tc, *tm) ? 0 : -1;
 }
 
-/* Every (region, metric) with values on both sides: tests and models. */
+/* One (region, metric) with values on both sides: noise, tests, models and verdicts. */
+static int compare_region(struct compare *c, const struct region_pair *rp, struct modeler *ctx,
+			  struct perr *err)
+{
+	c->regions = xrealloc(c->regions, sizeof(*c->regions) * (size_t)(c->nregions + 1));
+	struct compare_region *g = &c->regions[c->nregions++];
+	memset(g, 0, sizeof(*g));
+	g->callpath = xstrdup(rp->base->callpaths[rp->bc]);
+	g->metric = xstrdup(rp->base->metrics[rp->bm]);
+	g->scaling = xcalloc((size_t)c->nparams + 1, sizeof(int));
+	g->base_lead = g->new_lead = -1;
+	g->ratio = g->ratio_2x = NAN;
+	region_noise(c, g, 0, rp->base, rp->bc, rp->bm, NULL);
+	region_noise(c, g, 1, rp->new, rp->nc, rp->nm, rp->map);
+	if (g->noisy) {
+		/* what validate calls unreliable is neither tested nor modelled */
+		pmnf_init(&g->base, 0, NULL);
+		pmnf_init(&g->new, 0, NULL);
+		g->fit_error = xasprintf("not compared: noisy in %s", g->noisy == CMP_NOISY_BASE ? "base"
+								      : g->noisy == CMP_NOISY_NEW ? "new" : "base and new");
+		c->nnot_compared++;
+		return 0;
+	}
+	int rc = test_region(c, c->nregions - 1, rp, err);
+	fit_region(g, rp, c, ctx);
+	region_verdict(c, g);
+	return rc;
+}
+
+/* Every (region, metric) with values on both sides. */
 static int compare_regions(struct compare *c, const struct experiment *base, const struct experiment *new,
 			   const int *map, const int *pairs, int npairs, struct perr *err)
 {
-	struct modeler *ctx = modeler_new();
+	struct modeler *ctx = c->opt.fit ? NULL : modeler_new();
 	int rc = 0;
 	for (int bc = 0; bc < base->ncallpaths && !rc; bc++)
 		for (int bm = 0; bm < base->nmetrics && !rc; bm++) {
-			int nc, nm;
+			struct region_pair rp = { base, new, bc, bm, -1, -1, map, pairs, npairs };
 			if (c->opt.metric && strcmp(base->metrics[bm], c->opt.metric))
 				continue;
 			if (!experiment_series(base, bc, bm))
 				continue;
-			if (counterpart(base, bc, bm, new, &nc, &nm) < 0) {
+			if (counterpart(base, bc, bm, new, &rp.nc, &rp.nm) < 0) {
 				c->only_base++;
 				continue;
 			}
-			c->regions = xrealloc(c->regions, sizeof(*c->regions) * (size_t)(c->nregions + 1));
-			struct compare_region *g = &c->regions[c->nregions++];
-			memset(g, 0, sizeof(*g));
-			g->callpath = xstrdup(base->callpaths[bc]);
-			g->metric = xstrdup(base->metrics[bm]);
-			int first = c->ncmp;
-			rc = test_region(c, c->nregions - 1, base, bc, bm, new, nc, nm, pairs, npairs, err);
-			fit_region(g, base, bc, bm, new, nc, nm, map, c, ctx);
-			const struct compare_point *top = top_point(c, c->nregions - 1, first);
-			g->top = top ? (int)(top - c->points) : -1;
-			g->regression = g->leading_grew && g->ratio_2x > 1 + c->opt.tolerance && top &&
-					top->p < c->opt.alpha && top->rel > 0;
-			c->nmodel_regressions += g->regression;
+			rc = compare_region(c, &rp, ctx, err);
 		}
-	modeler_free(ctx);
+	if (ctx)
+		modeler_free(ctx);
 	return rc;
 }
 
@@ -374,7 +577,7 @@ int compare_experiments(const struct experiment *base, const struct experiment *
 			    (!out->opt.metric || !strcmp(new->metrics[nm], out->opt.metric)))
 				out->only_new++;
 		}
-	if (!rc && out->ncmp == 0)
+	if (!rc && out->ncmp == 0 && out->nnot_compared == 0)
 		rc = out->opt.metric ? perr_set(err, "no values of metric '%s' at a common point", out->opt.metric)
 				     : perr_set(err, "no region and metric with values at a common point");
 	if (rc)

@@ -12,13 +12,29 @@
  * family-wise correction).  Points whose sample sizes cannot reach p < alpha
  * (5 + 5 repetitions are the fewest for 0.01) are marked unreachable.
  *
- * Per region and metric: the PMNF models of both sides (models/modeler.h)
- * side by side, their leading terms (the term of highest order: summed
- * polynomial exponents, then summed log exponents), whether it changed,
- * whether it grew (a higher (poly, log) order in some parameter), and the
- * predicted ratio NEW/BASE at the largest common point and at twice every
- * coordinate of it.  A grown leading term is a regression when the ratio
- * at 2x exceeds 1 + tolerance.
+ * Per region and metric, all common points together (compare_trend.h):
+ * the constant part of the change (the weighted mean log ratio) with its
+ * t interval, and per parameter the trend of the log ratio along it.  The
+ * region regressed when the constant part is significant (p < alpha) and
+ * above +tolerance, so a region whose every point moved by 50% is a
+ * regression even when no single point can reach alpha.  A parameter shows
+ * a scaling regression when its trend is significantly positive (p <
+ * alpha) and, at the low end of its interval, predicts at twice the
+ * parameter's largest common value a ratio more than tolerance above the
+ * constant part.
+ *
+ * A region noisy on either side (noise.h: mostly noisy points, what
+ * validate calls unreliable) is not compared: listed with the noisy points
+ * to re-measure, neither tested nor modelled.
+ *
+ * Both sides' PMNF models (models/modeler.h, fitted in one place:
+ * compare_options.fit) are shown side by side, with their leading terms
+ * (the term of highest order: summed polynomial exponents, then summed
+ * log exponents), whether it changed or grew, and the predicted ratio
+ * NEW/BASE at the largest common point and at twice every coordinate of
+ * it.  They explain; the verdict comes from the data: two different
+ * leading terms without a trend are "models differ, data do not show a
+ * trend".
  *
  * Invariants: library code, no printing; inputs are only read; the result
  * owns all its memory (compare_release).  Deterministic: equal inputs give
@@ -30,11 +46,24 @@
 #include "common/error.h"
 #include "models/modeler.h"
 #include "models/pmnf.h"
+#include "validator/compare_trend.h"
+
+/*
+ * Fit one side's model of a region (callpath, metric of e) into out
+ * (initialised by the call).  Returns 0, or -1 with err set.  The one place
+ * compare fits models: the default is the modeller on the medians.
+ */
+typedef int (*compare_fit_fn)(void *ctx, const struct experiment *e, int callpath, int metric,
+			      struct pmnf_model *out, struct perr *err);
 
 struct compare_options {
 	double tolerance;       /* relative, 0.05 */
 	double alpha;           /* 0.01 */
 	const char *metric;     /* compare one metric only; NULL: every common one */
+	double cov_threshold;           /* the noise check's, as validate's (0.1) */
+	double unreliable_fraction;     /* likewise (0.5) */
+	compare_fit_fn fit;     /* NULL: the modeller on the medians */
+	void *fit_ctx;
 };
 
 void compare_options_init(struct compare_options *o);
@@ -53,16 +82,43 @@ struct compare_point {
 	enum compare_status status;
 };
 
+/* Which side a region is noisy on: not compared. */
+enum { CMP_NOISY_BASE = 1, CMP_NOISY_NEW = 2 };
+
 struct compare_region {
 	char *callpath, *metric;
+	int noisy;                      /* CMP_NOISY_* bits: not compared, not modelled */
+	int nremeasure[2];              /* base, new: the noisy points to re-measure */
+	double *remeasure[2];           /* nremeasure x nparams coordinates, in compare.params order */
 	int modelled;                   /* both models fitted */
 	struct pmnf_model base, new;    /* over each side's own points */
 	int base_lead, new_lead;        /* leading term index, -1 for a constant model */
 	int leading_changed, leading_grew;
-	double ratio, ratio_2x;         /* NEW/BASE predicted at largest and 2x */
-	int regression;                 /* a scaling regression (see above) */
-	int top;                        /* index into compare.points of the largest common point, or -1 */
+	double ratio, ratio_2x;         /* NEW/BASE predicted by the models at largest and 2x */
+	struct compare_trend trend;     /* all common points together; trend.tested 0 if none */
+	enum compare_status status;     /* the region-level test of trend.level */
+	int *scaling;                   /* per parameter: +1 scaling regression, -1 improvement, 0 */
+	int regression;                 /* a scaling regression in some parameter */
 	char *fit_error;                /* why a side was not modelled, or NULL */
+};
+
+/* A setting of the stored configs that differs; base or new NULL where absent. */
+struct compare_diff {
+	char *key, *base, *new;
+};
+
+/* The machine a campaign recorded (store meta); NULL fields were not recorded. */
+struct compare_machine {
+	char *hostname, *cpu_model, *ncores;
+};
+
+/* What the caller knows about the inputs beyond their measurements. */
+struct compare_inputs {
+	int campaigns;                  /* both are campaign directories: the fields below are set */
+	int ndiffs;
+	struct compare_diff *diffs;     /* the stored configs' differences ("name" left out) */
+	char *config_note;              /* why the configs could not be compared, or NULL */
+	struct compare_machine machine[2];      /* base, new */
 };
 
 struct compare {
@@ -76,8 +132,11 @@ struct compare {
 	int ncmp;
 	struct compare_point *points;
 	int nregressions, nimprovements, nunchanged, nunreachable;
-	int nmodel_regressions;
+	int nregion_regressions, nregion_improvements;
+	int nmodel_regressions;         /* regions with a scaling regression */
+	int nnot_compared;              /* noisy regions */
 	int only_base, only_new;        /* (region, metric) pairs on one side only */
+	struct compare_inputs inputs;   /* filled by the caller (compare_add_diff, ...) */
 };
 
 /*
@@ -90,7 +149,10 @@ int compare_experiments(const struct experiment *base, const struct experiment *
 			const struct compare_options *opt, struct compare *out, struct perr *err);
 void compare_release(struct compare *c);
 
-/* 3 (regression) when any point or model regressed, else 0: the command's exit status. */
+/* Record one config difference (copies the strings; base or new may be NULL). */
+void compare_add_diff(struct compare *c, const char *key, const char *base, const char *new);
+
+/* 3 (regression) when any point or region regressed or scaled worse, else 0: the exit status. */
 int compare_verdict(const struct compare *c);
 
 /* The leading term of m (see above), or -1 for a constant model; x breaks ties by contribution. */

@@ -57,22 +57,74 @@ static void text_point(FILE *f, const struct compare *c, const struct compare_po
 	strbuf_release(&ch);
 }
 
-/* Why a grown leading term is not a scaling regression. */
+/* Why a changed leading term is not a scaling regression: the data decide (compare.h). */
 static const char *unconfirmed_reason(const struct compare *c, const struct compare_region *g)
 {
-	const struct compare_point *top = g->top >= 0 ? &c->points[g->top] : NULL;
-	if (!(g->ratio_2x > 1 + c->opt.tolerance))
-		return "the predicted ratio at twice the largest point is within the tolerance";
-	if (!top)
-		return "the largest common point has no values in this region";
-	if (!top->reachable)
-		return "the largest point's repetitions cannot reach p < alpha; add repetitions";
-	return "the largest point is not significantly slower";
+	int tested = 0, rising = 0;
+	for (int k = 0; k < c->nparams; k++) {
+		const struct trend_param *tp = &g->trend.param[k];
+		tested |= tp->tested;
+		rising |= tp->tested && tp->p < c->opt.alpha && tp->slope > 0;
+	}
+	if (!tested)
+		return "the data cannot test a trend (too few common points)";
+	if (rising)
+		return "the data show a trend, but it may add less than the tolerance at twice the largest value";
+	return "models differ, data do not show a trend";
+}
+
+/* "+10.2% [+8.1%, +12.5%]" of a log ratio and its interval. */
+static void add_log_change(struct strbuf *sb, double l, double lo, double hi)
+{
+	strbuf_addf(sb, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * expm1(l), 100 * expm1(lo), 100 * expm1(hi));
+}
+
+/* 1 when no point of region r can reach alpha alone. */
+static int none_reachable(const struct compare *c, int r)
+{
+	for (int i = 0; i < c->ncmp; i++)
+		if (c->points[i].region == r && c->points[i].reachable)
+			return 0;
+	return 1;
+}
+
+/* The region-level test and the trend along each parameter. */
+static void text_level(FILE *f, const struct compare *c, const struct compare_region *g)
+{
+	const struct compare_trend *t = &g->trend;
+	if (!t->tested) {
+		fputs("  all points together: not tested (no point with positive values and repetitions)\n", f);
+		return;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	add_log_change(&sb, t->level, t->level_lo, t->level_hi);
+	fprintf(f, "  all %d points together: %s, %s, p %.2g%s\n", t->npoints, status_name[g->status], sb.buf,
+		t->level_p, g->status != CMP_UNCHANGED && none_reachable(c, (int)(g - c->regions))
+				    ? " (no single point could have shown it)" : "");
+	for (int k = 0; k < c->nparams; k++) {
+		const struct trend_param *tp = &t->param[k];
+		if (!tp->varies)
+			continue;
+		if (!tp->tested) {
+			fprintf(f, "  trend along %s: not tested (too few points)\n", c->params[k]);
+			continue;
+		}
+		fprintf(f, "  trend along %s: slope %+.3f [%+.3f, %+.3f], p %.2g; new/base %.4g at %s=%g%s\n",
+			c->params[k], tp->slope, tp->lo, tp->hi, tp->p, tp->ratio_2x, c->params[k], 2 * tp->xmax,
+			g->scaling[k] > 0 ? "  SCALING REGRESSION" : g->scaling[k] < 0 ? "  scales better" : "");
+	}
+	strbuf_release(&sb);
 }
 
 static void text_model(FILE *f, const struct compare *c, const struct compare_region *g)
 {
 	fprintf(f, "%s [%s]\n", g->callpath, g->metric);
+	if (g->noisy) {
+		fprintf(f, "  %s\n", g->fit_error);
+		return;
+	}
+	text_level(f, c, g);
 	if (!g->modelled) {
 		fprintf(f, "  not modelled: %s\n", g->fit_error ? g->fit_error : "no model");
 		return;
@@ -91,15 +143,82 @@ static void text_model(FILE *f, const struct compare *c, const struct compare_re
 	fprintf(f, "  leading term %s; predicted new/base %.4g at %s, %.4g at twice that%s\n",
 		!g->leading_changed ? "unchanged" : g->leading_grew ? "grew" : "changed (did not grow)",
 		g->ratio, pt.buf, g->ratio_2x, g->regression ? "  SCALING REGRESSION" : "");
-	if (g->leading_grew && !g->regression)
+	if (g->leading_changed && !g->regression)
 		fprintf(f, "  not a scaling regression: %s\n", unconfirmed_reason(c, g));
+	else if (!g->leading_changed && g->regression)
+		fputs("  the models keep their leading term, but the data show the ratio growing\n", f);
 	strbuf_release(&pt);
+}
+
+/* The stored configs' differences and the machines, when both inputs are campaigns. */
+static void text_inputs(FILE *f, const struct compare *c)
+{
+	const struct compare_inputs *in = &c->inputs;
+	if (!in->campaigns)
+		return;
+	if (in->config_note)
+		fprintf(f, "configs: %s\n", in->config_note);
+	else if (!in->ndiffs)
+		fputs("configs: the same (but the campaign name)\n", f);
+	else
+		fprintf(f, "configs: %d difference%s\n", in->ndiffs, in->ndiffs == 1 ? "" : "s");
+	for (int i = 0; i < in->ndiffs; i++) {
+		const struct compare_diff *d = &in->diffs[i];
+		fprintf(f, "  %-28s %s -> %s\n", d->key, d->base ? d->base : "(absent)", d->new ? d->new : "(absent)");
+	}
+	const struct compare_machine *m = in->machine;
+	static const char *const what[] = { "hostname", "cpu model", "cores" };
+	const char *v[2][3] = { { m[0].hostname, m[0].cpu_model, m[0].ncores },
+				{ m[1].hostname, m[1].cpu_model, m[1].ncores } };
+	int differ = 0;
+	for (int s = 0; s < 2; s++)
+		if (!v[s][0])
+			fprintf(f, "machine: not recorded in %s (made before perfsweep recorded it)\n", s ? "new" : "base");
+	for (int k = 0; k < 3 && v[0][0] && v[1][0]; k++)
+		differ |= strcmp(v[0][k] ? v[0][k] : "", v[1][k] ? v[1][k] : "") != 0;
+	if (v[0][0] && v[1][0] && !differ)
+		fprintf(f, "machine: the same (%s, %s, %s cores)\n", v[0][0], v[0][1] ? v[0][1] : "?",
+			v[0][2] ? v[0][2] : "?");
+	for (int k = 0; k < 3 && differ; k++)
+		fprintf(f, "  machine %-20s %s -> %s\n", what[k], v[0][k] ? v[0][k] : "?", v[1][k] ? v[1][k] : "?");
+	fputc('\n', f);
+}
+
+/* "re-measure base n=8, n=16; new n=32": a noisy region's noisy points. */
+static void add_remeasure(struct strbuf *sb, const struct compare *c, const struct compare_region *g)
+{
+	strbuf_addstr(sb, "re-measure");
+	for (int s = 0; s < 2; s++)
+		for (int i = 0; i < g->nremeasure[s]; i++) {
+			strbuf_addstr(sb, i ? ", " : s && g->nremeasure[0] ? "; new " : s ? " new " : " base ");
+			add_point(sb, c, g->remeasure[s] + (size_t)i * (size_t)c->nparams);
+		}
+}
+
+/* The regions left out as noisy, with the points to re-measure. */
+static void text_not_compared(FILE *f, const struct compare *c)
+{
+	if (!c->nnot_compared)
+		return;
+	fputs("\nnot compared (noisy, as validate's noise check):\n", f);
+	for (int r = 0; r < c->nregions; r++) {
+		const struct compare_region *g = &c->regions[r];
+		if (!g->noisy)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		add_remeasure(&sb, c, g);
+		fprintf(f, "  %s [%s]: %s; %s\n", g->callpath, g->metric, g->fit_error, sb.buf);
+		strbuf_release(&sb);
+	}
 }
 
 void compare_report_text(FILE *f, const struct compare *c, const char *base, const char *new)
 {
-	fprintf(f, "base: %s\nnew:  %s\n%d common points; tolerance %g%%, alpha %g per point "
-		"(Mann-Whitney, Hodges-Lehmann interval at %g%%)\n\n", base, new, c->npoints,
+	fprintf(f, "base: %s\nnew:  %s\n", base, new);
+	text_inputs(f, c);
+	fprintf(f, "%d common points; tolerance %g%%, alpha %g per point "
+		"(Mann-Whitney, Hodges-Lehmann interval at %g%%)\n\n", c->npoints,
 		100 * c->opt.tolerance, c->opt.alpha, 100 * (1 - c->opt.alpha));
 	fprintf(f, "%-11s %-24s %-8s %-16s %11s %11s  %-26s %8s\n", "status", "region", "metric", "point",
 		"base median", "new median", "change [interval]", "p");
@@ -107,13 +226,17 @@ void compare_report_text(FILE *f, const struct compare *c, const char *base, con
 		for (int i = 0; i < c->ncmp; i++)
 			if ((int)c->points[i].status == s % 3)
 				text_point(f, c, &c->points[i]);
-	fputs("\nmodels (median of the repetitions):\n", f);
+	text_not_compared(f, c);
+	fprintf(f, "\nregions (all common points together: weighted mean log ratio and its trend per "
+		"parameter, t intervals at %g%%) and models:\n", 100 * (1 - c->opt.alpha));
 	for (int r = 0; r < c->nregions; r++)
 		text_model(f, c, &c->regions[r]);
-	fprintf(f, "\n%d regressions, %d improvements, %d unchanged", c->nregressions, c->nimprovements,
-		c->nunchanged);
+	fprintf(f, "\n%d regressions, %d improvements, %d unchanged; regions: %d regressions, %d improvements",
+		c->nregressions, c->nimprovements, c->nunchanged, c->nregion_regressions, c->nregion_improvements);
 	if (c->nmodel_regressions)
 		fprintf(f, "; %d scaling regressions", c->nmodel_regressions);
+	if (c->nnot_compared)
+		fprintf(f, "; %d not compared (noisy)", c->nnot_compared);
 	fputc('\n', f);
 	if (c->nunreachable)
 		fprintf(f, "note: %d points cannot reach p < %g with their repetitions "
@@ -121,11 +244,16 @@ void compare_report_text(FILE *f, const struct compare *c, const char *base, con
 	if (c->only_base || c->only_new)
 		fprintf(f, "note: %d region/metric pairs only in base, %d only in new (not compared)\n",
 			c->only_base, c->only_new);
-	if (!compare_verdict(c) && c->nunreachable)
+	if (compare_verdict(c))
+		fputs("verdict: regression\n", f);
+	else if (c->nnot_compared)
+		fprintf(f, "verdict: no regression in the regions compared; %d not compared (noisy): re-measure "
+			"them\n", c->nnot_compared);
+	else if (c->nunreachable)
 		fprintf(f, "verdict: no regression, but %d points could not have shown one at alpha %g\n",
 			c->nunreachable, c->opt.alpha);
 	else
-		fprintf(f, "verdict: %s\n", compare_verdict(c) ? "regression" : "no regression");
+		fputs("verdict: no regression\n", f);
 }
 
 static json_t *num(double v)
@@ -167,9 +295,50 @@ static json_t *side_json(const struct compare_region *g, int s)
 	return o;
 }
 
+static json_t *coords_json(const struct compare *c, const double *x)
+{
+	json_t *o = json_object();
+	for (int k = 0; k < c->nparams; k++)
+		json_object_set_new(o, c->params[k], json_real(x[k]));
+	return o;
+}
+
+/* {param: {"tested", "slope", "ci", "p", "ratio_2x", "scaling"}}: the trend along each parameter. */
+static json_t *trend_json(const struct compare *c, const struct compare_region *g)
+{
+	json_t *o = json_object();
+	for (int k = 0; k < c->nparams; k++) {
+		const struct trend_param *tp = &g->trend.param[k];
+		json_t *t = json_object();
+		json_object_set_new(t, "tested", json_boolean(tp->tested));
+		if (tp->tested) {
+			json_object_set_new(t, "slope", num(tp->slope));
+			json_object_set_new(t, "ci", json_pack("[o,o]", num(tp->lo), num(tp->hi)));
+			json_object_set_new(t, "p", num(tp->p));
+			json_object_set_new(t, "ratio_2x", num(tp->ratio_2x));
+			json_object_set_new(t, "at", json_real(2 * tp->xmax));
+			json_object_set_new(t, "scaling", g->scaling[k] > 0 ? json_string("regression")
+							  : g->scaling[k] < 0 ? json_string("improvement") : json_null());
+		}
+		json_object_set_new(o, c->params[k], t);
+	}
+	return o;
+}
+
+/* The region-level test: {"status", "change", "ci", "p_value", "points"}, or null. */
+static json_t *level_json(const struct compare_region *g)
+{
+	const struct compare_trend *t = &g->trend;
+	if (!t->tested)
+		return json_null();
+	return json_pack("{s:s,s:o,s:[o,o],s:o,s:i}", "status", status_name[g->status], "change",
+			 num(expm1(t->level)), "ci", num(expm1(t->level_lo)), num(expm1(t->level_hi)),
+			 "p_value", num(t->level_p), "points", t->npoints);
+}
+
 static json_t *model_json(const struct compare *c, const struct compare_region *g)
 {
-	json_t *o = json_object(), *x = json_object();
+	json_t *o = json_object(), *sp = json_array();
 	json_object_set_new(o, "callpath", json_string(g->callpath));
 	json_object_set_new(o, "metric", json_string(g->metric));
 	json_object_set_new(o, "base", side_json(g, 0));
@@ -178,15 +347,70 @@ static json_t *model_json(const struct compare *c, const struct compare_region *
 	json_object_set_new(o, "predicted_ratio", num(g->ratio));
 	json_object_set_new(o, "leading_term_grew", json_boolean(g->leading_grew));
 	json_object_set_new(o, "predicted_ratio_2x", num(g->ratio_2x));
-	for (int k = 0; k < c->nparams; k++)
-		json_object_set_new(x, c->params[k], json_real(c->largest[k]));
-	json_object_set_new(o, "largest_point", x);
+	json_object_set_new(o, "largest_point", coords_json(c, c->largest));
 	json_object_set_new(o, "scaling_regression", json_boolean(g->regression));
-	if (g->leading_grew && !g->regression)
+	for (int k = 0; k < c->nparams; k++)
+		if (g->scaling[k] > 0)
+			json_array_append_new(sp, json_string(c->params[k]));
+	json_object_set_new(o, "scaling_parameters", sp);
+	json_object_set_new(o, "region", level_json(g));
+	json_object_set_new(o, "trend", g->noisy ? json_null() : trend_json(c, g));
+	if (g->leading_changed && !g->regression)
 		json_object_set_new(o, "not_confirmed", json_string(unconfirmed_reason(c, g)));
 	if (g->fit_error)
 		json_object_set_new(o, "error", json_string(g->fit_error));
 	return o;
+}
+
+/* [{"callpath", "metric", "noisy_in", "remeasure": {"base": [point], "new": [point]}}] */
+static json_t *not_compared_json(const struct compare *c)
+{
+	json_t *a = json_array();
+	for (int r = 0; r < c->nregions; r++) {
+		const struct compare_region *g = &c->regions[r];
+		if (!g->noisy)
+			continue;
+		json_t *re = json_object(), *in = json_array();
+		for (int s = 0; s < 2; s++) {
+			json_t *pts = json_array();
+			for (int i = 0; i < g->nremeasure[s]; i++)
+				json_array_append_new(pts, coords_json(c, g->remeasure[s] + (size_t)i * (size_t)c->nparams));
+			json_object_set_new(re, s ? "new" : "base", pts);
+			if (g->noisy & (s ? CMP_NOISY_NEW : CMP_NOISY_BASE))
+				json_array_append_new(in, json_string(s ? "new" : "base"));
+		}
+		json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o}", "callpath", g->callpath, "metric", g->metric,
+						   "noisy_in", in, "remeasure", re));
+	}
+	return a;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* "config_diff": [{"key", "base", "new"}] and, for campaigns, "machines". */
+static void inputs_json(json_t *o, const struct compare *c)
+{
+	const struct compare_inputs *in = &c->inputs;
+	json_t *d = json_array();
+	for (int i = 0; i < in->ndiffs; i++)
+		json_array_append_new(d, json_pack("{s:s,s:o,s:o}", "key", in->diffs[i].key, "base",
+						   str_or_null(in->diffs[i].base), "new", str_or_null(in->diffs[i].new)));
+	json_object_set_new(o, "config_diff", d);
+	if (!in->campaigns)
+		return;
+	if (in->config_note)
+		json_object_set_new(o, "config_note", json_string(in->config_note));
+	json_t *m = json_object();
+	for (int s = 0; s < 2; s++) {
+		const struct compare_machine *x = &in->machine[s];
+		json_object_set_new(m, s ? "new" : "base",
+				    json_pack("{s:o,s:o,s:o}", "hostname", str_or_null(x->hostname), "cpu_model",
+					      str_or_null(x->cpu_model), "ncores", str_or_null(x->ncores)));
+	}
+	json_object_set_new(o, "machines", m);
 }
 
 json_t *compare_report_json(const struct compare *c, const char *base, const char *new)
@@ -209,6 +433,11 @@ json_t *compare_report_json(const struct compare *c, const char *base, const cha
 	json_object_set_new(o, "alpha", json_real(c->opt.alpha));
 	json_object_set_new(o, "common_points", json_integer(c->npoints));
 	json_object_set_new(o, "unreachable", json_integer(c->nunreachable));
+	json_object_set_new(o, "region_regressions", json_integer(c->nregion_regressions));
+	json_object_set_new(o, "region_improvements", json_integer(c->nregion_improvements));
+	json_object_set_new(o, "scaling_regressions", json_integer(c->nmodel_regressions));
+	json_object_set_new(o, "not_compared", not_compared_json(c));
+	inputs_json(o, c);
 	return o;
 }
 
@@ -244,17 +473,94 @@ static void html_points(struct strbuf *h, const struct compare *c)
 	strbuf_addstr(h, "</table>\n");
 }
 
+/* Two cells: the region-level change and the trend per parameter. */
+static void html_level(struct strbuf *h, const struct compare *c, const struct compare_region *g)
+{
+	const struct compare_trend *t = &g->trend;
+	if (!t->tested) {
+		strbuf_addstr(h, "<td>not tested</td><td></td>");
+		return;
+	}
+	strbuf_addf(h, "<td>%s ", status_name[g->status]);
+	add_log_change(h, t->level, t->level_lo, t->level_hi);
+	strbuf_addf(h, ", p %.2g</td><td>", t->level_p);
+	for (int k = 0; k < c->nparams; k++) {
+		const struct trend_param *tp = &t->param[k];
+		strbuf_addstr(h, k ? "<br>" : "");
+		strbuf_add_html(h, c->params[k]);
+		if (!tp->tested)
+			strbuf_addstr(h, ": not tested");
+		else
+			strbuf_addf(h, ": slope %+.3f [%+.3f, %+.3f], p %.2g%s", tp->slope, tp->lo, tp->hi, tp->p,
+				    g->scaling[k] > 0 ? " <b>scaling regression</b>" : g->scaling[k] < 0 ? " (scales better)" : "");
+	}
+	strbuf_addstr(h, "</td>");
+}
+
+/* The stored configs' differences, when both inputs are campaigns. */
+static void html_inputs(struct strbuf *h, const struct compare *c)
+{
+	const struct compare_inputs *in = &c->inputs;
+	if (!in->campaigns)
+		return;
+	strbuf_addstr(h, "<h2>What changed</h2>\n");
+	if (in->config_note) {
+		strbuf_addstr(h, "<p>");
+		strbuf_add_html(h, in->config_note);
+		strbuf_addstr(h, "</p>\n");
+	}
+	strbuf_addstr(h, "<table><tr><th>setting</th><th>base</th><th>new</th></tr>\n");
+	for (int i = 0; i < in->ndiffs; i++) {
+		const char *v[3] = { in->diffs[i].key, in->diffs[i].base, in->diffs[i].new };
+		strbuf_addstr(h, "<tr>");
+		for (int k = 0; k < 3; k++) {
+			strbuf_addstr(h, "<td><code>");
+			strbuf_add_html(h, v[k] ? v[k] : "(absent)");
+			strbuf_addstr(h, "</code></td>");
+		}
+		strbuf_addstr(h, "</tr>\n");
+	}
+	static const char *const what[] = { "hostname", "cpu model", "cores" };
+	for (int k = 0; k < 3; k++) {
+		const struct compare_machine *m = in->machine;
+		const char *v[2] = { k == 0 ? m[0].hostname : k == 1 ? m[0].cpu_model : m[0].ncores,
+				     k == 0 ? m[1].hostname : k == 1 ? m[1].cpu_model : m[1].ncores };
+		strbuf_addf(h, "<tr><td>machine %s</td>", what[k]);
+		for (int s = 0; s < 2; s++) {
+			strbuf_addstr(h, "<td>");
+			strbuf_add_html(h, v[s] ? v[s] : "not recorded");
+			strbuf_addstr(h, "</td>");
+		}
+		strbuf_addstr(h, "</tr>\n");
+	}
+	strbuf_addstr(h, "</table>\n");
+}
+
 static void html_models(struct strbuf *h, const struct compare *c)
 {
-	strbuf_addstr(h, "<h2>Models</h2>\n<table><tr><th>region</th><th>metric</th><th>base</th><th>new</th>"
+	strbuf_addstr(h, "<h2>Regions and models</h2>\n<table><tr><th>region</th><th>metric</th><th>all points "
+		      "together</th><th>trend of new/base</th><th>base</th><th>new</th>"
 		      "<th>leading term</th><th>predicted new/base</th></tr>\n");
 	for (int r = 0; r < c->nregions; r++) {
 		const struct compare_region *g = &c->regions[r];
-		strbuf_addf(h, "<tr class=\"%s\"><td><code>", g->regression ? "blk" : "");
+		strbuf_addf(h, "<tr class=\"%s\"><td><code>",
+			    g->regression || g->status == CMP_REGRESSION ? "blk" : "");
 		strbuf_add_html(h, g->callpath);
 		strbuf_addstr(h, "</code></td><td>");
 		strbuf_add_html(h, g->metric);
 		strbuf_addstr(h, "</td>");
+		if (g->noisy) {
+			struct strbuf re;
+			strbuf_init(&re);
+			strbuf_addf(&re, "%s; ", g->fit_error);
+			add_remeasure(&re, c, g);
+			strbuf_addstr(h, "<td colspan=\"6\">");
+			strbuf_add_html(h, re.buf);
+			strbuf_addstr(h, "</td></tr>\n");
+			strbuf_release(&re);
+			continue;
+		}
+		html_level(h, c, g);
 		if (!g->modelled) {
 			strbuf_addstr(h, "<td colspan=\"4\">not modelled: ");
 			strbuf_add_html(h, g->fit_error);
@@ -290,9 +596,11 @@ int compare_report_html(const char *path, const struct compare *c, const char *b
 		    "compare</title><style>%s</style></head><body>\n<h1>perfsweep compare</h1>\n", css);
 	int bad = compare_verdict(c) != 0;
 	strbuf_addf(&h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regressions, %d improvements, "
-		    "%d unchanged, %d scaling regressions.</p>\n<table><tr><th>base</th><td>",
+		    "%d unchanged; regions: %d regressions, %d scaling regressions, %d not compared (noisy)."
+		    "</p>\n<table><tr><th>base</th><td>",
 		    bad ? "blocked" : "publishable", bad ? "regression" : "no regression", c->nregressions,
-		    c->nimprovements, c->nunchanged, c->nmodel_regressions);
+		    c->nimprovements, c->nunchanged, c->nregion_regressions, c->nmodel_regressions,
+		    c->nnot_compared);
 	strbuf_add_html(&h, base);
 	strbuf_addstr(&h, "</td></tr><tr><th>new</th><td>");
 	strbuf_add_html(&h, new);
@@ -302,6 +610,7 @@ int compare_report_html(const char *path, const struct compare *c, const char *b
 	if (c->nunreachable)
 		strbuf_addf(&h, "<p>%d points cannot reach p &lt; %g with their repetitions (Mann-Whitney "
 			    "needs 5 + 5 for 0.01).</p>\n", c->nunreachable, c->opt.alpha);
+	html_inputs(&h, c);
 	html_points(&h, c);
 	html_models(&h, c);
 	strbuf_addstr(&h, "</body></html>\n");

@@ -5,7 +5,9 @@
  * JSON contract (stable; fields are only ever added):
  *   {"regressions": [POINT], "improvements": [POINT], "unchanged": N,
  *    "models": [{"callpath", "metric", "base", "new", "leading_term_changed",
- *                "predicted_ratio", ...}], ...}
+ *                "predicted_ratio", "scaling_regression", "region", "trend", ...}],
+ *    "not_compared": [...], "config_diff": [{"key", "base", "new"}], ...}
+ * (docs/compare.md has every field);
  * POINT = {"callpath", "metric", "point": {param: value}, "base_median",
  *          "new_median", "change", "ci": [lo, hi], "p_value", "p_min",
  *          "reachable", "n_base", "n_new", "exact"};

@@ -20,6 +20,16 @@ is $? 2 "a bad clock is a usage error (exit 2)"
 is "$(cat "$T/err")" "demo-app: bad clock 'bogus'; write -c cpu or -c wall" "one line naming the clock and what to write"
 [ ! -s "$T/out" ]; ok $? "nothing is measured"
 
+# the options that make "a new version" for perfsweep compare (tests/integration/88-compare-real.t)
+out=$("$DEMO" -n 8 -k setup,regime -c cpu --more setup:1.3 --log regime 2>&1)
+is "$(echo "$out" | cut -d: -f1 | tr '\n' ' ')" "setup regime total " "--more KERNEL:FACTOR and --log KERNEL run"
+for bad in "--more stream" "--more stream:0" "--more dense:2" "--log bogus"; do
+	"$DEMO" -n 8 -c cpu $bad > "$T/out" 2> "$T/err"
+	is $? 2 "$bad: a usage error (exit 2)"
+	is "$(wc -l < "$T/err")" 1 "$bad: one line"
+	like "$(cat "$T/err")" "demo-app: bad ${bad% *} '${bad#* }'" "$bad: naming the option and its value"
+done
+
 "$PS" plan "$ROOT/configs/demo.cfg" --json > "$T/plan.json"
 ok $? "the demo campaign plans"
 is "$(json "$T/plan.json" '$j->{totals}{runs}')" 42 "42 runs (14 points x 3)"

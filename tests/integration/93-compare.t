@@ -20,8 +20,12 @@ is "$(json "$T/slow.json" 'scalar grep { $_->{ci}[0] <= 0.10 && 0.10 <= $_->{ci}
 is "$(json "$T/slow.json" '$j->{models}[0]{leading_term_changed} ? "yes" : "no"')" no "a constant slowdown keeps the leading term"
 is "$(json "$T/slow.json" 'abs($j->{models}[0]{predicted_ratio} - 1.10) < 0.03 ? 1 : 0')" 1 "predicted ratio near 1.10"
 is "$(json "$T/slow.json" 'join ",", sort keys %{$j}')" \
-	"alpha,base,common_points,improvements,models,new,regressions,tolerance,unchanged,unreachable,verdict" \
+	"alpha,base,common_points,config_diff,improvements,models,new,not_compared,region_improvements,region_regressions,regressions,scaling_regressions,tolerance,unchanged,unreachable,verdict" \
 	"the JSON contract's keys"
+is "$(json "$T/slow.json" '$j->{models}[0]{region}{status} . " " . $j->{models}[0]{scaling_regression}')" "regression 0" \
+	"all points together regressed, without a scaling regression"
+is "$(json "$T/slow.json" 'my $t = $j->{models}[0]{trend}{n}; $t->{ci}[0] < 0 && 0 < $t->{ci}[1] ? "flat" : "trend"')" flat \
+	"the trend of new/base along n is flat: its interval holds 0"
 is "$(json "$T/slow.json" 'join ",", map { exists $j->{models}[0]{$_} ? 1 : 0 } qw(callpath metric base new leading_term_changed predicted_ratio)')" \
 	"1,1,1,1,1,1" "each model has callpath, metric, base, new, leading_term_changed, predicted_ratio"
 "$PS" compare "$T/base.txt" "$T/slow.txt" > "$T/slow.out"; is $? 3 "text report: exit 3"
@@ -52,15 +56,22 @@ is "$(json "$T/self.json" '$j->{unchanged}')" 5 "all unchanged"
 # too few repetitions to reach alpha
 $GEN 7 1.0 0.5 0.01 1.5 4 0.01 > "$T/b4.txt"
 $GEN 8 1.5 0.5 0.01 1.5 4 0.01 > "$T/n4.txt"
-"$PS" compare "$T/b4.txt" "$T/n4.txt" > "$T/four.out"; is $? 0 "4 + 4 repetitions cannot flag at alpha 0.01"
-like "$(cat "$T/four.out")" "5 points cannot reach p < 0.01" "and the report says so"
-"$PS" compare "$T/b4.txt" "$T/n4.txt" --alpha 0.05 > /dev/null; is $? 3 "but can at alpha 0.05"
+# (before the region-level test this 50% slowdown passed: exit 0)
+"$PS" compare "$T/b4.txt" "$T/n4.txt" > "$T/four.out"; is $? 3 "4 + 4 repetitions, 50% slower: no point alone, the region does"
+like "$(cat "$T/four.out")" "5 points cannot reach p < 0.01" "the report says the points cannot"
+like "$(cat "$T/four.out")" "all 5 points together: regression" "and that all points together regressed"
+like "$(cat "$T/four.out")" "(no single point could have shown it)" "which no single point could have shown"
+"$PS" compare "$T/b4.txt" "$T/n4.txt" --alpha 0.05 > /dev/null; is $? 3 "at alpha 0.05 the points can too"
 $GEN 10 1.00 1 0.1 2 4 0.01 > "$T/quad4.txt"            # n^2 with 4 repetitions against 5
-"$PS" compare "$T/lin.txt" "$T/quad4.txt" --json > "$T/q4.json"; is $? 0 "a grown leading term the points cannot confirm: exit 0"
-like "$(json "$T/q4.json" '$j->{models}[0]{not_confirmed}')" "cannot reach p < alpha" "and the model says why"
-"$PS" compare "$T/lin.txt" "$T/quad4.txt" | tail -1 > "$T/q4.out"
-like "$(cat "$T/q4.out")" "could not have shown one at alpha 0.01" "and so does the verdict"
-"$PS" compare "$T/lin.txt" "$T/quad4.txt" --alpha 0.05 > /dev/null; is $? 3 "at alpha 0.05 it is a regression"
+# (before the trend test: exit 0, "the largest point's repetitions cannot reach p < alpha")
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" --json > "$T/q4.json"; is $? 3 "n -> n^2, no point can reach alpha: the trend shows it, exit 3"
+is "$(json "$T/q4.json" '$j->{models}[0]{scaling_regression} ? 1 : 0')" 1 "a scaling regression"
+is "$(json "$T/q4.json" 'join ",", @{$j->{models}[0]{scaling_parameters}}')" n "in n"
+is "$(json "$T/q4.json" 'my $t = $j->{models}[0]{trend}{n}; $t->{p} < 0.01 && $t->{ci}[0] > 0.5 ? 1 : 0')" 1 \
+	"the ratio grows along n (slope near 1)"
+"$PS" compare "$T/lin.txt" "$T/quad4.txt" > "$T/q4.out"
+like "$(cat "$T/q4.out")" "trend along n: slope +1.0" "the text shows the trend"
+like "$(cat "$T/q4.out")" "SCALING REGRESSION" "and the verdict on it"
 
 # a saved reference: export --format reference, compare NEW --reference FILE
 "$PS" import --text "$T/base.txt" --out "$T/base.campaign" --quiet > /dev/null

@@ -1,14 +1,22 @@
 /*
  * perfsweep compare's statistics on generated pairs of known truth (fixed
  * seeds): rank-test p values computed by hand, a 10% slowdown, an exponent
- * change, an improvement, the false-alarm rate of no-change pairs, and bad
- * inputs.
+ * change, an improvement, the false-alarm rate of no-change pairs, bad
+ * inputs, and on 2-parameter data of known change (tests/lib/gen_compare.h,
+ * 200 pairs per change, 5 repetitions at 5% noise and 3 at 10%) the rates
+ * of scaling regressions, region-level and point regressions that
+ * docs/compare.md states; noisy regions left out; the config differences.
  */
+#include "campaign/config_diff.h"
+#include "common/strbuf.h"
+#include "tests/lib/gen_compare.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/validate_gen.h"
 #include "validator/compare.h"
+#include "validator/compare_report.h"
 #include "validator/ranktest.h"
 #include "validator/reference.h"
+#include <jansson.h>
 #include <unistd.h>
 
 struct truth {
@@ -402,6 +410,215 @@ static void test_reference(void)
 	gsl_rng_free(rng);
 }
 
+/* The brief's truths: 200 pairs per change and setup, fixed seeds (the same as make bench's). */
+static void test_truth_rates(void)
+{
+	static const struct {
+		int reps;
+		double noise;
+	} setups[] = { { 5, 0.05 }, { 3, 0.10 } };
+	struct compare_options opt;
+	compare_options_init(&opt);
+	int npairs = 200;
+	double a = opt.alpha;
+	for (size_t s = 0; s < 2; s++)
+		for (int ch = 0; ch < GEN_NCHANGES; ch++) {
+			struct gen_compare_rates r;
+			enum gen_change c = (enum gen_change)ch;
+			gen_compare_run(1000 * (unsigned long)(ch + 1) + 100000 * s, c, setups[s].reps, setups[s].noise,
+					npairs, &opt, &r);
+			const char *name = gen_change_name(c);
+			int reps = setups[s].reps;
+			is_int(r.failed, 0, "%s, %d reps: every pair compared", name, reps);
+			if (gen_change_param(c) >= 0) {
+				ok(r.scaling_right >= 0.95 * npairs, "%s, %d reps: scaling regression in the right parameter "
+				   "in %d of %d pairs", name, reps, r.scaling_right, npairs);
+				ok(r.scaling_other <= 0.01 * npairs, "%s, %d reps: in the other parameter in %d",
+				   name, reps, r.scaling_other);
+			} else if (c == GEN_SAME) {
+				ok(r.scaling <= 0.01 * npairs, "unchanged, %d reps: %d of %d false scaling regressions",
+				   reps, r.scaling, npairs);
+				ok(r.point_reg <= r.points * (a + 3 * sqrt(a * (1 - a) / r.points)),
+				   "unchanged, %d reps: %d of %d points regress (at most alpha + 3 sd)", reps, r.point_reg,
+				   r.points);
+				ok(r.region <= npairs * (a + 3 * sqrt(a * (1 - a) / npairs)),
+				   "unchanged, %d reps: %d of %d regions regress", reps, r.region, npairs);
+			} else {
+				is_int(r.scaling, 0, "%s, %d reps: no scaling regression in %d pairs", name, reps, npairs);
+				ok(r.region >= 0.95 * npairs, "%s, %d reps: the region regressed in %d of %d pairs",
+				   name, reps, r.region, npairs);
+				ok(r.verdicts >= r.region, "%s, %d reps: and so is the verdict (%d)", name, reps, r.verdicts);
+			}
+		}
+}
+
+/* 3 repetitions, 50% slower: no point can reach alpha, the region as a whole does. */
+static void test_region_level(void)
+{
+	struct experiment b, n;
+	struct compare c;
+	struct perr err;
+	gen_compare_pair(7, GEN_SLOWER_50, 3, 0.10, &b, &n);
+	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "3 + 3 repetitions, 50%% slower: compared");
+	is_int(c.nregressions, 0, "no point alone regresses");
+	is_int(c.nunreachable, 25, "and every point says it could not reach alpha");
+	ok(c.regions[0].status == CMP_REGRESSION, "the region, all 25 points together, regressed");
+	ok(fabs(expm1(c.regions[0].trend.level) - 0.5) < 0.1, "by %.3f, near +50%%", expm1(c.regions[0].trend.level));
+	ok(c.regions[0].trend.level_lo > log(1.3), "its interval's low end is above +30%%");
+	ok(!c.regions[0].regression, "a constant change is no scaling regression");
+	is_int(compare_verdict(&c), 3, "verdict 3");
+	json_t *j = compare_report_json(&c, "b", "n");
+	json_t *m = json_array_get(json_object_get(j, "models"), 0), *tn = json_object_get(json_object_get(m, "trend"), "n");
+	ok(tn && json_is_real(json_object_get(tn, "slope")) && json_array_size(json_object_get(tn, "ci")) == 2 &&
+	   json_is_real(json_object_get(tn, "p")), "models[].trend.n has slope, ci and p");
+	is_str(json_string_value(json_object_get(json_object_get(m, "region"), "status")), "regression",
+	       "models[].region.status");
+	is_int(json_integer_value(json_object_get(j, "region_regressions")), 1, "region_regressions 1");
+	json_decref(j);
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
+/* n^1.5 -> n^1.5 * m^(1/2) hidden in noise-free data: the trend names m, and JSON says so. */
+static void test_scaling_named(void)
+{
+	struct experiment b, n;
+	struct compare c;
+	struct perr err;
+	gen_compare_pair(9, GEN_M_SQUARED, 3, 0.10, &b, &n);
+	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "n*m -> n*m^2: compared");
+	const struct compare_region *g = &c.regions[0];
+	ok(g->regression && g->scaling[1] > 0 && g->scaling[0] == 0, "a scaling regression in m, not in n");
+	ok(fabs(g->trend.param[1].slope - 1) < 0.1, "slope along m %.3f near 1", g->trend.param[1].slope);
+	json_t *j = compare_report_json(&c, "b", "n");
+	json_t *m = json_array_get(json_object_get(j, "models"), 0);
+	ok(json_is_true(json_object_get(m, "scaling_regression")), "models[].scaling_regression");
+	is_str(json_string_value(json_array_get(json_object_get(m, "scaling_parameters"), 0)), "m",
+	       "models[].scaling_parameters names m");
+	json_decref(j);
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
+/* Pairs of one truth whose models pick different leading terms: the data decide, not the models. */
+static void test_models_differ(void)
+{
+	struct compare_options opt;
+	compare_options_init(&opt);
+	int changed = 0, scaling = 0, said = 0, small = 0;
+	for (unsigned long seed = 500; seed < 700; seed++) {
+		struct experiment b, n;
+		struct compare c;
+		struct perr err;
+		gen_compare_pair(seed, GEN_SAME, 5, 0.05, &b, &n);
+		if (compare_experiments(&b, &n, &opt, &c, &err) == 0) {
+			const struct compare_region *g = &c.regions[0];
+			changed += g->leading_changed;
+			scaling += g->regression;
+			if (g->leading_changed) {
+				json_t *j = compare_report_json(&c, "b", "n");
+				const char *why = json_string_value(
+					json_object_get(json_array_get(json_object_get(j, "models"), 0), "not_confirmed"));
+				said += why && !strcmp(why, "models differ, data do not show a trend");
+				small += why && !strncmp(why, "the data show a trend, but", 26);
+				json_decref(j);
+			}
+			compare_release(&c);
+		}
+		experiment_release(&b);
+		experiment_release(&n);
+	}
+	ok(changed >= 5, "the same truth: %d of 200 pairs' models pick different leading terms", changed);
+	is_int(scaling, 0, "none is a scaling regression");
+	ok(said >= 0.95 * changed, "%d of them say: models differ, data do not show a trend", said);
+	is_int(said + small, changed, "the others (%d) that the trend is within the tolerance", small);
+}
+
+/* A region noisy on one side is listed with its noisy points, neither tested nor modelled. */
+static void test_noisy_region(void)
+{
+	struct experiment b, n;
+	struct compare c;
+	struct perr err;
+	gen_compare_pair(11, GEN_SLOWER_2X, 5, 0.02, &b, &n);
+	/* a second region, noisy (40%) in new only, and 2x slower */
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 12);
+	for (int side = 0; side < 2; side++) {
+		struct experiment *e = side ? &n : &b;
+		int cp = experiment_callpath(e, "comm"), mt = experiment_metric(e, "time");
+		for (int p = 0; p < e->npoints; p++)
+			for (int r = 0; r < 5; r++)
+				experiment_add(e, cp, mt, p, (side ? 2 : 1) * (1 + (side ? 0.4 : 0.02) * gsl_ran_gaussian(rng, 1)));
+	}
+	gsl_rng_free(rng);
+	ok(compare_experiments(&b, &n, NULL, &c, &err) == 0, "a noisy region: compared");
+	const struct compare_region *g = NULL;
+	for (int r = 0; r < c.nregions; r++)
+		if (!strcmp(c.regions[r].callpath, "comm"))
+			g = &c.regions[r];
+	ok(g && g->noisy == CMP_NOISY_NEW, "comm is noisy in new");
+	is_int(c.nnot_compared, 1, "one region not compared");
+	ok(g && !g->modelled && g->status == CMP_UNCHANGED && !g->trend.tested, "neither tested nor modelled");
+	ok(g && g->nremeasure[0] == 0 && g->nremeasure[1] > 12, "its noisy points in new to re-measure (%d)",
+	   g ? g->nremeasure[1] : -1);
+	int comm_points = 0;
+	for (int i = 0; i < c.ncmp; i++)
+		comm_points += c.regions[c.points[i].region].noisy != 0;
+	is_int(comm_points, 0, "no point of it is in the table");
+	is_int(c.nregion_regressions, 1, "the other region still regressed");
+	json_t *j = compare_report_json(&c, "b", "n");
+	json_t *nc = json_array_get(json_object_get(j, "not_compared"), 0);
+	is_str(json_string_value(json_object_get(nc, "callpath")), "comm", "not_compared[] names it");
+	is_str(json_string_value(json_array_get(json_object_get(nc, "noisy_in"), 0)), "new", "noisy in new");
+	ok(json_array_size(json_object_get(json_object_get(nc, "remeasure"), "new")) == (size_t)g->nremeasure[1],
+	   "with the points to re-measure");
+	json_decref(j);
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
+static void note_diff(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	struct strbuf *sb = ctx;
+	strbuf_addf(sb, "%s:", key);
+	if (a)
+		config_value_text(a, sb);
+	strbuf_addstr(sb, "->");
+	if (b)
+		config_value_text(b, sb);
+	strbuf_addch(sb, ';');
+}
+
+/* Every difference of two configs, and the span of two commands that differ in an argument. */
+static void test_config_diff(void)
+{
+	config_t a, b;
+	config_init(&a);
+	config_init(&b);
+	config_read_string(&a, "name = \"a\"; app = { command = [ \"lmp\", \"-var\", \"skin\", \"0.3\" ]; };\n"
+			   "parameters = ( { name = \"n\"; values = [ 1, 2 ]; } ); backend = \"local\";");
+	config_read_string(&b, "name = \"b\"; app = { command = [ \"lmp\", \"-var\", \"skin\", \"0.6\" ]; };\n"
+			   "parameters = ( { name = \"n\"; values = [ 1, 2, 4 ]; } ); repetitions = 5;");
+	static const char *const skip[] = { "name", NULL };
+	struct strbuf sb;
+	strbuf_init(&sb);
+	int n = config_diff_each(config_root_setting(&a), config_root_setting(&b), skip, note_diff, &sb);
+	is_int(n, 4, "four differences");
+	is_str(sb.buf, "app.command[3]:\"0.3\"->\"0.6\";parameters[0].values:[ 1, 2 ]->[ 1, 2, 4 ];"
+		       "backend:\"local\"->;repetitions:->5;", "each with its key and both values");
+	int from, ea, eb;
+	config_diff_span(config_lookup(&a, "parameters.[0].values"), config_lookup(&b, "parameters.[0].values"), &from,
+			 &ea, &eb);
+	ok(from == 2 && ea == 2 && eb == 3, "an added value: the span [2, 2) against [2, 3)");
+	strbuf_release(&sb);
+	config_destroy(&a);
+	config_destroy(&b);
+}
+
 int main(void)
 {
 	test_rank_exact();
@@ -414,5 +631,11 @@ int main(void)
 	test_param_order();
 	test_nonpositive();
 	test_reference();
+	test_truth_rates();
+	test_region_level();
+	test_scaling_named();
+	test_models_differ();
+	test_noisy_region();
+	test_config_diff();
 	return done_testing();
 }

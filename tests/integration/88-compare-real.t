@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# perfsweep compare on real runs of two versions of the demo app: NEW runs
+# with --more setup:1.3 (the setup kernel does 30% more work at every size:
+# a constant slowdown) and --log regime (the regime kernel's work gains a
+# factor log2(n): n -> n log2 n, a scaling regression in n); sort does not
+# change.  compare must name exactly that: setup regressed without a scaling
+# regression, regime scales worse in n, sort did not regress, and the only
+# difference of the stored configs is those arguments of the command.
+#
+# Kept robust on a loaded machine: the kernels are timed in CPU seconds
+# (-c cpu) on one bound core; the two campaigns grow one repetition at a
+# time in turn (base pass 1, new pass 1, base pass 2, ...), so that a slow
+# spell of the machine falls on both; n spans 6..48 (8x; log2 n goes from
+# 2.6 to 5.6) at 10 sizes below regime's switch at 128, so the trend has 8
+# degrees of freedom; only verdict names are checked, from the region-level
+# tests, never a time or a single point's test (4 repetitions cannot reach
+# p < 0.01 at a point).  About 9 s of CPU; with two busy loops and other
+# builds on the 2 cores, regime's trend kept p < 1e-5 in every trial.
+. "$(dirname "$0")/../lib/tap.sh"
+
+cfg() {  # cfg NAME REPETITIONS [EXTRA ARGUMENTS...]
+	local name=$1 reps=$2 extra="" a
+	shift 2
+	for a in "$@"; do extra="$extra, \"$a\""; done
+	cat > "$T/$name.cfg" <<CFG
+name = "$name";
+app = { command = [ "$DEMO", "-n", "{n}", "-k", "setup,sort,regime", "-c", "cpu"$extra ]; timeout = 60.0; };
+parameters = (
+  { name = "n"; values = [ 6, 8, 10, 12, 16, 20, 24, 32, 40, 48 ]; },
+  { name = "np"; values = [ 1 ]; role = "ranks"; }
+);
+placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
+repetitions = $reps;
+collect = {
+  wall = false;
+  regex = (
+    { region = "setup";  pattern = "^setup: ([0-9.eE+-]+) s"; },
+    { region = "sort";   pattern = "sort: ([0-9.eE+-]+) s"; },
+    { region = "regime"; pattern = "regime: ([0-9.eE+-]+) s"; }
+  );
+};
+CFG
+}
+
+fails=0
+for r in 1 2 3 4; do
+	cfg base $r
+	cfg new $r --more setup:1.3 --log regime
+	"$PS" run "$T/base.cfg" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1))
+	"$PS" run "$T/new.cfg" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1))
+done
+is $fails 0 "both campaigns ran, grown one repetition at a time in turn"
+
+"$PS" compare "$T/base.campaign" "$T/new.campaign" --json > "$T/c.json"; is $? 3 "compare: exit 3"
+region() {  # region CALLPATH PERL-EXPRESSION-ON-$m
+	json "$T/c.json" "my (\$m) = grep { \$_->{callpath} eq '$1' } @{\$j->{models}}; $2"
+}
+is "$(region setup '$m->{region}{status}')" regression "setup: all points together regressed"
+is "$(region setup '$m->{scaling_regression} ? "scaling" : "constant"')" constant "setup: a constant change, no scaling regression"
+is "$(region regime '$m->{scaling_regression} ? "scaling" : "constant"')" scaling "regime: a scaling regression"
+is "$(region regime 'join ",", @{$m->{scaling_parameters}}')" n "regime: in n"
+is "$(region sort '($m->{region} ? $m->{region}{status} : "not compared") =~ /^(unchanged|improvement|not compared)$/ ? "no" : "yes"')" no \
+	"sort: no region-level regression"
+is "$(region sort '$m->{scaling_regression} ? 1 : 0')" 0 "sort: no scaling regression"
+
+is "$(json "$T/c.json" 'scalar @{$j->{config_diff}}')" 1 "the stored configs differ in one setting"
+is "$(json "$T/c.json" 'my $d = $j->{config_diff}[0]; "$d->{key} " . ($d->{base} // "absent") . " -> $d->{new}"')" \
+	'app.command[7..10] absent -> "--more", "setup:1.3", "--log", "regime"' "the arguments added to the command"
+is "$(json "$T/c.json" '$j->{machines}{base}{hostname} . " " . $j->{machines}{new}{hostname}')" "$(hostname) $(hostname)" \
+	"both campaigns recorded this machine"
+
+"$PS" compare "$T/base.campaign" "$T/new.campaign" > "$T/c.txt"
+like "$(sed -n 3,4p "$T/c.txt")" 'configs: 1 difference' "the text report starts with what changed"
+like "$(sed -n 4p "$T/c.txt")" 'app.command[7..10]' "naming the arguments"
+like "$(cat "$T/c.txt")" "machine: the same ($(hostname)," "and says the machine is the same"
+done_testing

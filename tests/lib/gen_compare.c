@@ -1,0 +1,100 @@
+/* Generated compare pairs of known change (see gen_compare.h). */
+#include "tests/lib/gen_compare.h"
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#define C0 1.6
+
+static const char *const names[GEN_NCHANGES] = {
+	"unchanged", "10% slower", "50% slower", "2x slower", "n -> n*log2(n)", "n -> n^1.5", "n*m -> n*m^2",
+};
+
+const char *gen_change_name(enum gen_change ch)
+{
+	return names[ch];
+}
+
+int gen_change_param(enum gen_change ch)
+{
+	return ch == GEN_M_SQUARED ? 1 : ch == GEN_N_LOG_N || ch == GEN_N_1_5 ? 0 : -1;
+}
+
+static double truth(enum gen_change ch, double n, double m)
+{
+	switch (ch) {
+	case GEN_SLOWER_10:
+		return 1.1 * (C0 + n * m);
+	case GEN_SLOWER_50:
+		return 1.5 * (C0 + n * m);
+	case GEN_SLOWER_2X:
+		return 2 * (C0 + n * m);
+	case GEN_N_LOG_N:
+		return C0 + n * log2(n) * m;
+	case GEN_N_1_5:
+		return C0 + pow(n, 1.5) * m;
+	case GEN_M_SQUARED:
+		return C0 + n * m * m;
+	default:
+		return C0 + n * m;
+	}
+}
+
+static void grid(struct experiment *e, enum gen_change ch, int reps, double noise, gsl_rng *rng)
+{
+	static const double v[] = { 4, 8, 16, 32, 64 };
+	experiment_init(e);
+	experiment_param(e, "n");
+	experiment_param(e, "m");
+	int c = experiment_callpath(e, "main->solve"), mt = experiment_metric(e, "time");
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++) {
+			int p = experiment_point(e, (double[]){ v[i], v[j] });
+			double t = truth(ch, v[i], v[j]);
+			for (int r = 0; r < reps; r++)
+				experiment_add(e, c, mt, p, t * (1 + noise * gsl_ran_gaussian(rng, 1.0)));
+		}
+}
+
+void gen_compare_pair(unsigned long seed, enum gen_change ch, int reps, double noise, struct experiment *base,
+		      struct experiment *new)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, seed);
+	grid(base, GEN_SAME, reps, noise, rng);
+	grid(new, ch, reps, noise, rng);
+	gsl_rng_free(rng);
+}
+
+void gen_compare_run(unsigned long seed, enum gen_change ch, int reps, double noise, int npairs,
+		     const struct compare_options *opt, struct gen_compare_rates *r)
+{
+	int right = gen_change_param(ch);
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < npairs; i++) {
+		struct experiment b, n;
+		struct compare c;
+		struct perr err;
+		gen_compare_pair(seed + (unsigned long)i, ch, reps, noise, &b, &n);
+		r->pairs++;
+		if (compare_experiments(&b, &n, opt, &c, &err) < 0) {
+			r->failed++;
+		} else {
+			const struct compare_region *g = &c.regions[0];
+			int other = 0;
+			for (int k = 0; k < c.nparams; k++)
+				other |= k != right && g->scaling[k] > 0;
+			r->scaling += g->regression;
+			r->scaling_right += right >= 0 && g->scaling[right] > 0;
+			r->scaling_other += other;
+			r->region += g->status == CMP_REGRESSION;
+			r->points += c.ncmp;
+			r->point_reg += c.nregressions;
+			r->verdicts += compare_verdict(&c) != 0;
+			compare_release(&c);
+		}
+		experiment_release(&b);
+		experiment_release(&n);
+	}
+}
