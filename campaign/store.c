@@ -536,8 +536,8 @@ static void remove_db(const char *dir)
 	}
 }
 
-/* True when campaign.db has no table with anything in it: never committed. */
-static int store_is_empty(const char *dir)
+/* campaign.db has no table: its creating transaction never committed. */
+int store_uncommitted(const char *dir)
 {
 	char *path = xasprintf("%s/campaign.db", dir);
 	sqlite3 *db = NULL;
@@ -610,7 +610,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	   the start) holds nothing: create it afresh */
 	if (exists && !store_open(&st, dir, 0, NULL)) {
 		store_close(st);
-	} else if (exists && store_is_empty(dir)) {
+	} else if (exists && store_uncommitted(dir)) {
 		remove_db(dir);
 		exists = 0;
 	}

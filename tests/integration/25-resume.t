@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 of `perfsweep run` at several moments, then resume: every run is
-# done exactly once and nothing recorded is lost or counted twice.
+# done exactly once and nothing recorded is lost or counted twice, even
+# when the first kill comes before the store exists.
 . "$(dirname "$0")/../lib/tap.sh"
 
 cat > "$T/c.cfg" <<CFG
@@ -28,4 +29,13 @@ is "$(json "$T/st.json" '$j->{measurements}')" 48 "exactly two measurements per 
 dups=$(cut -d, -f1,8,9 "$T/m.csv" | sort | uniq -d | wc -l)
 is "$dups" 0 "no run has a region recorded twice"
 ok $(! pgrep -f "$DEMO -s 0.4" > /dev/null; echo $?) "no orphaned run process is left behind"
+
+# killed before the store's first commit: a campaign.db without tables is
+# no campaign yet, and the same command starts it afresh
+mkdir "$T/early.campaign"
+sqlite3 "$T/early.campaign/campaign.db" "CREATE TABLE t(x); DROP TABLE t;"
+sed 's/"res"/"early"/' "$T/c.cfg" > "$T/early.cfg"
+"$PS" run "$T/early.cfg" --jobs 2 --quiet > "$T/out" 2>&1; is $? 0 "a store that never committed is started afresh"
+"$PS" status "$T/early.campaign" --json > "$T/st.json"
+is "$(json "$T/st.json" '$j->{done}')" 24 "and its campaign runs"
 done_testing
