@@ -2,8 +2,11 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* mkdir that accepts an existing directory, and only a directory. */
 static int mkdir_one(const char *p)
@@ -41,5 +44,31 @@ int fs_mkdir_p(const char *path)
 	}
 	int r = mkdir_one(p);
 	free(p);
+	return r;
+}
+
+int fs_write_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r = -1;
+	if (fd >= 0) {
+		size_t done = 0;
+		while (done < len) {
+			ssize_t w = write(fd, data + done, len - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+		if (close(fd) == 0 && done == len && rename(tmp, path) == 0)
+			r = 0;
+	}
+	if (r) {
+		int e = errno ? errno : EIO;
+		unlink(tmp);
+		errno = e;
+	}
+	free(tmp);
 	return r;
 }
