@@ -281,6 +281,31 @@ static int settle_retired(struct engine *e, const struct run *r, struct perr *er
 	return store_settle_retired(e->st, r->id, err);
 }
 
+/* What the engine says of an earlier orchestrator's attempt, by its fate. */
+static const struct {
+	const char *what, *detail;
+} fate_words[] = {
+	[FATE_UNKNOWN] = { NULL, NULL },
+	[FATE_RUNNING] = { "adopted", "still running" },
+	[FATE_FINISHED] = { "collected", "finished while no orchestrator ran" },
+	[FATE_NEVER_STARTED] = { "rerun", "never started" },
+	[FATE_KILLED] = { "rerun", "killed mid-way" },
+};
+
+/* An earlier orchestrator's attempt at r, taken over: the engine waits for
+   its result (and a local one, still running, is running). */
+static int taken_over(struct engine *e, long long id, enum attempt_fate fate, const char *what,
+		      const char *detail, struct perr *err)
+{
+	live_add(e, id);
+	e->stats->adopted++;
+	event(e->o, id, fate_words[fate].what ? fate_words[fate].what : what,
+	      fate_words[fate].detail ? fate_words[fate].detail : detail);
+	if (e->is_local && fate == FATE_RUNNING)
+		return store_mark_running(e->st, id, wall_now(), err);
+	return 0;
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
    pending again; every pending run joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
@@ -300,20 +325,25 @@ static int reconcile(struct engine *e, struct perr *err)
 			struct spec_buf sb;
 			spec_build(&sb, e->c, e->st, r, e->o);
 			sb.spec.attempt = r->attempts;
-			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, err);
+			enum attempt_fate fate = FATE_UNKNOWN;
+			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, &fate, err);
 			spec_release(&sb);
 			if (a < 0)
 				goto done;
 			if (a == 1) {
-				live_add(e, r->id);
-				e->stats->adopted++;
-				event(e->o, r->id, "adopted", r->backend_id);
+				if (taken_over(e, r->id, fate, "adopted", r->backend_id, err))
+					goto done;
 				continue;
 			}
-			if (store_mark_pending(e->st, r->id, "orchestrator restarted: run again", err))
+			const char *why = fate_words[fate].detail ? fate_words[fate].detail
+								  : "was in flight when the orchestrator stopped";
+			char *reason = xasprintf("orchestrator restarted: run again (%s)", why);
+			int mr = store_mark_pending(e->st, r->id, reason, err);
+			free(reason);
+			if (mr)
 				goto done;
 			e->stats->rerun++;
-			event(e->o, r->id, "rerun", "was in flight when the orchestrator stopped");
+			event(e->o, r->id, "rerun", why);
 			r->state = RUN_PENDING;
 		}
 		if (r->state == RUN_PENDING)
@@ -348,19 +378,22 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	double t = wall_now();
 	/* an earlier orchestrator may have submitted this very attempt and died
 	   before recording it: take its job over, files and all */
-	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &serr) : 0;
+	enum attempt_fate fate = FATE_UNKNOWN;
+	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &fate, &serr) : 0;
 	if (rec == 2) {
 		spec_release(&sb);
 		return 1;
 	}
 	if (rec == 1) {
 		spec_release(&sb);
-		live_add(e, r->id);
-		e->stats->adopted++;
-		event(e->o, r->id, "recovered", bid);
-		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
+		int wr = store_mark_submitted(e->st, r->id, bid, t, err) ||
+			 taken_over(e, r->id, fate, "recovered", bid, err);
 		free(bid);
 		return wr ? -1 : 0;
+	}
+	if (rec == 0 && fate == FATE_KILLED) {   /* unrecorded, killed mid-way: run afresh */
+		e->stats->rerun++;
+		event(e->o, r->id, fate_words[fate].what, fate_words[fate].detail);
 	}
 	int rc = rec < 0 ? -1 : clean_run_dir(sb.run_dir, &serr);
 	if (!rc)
@@ -456,6 +489,13 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 		e->stats->cancelled++;
 		event(e->o, x->id, "cancelled", r.reason);
 		rc = 0;
+	} else if (x->rerun) {   /* killed mid-way: not the program's doing */
+		char *reason = xasprintf("run again (%s)", x->reason);
+		rc = store_mark_pending(e->st, x->id, reason, err);
+		free(reason);
+		push(&e->q, x->id);
+		e->stats->rerun++;
+		event(e->o, x->id, "rerun", x->reason);
 	} else if (x->failed) {
 		rc = apply_failure(e, x, &r, err);
 	} else {
