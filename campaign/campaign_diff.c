@@ -203,7 +203,7 @@ int campaign_diff(const char *dir, const struct campaign_config *c, const struct
 	char *db = xasprintf("%s/campaign.db", dir);
 	int exists = !access(db, F_OK);
 	free(db);
-	if (!exists)
+	if (!exists || store_uncommitted(dir))   /* store_create starts it afresh */
 		return 0;
 	struct store *st;
 	if (store_open(&st, dir, STORE_READONLY, err))

@@ -11,17 +11,24 @@
 #include <time.h>
 #include <unistd.h>
 
-/* "pid N (since TIME)" from the holder's lock file. */
+/* "pid N (since TIME)" from the holder's lock file.  A holder writes it
+   just after it locks: give it a moment (at most 0.5 s) to do so. */
 static void holder(int fd, char *buf, size_t n)
 {
-	char text[128] = "";
-	ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
-	text[got > 0 ? got : 0] = '\0';
 	long pid = 0;
 	long long since = 0;
-	if (sscanf(text, "pid %ld since %lld", &pid, &since) != 2) {
-		snprintf(buf, n, "another process");
-		return;
+	for (int tries = 0;; tries++) {
+		char text[128] = "";
+		ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
+		text[got > 0 ? got : 0] = '\0';
+		if (sscanf(text, "pid %ld since %lld", &pid, &since) == 2)
+			break;
+		if (tries == 100) {
+			snprintf(buf, n, "another process");
+			return;
+		}
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
 	}
 	time_t t = (time_t)since;
 	struct tm tm;

@@ -655,9 +655,9 @@ static void remove_db(const char *dir)
 	remove_db_file(dir, "campaign.db");
 }
 
-/* True when campaign.db has no table with anything in it: never committed
-   (a store made before stores were built apart and renamed into place). */
-static int store_is_empty(const char *dir)
+/* campaign.db has no table: its creating transaction never committed (a
+   store made before stores were built apart and renamed into place). */
+int store_uncommitted(const char *dir)
 {
 	char *path = xasprintf("%s/campaign.db", dir);
 	sqlite3 *db = NULL;
@@ -762,7 +762,7 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 	   the start) holds nothing: create it afresh */
 	if (exists && !store_open(&st, dir, 0, NULL)) {
 		store_close(st);
-	} else if (exists && store_is_empty(dir)) {
+	} else if (exists && store_uncommitted(dir)) {
 		remove_db(dir);
 		exists = 0;
 	}

@@ -74,6 +74,9 @@ int store_create(struct store **st, const char *dir, const char *name, const cha
 		 const char *config_text, const struct plan *pl, struct perr *err);
 int store_open(struct store **st, const char *dir, int flags, struct perr *err);
 void store_close(struct store *st);
+/* dir/campaign.db exists but its creating transaction never committed (a
+   kill -9 right at the start): no campaign yet, store_create makes it afresh. */
+int store_uncommitted(const char *dir);
 
 const char *store_dir(const struct store *st);
 /* Directory of one run's files (created on demand); the caller frees it. */

@@ -17,7 +17,6 @@ struct strbuf;
    ENOENT for an empty path, ENOTDIR when path or a parent exists and is not
    a directory. */
 int fs_mkdir_p(const char *path);
-
 /*
  * Open path for reading, a regular file only: never a directory, FIFO,
  * device or socket, and never blocking in open (a FIFO is refused before it
@@ -62,7 +61,8 @@ int fs_atomic_commit(struct fs_atomic *a);
 /* Close and remove the temporary file; path stays as it was. */
 void fs_atomic_abort(struct fs_atomic *a);
 
-/* buf[0..len) as the whole of path, through fs_atomic: 0, or -1 with errno. */
+/* buf[0..len) as the whole of path, through fs_atomic (a reader finds the
+   old file or the whole new one, never a part): 0, or -1 with errno. */
 int fs_write_file(const char *path, const char *buf, size_t len);
 
 #endif

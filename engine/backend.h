@@ -47,6 +47,21 @@ struct run_result {
 	char reason[256];           /* why it failed, "" if it did not */
 	int running;                /* not finished: only reports that the run has started
 	                               (optional; then started_at is set) */
+	int rerun;                  /* the attempt was killed mid-way without a word on how it
+	                               ended (its supervisor died): run it again; reason says so */
+};
+
+/*
+ * What adopt() and recover() found of an attempt an earlier orchestrator
+ * started, for the run engine to say (runner.c has the words); a backend
+ * that cannot tell leaves FATE_UNKNOWN.
+ */
+enum attempt_fate {
+	FATE_UNKNOWN,
+	FATE_RUNNING,           /* still running: adopted, its result comes through wait */
+	FATE_FINISHED,          /* finished while no orchestrator ran: its result comes through wait */
+	FATE_NEVER_STARTED,     /* never started: run it (again) */
+	FATE_KILLED,            /* killed mid-way, its leftovers killed now: run it again */
 };
 
 
@@ -68,17 +83,19 @@ struct backend_ops {
 	/* Cancel one in-flight run.  0 or -1. */
 	int (*cancel)(struct backend *b, long long id, const char *backend_id, struct perr *err);
 	/* After a restart: take over a run an earlier orchestrator started.  1:
-	   adopted (it will finish through wait), 0: it is gone (re-run it), -1 err. */
+	   adopted (it will finish through wait), 0: it is gone (re-run it), -1 err.
+	   *fate (set to FATE_UNKNOWN by the caller) says more when it can. */
 	int (*adopt)(struct backend *b, const struct run_spec *rs, const char *backend_id,
-		     struct perr *err);
+		     enum attempt_fate *fate, struct perr *err);
 	/* Optional (NULL when a backend cannot outlive its orchestrator).  Before
 	   a fresh attempt: take over this attempt's job if an earlier orchestrator
 	   submitted it but died before recording it, even one that has finished
 	   since.  1: taken over, *backend_id set, its result comes through wait;
 	   0: there is none, start the run; 2: cannot tell now (controller down),
-	   try later; -1: err. */
+	   try later; -1: err.  *fate as for adopt (0 with FATE_KILLED: there was
+	   one, killed mid-way; start the run afresh). */
 	int (*recover)(struct backend *b, const struct run_spec *rs, char **backend_id,
-		       struct perr *err);
+		       enum attempt_fate *fate, struct perr *err);
 	/* Runs in flight right now. */
 	int (*inflight)(struct backend *b);
 	void (*free)(struct backend *b);
@@ -94,7 +111,10 @@ struct backend {
  * cores of this machine (placement/core_alloc.h): a run whose cores are not
  * free waits (start returns 1), and ranks of a run with a policy are bound
  * inside its cores.  A run without a policy reserves one core per rank but
- * is not bound.
+ * is not bound.  Each run has a supervisor process that outlives the
+ * orchestrator and notes the run's start and end in its directory
+ * (engine/supervisor.h), so that a later orchestrator adopts or collects
+ * it instead of running it twice; an adopted run keeps its slot and cores.
  */
 int backend_local_new(struct backend **b, int jobs, struct perr *err);
 int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
@@ -119,8 +139,9 @@ void slurm_partition_release(struct slurm_partition *p);
 /* SLURM error codes that may pass by themselves (controller unreachable,
    rate limits, busy nodes, QOS or association limits): wait and retry. */
 int backend_slurm_transient(int slurm_errno);
-/* Kill what is left of a local run from its backend id ("PGID:STARTTIME"),
-   if that process group still exists.  Returns 1 if something was killed. */
+/* Kill what is left of a local run from its backend id ("PID:STARTTIME" of
+   its supervisor): every process of the run but the supervisor, which then
+   notes how the run ended.  Returns 1 if something was killed. */
 int backend_local_cancel_id(const char *backend_id);
 
 #endif

@@ -1,39 +1,42 @@
 /*
- * The local backend: runs on this machine with fork/exec, never a shell.
- * Each run is one process group (all its ranks), so a timeout or a cancel
- * kills everything it started.  The backend id is "PGID:STARTTIME" (the
- * leader's start time from /proc) so that a later orchestrator can tell a
- * leftover process from an unrelated one that reused the pid.
+ * The local backend: runs on this machine, never through a shell.  Each run
+ * has a supervisor process (engine/supervisor.h) in a session of its own
+ * that starts its ranks, outlives the orchestrator, and notes the run's
+ * start and end in the run directory; the backend id is the supervisor's
+ * "PID:STARTTIME".  An orchestrator started after another died reads those
+ * notes (take_over): it collects a run that finished meanwhile, adopts one
+ * whose supervisor still lives (waiting for its end note, keeping its slot
+ * and cores), and runs again only one that never started or was killed
+ * mid-way, after killing what is left of it.
  */
 #include "engine/backend.h"
+#include "engine/supervisor.h"
 #include "common/clock.h"
+#include "common/run_command.h"
 #include "common/xalloc.h"
 #include "placement/core_alloc.h"
 #include "placement/launch.h"
 #include "placement/policy.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
+
+/* Past its timeout by this much, a run's supervisor is killed too. */
+#define BACKSTOP_GRACE 10.0
 
 struct local_run {
 	long long id;
-	pid_t pgid;
-	pid_t *pids;
-	int npids, alive;
-	int status;                 /* first non-zero exit status, else 0 */
-	double t0;                  /* monotonic start */
-	double started_at;          /* Unix start */
-	double deadline;            /* monotonic, 0 = none */
-	int timed_out;
+	char *run_dir;
+	int attempt;
+	struct child_process sv;    /* the supervisor when it is our child (sv.pid > 0) */
+	pid_t pid;                  /* the supervisor, ours or adopted */
+	unsigned long long starttime;
 	double timeout;
-	char *reason;
+	double deadline;            /* monotonic: the backstop, 0 none */
+	int backstop;               /* killed at the backstop */
 	hwloc_bitmap_t cores;       /* the units the core allocator gave it */
 };
 
@@ -42,36 +45,13 @@ struct local {
 	struct local_run *runs;
 	int n;
 	size_t alloc;
+	struct run_result *ready;   /* results of runs found finished when taken over */
+	int nready;
+	size_t ready_alloc;
 	int have_topo;              /* the host topology loaded: cores are allocated */
 	struct topology topo;
 	struct core_alloc cores;
 };
-
-
-
-/* Start time of a process (clock ticks since boot), or 0 if it is gone. */
-static unsigned long long proc_starttime(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* the command name may hold spaces: fields restart after the last ')' */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	char state = 0;
-	unsigned long long start = 0;
-	/* after ')': state(3) ... starttime is field 22 */
-	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &state, &start) != 2)
-		return 0;
-	return state == 'Z' ? 0 : start;
-}
 
 static int local_capacity(struct backend *b)
 {
@@ -82,94 +62,6 @@ static int local_capacity(struct backend *b)
 static int local_inflight(struct backend *b)
 {
 	return ((struct local *)b->priv)->n;
-}
-
-#define ATTEMPT_FILE "local.attempt"
-
-/*
- * In rank 0's child, before anything else: record "PGID:STARTTIME" in the
- * run directory, so that an orchestrator started after this one died finds
- * this attempt (recover) and kills it instead of running it twice.  Then,
- * if the orchestrator that forked us is gone already, do not start: it may
- * have died before the record existed, and its successor may have looked.
- */
-static void record_attempt(const char *run_dir, pid_t parent)
-{
-	char *path = xasprintf("%s/" ATTEMPT_FILE, run_dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	free(path);
-	if (fd >= 0) {
-		char buf[64];
-		int n = snprintf(buf, sizeof(buf), "%d:%llu\n", (int)getpid(), proc_starttime(getpid()));
-		if (write(fd, buf, (size_t)n) != n)
-			_exit(127);
-		close(fd);
-	}
-	if (getppid() != parent)
-		_exit(127);
-}
-
-/* What a child that could not start failed at: it sends { stage, errno }. */
-enum { CHILD_OUTPUT, CHILD_WORKDIR, CHILD_EXEC };
-
-/* In the child: redirect output, set the environment, exec.  Never returns. */
-static void child_exec(const struct run_spec *rs, const struct launch_placement *lp, int rank,
-		       int errfd)
-{
-	char *out = rank ? xasprintf("%s/rank-%d.stdout", rs->run_dir, rank)
-			 : xasprintf("%s/stdout", rs->run_dir);
-	char *errp = rank ? xasprintf("%s/rank-%d.stderr", rs->run_dir, rank)
-			  : xasprintf("%s/stderr", rs->run_dir);
-	int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int fi = open("/dev/null", O_RDONLY);
-	int stage = CHILD_OUTPUT;
-	if (fo < 0 || fe < 0 || fi < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-		goto fail;
-	close(fo);
-	close(fe);
-	close(fi);
-	stage = CHILD_WORKDIR;
-	if (chdir(rs->workdir ? rs->workdir : rs->run_dir))
-		goto fail;
-	stage = CHILD_EXEC;
-	for (char *const *e = rs->env; e && *e; e++)
-		putenv(xstrdup(*e));
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%d", rank);
-	setenv("PERFSWEEP_LOCAL_RANK", buf, 1);
-	setenv("PERFSWEEP_RANK", buf, 1);
-	snprintf(buf, sizeof(buf), "%d", rs->ranks);
-	setenv("PERFSWEEP_NRANKS", buf, 1);
-	snprintf(buf, sizeof(buf), "%d", rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
-	setenv("PERFSWEEP_RANKS_PER_NODE", buf, 1);
-	setenv("PERFSWEEP_RUN_DIR", rs->run_dir, 1);
-	signal(SIGPIPE, SIG_DFL);
-	if (rs->policy) {
-		char **pre = launch_argv(rs->bind_path, lp);
-		int n = 0, k = 0;
-		while (rs->argv[n])
-			n++;
-		char **av = xcalloc((size_t)n + 16, sizeof(char *));
-		for (char **a = pre; *a; a++)
-			av[k++] = *a;
-		for (int i = 0; i < n; i++)
-			av[k++] = rs->argv[i];
-		execv(rs->bind_path, av);
-	} else {
-		execvp(rs->argv[0], rs->argv);
-	}
-fail:;
-	int e[2] = { stage, errno };
-	if (write(errfd, e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-static void kill_run(struct local_run *r, int sig)
-{
-	if (r->pgid > 0)
-		killpg(r->pgid, sig);
 }
 
 /*
@@ -206,15 +98,37 @@ static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t
 	return core_alloc_take(&l->cores, (int)need, !strcmp(rs->policy, "spread"), set);
 }
 
-static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
-		       const struct launch_placement *lp, struct perr *err);
+/* A new entry for run rs in l->runs (not counted yet). */
+static struct local_run *new_run(struct local *l, const struct run_spec *rs, hwloc_bitmap_t cores)
+{
+	XGROW(l->runs, (size_t)l->n + 1, l->alloc);
+	struct local_run *r = &l->runs[l->n];
+	memset(r, 0, sizeof(*r));
+	r->id = rs->id;
+	r->run_dir = xstrdup(rs->run_dir);
+	r->attempt = supervisor_attempt(rs);
+	r->timeout = rs->timeout;
+	r->cores = cores;
+	return r;
+}
+
+/* Run i ended: its slot and cores are free. */
+static void drop_run(struct local *l, int i)
+{
+	struct local_run *r = &l->runs[i];
+	if (l->have_topo)
+		core_alloc_give(&l->cores, r->cores);
+	hwloc_bitmap_free(r->cores);
+	free(r->run_dir);
+	l->runs[i] = l->runs[--l->n];
+}
 
 static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       struct perr *err)
 {
 	struct local *l = b->priv;
 	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
-	char *within = NULL;
+	char *within = NULL, *noted = NULL;
 	int rc = l->have_topo ? take_cores(l, rs, cores, err) : 0;
 	if (rc) {
 		hwloc_bitmap_free(cores);
@@ -226,110 +140,105 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 		.cores_per_rank = rs->cores_per_rank,
 		.map = rs->map,
 	};
-	if (l->have_topo && rs->policy && strcmp(rs->policy, "explicit") &&
-	    hwloc_bitmap_list_asprintf(&within, cores) >= 0)
-		lp.within = within;
-	XGROW(l->runs, (size_t)l->n + 1, l->alloc);
-	struct local_run *r = &l->runs[l->n];
-	memset(r, 0, sizeof(*r));
-	r->cores = cores;
-	rc = spawn_ranks(r, rs, &lp, err);
+	if (l->have_topo && hwloc_bitmap_list_asprintf(&noted, cores) >= 0 && rs->policy &&
+	    strcmp(rs->policy, "explicit"))
+		lp.within = within = xstrdup(noted);
+	struct local_run *r = new_run(l, rs, cores);
+	rc = supervisor_start(&r->sv, rs, rs->policy ? &lp : NULL, noted ? noted : "", backend_id, err);
 	free(within);
+	free(noted);
 	if (rc) {
-		core_alloc_give(&l->cores, cores);
+		if (l->have_topo)
+			core_alloc_give(&l->cores, cores);
 		hwloc_bitmap_free(cores);
+		free(r->run_dir);
 		return rc;
 	}
-	*backend_id = xasprintf("%d:%llu", (int)r->pgid, proc_starttime(r->pgid));
+	supervisor_parse_id(*backend_id, &r->pid, &r->starttime);
+	r->deadline = rs->timeout > 0 ? mono_now() + rs->timeout + BACKSTOP_GRACE : 0;
 	l->n++;
 	return 0;
 }
 
-/* Fork and exec every rank of run r.  0, 1 (transient) or -1 (err). */
-static int spawn_ranks(struct local_run *r, const struct run_spec *rs,
-		       const struct launch_placement *lp, struct perr *err)
-{
-	r->id = rs->id;
-	r->npids = rs->ranks > 0 ? rs->ranks : 1;
-	r->pids = xcalloc((size_t)r->npids, sizeof(pid_t));
-	r->t0 = mono_now();
-	r->started_at = wall_now();
-	r->timeout = rs->timeout;
-	r->deadline = rs->timeout > 0 ? r->t0 + rs->timeout : 0;
-	pid_t parent = getpid();
-	for (int i = 0; i < r->npids; i++) {
-		/* a close-on-exec pipe tells the parent whether exec worked */
-		int pfd[2];
-		if (pipe2(pfd, O_CLOEXEC)) {
-			kill_run(r, SIGKILL);
-			return perr_set(err, "pipe: %s", strerror(errno));
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(pfd[0]);
-			close(pfd[1]);
-			kill_run(r, SIGKILL);
-			/* reap what was started */
-			for (int j = 0; j < i; j++)
-				waitpid(r->pids[j], NULL, 0);
-			free(r->pids);
-			return 1;   /* transient: try again later */
-		}
-		if (pid == 0) {
-			close(pfd[0]);
-			setpgid(0, i == 0 ? 0 : r->pgid);
-			if (i == 0)
-				record_attempt(rs->run_dir, parent);
-			child_exec(rs, lp, i, pfd[1]);
-		}
-		if (i == 0)
-			r->pgid = pid;
-		setpgid(pid, r->pgid);   /* both sides set it: no race */
-		r->pids[i] = pid;
-		r->alive++;
-		close(pfd[1]);
-		int e[2] = { 0, 0 };
-		ssize_t got = read(pfd[0], e, sizeof(e));
-		close(pfd[0]);
-		if (got == (ssize_t)sizeof(e)) {
-			kill_run(r, SIGKILL);
-			for (int j = 0; j <= i; j++)
-				waitpid(r->pids[j], NULL, 0);
-			free(r->pids);
-			const char *what = rs->policy ? rs->bind_path : rs->argv[0];
-			if (e[0] == CHILD_WORKDIR)
-				return perr_set(err, "cannot enter the working directory '%s': %s",
-						rs->workdir ? rs->workdir : rs->run_dir, strerror(e[1]));
-			if (e[0] == CHILD_OUTPUT)
-				return perr_set(err, "cannot open the output files in '%s': %s", rs->run_dir,
-						strerror(e[1]));
-			return perr_set(err, "cannot execute '%s': %s", what, strerror(e[1]));
-		}
-	}
-	return 0;
-}
-
-static void finish(struct local_run *r, struct run_result *res)
+/* The result an end note tells. */
+static void result_from_note(const struct sv_end *e, long long id, struct run_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	res->id = id;
+	res->started_at = e->started;
+	res->ended_at = e->ended;
+	res->wall = e->wall;
+	res->exit_status = e->exit_status;
+	int st = e->exit_status;
+	res->failed = e->timed_out || e->error[0] || st;
+	if (e->timed_out) {
+		res->exit_status = 128 + SIGKILL;
+		snprintf(res->reason, sizeof(res->reason), "timed out after %g s", e->timeout);
+	} else if (e->error[0]) {
+		snprintf(res->reason, sizeof(res->reason), "%s", e->error);
+	} else if (st > 128) {
+		snprintf(res->reason, sizeof(res->reason), "killed by signal %d (%s)", st - 128,
+			 strsignal(st - 128));
+	} else if (st) {
+		snprintf(res->reason, sizeof(res->reason), "exit status %d", st);
+	}
+}
+
+/* Whether run r ended; then res says how.  A supervisor that died without
+   its end note was killed mid-way: what is left of the run is killed, and
+   the result asks for a rerun. */
+static int check_run(struct local_run *r, struct run_result *res)
+{
+	int gone = r->sv.pid > 0 ? poll_command(&r->sv) != 0 : !supervisor_alive(r->pid, r->starttime);
+	if (!gone) {
+		if (r->deadline > 0 && mono_now() > r->deadline && !r->backstop) {
+			r->backstop = 1;   /* its supervisor did not end it in time: end both */
+			supervisor_kill_run(r->pid, r->starttime, 0);
+		}
+		return 0;
+	}
+	struct sv_end e;
+	if (supervisor_read_end(r->run_dir, &e) == 0 && e.attempt == r->attempt) {
+		result_from_note(&e, r->id, res);
+		return 1;
+	}
+	memset(res, 0, sizeof(*res));
 	res->id = r->id;
-	res->started_at = r->started_at;
-	res->wall = mono_now() - r->t0;
-	res->ended_at = r->started_at + res->wall;
-	res->exit_status = r->status;
-	if (r->timed_out) {
-		res->failed = 1;
+	res->exit_status = -1;
+	res->failed = 1;
+	res->ended_at = wall_now();
+	if (r->backstop) {
 		res->exit_status = 128 + SIGKILL;
 		snprintf(res->reason, sizeof(res->reason), "timed out after %g s", r->timeout);
-	} else if (r->status) {
-		res->failed = 1;
-		if (r->status > 128)
-			snprintf(res->reason, sizeof(res->reason), "killed by signal %d (%s)",
-				 r->status - 128, strsignal(r->status - 128));
-		else
-			snprintf(res->reason, sizeof(res->reason), "exit status %d", r->status);
+		return 1;
 	}
-	free(r->pids);
+	supervisor_kill_run(r->pid, r->starttime, 0);
+	struct sv_start s;
+	int noted = supervisor_read_start(r->run_dir, &s) == 0 && s.attempt == r->attempt;
+	res->rerun = 1;
+	/* no start note: its supervisor gave up before the ranks, unasked */
+	snprintf(res->reason, sizeof(res->reason), "%s", noted ? "killed mid-way" : "never started");
+	return 1;
+}
+
+/* Sleep until a run may have changed, at most left seconds: our own
+   supervisors wake us when they exit; adopted ones are looked at often. */
+static void await_change(struct local *l, double left)
+{
+	struct child_process **own = xcalloc((size_t)l->n + 1, sizeof(*own));
+	int nown = 0;
+	for (int i = 0; i < l->n; i++)
+		if (l->runs[i].sv.pid > 0)
+			own[nown++] = &l->runs[i].sv;
+	if (nown < l->n && left > 0.02)
+		left = 0.02;
+	if (nown)
+		wait_commands(own, nown, left);
+	else {
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	free(own);
 }
 
 static int local_wait(struct backend *b, double timeout, struct run_result *res, int max,
@@ -340,50 +249,21 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 	double end = mono_now() + timeout;
 	int got = 0;
 	for (;;) {
+		while (got < max && l->nready > 0)
+			res[got++] = l->ready[--l->nready];
 		for (int i = 0; i < l->n && got < max;) {
-			struct local_run *r = &l->runs[i];
-			for (int k = 0; k < r->npids; k++) {
-				int st;
-				if (r->pids[k] <= 0 || waitpid(r->pids[k], &st, WNOHANG) != r->pids[k])
-					continue;
-				r->pids[k] = -1;
-				r->alive--;
-				int code = WIFEXITED(st) ? WEXITSTATUS(st)
-					 : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-				if (code && !r->status)
-					r->status = code;
+			if (check_run(&l->runs[i], &res[got])) {
+				got++;
+				drop_run(l, i);
+			} else {
+				i++;
 			}
-			if (r->alive > 0 && r->deadline > 0 && mono_now() > r->deadline && !r->timed_out) {
-				r->timed_out = 1;
-				kill_run(r, SIGKILL);
-			}
-			if (r->alive == 0) {
-				/* the group may hold grandchildren the ranks left behind */
-				kill_run(r, SIGKILL);
-				finish(r, &res[got++]);
-				core_alloc_give(&l->cores, r->cores);
-				hwloc_bitmap_free(r->cores);
-				l->runs[i] = l->runs[--l->n];
-				continue;
-			}
-			i++;
 		}
-		if (got || mono_now() >= end || l->n == 0)
+		double left = end - mono_now();
+		if (got || left <= 0 || l->n == 0)
 			return got;
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		await_change(l, left);
 	}
-}
-
-/* Parse "PGID:STARTTIME"; returns the pgid if that process is still the same one. */
-static pid_t live_group(const char *backend_id)
-{
-	int pgid;
-	unsigned long long start;
-	if (!backend_id || sscanf(backend_id, "%d:%llu", &pgid, &start) != 2 || pgid <= 1)
-		return 0;
-	unsigned long long now_start = proc_starttime(pgid);
-	return (now_start && now_start == start) ? pgid : 0;
 }
 
 static int local_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
@@ -392,74 +272,104 @@ static int local_cancel(struct backend *b, long long id, const char *backend_id,
 	struct local *l = b ? b->priv : NULL;
 	for (int i = 0; l && i < l->n; i++)
 		if (l->runs[i].id == id) {
-			kill_run(&l->runs[i], SIGKILL);
+			/* its supervisor stays to note how the run ended */
+			supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
 			return 0;
 		}
-	pid_t pg = live_group(backend_id);
-	if (pg > 0)
-		killpg(pg, SIGKILL);
+	backend_local_cancel_id(backend_id);
 	return 0;
 }
 
-/*
- * A local run cannot be waited for by a new process: kill what is left of
- * it and have the runner execute it again.
- */
-static int local_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
-		       struct perr *err)
+/* A run that finished while no orchestrator ran: its result waits for wait(). */
+static void push_ready(struct local *l, long long id, const struct sv_end *e)
 {
-	(void)b;
-	(void)rs;
-	(void)err;
-	pid_t pg = live_group(backend_id);
-	if (pg > 0)
-		killpg(pg, SIGKILL);
-	return 0;
+	XGROW(l->ready, (size_t)l->nready + 1, l->ready_alloc);
+	result_from_note(e, id, &l->ready[l->nready++]);
+}
+
+/* Watch a supervisor an earlier orchestrator started; it keeps its cores. */
+static void adopt_live(struct local *l, const struct run_spec *rs, const struct sv_start *s)
+{
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	/* cores this machine no longer has, or someone holds: it holds none */
+	if (!l->have_topo || !s->cores[0] || hwloc_bitmap_list_sscanf(cores, s->cores) < 0 ||
+	    hwloc_bitmap_last(cores) >= l->topo.nunits || core_alloc_take_set(&l->cores, cores))
+		hwloc_bitmap_zero(cores);
+	struct local_run *r = new_run(l, rs, cores);
+	r->pid = s->pid;
+	r->starttime = s->starttime;
+	if (rs->timeout > 0)
+		r->deadline = mono_now() + (s->started + rs->timeout - wall_now()) + BACKSTOP_GRACE;
+	l->n++;
 }
 
 /*
- * Before a fresh attempt: an earlier orchestrator may have started this run
- * and died before recording it.  Its rank 0 recorded itself in the run
- * directory (record_attempt): kill what is left of it.  Always 0: the run
- * starts afresh.
+ * What became of the attempt rs of a run an earlier orchestrator started
+ * (its notes in the run directory): 1 finished or still running, taken
+ * over (*id: its supervisor); 0 never started or killed mid-way, what is
+ * left of it killed (and of old_id, a run from before supervisors).
  */
-static int local_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
-			 struct perr *err)
+static int take_over(struct local *l, const struct run_spec *rs, const char *old_id,
+		     enum attempt_fate *fate, char **id)
 {
-	(void)b;
-	(void)backend_id;
-	(void)err;
-	char *path = xasprintf("%s/" ATTEMPT_FILE, rs->run_dir);
-	FILE *f = fopen(path, "r");
-	free(path);
-	char id[64] = "";
-	if (f) {
-		if (!fgets(id, sizeof(id), f))
-			id[0] = '\0';
-		fclose(f);
+	struct sv_start s;
+	struct sv_end e;
+	int want = supervisor_attempt(rs);
+	int noted = supervisor_read_start(rs->run_dir, &s) == 0 && s.attempt == want;
+	int alive = noted && supervisor_alive(s.pid, s.starttime);
+	/* the end note after the liveness: a supervisor notes, then exits */
+	if (supervisor_read_end(rs->run_dir, &e) == 0 && e.attempt == want) {
+		push_ready(l, rs->id, &e);
+		*fate = FATE_FINISHED;
+	} else if (alive) {
+		adopt_live(l, rs, &s);
+		*fate = FATE_RUNNING;
+	} else {
+		pid_t pid;
+		unsigned long long start;
+		if (noted)
+			supervisor_kill_run(s.pid, s.starttime, 0);
+		else if (old_id && !supervisor_parse_id(old_id, &pid, &start))
+			supervisor_kill_run(pid, start, 0);
+		*fate = noted ? FATE_KILLED : FATE_NEVER_STARTED;
+		return 0;
 	}
-	pid_t pg = live_group(id);
-	if (pg > 0)
-		killpg(pg, SIGKILL);
-	return 0;
+	if (id)
+		*id = noted ? xasprintf("%d:%llu", (int)s.pid, s.starttime) : xstrdup("");
+	return 1;
 }
 
+static int local_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		       enum attempt_fate *fate, struct perr *err)
+{
+	(void)err;
+	return take_over(b->priv, rs, backend_id, fate, NULL);
+}
+
+/* Before a fresh attempt: an earlier orchestrator may have started this
+   very attempt and died before recording it. */
+static int local_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
+			 enum attempt_fate *fate, struct perr *err)
+{
+	(void)err;
+	return take_over(b->priv, rs, NULL, fate, backend_id);
+}
+
+/* Runs in flight stay: their supervisors note how they end, for whoever
+   runs the campaign next. */
 static void local_free(struct backend *b)
 {
 	struct local *l = b->priv;
 	for (int i = 0; i < l->n; i++) {
-		kill_run(&l->runs[i], SIGKILL);
-		for (int k = 0; k < l->runs[i].npids; k++)
-			if (l->runs[i].pids[k] > 0)
-				waitpid(l->runs[i].pids[k], NULL, 0);
-		free(l->runs[i].pids);
 		hwloc_bitmap_free(l->runs[i].cores);
+		free(l->runs[i].run_dir);
 	}
 	if (l->have_topo) {
 		core_alloc_release(&l->cores);
 		topology_release(&l->topo);
 	}
 	free(l->runs);
+	free(l->ready);
 	free(l);
 	free(b);
 }
@@ -496,9 +406,9 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 
 int backend_local_cancel_id(const char *backend_id)
 {
-	pid_t pg = live_group(backend_id);
-	if (pg <= 0)
+	pid_t pid;
+	unsigned long long start;
+	if (supervisor_parse_id(backend_id, &pid, &start))
 		return 0;
-	killpg(pg, SIGKILL);
-	return 1;
+	return supervisor_kill_run(pid, start, 1) > 0;
 }

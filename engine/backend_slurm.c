@@ -783,11 +783,14 @@ static void submit_backoff(struct slurm_backend *sb)
 }
 
 /* An unrecorded attempt whose job ran and was purged: its record, if any. */
-static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id)
+static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id,
+			    enum attempt_fate *fate)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, 0, &r))
+	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, 0, &r)) {
+		*fate = FATE_UNKNOWN;
 		return 0;
+	}
 	push_ready(sb, &r);
 	*backend_id = xstrdup("job.done");
 	return 1;
@@ -799,7 +802,7 @@ static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs,
  * finished.  1: taken over; 0: none; 2: the controller cannot tell now; -1.
  */
 static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id,
-		     struct perr *err)
+		     enum attempt_fate *fate, struct perr *err)
 {
 	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
 		int rc = scan_orphans(sb, rs, err);
@@ -811,15 +814,16 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
 	int oi = strmap_get(&sb->orphans, name);
 	free(name);
+	*fate = FATE_FINISHED;   /* unless tracked below */
 	if (oi < 0 || !sb->orphan_ids[oi])
-		return take_over_record(sb, rs, backend_id);
+		return take_over_record(sb, rs, backend_id, fate);
 	uint32_t job = sb->orphan_ids[oi];
 	job_info_msg_t *msg = NULL;
 	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: only its record is left */
 			sb->orphan_ids[oi] = 0;
-			return take_over_record(sb, rs, backend_id);
+			return take_over_record(sb, rs, backend_id, fate);
 		}
 		if (slurm_transient(e))
 			return 2;
@@ -834,6 +838,7 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 		push_ready(sb, &r);
 	} else {
 		track(sb, rs->id, job, rs->timeout, rs->run_dir);
+		*fate = FATE_RUNNING;
 	}
 	slurm_free_job_info_msg(msg);
 	*backend_id = xasprintf("%u", job);
@@ -841,9 +846,9 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 }
 
 static int sl_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
-		      struct perr *err)
+		      enum attempt_fate *fate, struct perr *err)
 {
-	return take_over(b->priv, rs, backend_id, err);
+	return take_over(b->priv, rs, backend_id, fate, err);
 }
 
 /* A run the backend cannot submit at all: -1 (err), else 0. */
@@ -997,7 +1002,8 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
 		return 1;
 	/* Take over a job an earlier orchestrator submitted for this attempt. */
-	int tk = take_over(sb, rs, backend_id, err);
+	enum attempt_fate fate = FATE_UNKNOWN;
+	int tk = take_over(sb, rs, backend_id, &fate, err);
 	if (tk)
 		return tk == 1 ? 0 : tk == 2 ? 1 : -1;
 
@@ -1121,7 +1127,7 @@ static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs
 }
 
 static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
-		    struct perr *err)
+		    enum attempt_fate *fate, struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
 	uint32_t job;
@@ -1133,8 +1139,10 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
 			break;
 		int e = slurm_get_errno();
-		if (e == ESLURM_INVALID_JOB_ID)   /* purged: its record may say how it ended */
+		if (e == ESLURM_INVALID_JOB_ID) {   /* purged: its record may say how it ended */
+			*fate = FATE_FINISHED;
 			return adopt_from_record(sb, rs, job);
+		}
 		if (!slurm_transient(e))
 			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
 					slurm_errstr(e));
@@ -1154,8 +1162,10 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 			struct run_result r;
 			job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 			push_ready(sb, &r);
+			*fate = FATE_FINISHED;
 		} else {
 			track(sb, rs->id, job, rs->timeout, rs->run_dir);
+			*fate = FATE_RUNNING;
 		}
 	}
 	free(name);

@@ -282,6 +282,31 @@ static int settle_retired(struct engine *e, const struct run *r, struct perr *er
 	return store_settle_retired(e->st, r->id, err);
 }
 
+/* What the engine says of an earlier orchestrator's attempt, by its fate. */
+static const struct {
+	const char *what, *detail;
+} fate_words[] = {
+	[FATE_UNKNOWN] = { NULL, NULL },
+	[FATE_RUNNING] = { "adopted", "still running" },
+	[FATE_FINISHED] = { "collected", "finished while no orchestrator ran" },
+	[FATE_NEVER_STARTED] = { "rerun", "never started" },
+	[FATE_KILLED] = { "rerun", "killed mid-way" },
+};
+
+/* An earlier orchestrator's attempt at r, taken over: the engine waits for
+   its result (and a local one, still running, is running). */
+static int taken_over(struct engine *e, long long id, enum attempt_fate fate, const char *what,
+		      const char *detail, struct perr *err)
+{
+	live_add(e, id);
+	e->stats->adopted++;
+	event(e->o, id, fate_words[fate].what ? fate_words[fate].what : what,
+	      fate_words[fate].detail ? fate_words[fate].detail : detail);
+	if (e->is_local && fate == FATE_RUNNING)   /* refused: cancelled, its result says so */
+		return store_mark_running(e->st, id, wall_now(), err) < 0 ? -1 : 0;
+	return 0;
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
    pending again; every pending run joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
@@ -301,23 +326,27 @@ static int reconcile(struct engine *e, struct perr *err)
 			struct spec_buf sb;
 			spec_build(&sb, e->c, e->st, r, e->o);
 			sb.spec.attempt = r->attempts;
-			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, err);
+			enum attempt_fate fate = FATE_UNKNOWN;
+			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, &fate, err);
 			spec_release(&sb);
 			if (a < 0)
 				goto done;
 			if (a == 1) {
-				live_add(e, r->id);
-				e->stats->adopted++;
-				event(e->o, r->id, "adopted", r->backend_id);
+				if (taken_over(e, r->id, fate, "adopted", r->backend_id, err))
+					goto done;
 				continue;
 			}
-			int pr = store_mark_pending(e->st, r->id, "orchestrator restarted: run again", err);
-			if (pr == 1)
+			const char *why = fate_words[fate].detail ? fate_words[fate].detail
+								  : "was in flight when the orchestrator stopped";
+			char *reason = xasprintf("orchestrator restarted: run again (%s)", why);
+			int mr = store_mark_pending(e->st, r->id, reason, err);
+			free(reason);
+			if (mr == 1)
 				continue;       /* cancelled meanwhile */
-			if (pr)
+			if (mr)
 				goto done;
 			e->stats->rerun++;
-			event(e->o, r->id, "rerun", "was in flight when the orchestrator stopped");
+			event(e->o, r->id, "rerun", why);
 			r->state = RUN_PENDING;
 		}
 		if (r->state == RUN_PENDING)
@@ -365,21 +394,27 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	double t = wall_now();
 	/* an earlier orchestrator may have submitted this very attempt and died
 	   before recording it: take its job over, files and all */
-	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &serr) : 0;
+	enum attempt_fate fate = FATE_UNKNOWN;
+	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &fate, &serr) : 0;
 	if (rec == 2) {
 		spec_release(&sb);
 		return 1;
 	}
 	if (rec == 1) {
 		spec_release(&sb);
-		live_add(e, r->id);
-		e->stats->adopted++;
-		event(e->o, r->id, "recovered", bid);
 		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
-		if (wr == 1)
+		if (wr == 1) {          /* cancelled meanwhile: stop what was taken over */
+			live_add(e, r->id);
 			wr = started_after_cancel(e, r->id, bid, err);
+		} else if (!wr) {
+			wr = taken_over(e, r->id, fate, "recovered", bid, err);
+		}
 		free(bid);
 		return wr ? -1 : 0;
+	}
+	if (rec == 0 && fate == FATE_KILLED) {   /* unrecorded, killed mid-way: run afresh */
+		e->stats->rerun++;
+		event(e->o, r->id, fate_words[fate].what, fate_words[fate].detail);
 	}
 	int rc = rec < 0 ? -1 : clean_run_dir(sb.run_dir, &serr);
 	if (!rc)
@@ -505,12 +540,24 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 	if (store_load_run(e->st, x->id, &r, err))
 		return -1;
 	int rc;
-	if (!run_is_in_flight(r.state))
+	if (!run_is_in_flight(r.state)) {
 		rc = refused_result(e, x->id, err);
-	else if (x->failed)
+	} else if (x->rerun) {   /* killed mid-way: not the program's doing */
+		char *reason = xasprintf("run again (%s)", x->reason);
+		rc = store_mark_pending(e->st, x->id, reason, err);
+		free(reason);
+		if (rc == 1) {
+			rc = refused_result(e, x->id, err);
+		} else if (!rc) {
+			push(&e->q, x->id);
+			e->stats->rerun++;
+			event(e->o, x->id, "rerun", x->reason);
+		}
+	} else if (x->failed) {
 		rc = apply_failure(e, x, &r, err);
-	else
+	} else {
 		rc = apply_success(e, x, err);
+	}
 	run_release(&r);
 	return rc;
 }

@@ -3,17 +3,17 @@
  * verification, running the application, and the per-rank JSON record.
  */
 #include "common/clock.h"
+#include "common/fsutil.h"
+#include "common/run_command.h"
 #include "placement/bind.h"
 #include "common/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,67 +163,9 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx)
 static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT };
 #define NFORWARDED (int)(sizeof(forwarded) / sizeof(forwarded[0]))
 
-/* In the forked child: restore the signals, take a group of its own if asked, exec argv.
-   An exec failure's errno goes to wfd. */
-_Noreturn static void exec_child(char *const *argv, const struct sigaction *old, const sigset_t *prev,
-				  int own_group, pid_t parent, int wfd)
-{
-	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
-	sigprocmask(SIG_SETMASK, prev, NULL);
-	if (own_group)
-		setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(137);
-	execvp(argv[0], argv);
-	int e = errno;
-	ssize_t w = write(wfd, &e, sizeof(e));
-	(void)w;
-	_exit(e == ENOENT ? 127 : 126);
-}
-
-/* Wait for the child pid (rfd: its exec errno, if any) and fill res; -1 with err. */
-static int wait_child(char *const *argv, pid_t pid, int rfd, double mono0, struct bind_result *res,
-		      struct perr *err)
-{
-	int exec_errno = 0;
-	ssize_t n;
-	do
-		n = read(rfd, &exec_errno, sizeof(exec_errno));
-	while (n < 0 && errno == EINTR);
-	int status;
-	pid_t w;
-	do
-		w = waitpid(pid, &status, 0);
-	while (w < 0 && errno == EINTR);
-	res->wall = mono_now() - mono0;
-	res->end = res->start + res->wall;
-	if (w < 0) {
-		res->exit_status = 126;
-		return perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
-	}
-	if (n == (ssize_t)sizeof(exec_errno)) {
-		res->exit_status = exec_errno == ENOENT ? 127 : 126;
-		return perr_set(err, "cannot run '%s': %s", argv[0], strerror(exec_errno));
-	}
-	if (WIFSIGNALED(status)) {
-		res->signal = WTERMSIG(status);
-		res->exit_status = 128 + res->signal;
-	} else {
-		res->exit_status = WEXITSTATUS(status);
-	}
-	return 0;
-}
-
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
 	memset(res, 0, sizeof(*res));
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		res->exit_status = 126;
-		return perr_set(err, "cannot run '%s': %s", argv[0], strerror(errno));
-	}
 	struct sigaction sa, old[NFORWARDED];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward_signal;
@@ -233,41 +175,46 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	sigemptyset(&block);
 	for (int i = 0; i < NFORWARDED; i++)
 		sigaddset(&block, forwarded[i]);
-	/* no forwarding before the child's pid is known */
+	/* held until the child's pid is known, then forwarded */
 	sigprocmask(SIG_BLOCK, &block, &prev);
 	in_slurm_step = getenv("SLURM_STEP_ID") != NULL;
 	/* a signal to our process group (the local backend's killpg) must reach
 	   the app once, through us: give it a group of its own unless it runs in
 	   the terminal's foreground, where the terminal signals the group, or in
 	   a SLURM step, whose proctrack plugin may signal the task's group */
-	int own_group = !in_slurm_step &&
-			!(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp());
-	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
-	pid_t parent = getpid();
+	struct child_process cp = {
+		.argv = argv,
+		.new_group = !in_slurm_step && !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()),
+		.pdeathsig = SIGKILL,
+	};
 	double mono0 = mono_now();
 	res->start = wall_now();
-	pid_t pid = fork();
-	if (pid == 0)
-		exec_child(argv, old, &prev, own_group, parent, pfd[1]);
-	int fork_errno = errno;
-	close(pfd[1]);
-	if (pid > 0) {
-		child_pid = pid;
-		if (own_group)
-			setpgid(pid, pid);   /* both sides: no race with a signal */
-	}
+	/* the handlers after the fork: the app starts with our dispositions */
+	int started = start_command(&cp) == 0;
+	int start_errno = errno;
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &sa, &old[i]);
+	if (started)
+		child_pid = cp.pid;
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	int r = 0;
-	if (pid < 0) {
-		res->exit_status = 126;
-		r = perr_set(err, "cannot run '%s': %s", argv[0], strerror(fork_errno));
-		goto restore;
+	if (started) {
+		res->pid = cp.pid;
+		if (finish_command(&cp) < 0) {
+			res->exit_status = 126;
+			r = perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
+		} else if (WIFSIGNALED(cp.status)) {
+			res->signal = WTERMSIG(cp.status);
+			res->exit_status = 128 + res->signal;
+		} else {
+			res->exit_status = command_exit_code(cp.status);
+		}
+	} else {
+		res->exit_status = start_errno == ENOENT ? 127 : 126;
+		r = perr_set(err, "cannot run '%s': %s", argv[0], strerror(start_errno));
 	}
-	res->pid = pid;
-	r = wait_child(argv, pid, pfd[0], mono0, res, err);
-restore:
-	close(pfd[0]);
+	res->wall = mono_now() - mono0;
+	res->end = res->start + res->wall;
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	child_pid = 0;
 	for (int i = 0; i < NFORWARDED; i++)
@@ -326,7 +273,6 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 		json_array_append_new(args, json_string(rec->argv[i]));
 	json_object_set_new(o, "argv", args);
 	char *path = xasprintf("%s/rank-%d.json", dir, rec->rank);
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int r = 0;
 	/* a termination signal now takes effect after the rename: no half record */
 	sigset_t block, prev;
@@ -334,17 +280,12 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 	for (int i = 0; i < NFORWARDED; i++)
 		sigaddset(&block, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &block, &prev);
-	if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) < 0) {
-		int e = errno;
-		unlink(tmp);
-		r = perr_set(err, "cannot write '%s': %s", path, strerror(e ? e : EIO));
-	} else if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		r = perr_set(err, "cannot write '%s': %s", path, strerror(e));
-	}
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	errno = 0;
+	if (!text || fs_write_file(path, text, strlen(text)) < 0)
+		r = perr_set(err, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 	sigprocmask(SIG_SETMASK, &prev, NULL);
-	free(tmp);
+	free(text);
 	free(path);
 	json_decref(o);
 	return r;

@@ -9,6 +9,7 @@
  * through a shell.
  */
 #include "common/fsutil.h"
+#include "common/run_command.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "collectors/region_match.h"
@@ -45,26 +46,13 @@ static void gp_quote(struct strbuf *sb, const char *s)
 /* Run gnuplot on script; its messages go to errfile.  Returns 0 or -1 with err. */
 static int run_gnuplot(const char *gnuplot, const char *script, const char *errfile, struct perr *err)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return perr_set(err, "cannot start gnuplot: %s", strerror(errno));
-	if (pid == 0) {
-		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int nul = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execlp(gnuplot, gnuplot, script, (char *)NULL);
-		dprintf(2, "cannot run '%s': %s\n", gnuplot, strerror(errno));
-		_exit(127);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return perr_set(err, "waiting for gnuplot: %s", strerror(errno));
+	char *argv[] = { (char *)gnuplot, (char *)script, NULL };
+	struct child_process cp = { .argv = argv, .in = "/dev/null", .out = errfile, .err_to_out = 1 };
+	if (start_command(&cp) < 0)
+		return perr_set(err, "gnuplot failed: cannot run '%s': %s", gnuplot, strerror(errno));
+	if (finish_command(&cp) < 0)
+		return perr_set(err, "waiting for gnuplot: %s", strerror(errno));
+	int status = cp.status;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	struct strbuf msg;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kill -9 of `perfsweep run` at several moments, then resume: every run is
-# done exactly once and nothing recorded is lost or counted twice.
+# done exactly once and nothing recorded is lost or counted twice, even
+# when the first kill comes before the store exists.
 . "$(dirname "$0")/../lib/tap.sh"
 
 cat > "$T/c.cfg" <<CFG
@@ -53,4 +54,12 @@ for ms in 10 20 30 40 50 60 70 80 90 100 120 140 160 180 200; do
 	fi
 done
 is "$broken" "" "a kill -9 at any moment of the store's creation leaves no store or a whole one"
+# killed before the store's first commit: a campaign.db without tables is
+# no campaign yet, and the same command starts it afresh
+mkdir "$T/early.campaign"
+sqlite3 "$T/early.campaign/campaign.db" "CREATE TABLE t(x); DROP TABLE t;"
+sed 's/"res"/"early"/' "$T/c.cfg" > "$T/early.cfg"
+"$PS" run "$T/early.cfg" --jobs 2 --quiet > "$T/out" 2>&1; is $? 0 "a store that never committed is started afresh"
+"$PS" status "$T/early.campaign" --json > "$T/st.json"
+is "$(json "$T/st.json" '$j->{done}')" 24 "and its campaign runs"
 done_testing

@@ -141,6 +141,7 @@ int main(void)
 	}
 	campaign_dir = tap_tmpdir();
 	struct perr err = { "" };
+	enum attempt_fate fate = FATE_UNKNOWN;
 	struct backend *b = NULL;
 	char saved[1024];
 	snprintf(saved, sizeof(saved), "%s", conf);
@@ -317,9 +318,9 @@ int main(void)
 	b1->ops->free(b1);   /* the orchestrator "dies" */
 	struct backend *b2 = new_backend("emu", 0);
 	struct run_spec rs10 = spec(10, a9, 1, 0);
-	is_int(b2->ops->adopt(b2, &rs10, id9, &err), 0, "job of run 9 is not adopted as run 10");
-	is_int(b2->ops->adopt(b2, &rs9, "4000000", &err), 0, "an unknown job is gone");
-	is_int(b2->ops->adopt(b2, &rs9, id9, &err), 1, "run 9 adopted");
+	is_int(b2->ops->adopt(b2, &rs10, id9, &fate, &err), 0, "job of run 9 is not adopted as run 10");
+	is_int(b2->ops->adopt(b2, &rs9, "4000000", &fate, &err), 0, "an unknown job is gone");
+	is_int(b2->ops->adopt(b2, &rs9, id9, &fate, &err), 1, "run 9 adopted");
 	if (!wait_run(b2, 9, &r, 60)) {
 		is_int(r.failed, 0, "adopted run finishes (%s)", r.reason);
 		is_str(slurp(rs9.run_dir, "stdout"), "adopted\n", "adopted run's output");
@@ -373,7 +374,7 @@ int main(void)
 	ok(finished, "run 30's job finished while no orchestrator watched it");
 	struct backend *b4 = new_backend("emu", 0);
 	ok(b4->ops->recover != NULL, "the slurm backend can recover unrecorded attempts");
-	is_int(b4->ops->recover(b4, &rs30, &id, &err), 1, "the finished attempt is recovered");
+	is_int(b4->ops->recover(b4, &rs30, &id, &fate, &err), 1, "the finished attempt is recovered");
 	is_str(id, id30, "with the job it ran as");
 	free(id);
 	id = NULL;
@@ -382,7 +383,7 @@ int main(void)
 	is_int(count_jobs("ps:test:30.1"), 1, "and it was submitted exactly once");
 	struct run_spec rs30b = rs30;
 	rs30b.attempt = 2;
-	is_int(b4->ops->recover(b4, &rs30b, &id, &err), 0, "a later attempt finds nothing to recover");
+	is_int(b4->ops->recover(b4, &rs30b, &id, &fate, &err), 0, "a later attempt finds nothing to recover");
 	free(id30);
 	b4->ops->free(b4);
 

@@ -82,9 +82,10 @@ static int f_cancel(struct backend *b, long long id, const char *bid, struct per
 }
 
 /* A recorded job: it finished while no orchestrator was there. */
-static int f_adopt(struct backend *b, const struct run_spec *rs, const char *bid, struct perr *err)
+static int f_adopt(struct backend *b, const struct run_spec *rs, const char *bid,
+		   enum attempt_fate *fate, struct perr *err)
 {
-	(void)bid, (void)err;
+	(void)bid, (void)fate, (void)err;
 	struct fake *f = b->priv;
 	f->adopts[rs->id]++;
 	if (!f->adopt_finished)
@@ -93,9 +94,10 @@ static int f_adopt(struct backend *b, const struct run_spec *rs, const char *bid
 	return 1;
 }
 
-static int f_recover(struct backend *b, const struct run_spec *rs, char **bid, struct perr *err)
+static int f_recover(struct backend *b, const struct run_spec *rs, char **bid,
+		     enum attempt_fate *fate, struct perr *err)
 {
-	(void)err;
+	(void)fate, (void)err;
 	struct fake *f = b->priv;
 	f->recovers[rs->id]++;
 	if (rs->id != 4)

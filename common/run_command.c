@@ -1,0 +1,241 @@
+/* Starting and reaping child processes: fork, set up, exec or call, wait4. */
+#include "common/run_command.h"
+#include "common/clock.h"
+#include "common/xalloc.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* In the child: every caught signal back to its default, nothing blocked. */
+static void child_signals(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa))
+			continue;
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+			sa.sa_handler = SIG_DFL;
+			sa.sa_flags = 0;
+			sigaction(sig, &sa, NULL);
+		}
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int kept(const struct child_process *cp, int fd, int notify)
+{
+	if (fd <= 2 || fd == notify)
+		return 1;
+	for (int i = 0; i < cp->nkeep; i++)
+		if (cp->keep_fd[i] == fd)
+			return 1;
+	return 0;
+}
+
+/* In the child: close what the caller had open, but what it keeps. */
+static void child_close_fds(const struct child_process *cp, int notify)
+{
+	int fds[256], n;
+	do {
+		DIR *d = opendir("/proc/self/fd");
+		if (!d)
+			return;
+		int self = dirfd(d);
+		struct dirent *e;
+		n = 0;
+		while ((e = readdir(d)) && n < 256) {
+			int fd = atoi(e->d_name);
+			if (e->d_name[0] != '.' && fd != self && !kept(cp, fd, notify))
+				fds[n++] = fd;
+		}
+		closedir(d);
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+	} while (n == 256);
+}
+
+/* Open path onto fd (in the child).  0 or -1 (errno). */
+static int redirect(const char *path, int flags, int fd)
+{
+	int f = open(path, flags, 0644);
+	if (f < 0)
+		return -1;
+	if (f != fd) {
+		if (dup2(f, fd) < 0)
+			return -1;
+		close(f);
+	}
+	return 0;
+}
+
+/* In the child: set up, then exec or call.  Never returns; what failed
+   goes to notify as an errno. */
+_Noreturn static void child_run(struct child_process *cp, pid_t parent, int notify)
+{
+	child_signals();
+	if (cp->new_session)
+		setsid();
+	else if (cp->new_group)
+		setpgid(0, 0);
+	else if (cp->join_group > 0)
+		setpgid(0, cp->join_group);
+	if (cp->pdeathsig > 0) {
+		prctl(PR_SET_PDEATHSIG, cp->pdeathsig);
+		if (getppid() != parent)   /* the caller died before the line above */
+			_exit(128 + cp->pdeathsig);
+	}
+	if (cp->close_fds)
+		child_close_fds(cp, notify);
+	if ((cp->in && redirect(cp->in, O_RDONLY, 0)) ||
+	    (cp->out && redirect(cp->out, O_WRONLY | O_CREAT | O_TRUNC, 1)) ||
+	    (cp->err && !cp->err_to_out && redirect(cp->err, O_WRONLY | O_CREAT | O_TRUNC, 2)) ||
+	    (cp->err_to_out && dup2(1, 2) < 0) || (cp->dir && chdir(cp->dir)))
+		goto fail;
+	for (char *const *e = cp->env; e && *e; e++)
+		putenv(xstrdup(*e));
+	if (cp->argv)
+		signal(SIGPIPE, SIG_DFL);   /* a caller ignores it for its own writes */
+	if (!cp->argv) {
+		close(notify);   /* no exec closes it: the caller waits for this */
+		_exit(cp->fn(cp->data));
+	}
+	execvp(cp->argv[0], cp->argv);
+fail:;
+	int e = errno;
+	ssize_t w = write(notify, &e, sizeof(e));
+	(void)w;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int start_command(struct child_process *cp)
+{
+	cp->pid = 0;
+	cp->exec_errno = 0;
+	cp->finished = 0;
+	/* a close-on-exec pipe: EOF once the child runs, an errno if it cannot */
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	/* no handler of ours may run in the child before it resets them */
+	sigset_t all, prev;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &prev);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		child_run(cp, parent, pfd[1]);
+	}
+	int fork_errno = errno;
+	if (pid > 0 && (cp->new_group || cp->join_group > 0))
+		setpgid(pid, cp->new_group ? pid : cp->join_group);   /* both sides: no race */
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		errno = fork_errno;
+		return -1;
+	}
+	int e = 0;
+	ssize_t got;
+	do
+		got = read(pfd[0], &e, sizeof(e));
+	while (got < 0 && errno == EINTR);
+	close(pfd[0]);
+	cp->pid = pid;
+	if (got == (ssize_t)sizeof(e)) {
+		finish_command(cp);
+		cp->exec_errno = e;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* wait4 for cp: 1 reaped, 0 running (WNOHANG), -1 (errno). */
+static int reap(struct child_process *cp, int options)
+{
+	if (cp->finished)
+		return 1;
+	if (cp->pid <= 0) {
+		errno = ECHILD;
+		return -1;
+	}
+	pid_t w;
+	do
+		w = wait4(cp->pid, &cp->status, options, &cp->ru);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return -1;
+	if (w == 0)
+		return 0;
+	cp->finished = 1;
+	return 1;
+}
+
+int poll_command(struct child_process *cp)
+{
+	return reap(cp, WNOHANG);
+}
+
+int wait_commands(struct child_process *const *cps, int n, double timeout)
+{
+	sigset_t chld, prev;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	/* blocked, a SIGCHLD after the poll below stays pending for sigtimedwait */
+	sigprocmask(SIG_BLOCK, &chld, &prev);
+	double end = mono_now() + timeout;
+	int got = 0, ret;
+	for (;;) {
+		int live = 0;
+		for (int i = 0; i < n; i++) {
+			if (cps[i]->finished)
+				continue;
+			int r = poll_command(cps[i]);
+			if (r < 0) {
+				got = -1;
+				goto out;
+			}
+			got += r;
+			live += !r;
+		}
+		double left = timeout < 0 ? 1 : end - mono_now();
+		if (got || !live || left <= 0)
+			break;
+		left = left > 1 ? 1 : left;   /* look again now and then all the same */
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		sigtimedwait(&chld, NULL, &ts);
+	}
+out:
+	ret = got;
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	errno = e;
+	return ret;
+}
+
+int finish_command(struct child_process *cp)
+{
+	if (reap(cp, 0) < 0)
+		return -1;
+	return command_exit_code(cp->status);
+}
+
+int command_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
