@@ -95,11 +95,16 @@ _Noreturn static void child_run(struct child_process *cp, pid_t parent, int noti
 	}
 	if (cp->close_fds)
 		child_close_fds(cp, notify);
+	int stage = CHILD_REDIRECT;
 	if ((cp->in && redirect(cp->in, O_RDONLY, 0)) ||
 	    (cp->out && redirect(cp->out, O_WRONLY | O_CREAT | O_TRUNC, 1)) ||
 	    (cp->err && !cp->err_to_out && redirect(cp->err, O_WRONLY | O_CREAT | O_TRUNC, 2)) ||
-	    (cp->err_to_out && dup2(1, 2) < 0) || (cp->dir && chdir(cp->dir)))
+	    (cp->err_to_out && dup2(1, 2) < 0))
 		goto fail;
+	stage = CHILD_DIR;
+	if (cp->dir && chdir(cp->dir))
+		goto fail;
+	stage = CHILD_EXEC;
 	for (char *const *e = cp->env; e && *e; e++)
 		putenv(xstrdup(*e));
 	if (cp->argv)
@@ -110,16 +115,17 @@ _Noreturn static void child_run(struct child_process *cp, pid_t parent, int noti
 	}
 	execvp(cp->argv[0], cp->argv);
 fail:;
-	int e = errno;
-	ssize_t w = write(notify, &e, sizeof(e));
+	int e[2] = { errno, stage };
+	ssize_t w = write(notify, e, sizeof(e));
 	(void)w;
-	_exit(e == ENOENT ? 127 : 126);
+	_exit(e[0] == ENOENT ? 127 : 126);
 }
 
 int start_command(struct child_process *cp)
 {
 	cp->pid = 0;
 	cp->exec_errno = 0;
+	cp->exec_stage = 0;
 	cp->finished = 0;
 	/* a close-on-exec pipe: EOF once the child runs, an errno if it cannot */
 	int pfd[2];
@@ -145,17 +151,18 @@ int start_command(struct child_process *cp)
 		errno = fork_errno;
 		return -1;
 	}
-	int e = 0;
+	int e[2] = { 0, 0 };
 	ssize_t got;
 	do
-		got = read(pfd[0], &e, sizeof(e));
+		got = read(pfd[0], e, sizeof(e));
 	while (got < 0 && errno == EINTR);
 	close(pfd[0]);
 	cp->pid = pid;
 	if (got == (ssize_t)sizeof(e)) {
 		finish_command(cp);
-		cp->exec_errno = e;
-		errno = e;
+		cp->exec_errno = e[0];
+		cp->exec_stage = e[1];
+		errno = e[0];
 		return -1;
 	}
 	return 0;

@@ -40,9 +40,17 @@ struct child_process {
 	/* Filled in. */
 	pid_t pid;                  /* > 0 once started */
 	int exec_errno;             /* start_command failed: why (exec, chdir, redirection) */
+	int exec_stage;             /* and where: enum child_stage */
 	int finished;               /* reaped: status and ru are set */
 	int status;                 /* wait status */
 	struct rusage ru;           /* its and its waited-for children's usage */
+};
+
+/* Where a child that could not start failed. */
+enum child_stage {
+	CHILD_REDIRECT = 1,         /* in, out or err */
+	CHILD_DIR,                  /* chdir to dir */
+	CHILD_EXEC,
 };
 
 /* Start cp.  0, or -1 with errno (and cp->exec_errno when the child could

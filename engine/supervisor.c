@@ -241,6 +241,7 @@ enum sv_stage { SV_NOTED = 1, SV_STARTED };
 struct sv_msg {
 	int stage;
 	int err;                    /* errno: the stage failed */
+	int where;                  /* enum child_stage of a rank that could not start */
 	int transient;              /* and trying later may work */
 	unsigned long long starttime;   /* the supervisor's */
 };
@@ -275,10 +276,16 @@ static void send_msg(int fd, const struct sv_msg *m)
 	while (w < 0 && errno == EINTR);
 }
 
-static void exec_error(const struct run_spec *rs, int e, char *buf, size_t size)
+static void exec_error(const struct run_spec *rs, int e, int where, char *buf, size_t size)
 {
 	const char *what = rs->policy ? rs->bind_path : rs->argv[0];
-	snprintf(buf, size, "cannot execute '%s': %s", what, strerror(e));
+	if (where == CHILD_DIR)
+		snprintf(buf, size, "cannot enter the working directory '%s': %s",
+			 rs->workdir ? rs->workdir : rs->run_dir, strerror(e));
+	else if (where == CHILD_REDIRECT)
+		snprintf(buf, size, "cannot write the output files in '%s': %s", rs->run_dir, strerror(e));
+	else
+		snprintf(buf, size, "cannot execute '%s': %s", what, strerror(e));
 }
 
 /* The argv of every rank: perfsweep-bind's line first when there is a policy. */
@@ -402,6 +409,7 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 	for (; i < n; i++)
 		if (start_rank(a, argv, cps, i)) {
 			m.err = errno ? errno : EIO;
+			m.where = cps[i].exec_stage;
 			m.transient = !cps[i].exec_errno && (errno == EAGAIN || errno == ENOMEM);
 			break;
 		}
@@ -415,7 +423,7 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 			free(path);
 		} else {
 			e->exit_status = m.err == ENOENT ? 127 : 126;
-			exec_error(rs, m.err, e->error, sizeof(e->error));
+			exec_error(rs, m.err, m.where, e->error, sizeof(e->error));
 			e->ended = wall_now();
 			write_end(rs->run_dir, e);
 		}
@@ -512,7 +520,7 @@ int supervisor_start(struct child_process *sv, const struct run_spec *rs,
 		goto reap;
 	if (m.err && !m.transient) {
 		char why[512];
-		exec_error(rs, m.err, why, sizeof(why));
+		exec_error(rs, m.err, m.where, why, sizeof(why));
 		ret = perr_set(err, "%s", why);
 	}
 	if (m.err)
