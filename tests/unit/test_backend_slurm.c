@@ -459,7 +459,10 @@ int main(void)
 	if (backend_slurm_new(&bn, &cfgn, &err)) {
 		ok(0, "backend with --no-requeue: %s", err.msg);
 	} else {
-		struct run_spec rs16 = spec(16, sleeper, 1, 0);
+		/* far longer than the wait below: under load a 30 s sleep could end
+		   before the controller acts on the downed node, and pass as done */
+		char *long_sleeper[] = { "/bin/sleep", "600", NULL };
+		struct run_spec rs16 = spec(16, long_sleeper, 1, 0);
 		is_int(bn->ops->start(bn, &rs16, &id, &err), 0, "start a run whose node will fail");
 		uint32_t job16 = id ? (uint32_t)atoi(id) : 0;
 		free(id);
