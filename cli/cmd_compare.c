@@ -11,6 +11,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "engine/input.h"
+#include "engine/model_pipeline.h"
 #include "validator/compare.h"
 #include "validator/compare_report.h"
 #include <jansson.h>
@@ -47,14 +48,42 @@ static int check_alpha(const struct cli_args *a, struct cli_opt *o, struct perr 
 }
 
 /* Load one side through the input registry; format "reference" for --reference. */
-static int load_side(const char *path, const char *format, const char *metric, struct experiment *e,
-		     struct perr *err)
+/* Both sides as the one model pipeline loads them: each with its own
+   dependency file (or --deps), its analysis options and its models. */
+struct sides {
+	struct input_data in[2];
+	struct model_options opt[2];
+	struct modeler *ctx;
+};
+
+static int load_side(struct sides *s, int k, const char *path, const char *format, const char *metric,
+		     const char *deps, struct perr *err)
 {
-	struct input_source src;
-	input_source_init(&src);
-	int rc = input_load(&src, path, format, metric, e, err);
-	input_source_release(&src);
-	return rc;
+	struct model_pipeline_options mo = { .format = format, .metric = metric, .deps_path = deps,
+					     .campaign_deps = 1 };
+	model_options_robust(&mo.model);
+	return model_pipeline_load(&s->in[k], path, &mo, &s->opt[k], err);
+}
+
+/* compare's one fit: the pipeline's model of the region, constrained by its
+   side's dependency file where that names the region, else the black box. */
+static int pipeline_fit(void *ctx, const struct experiment *e, int cp, int m, struct pmnf_model *out,
+			struct perr *err)
+{
+	struct sides *s = ctx;
+	int k = e == &s->in[1].e;
+	struct model_fit f;
+	if (model_pipeline_fit(s->ctx, &s->in[k], cp, m, &s->opt[k], &f, err) < 0) {
+		model_fit_release(&f);
+		return -1;
+	}
+	if (f.constrained) {
+		*out = f.cm;
+		pmnf_release(&f.bb);
+	} else {
+		*out = f.bb;
+	}
+	return 0;
 }
 
 /* 1 when path is a campaign directory (the input registry's detection). */
@@ -173,16 +202,19 @@ static int exec_compare(struct cli_args *a)
 		opt.tolerance = x->d;
 	if ((x = cli_opt(a, 'a')))
 		opt.alpha = x->d;
-	struct experiment eb, en;
+	struct sides sd;
 	struct compare c;
 	struct perr err;
 	int rc;
-	experiment_init(&eb);
-	experiment_init(&en);
-	if (load_side(base, ref ? "reference" : NULL, opt.metric, &eb, &err) < 0 ||
-	    load_side(new, NULL, opt.metric, &en, &err) < 0) {
+	memset(&sd, 0, sizeof(sd));
+	sd.ctx = modeler_new();
+	opt.fit = pipeline_fit;
+	opt.fit_ctx = &sd;
+	const char *deps = cli_value(a, 'd');
+	if (load_side(&sd, 0, base, ref ? "reference" : NULL, opt.metric, deps, &err) < 0 ||
+	    load_side(&sd, 1, new, NULL, opt.metric, deps, &err) < 0) {
 		rc = cli_error(EXIT_USAGE, "%s", err.msg);
-	} else if (compare_experiments(&eb, &en, &opt, &c, &err) < 0) {
+	} else if (compare_experiments(&sd.in[0].e, &sd.in[1].e, &opt, &c, &err) < 0) {
 		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
 	} else {
 		campaign_inputs(base, new, &c);
@@ -196,8 +228,9 @@ static int exec_compare(struct cli_args *a)
 			rc = compare_verdict(&c) ? EXIT_BLOCKED : EXIT_OK;
 		compare_release(&c);
 	}
-	experiment_release(&eb);
-	experiment_release(&en);
+	input_data_release(&sd.in[0]);
+	input_data_release(&sd.in[1]);
+	modeler_free(sd.ctx);
 	return rc;
 }
 
@@ -208,12 +241,13 @@ static const struct cli_option compare_options[] = {
 	{ "reference", 'r', 1, NULL, NULL },
 	{ "html", 'H', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
+	{ "deps", 'd', 1, NULL, "--deps needs a dependency file" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_compare_entry = {
 	.name = "compare",
-	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--json] [--html FILE]\n"
+	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]\n"
 		 "       perfsweep compare NEW --reference FILE [options]",
 	.summary = "did NEW get slower than BASE, and did its scaling change?",
 	.help = "BASE and NEW are campaign directories, folders of Score-P experiments, Extra-P\n"
@@ -231,7 +265,9 @@ const struct cli_entry cmd_compare_entry = {
 		"trend along each parameter.  A scaling regression is a significant positive\n"
 		"trend that, at its interval's low end, adds more than tolerance to the ratio at\n"
 		"twice the parameter's largest common value.  Both PMNF models and their leading\n"
-		"terms are shown; models that differ without a trend are not a regression.\n"
+		"terms are shown, fitted as 'model' fits them: each side constrained by its\n"
+		"campaign's dependency file (or --deps FILE, for both); models that differ without\n"
+		"a trend are not a regression.\n"
 		"A region noisy on either side (as validate's noise check) is not compared: it is\n"
 		"listed with the points to re-measure.  When both inputs are campaign\n"
 		"directories, the report starts with their stored configs' differences and\n"

@@ -45,4 +45,7 @@ sed -i "s/values = \\[ 20, 30, 40 \\]/values = [ 10 ]/; s/repetitions = 7/repeti
 "$PS" run "$T/other.cfg" --jobs 2 --quiet > /dev/null 2>&1
 "$PS" compare "$T/i1.campaign" "$T/other.campaign" 2> "$T/err"; is $? 2 "different parameters: exit 2"
 like "$(cat "$T/err")" "the parameters differ" "and says so"
+# each side through the model pipeline: a dependency file that is gone is named, never skipped
+"$PS" compare "$T/i1.campaign" "$T/i1.campaign" --deps "$T/gone.deps" > /dev/null 2> "$T/err"; is $? 2 "--deps that is missing: exit 2"
+like "$(cat "$T/err")" "gone.deps" "and the file is named"
 done_testing
