@@ -35,6 +35,8 @@ struct run_spec {
 	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
 	                               backends that name jobs name each attempt apart */
 	const char *point;          /* "np=4, n=10": the run's parameter values, for messages (or NULL) */
+	const char *mpi;            /* local backend: "openmpi", the ranks are one mpirun world;
+	                               NULL: ranks independent processes (slurm: its own config) */
 };
 
 struct run_result {
