@@ -370,6 +370,9 @@ static int start_rank(const struct sv_args *a, char **argv, char **env, struct c
 	return r;
 }
 
+/* A world past its timeout has this long after SIGTERM before SIGKILL. */
+#define WORLD_TERM_GRACE 3.0
+
 /* Wait for every rank, killing the run at its timeout; fill e. */
 static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int n, double t0,
 		       struct sv_end *e)
@@ -378,6 +381,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	for (int i = 0; i < n; i++)
 		ptr[i] = &cps[i];
 	double deadline = rs->timeout > 0 ? t0 + rs->timeout : 0;
+	int killed = 0;
 	for (;;) {
 		int live = 0;
 		for (int i = 0; i < n; i++)
@@ -385,10 +389,17 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 		if (!live)
 			break;
 		double left = -1;
-		if (deadline > 0 && !e->timed_out) {
+		if (deadline > 0 && !killed) {
 			left = deadline - mono_now();
-			if (left <= 0) {
+			if (left <= 0 && rs->mpi && !e->timed_out) {
+				/* mpirun ends its world and removes its shared memory
+				   segments on SIGTERM; SIGKILL would leave them */
 				e->timed_out = 1;
+				kill(cps[0].pid, SIGTERM);
+				deadline = mono_now() + WORLD_TERM_GRACE;
+				left = WORLD_TERM_GRACE;
+			} else if (left <= 0) {
+				e->timed_out = killed = 1;
 				kill_session(getpid(), 1);
 				left = -1;
 			}
