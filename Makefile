@@ -134,7 +134,9 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 DATADIR := $(PREFIX)/share/perfsweep
 MAN1    := docs/man/perfsweep.1 docs/man/perfsweep-bind.1
 MAN5    := docs/man/perfsweep.cfg.5 docs/man/perfsweep-deps.5
-CONFIGS := $(filter-out configs/lulesh-sparse.cfg,$(wildcard configs/*.cfg configs/*.deps))
+# The MPI configs name ../bin/mpi-stream, which needs mpicc: not installed.
+CONFIGS := $(filter-out configs/lulesh-sparse.cfg configs/%-mpi-local.cfg configs/%-mpi-local.deps,\
+	   $(wildcard configs/*.cfg configs/*.deps))
 SCRIPTS := $(wildcard configs/*.sh)
 INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
 	$(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man5/,$(notdir $(MAN5))) \
