@@ -87,6 +87,17 @@ is "$(sqlite3 "$T/fail/campaign.db" "SELECT COUNT(*) || ' ' || reason FROM runs"
 	"the store has one run, failed for that reason"
 is "$(left)" 0 "nothing of the failed world is left"
 
+# rank records that disagree with the world: a record of a rank the world
+# does not have fails the run, saying so
+perl -MJSON::PP -e 'local $/; my $j = JSON::PP->new->decode(<STDIN>); $j->{rank} = 7; print encode_json($j)' \
+	< "$(ls "$T"/world/runs/*/rank-0.json | head -1)" > "$T/rank-7.json"
+printf '#!/bin/sh\ncp "%s" "$PERFSWEEP_RUN_DIR/"\nexec "$@"\n' "$T/rank-7.json" > "$T/stray.sh"
+chmod +x "$T/stray.sh"
+cfg odd "2" 2 ""
+sed -i "s|command = \[ \"$MS\"|command = [ \"$T/stray.sh\", \"$MS\"|" "$T/odd.cfg"
+out=$("$PS" run "$T/odd.cfg" --dir "$T/odd" 2>&1)
+like "$out" "run 1: failed: rank 7's record is outside a world of 2 ranks" "a stray rank record fails the run, naming it"
+
 # a world that hangs past its timeout: killed whole
 cfg hang "2" 2 ', "-s", "300"'
 sed -i 's/timeout = 60.0/timeout = 2.0/' "$T/hang.cfg"
