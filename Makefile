@@ -43,6 +43,11 @@ UNIT_TESTS:= $(patsubst tests/unit/%.c,$(B)/tests/%.t,$(UNIT_SRCS))
 BENCH_SRCS:= $(wildcard tests/bench/*.c)
 BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 EXAMPLES  := $(BIN)/demo-app
+# The MPI example needs Open MPI's compiler wrapper; without it, it is skipped.
+MPICC     ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+EXAMPLES  += $(BIN)/mpi-stream
+endif
 
 .PHONY: all deps check demo bench fuzz clean test-build install uninstall
 all: $(PROGS) $(EXAMPLES)
@@ -69,6 +74,11 @@ $(BIN)/%: $(B)/placement/%_main.o $(B)/libperfsweep.a
 $(BIN)/demo-app: examples/demo-app.c
 	@mkdir -p $(BIN)
 	$(CC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
+# The MPI example (local MPI worlds, docs/placement.md): built only with mpicc.
+$(BIN)/mpi-stream: examples/mpi-stream.c
+	@mkdir -p $(BIN)
+	$(MPICC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Test helpers (tests/lib/*.c) are a library of their own, linked only into tests.
 TESTLIB_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard tests/lib/*.c))
@@ -124,7 +134,9 @@ COMPDIR := $(PREFIX)/share/bash-completion/completions
 DATADIR := $(PREFIX)/share/perfsweep
 MAN1    := docs/man/perfsweep.1 docs/man/perfsweep-bind.1
 MAN5    := docs/man/perfsweep.cfg.5 docs/man/perfsweep-deps.5
-CONFIGS := $(filter-out configs/lulesh-sparse.cfg,$(wildcard configs/*.cfg configs/*.deps))
+# The MPI configs name ../bin/mpi-stream, which needs mpicc: not installed.
+CONFIGS := $(filter-out configs/lulesh-sparse.cfg configs/%-mpi-local.cfg configs/%-mpi-local.deps,\
+	   $(wildcard configs/*.cfg configs/*.deps))
 SCRIPTS := $(wildcard configs/*.sh)
 INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
 	$(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man5/,$(notdir $(MAN5))) \

@@ -305,6 +305,21 @@ static int check_mpi(const struct campaign_config *c, const config_setting_t *s,
 	return 0;
 }
 
+/*
+ * On the local backend backend.mpi names the launcher of one MPI world per
+ * run: Open MPI's mpirun only (MPICH's mpiexec.hydra takes other options
+ * and environment variables).
+ */
+static int check_local_mpi(const struct campaign_config *c, const config_setting_t *s,
+			   const char *mpi, struct perr *err)
+{
+	if (!strcmp(mpi, "openmpi"))
+		return 0;
+	return config_error(c, config_setting_get_member(s, "mpi"), err,
+		   "backend.mpi = \"%s\" is not supported on the local backend; write mpi = \"openmpi\"; "
+		   "(Open MPI's mpirun, package openmpi-bin)", mpi);
+}
+
 static int parse_backend(struct campaign_config *c, struct perr *err)
 {
 	struct backend_config *b = &c->backend;
@@ -342,6 +357,8 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		if (x && config_get_strings(c, x, "extra", &b->extra, &b->nextra, err))
 			return -1;
 		if (parse_poll(c, s, err))
+			return -1;
+		if (b->mpi && !strcmp(b->type, "local") && check_local_mpi(c, s, b->mpi, err))
 			return -1;
 		struct perr xerr;
 		if (x && !strcmp(b->type, "slurm") &&

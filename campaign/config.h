@@ -23,7 +23,8 @@
 struct backend_config {
 	char *type;                 /* "local" or "slurm" */
 	char *partition, *account, *qos;   /* slurm; NULL when unset */
-	char *mpi;                  /* slurm: srun --mpi= plugin ("pmix"), a plain word, or NULL */
+	char *mpi;                  /* slurm: srun --mpi= plugin ("pmix"), a plain word; local:
+	                               "openmpi", one mpirun world per run; or NULL */
 	int time_limit;             /* minutes, 0 = from the cost estimate */
 	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64 */
 	int nextra;

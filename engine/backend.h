@@ -5,7 +5,8 @@
  * re-adopts runs that were in flight when an earlier orchestrator died.
  *
  * Files: every run writes into spec->run_dir: `stdout`, `stderr` (rank 0 or
- * the only process), `rank-<r>.stdout`/`rank-<r>.stderr` for other ranks,
+ * the only process; a local MPI world: mpirun's, with every rank's output),
+ * `rank-<r>.stdout`/`rank-<r>.stderr` for other ranks,
  * and, when launched through perfsweep-bind, `rank-<r>.json` with the
  * binding each rank really got (see placement/bind.h).
  */
@@ -35,6 +36,8 @@ struct run_spec {
 	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
 	                               backends that name jobs name each attempt apart */
 	const char *point;          /* "np=4, n=10": the run's parameter values, for messages (or NULL) */
+	const char *mpi;            /* local backend: "openmpi", the ranks are one mpirun world;
+	                               NULL: ranks independent processes (slurm: its own config) */
 };
 
 struct run_result {
@@ -111,7 +114,8 @@ struct backend {
  * cores of this machine (placement/core_alloc.h): a run whose cores are not
  * free waits (start returns 1), and ranks of a run with a policy are bound
  * inside its cores.  A run without a policy reserves one core per rank but
- * is not bound.  Each run has a supervisor process that outlives the
+ * is not bound.  A run's ranks are independent processes, or, with
+ * spec->mpi, one MPI world (engine/mpi_world.h).  Each run has a supervisor process that outlives the
  * orchestrator and notes the run's start and end in its directory
  * (engine/supervisor.h), so that a later orchestrator adopts or collects
  * it instead of running it twice; an adopted run keeps its slot and cores.

@@ -71,6 +71,9 @@ static int local_inflight(struct backend *b)
 static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t set, struct perr *err)
 {
 	int units = l->topo.nunits, ranks = rs->ranks > 0 ? rs->ranks : 1;
+	if (!rs->policy && rs->mpi && ranks > units)   /* plan refuses it first */
+		return perr_set(err, "a world of %d ranks needs %d cores, but this machine has %d usable "
+				"cores", ranks, ranks, units);
 	if (!rs->policy)        /* unbound: a core per rank, at most all of them */
 		return core_alloc_take(&l->cores, ranks < units ? ranks : units, 0, set);
 	if (!strcmp(rs->policy, "explicit")) {

@@ -521,7 +521,7 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	pl->budget_overrun = b.overrun;
 	if (plan_check_backend(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
-		if (!strncmp(err->msg, "slurm has no", 12) || !at)
+		if (!strncmp(err->msg, "slurm has no", 12) || strstr(err->msg, "backend.mpi") || !at)
 			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];
@@ -529,6 +529,11 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		}
 		plan_release(pl);
 		goto done;
+	}
+	char *what = !strcmp(c->backend.type, "local") ? plan_check_local_note(pl, c) : NULL;
+	if (what) {
+		pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
+		pl->notes[pl->nnotes++] = what;
 	}
 	rc = 0;
 done:

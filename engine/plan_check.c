@@ -2,10 +2,14 @@
 #include "engine/plan_check.h"
 #include "common/strbuf.h"
 #include "engine/backend.h"
+#include "engine/mpi_world.h"
+#include "common/progpath.h"
+#include "common/xalloc.h"
 #include "campaign/template.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int point_ranks(const struct plan *pl, const struct plan_point *pt)
@@ -51,11 +55,21 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 		usable_cores = t.nunits;
 		topology_release(&t);
 	}
-	int cpr = c->placement_spec.cores_per_rank;
+	int cpr = c->placement_spec.cores_per_rank, world = c->backend.mpi != NULL;
+	if (world) {
+		char *path = progpath_find_in(MPI_WORLD_LAUNCHER, NULL, getenv("PATH"));
+		free(path);
+		if (!path)
+			return perr_set(err, "backend.mpi = \"%s\" starts each run with '%s', which is not in "
+					"PATH; install the package %s", c->backend.mpi, MPI_WORLD_LAUNCHER,
+					MPI_WORLD_PACKAGE);
+	}
 	for (int i = 0; i < pl->npoints; i++) {
 		const struct plan_point *pt = &pl->points[i];
-		if (!pt->policy && pt->ranks_per_node <= 0)
-			continue;       /* unbound: the ranks share whatever cores there are */
+		/* unbound: the ranks share whatever cores there are; a world's
+		   ranks each need a core of their own */
+		if (!pt->policy && pt->ranks_per_node <= 0 && !world)
+			continue;
 		int ranks = point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : ranks;
 		long need = cpr == 0 ? rpn : (long)rpn * cpr;
@@ -66,14 +80,30 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 				 "use ranks_per_node = %d or the slurm backend", (ranks + rpn - 1) / rpn, ranks);
 			why = buf;
 		} else if (need > usable_cores) {
-			snprintf(buf, sizeof(buf), "needs %ld cores, but this machine has %d usable cores", need,
-				 usable_cores);
+			snprintf(buf, sizeof(buf), "needs %ld cores, but this machine has %d usable cores%s", need,
+				 usable_cores, world ? " (one MPI world of its ranks, a core for each)" : "");
 			why = buf;
 		}
 		if (why)
 			return refuse(pl, i, ranks, rpn, why, err);
 	}
 	return 0;
+}
+
+char *plan_check_local_note(const struct plan *pl, const struct campaign_config *c)
+{
+	int most = 1;
+	for (int i = 0; i < pl->npoints; i++) {
+		int r = point_ranks(pl, &pl->points[i]);
+		most = r > most ? r : most;
+	}
+	if (most < 2)
+		return NULL;
+	if (c->backend.mpi)
+		return xasprintf("a run of p ranks is one MPI world of p ranks (%s -np p, backend.mpi = "
+				 "\"%s\"), a core for each rank", MPI_WORLD_LAUNCHER, c->backend.mpi);
+	return xstrdup("a run of p ranks on the local backend is p independent copies of the program "
+		       "(a throughput study), never one MPI world; for one world set backend.mpi = \"openmpi\"");
 }
 
 /* Why point pt cannot run in partition part, in why; 0 when it fits. */

@@ -18,6 +18,13 @@
 int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
 		     struct perr *err);
 
+/*
+ * What a run of several ranks is on the local backend, for plan to say:
+ * independent copies of the program, or (backend.mpi) one MPI world.  A
+ * string to free, or NULL when no point has more than one rank.
+ */
+char *plan_check_local_note(const struct plan *pl, const struct campaign_config *c);
+
 struct slurm_partition;
 /* parts: the partitions of backend.partition ("A,B": a job may run in
    either), as their controller described them (backend_slurm_partition).

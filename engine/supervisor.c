@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "engine/mpi_world.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -278,12 +279,15 @@ static void send_msg(int fd, const struct sv_msg *m)
 
 static void exec_error(const struct run_spec *rs, int e, int where, char *buf, size_t size)
 {
-	const char *what = rs->policy ? rs->bind_path : rs->argv[0];
+	const char *what = rs->mpi ? MPI_WORLD_LAUNCHER : rs->policy ? rs->bind_path : rs->argv[0];
 	if (where == CHILD_DIR)
 		snprintf(buf, size, "cannot enter the working directory '%s': %s",
 			 rs->workdir ? rs->workdir : rs->run_dir, strerror(e));
 	else if (where == CHILD_REDIRECT)
 		snprintf(buf, size, "cannot write the output files in '%s': %s", rs->run_dir, strerror(e));
+	else if (rs->mpi && e == ENOENT)
+		snprintf(buf, size, "cannot execute '%s': %s; backend.mpi = \"%s\" needs it (package %s)",
+			 what, strerror(e), rs->mpi, MPI_WORLD_PACKAGE);
 	else
 		snprintf(buf, size, "cannot execute '%s': %s", what, strerror(e));
 }
@@ -307,23 +311,43 @@ static char **rank_argv(const struct sv_args *a)
 	return av;
 }
 
-/* Start rank i of a->rs as cps[i]: 0, or -1 (errno, cps[i].exec_errno). */
-static int start_rank(const struct sv_args *a, char **argv, struct child_process *cps, int i)
+/*
+ * The environment rank i gets (NULL-terminated; free with env_free): the
+ * run's own, then ours, which win.  A world's ranks (i < 0) take their rank
+ * from mpirun (OMPI_COMM_WORLD_*).
+ */
+static char **rank_env(const struct run_spec *rs, int i)
 {
-	const struct run_spec *rs = a->rs;
-	int nenv = 0;
+	int nenv = 0, k;
 	while (rs->env && rs->env[nenv])
 		nenv++;
 	char **env = xcalloc((size_t)nenv + 6, sizeof(char *));
-	for (int k = 0; k < nenv; k++)
-		env[k] = rs->env[k];
-	/* after the run's own: these win */
-	env[nenv] = xasprintf("PERFSWEEP_LOCAL_RANK=%d", i);
-	env[nenv + 1] = xasprintf("PERFSWEEP_RANK=%d", i);
-	env[nenv + 2] = xasprintf("PERFSWEEP_NRANKS=%d", rs->ranks);
-	env[nenv + 3] = xasprintf("PERFSWEEP_RANKS_PER_NODE=%d",
-				  rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
-	env[nenv + 4] = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
+	for (k = 0; k < nenv; k++)
+		env[k] = xstrdup(rs->env[k]);
+	if (i >= 0) {
+		env[k++] = xasprintf("PERFSWEEP_LOCAL_RANK=%d", i);
+		env[k++] = xasprintf("PERFSWEEP_RANK=%d", i);
+	}
+	env[k++] = xasprintf("PERFSWEEP_NRANKS=%d", rs->ranks);
+	env[k++] = xasprintf("PERFSWEEP_RANKS_PER_NODE=%d",
+			     rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
+	env[k++] = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (char **e = env; e && *e; e++)
+		free(*e);
+	free(env);
+}
+
+/* Start rank i of a->rs as cps[i] (with a world: mpirun, i 0): 0, or -1
+   (errno, cps[i].exec_errno). */
+static int start_rank(const struct sv_args *a, char **argv, char **env, struct child_process *cps,
+		      int i)
+{
+	const struct run_spec *rs = a->rs;
 	char *out = i ? xasprintf("%s/rank-%d.stdout", rs->run_dir, i) : xasprintf("%s/stdout", rs->run_dir);
 	char *err = i ? xasprintf("%s/rank-%d.stderr", rs->run_dir, i) : xasprintf("%s/stderr", rs->run_dir);
 	struct child_process *cp = &cps[i];
@@ -340,14 +364,14 @@ static int start_rank(const struct sv_args *a, char **argv, struct child_process
 	cp->pdeathsig = SIGKILL;
 	int r = start_command(cp);
 	int e = errno;
-	for (int k = nenv; k < nenv + 5; k++)
-		free(env[k]);
-	free(env);
 	free(out);
 	free(err);
 	errno = e;
 	return r;
 }
+
+/* A world past its timeout has this long after SIGTERM before SIGKILL. */
+#define WORLD_TERM_GRACE 3.0
 
 /* Wait for every rank, killing the run at its timeout; fill e. */
 static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int n, double t0,
@@ -357,6 +381,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	for (int i = 0; i < n; i++)
 		ptr[i] = &cps[i];
 	double deadline = rs->timeout > 0 ? t0 + rs->timeout : 0;
+	int killed = 0;
 	for (;;) {
 		int live = 0;
 		for (int i = 0; i < n; i++)
@@ -364,10 +389,17 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 		if (!live)
 			break;
 		double left = -1;
-		if (deadline > 0 && !e->timed_out) {
+		if (deadline > 0 && !killed) {
 			left = deadline - mono_now();
-			if (left <= 0) {
+			if (left <= 0 && rs->mpi && !e->timed_out) {
+				/* mpirun ends its world and removes its shared memory
+				   segments on SIGTERM; SIGKILL would leave them */
 				e->timed_out = 1;
+				kill(cps[0].pid, SIGTERM);
+				deadline = mono_now() + WORLD_TERM_GRACE;
+				left = WORLD_TERM_GRACE;
+			} else if (left <= 0) {
+				e->timed_out = killed = 1;
 				kill_session(getpid(), 1);
 				left = -1;
 			}
@@ -398,21 +430,35 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 {
 	const struct run_spec *rs = a->rs;
-	int n = rs->ranks > 0 ? rs->ranks : 1;
+	/* a world is one process, mpirun, that starts the ranks */
+	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1;
 	struct child_process *cps = xcalloc((size_t)n, sizeof(*cps));
-	char **argv = rank_argv(a);
+	char **argv = rank_argv(a), **world_env = NULL;
+	if (rs->mpi) {
+		world_env = rank_env(rs, -1);
+		argv = mpi_world_argv(rs, world_env, argv);
+		mpi_world_clear(rs->run_dir);
+	}
 	struct sv_msg m = { .stage = SV_STARTED };
 	double t0 = mono_now();
 	e->started = wall_now();
-	e->ranks = n;
+	e->ranks = rs->ranks > 0 ? rs->ranks : 1;
 	int i = 0;
-	for (; i < n; i++)
-		if (start_rank(a, argv, cps, i)) {
+	for (; i < n; i++) {
+		char **env = world_env ? world_env : rank_env(rs, i);
+		int failed = start_rank(a, argv, env, cps, i);
+		int errno_was = errno;
+		if (env != world_env)
+			env_free(env);
+		errno = errno_was;
+		if (failed) {
 			m.err = errno ? errno : EIO;
 			m.where = cps[i].exec_stage;
 			m.transient = !cps[i].exec_errno && (errno == EAGAIN || errno == ENOMEM);
 			break;
 		}
+	}
+	env_free(world_env);
 	if (m.err) {   /* none runs without the others */
 		kill_session(getpid(), 1);
 		for (int k = 0; k < i; k++)
@@ -436,6 +482,8 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 	e->ended = e->started + e->wall;
 	/* what the ranks left behind in the session goes with them */
 	kill_session(getpid(), 1);
+	if (rs->mpi && !e->timed_out)
+		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
 	return write_end(rs->run_dir, e) ? 1 : 0;
 }
 

@@ -18,7 +18,7 @@
  *                after the last rank ended: "exit" is the first failing
  *                rank's status (128 + signal when a signal ended it, then
  *                "signal" names it), "error" why the ranks could not
- *                start; times are Unix seconds, "wall" from a monotonic
+ *                start, or how an MPI world failed (engine/mpi_world.h); times are Unix seconds, "wall" from a monotonic
  *                clock; CPU times (seconds), the largest resident set (KiB)
  *                and the context switches are wait4's, summed over the
  *                ranks (max for maxrss_kb).
@@ -26,6 +26,10 @@
  * attempt it expects means collect; a start note whose supervisor lives
  * (pid and start time, so a recycled pid is never taken for it) means
  * adopt; a start note alone means killed mid-way; no note, never started.
+ *
+ * With rs->mpi the supervisor starts one process, mpirun, whose ranks are
+ * in its session too (engine/mpi_world.h); at the timeout mpirun gets
+ * SIGTERM first, to end its world cleanly, and SIGKILL 3 s later.
  *
  * The supervisor starts the ranks only after the orchestrator has seen its
  * start note: an orchestrator that dies first leaves no rank running, and
@@ -59,7 +63,7 @@ struct sv_end {
 	int signal;                 /* the signal that ended it, 0 none */
 	int timed_out;
 	double timeout;             /* the run's timeout, 0 none */
-	char error[256];            /* why the ranks could not start, "" */
+	char error[256];            /* why the ranks could not start, or how a world failed; "" */
 	int ranks;
 	double started, ended, wall;
 	double utime, stime;        /* seconds */
