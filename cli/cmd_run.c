@@ -31,8 +31,12 @@ static void on_event(void *ctx, long long id, const char *what, const char *deta
 {
 	int quiet = *(int *)ctx;
 	if (quiet && strcmp(what, "failed") && strcmp(what, "retry") &&
-	    strcmp(what, "done-with-collection-error"))
+	    strcmp(what, "done-with-collection-error") && strcmp(what, "warning"))
 		return;
+	if (id <= 0) {
+		fprintf(stderr, "%s: %s\n", what, detail ? detail : "");
+		return;
+	}
 	fprintf(stderr, "run %lld: %s%s%s\n", id, what, detail ? ": " : "", detail ? detail : "");
 }
 
@@ -68,6 +72,18 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
+/* A campaign directory SLURM jobs can write into, checked before anything
+   is made there (by its absolute path, as the jobs will have it). */
+static int slurm_dir_check(const char *dir, struct perr *err)
+{
+	char *cwd = dir[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? xasprintf("%s/%s", cwd, dir) : xstrdup(dir);
+	int rc = backend_slurm_check_dir(abs, err);
+	free(abs);
+	free(cwd);
+	return rc;
+}
+
 /* Lock the campaign (one run at a time), then create (or reopen) its store,
    by its absolute path: children chdir into their run directories. */
 static int open_store(struct store **st, char **campaign_dir, struct campaign_lock *lock,
@@ -75,6 +91,8 @@ static int open_store(struct store **st, char **campaign_dir, struct campaign_lo
 		      struct perr *err)
 {
 	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
+	if (!strcmp(cfg->backend.type, "slurm") && slurm_dir_check(*campaign_dir, err))
+		return -1;
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
 	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */

@@ -374,12 +374,13 @@ static pid_t live_group(const char *backend_id)
 	return (now_start && now_start == start) ? pgid : 0;
 }
 
-static int local_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+static int local_cancel(struct backend *b, const struct run_spec *rs, const char *backend_id,
+			struct perr *err)
 {
 	(void)err;
 	struct local *l = b ? b->priv : NULL;
 	for (int i = 0; l && i < l->n; i++)
-		if (l->runs[i].id == id) {
+		if (l->runs[i].id == rs->id) {
 			kill_run(&l->runs[i], SIGKILL);
 			return 0;
 		}

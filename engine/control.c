@@ -13,6 +13,7 @@ struct canceller {
 	const struct cancel_options *o;
 	struct cancel_result *r;
 	struct backend *b;      /* created on the first slurm job to cancel */
+	char *abs_dir;          /* the campaign directory as its jobs name it */
 };
 
 static void add_line(char ***v, int *n, char *line)
@@ -34,7 +35,10 @@ static void kill_run(struct canceller *cc, const struct run *r)
 		cc->r->nkilled += backend_local_cancel_id(r->backend_id);
 		return;
 	}
-	if (cc->b->ops->cancel(cc->b, r->id, r->backend_id, &err))
+	/* the backend kills only a job that carries this store's id and run */
+	struct run_spec rs = { .id = r->id, .campaign_dir = cc->abs_dir, .store_id = store_id(cc->st),
+			       .attempt = r->attempts };
+	if (cc->b->ops->cancel(cc->b, &rs, r->backend_id, &err))
 		add_line(&cc->r->errors, &cc->r->nerrors, xstrdup(err.msg));
 	else
 		cc->r->nkilled++;
@@ -142,10 +146,14 @@ int campaign_cancel(const char *dir, const struct cancel_options *o, struct canc
 	struct canceller cc = { .o = o, .r = r };
 	if (store_open(&cc.st, dir, 0, err))
 		return -1;
+	cc.abs_dir = realpath(dir, NULL);
+	if (!cc.abs_dir)
+		cc.abs_dir = xstrdup(dir);
 	struct run *runs = NULL;
 	int nruns = 0;
 	if (store_load_runs(cc.st, 0, &runs, &nruns, err)) {
 		store_close(cc.st);
+		free(cc.abs_dir);
 		return -1;
 	}
 	char *backend = store_get_meta(cc.st, "backend");
@@ -157,6 +165,7 @@ int campaign_cancel(const char *dir, const struct cancel_options *o, struct canc
 		cc.b->ops->free(cc.b);
 	runs_free(runs, nruns);
 	store_close(cc.st);
+	free(cc.abs_dir);
 	return 0;
 }
 

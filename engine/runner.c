@@ -189,6 +189,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->id = r->id;
 	s->campaign = c->name;
 	s->campaign_dir = store_dir(st);
+	s->store_id = store_id(st);
 	s->argv = sb->argv;
 	s->env = sb->env;
 	s->workdir = sb->workdir;
@@ -275,8 +276,15 @@ static void live_remove(struct engine *e, long long id)
    its job or process is stopped, it stays retired. */
 static int settle_retired(struct engine *e, const struct run *r, struct perr *err)
 {
-	if (r->backend_id && e->b->ops->cancel(e->b, r->id, r->backend_id, err))
-		return -1;
+	if (r->backend_id) {
+		struct spec_buf sb;
+		spec_build(&sb, e->c, e->st, r, e->o);
+		sb.spec.attempt = r->attempts;
+		int rc = e->b->ops->cancel(e->b, &sb.spec, r->backend_id, err);
+		spec_release(&sb);
+		if (rc)
+			return -1;
+	}
 	event(e->o, r->id, "stopped", "left the plan while in flight");
 	return store_settle_retired(e->st, r->id, err);
 }
@@ -349,6 +357,10 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	/* an earlier orchestrator may have submitted this very attempt and died
 	   before recording it: take its job over, files and all */
 	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &serr) : 0;
+	if (rec >= 0 && serr.msg[0]) {
+		event(e->o, 0, "warning", serr.msg);   /* jobs of another store, left alone */
+		serr.msg[0] = '\0';
+	}
 	if (rec == 2) {
 		spec_release(&sb);
 		return 1;
@@ -475,7 +487,11 @@ static void stop_inflight(struct engine *e)
 		return;
 	for (int i = 0; i < nleft; i++)
 		if (left[i].state == RUN_SUBMITTED || left[i].state == RUN_RUNNING) {
-			e->b->ops->cancel(e->b, left[i].id, left[i].backend_id, &e2);
+			struct spec_buf sb;
+			spec_build(&sb, e->c, e->st, &left[i], e->o);
+			sb.spec.attempt = left[i].attempts;
+			e->b->ops->cancel(e->b, &sb.spec, left[i].backend_id, &e2);
+			spec_release(&sb);
 			store_mark_pending(e->st, left[i].id, "interrupted: run again", &e2);
 		}
 	runs_free(left, nleft);
