@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -383,6 +384,61 @@ static int migrate_grown(struct store *st, struct perr *err)
 	return 0;
 }
 
+/* 32 hex digits from 128 random bits (getrandom, else /dev/urandom): 0 or -1. */
+static int new_store_id(char out[STORE_ID_LEN + 1])
+{
+	unsigned char raw[STORE_ID_LEN / 2];
+	size_t got = 0;
+	while (got < sizeof(raw)) {
+		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < sizeof(raw)) {
+		FILE *f = fopen("/dev/urandom", "rb");
+		got = f ? fread(raw, 1, sizeof(raw), f) : 0;
+		if (f)
+			fclose(f);
+		if (got < sizeof(raw))
+			return -1;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/*
+ * The store's id into st->id; a writable store made before store ids gets
+ * one now (INSERT OR IGNORE: a writer racing us may have given it first).
+ */
+static int load_store_id(struct store *st, struct perr *err)
+{
+	st->id = store_get_meta(st, "store_id");
+	if (st->id || st->readonly)
+		return 0;
+	char id[STORE_ID_LEN + 1];
+	if (new_store_id(id))
+		return perr_set(err, "%s/campaign.db: cannot make a store id: no random source", st->dir);
+	sqlite3_stmt *s = sdb_prepare(st, "INSERT OR IGNORE INTO meta(key, value) VALUES('store_id', ?)", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return sdb_err(st, err, "write meta");
+	st->id = store_get_meta(st, "store_id");
+	return st->id ? 0 : perr_set(err, "%s/campaign.db: cannot read the store id back", st->dir);
+}
+
+const char *store_id(const struct store *st)
+{
+	return st->id;
+}
+
 int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 {
 	struct store *st;
@@ -390,7 +446,8 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 		return -1;
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
-	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE MISSES_TABLE, err)) || migrate_grown(st, err)) {
+	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE MISSES_TABLE, err)) || migrate_grown(st, err) ||
+	    load_store_id(st, err)) {
 		int code = sqlite3_errcode(st->db);
 		if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 			bad_store(st, code, err);
@@ -407,6 +464,7 @@ void store_close(struct store *st)
 		return;
 	sqlite3_close(st->db);
 	free_params(st);
+	free(st->id);
 	free(st->dir);
 	free(st);
 }
@@ -777,15 +835,20 @@ int store_create(struct store **out, const char *dir, const char *name, const ch
 		remove_db_file(dir, STORE_NEW);
 		return -1;
 	}
-	char ver[16], created[32];
+	char ver[16], created[32], id[STORE_ID_LEN + 1];
 	snprintf(ver, sizeof(ver), "%d", STORE_SCHEMA_VERSION);
 	snprintf(created, sizeof(created), "%.3f", wall_now());
+	if (new_store_id(id)) {
+		perr_set(err, "%s/campaign.db: cannot make a store id: no random source", st->dir);
+		goto fail;
+	}
 	if (sdb_begin(st, err))
 		goto fail;
 	if (sdb_exec(st, schema, err) || sdb_put_meta(st, "schema_version", ver, err) ||
 	    sdb_put_meta(st, "name", name, err) || sdb_put_meta(st, "backend", backend ? backend : "local", err) ||
 	    sdb_put_meta(st, "config", config_text ? config_text : "", err) ||
 	    sdb_put_meta(st, "created", created, err) || sdb_put_meta(st, "plan", fp, err) ||
+	    sdb_put_meta(st, "store_id", id, err) ||
 	    sdb_put_meta(st, "points_launch", "1", err) || put_machine_meta(st, backend, err) ||
 	    sdb_put_plan_meta(st, pl, err) || insert_plan(st, pl, err)) {
 		sdb_rollback(st);

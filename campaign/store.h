@@ -79,6 +79,16 @@ void store_close(struct store *st);
 int store_uncommitted(const char *dir);
 
 const char *store_dir(const struct store *st);
+/*
+ * The store's id: 32 random hex digits made with the store (meta key
+ * store_id), so that two stores made one after the other at the same path
+ * are told apart (a SLURM job carries the id of the store that submitted
+ * it, backend_slurm.c).  A store made before store ids gets one when it is
+ * first opened for writing; opened read-only, it has none (NULL).  Owned by
+ * st.
+ */
+#define STORE_ID_LEN 32
+const char *store_id(const struct store *st);
 /* Directory of one run's files (created on demand); the caller frees it. */
 char *store_run_dir(const struct store *st, long long id);
 /* The same path, not created (to ask whether a run left files). */

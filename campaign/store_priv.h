@@ -21,6 +21,7 @@ struct store {
 	/* runs has the columns added for growing campaigns (remeasure, origin,
 	   retired_from); a read-only store made before them has not */
 	int grown_columns;
+	char *id;                   /* meta store_id, NULL: a read-only store made before store ids */
 };
 
 /*

@@ -24,8 +24,12 @@ static void on_event(void *ctx, long long id, const char *what, const char *deta
 {
 	int quiet = *(int *)ctx;
 	if (quiet && strcmp(what, "failed") && strcmp(what, "retry") &&
-	    strcmp(what, "done-with-collection-error"))
+	    strcmp(what, "done-with-collection-error") && strcmp(what, "warning"))
 		return;
+	if (id <= 0) {
+		fprintf(stderr, "%s: %s\n", what, detail ? detail : "");
+		return;
+	}
 	fprintf(stderr, "run %lld: %s%s%s\n", id, what, detail ? ": " : "", detail ? detail : "");
 }
 
@@ -61,6 +65,18 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
+/* A campaign directory SLURM jobs can write into, checked before anything
+   is made there (by its absolute path, as the jobs will have it). */
+static int slurm_dir_check(const char *dir, struct perr *err)
+{
+	char *cwd = dir[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? xasprintf("%s/%s", cwd, dir) : xstrdup(dir);
+	int rc = backend_slurm_check_dir(abs, err);
+	free(abs);
+	free(cwd);
+	return rc;
+}
+
 /* Lock the campaign (one run at a time) and check the config against the
    campaign already there, if any: *grows 1 when there is one.  Nothing is
    written yet but the lock file (and the collectors' pin, as the check does). */
@@ -69,6 +85,8 @@ static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const
 			  int *grows, struct perr *err)
 {
 	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
+	if (!strcmp(cfg->backend.type, "slurm") && slurm_dir_check(*campaign_dir, err))
+		return -1;
 	if (campaign_lock_take(lock, *campaign_dir, err))
 		return -1;
 	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */

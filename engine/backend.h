@@ -20,6 +20,7 @@ struct run_spec {
 	long long id;
 	const char *campaign;       /* campaign name: job names and comments */
 	const char *campaign_dir;
+	const char *store_id;       /* the campaign store's id (store_id()): whose job this is */
 	char *const *argv;          /* NULL-terminated, placeholders substituted */
 	char *const *env;           /* NULL-terminated "KEY=VALUE" additions */
 	const char *workdir;        /* NULL: the run directory */
@@ -83,11 +84,16 @@ struct backend_ops {
 	   outage (controller down) is not a failure: it returns 0 and retries. */
 	int (*wait)(struct backend *b, double timeout, struct run_result *res, int max,
 		    struct perr *err);
-	/* Cancel one in-flight run.  0 or -1. */
-	int (*cancel)(struct backend *b, long long id, const char *backend_id, struct perr *err);
-	/* After a restart: take over a run an earlier orchestrator started.  1:
-	   adopted (it will finish through wait), 0: it is gone (re-run it), -1 err.
-	   *fate (set to FATE_UNKNOWN by the caller) says more when it can. */
+	/* Cancel one in-flight run (rs: at least id, store_id and campaign_dir)
+	   whose attempt has backend_id.  A job that is not this store's run
+	   (another store's at the same path, an id reused) is left alone.  0 or
+	   -1. */
+	int (*cancel)(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		      struct perr *err);
+	/* After a restart: take over a run an earlier orchestrator of this store
+	   started.  1: adopted (it will finish through wait), 0: it is gone or
+	   not this store's (re-run it), -1 err.  *fate (set to FATE_UNKNOWN by
+	   the caller) says more when it can. */
 	int (*adopt)(struct backend *b, const struct run_spec *rs, const char *backend_id,
 		     enum attempt_fate *fate, struct perr *err);
 	/* Optional (NULL when a backend cannot outlive its orchestrator).  Before
@@ -96,7 +102,9 @@ struct backend_ops {
 	   since.  1: taken over, *backend_id set, its result comes through wait;
 	   0: there is none, start the run; 2: cannot tell now (controller down),
 	   try later; -1: err.  *fate as for adopt (0 with FATE_KILLED: there was
-	   one, killed mid-way; start the run afresh). */
+	   one, killed mid-way; start the run afresh).  Returning 0, 1 or 2 it may
+	   leave a note for the user in err->msg (jobs of another store left
+	   alone), each told once. */
 	int (*recover)(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       enum attempt_fate *fate, struct perr *err);
 	/* Runs in flight right now. */
@@ -143,6 +151,9 @@ void slurm_partition_release(struct slurm_partition *p);
 /* SLURM error codes that may pass by themselves (controller unreachable,
    rate limits, busy nodes, QOS or association limits): wait and retry. */
 int backend_slurm_transient(int slurm_errno);
+/* A directory whose runs SLURM jobs cannot write their output into (a
+   backslash in it): -1 with err saying why, else 0. */
+int backend_slurm_check_dir(const char *dir, struct perr *err);
 /* Kill what is left of a local run from its backend id ("PID:STARTTIME" of
    its supervisor): every process of the run but the supervisor, which then
    notes how the run ended.  Returns 1 if something was killed. */

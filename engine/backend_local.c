@@ -269,12 +269,13 @@ static int local_wait(struct backend *b, double timeout, struct run_result *res,
 	}
 }
 
-static int local_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+static int local_cancel(struct backend *b, const struct run_spec *rs, const char *backend_id,
+			struct perr *err)
 {
 	(void)err;
 	struct local *l = b ? b->priv : NULL;
 	for (int i = 0; l && i < l->n; i++)
-		if (l->runs[i].id == id) {
+		if (l->runs[i].id == rs->id) {
 			/* its supervisor stays to note how the run ended */
 			supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
 			return 0;

@@ -3,11 +3,16 @@
  * through libslurm (never by running sbatch/squeue/scancel).
  *
  * A run's job is named "ps:<campaign>:<run id>.<attempt>" (one name per
- * attempt) and its comment is "perfsweep <campaign dir> run <run id>", so
- * that a restarted orchestrator finds the jobs an earlier one left behind
- * (adopt() for recorded jobs; recover(), and start() itself, take over the
- * job of an attempt that was submitted but never recorded instead of
- * submitting it twice).  The job script (slurm_script.c, saved as
+ * attempt) and its comment is "perfsweep <store id> <campaign dir> run <run
+ * id> attempt <attempt>", so that a restarted orchestrator finds the jobs an
+ * earlier one of the same store left behind (adopt() for recorded jobs;
+ * recover(), and start() itself, take over the job of an attempt that was
+ * submitted but never recorded instead of submitting it twice).  Only a job
+ * whose comment carries the store's id, directory and run is adopted,
+ * recovered or cancelled: a store made afresh at the same path (its
+ * directory or campaign.db removed) has another id, and the jobs and
+ * job.done records of the old one are left alone (its live jobs are told
+ * of once, through recover()).  The job script (slurm_script.c, saved as
  * runs/<id>/job.sh) runs `srun --cpu-bind=none [perfsweep-bind ...] APP
  * ARGS`.
  *
@@ -77,6 +82,7 @@ struct sjob {
 	int running;          /* its start was reported ... */
 	double started_at;    /* ... as this time, which its result repeats */
 	char *run_dir;
+	char *store;          /* the store whose job it is (its records must say so) */
 };
 
 
@@ -108,13 +114,17 @@ struct slurm_backend {
 	double submit_after;              /* back-off after a transient submit error */
 	double submit_backoff;
 
-	/* Jobs of this campaign found in SLURM that nobody tracks yet
-	   ("ps:<campaign>:<id>" -> index into orphan_ids). */
+	/* Jobs of this store found in SLURM that nobody tracks yet
+	   ("ps:<campaign>:<id>.<attempt>" -> index into orphan_ids). */
 	int scanned;
-	char *scan_campaign;
+	char *scan_key;                   /* whose jobs: campaign, store id and directory */
 	struct strmap orphans;
 	uint32_t *orphan_ids;
 	size_t norphans, aorphans;
+	/* Live jobs of other stores at the same path, left alone: told once. */
+	uint32_t *foreign;
+	size_t nforeign, aforeign;
+	char *note;                       /* the next thing recover() tells, or NULL */
 };
 
 static int slurm_refs;
@@ -167,6 +177,17 @@ static int slurm_transient(int e)
 int backend_slurm_transient(int slurm_errno)
 {
 	return slurm_transient(slurm_errno);
+}
+
+/* slurmd removes a backslash from a job's output path (up to 25.05 "\\"
+   stands for one; later releases drop every one): refused, whatever the
+   release, rather than fail every job with "killed by signal 53". */
+int backend_slurm_check_dir(const char *dir, struct perr *err)
+{
+	if (strchr(dir, '\\'))
+		return perr_set(err, "'%s' contains a backslash, which slurm removes from the output "
+				"paths of jobs: use a campaign directory without one", dir);
+	return 0;
 }
 
 static const char *slurm_errstr(int e)
@@ -303,16 +324,17 @@ static size_t tracked(const struct slurm_backend *sb, uint32_t job)
 	return i;
 }
 
-static void track(struct slurm_backend *sb, long long run, uint32_t job, double timeout,
-		  const char *run_dir)
+/* Track job as run rs's. */
+static void track(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
 {
 	if (tracked(sb, job) < sb->njobs)
 		return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
-	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .timeout = timeout,
-					       .run_dir = run_dir ? xstrdup(run_dir) : NULL };
-	if (run_dir)
-		watch_events(sb, run_dir);
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = rs->id, .job = job, .timeout = rs->timeout,
+					       .run_dir = rs->run_dir ? xstrdup(rs->run_dir) : NULL,
+					       .store = rs->store_id ? xstrdup(rs->store_id) : NULL };
+	if (rs->run_dir)
+		watch_events(sb, rs->run_dir);
 	if (sb->notes_live)
 		return;   /* its notes will tell */
 	sb->poll_interval = sb->poll_min;
@@ -323,6 +345,7 @@ static void track(struct slurm_backend *sb, long long run, uint32_t job, double 
 static void untrack(struct slurm_backend *sb, size_t i)
 {
 	free(sb->jobs[i].run_dir);
+	free(sb->jobs[i].store);
 	sb->jobs[i] = sb->jobs[--sb->njobs];
 }
 
@@ -435,11 +458,13 @@ static void job_ended(struct slurm_backend *sb, size_t i, struct run_result *r)
 /*
  * A job the controller no longer knows (purged after MinJobAge, or lost):
  * its result from the completion record its script left in run_dir, when
- * that record is this job's (job != 0) or this attempt's (job == 0).
+ * that record is this job's (job != 0) or this attempt's (job == 0) of
+ * store store.  A record of another store is never taken, and one without
+ * a store (perfsweep before store ids) only for its job.
  * 1: r filled; 0: no such record.
  */
-static int result_from_record(const char *run_dir, uint32_t job, int attempt, long long run,
-			      double timeout, int live, struct run_result *r)
+static int result_from_record(const char *run_dir, const char *store, uint32_t job, int attempt,
+			      long long run, double timeout, int live, struct run_result *r)
 {
 	if (!run_dir)
 		return 0;
@@ -448,6 +473,7 @@ static int result_from_record(const char *run_dir, uint32_t job, int attempt, lo
 	char *path = xasprintf("%s/job.done", run_dir);
 	struct slurm_done d;
 	int ok = !strbuf_read_file(&sb, path) && !slurm_done_parse(sb.buf, &d) &&
+		 (d.store[0] ? store && !strcmp(d.store, store) : job != 0) &&
 		 (job ? d.job == job : d.attempt == (attempt > 0 ? attempt : 1));
 	free(path);
 	strbuf_release(&sb);
@@ -543,8 +569,8 @@ static int poll_missing(struct slurm_backend *sb)
 					.retry_free = 1, .ended_at = wall_now() };
 		snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
 			 sb->jobs[i].job);
-		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].job, 0, sb->jobs[i].run,
-				   sb->jobs[i].timeout, 0, &r);
+		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].store, sb->jobs[i].job, 0,
+				   sb->jobs[i].run, sb->jobs[i].timeout, 0, &r);
 		job_ended(sb, i, &r);
 		changed = 1;
 	}
@@ -586,7 +612,7 @@ static int read_note(struct slurm_backend *sb, const char *dir, const char *name
 	} else if (!strcmp(end, ".done")) {
 		struct sjob *sj = &sb->jobs[i];
 		struct run_result r;
-		if (!result_from_record(sj->run_dir, sj->job, 0, sj->run, sj->timeout, 1, &r)) {
+		if (!result_from_record(sj->run_dir, sj->store, sj->job, 0, sj->run, sj->timeout, 1, &r)) {
 			free(path);
 			return -1;
 		}
@@ -718,10 +744,51 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	return 0;
 }
 
-/* Find jobs of this campaign left by an earlier orchestrator (queued,
+/*
+ * Whose job j is for run spec rs: 1 when its comment carries rs's store id,
+ * campaign directory and run id (with legacy set, also the comment of a
+ * perfsweep before store ids naming that directory and run: a job the store
+ * recorded before it got its id); else 0.
+ */
+static int job_is_runs(const slurm_job_info_t *j, const struct run_spec *rs, int legacy)
+{
+	struct slurm_comment c;
+	if (j->user_id != getuid() || slurm_comment_parse(j->comment, &c))
+		return 0;
+	if (slurm_comment_is(&c, rs->store_id, rs->campaign_dir, rs->id))
+		return 1;
+	return legacy && !c.store[0] && slurm_comment_is(&c, "", rs->campaign_dir, rs->id);
+}
+
+/* A job of another store at this path that is still live: told once (sb->note). */
+static void foreign_job(struct slurm_backend *sb, const slurm_job_info_t *j)
+{
+	if (job_finished(j->job_state))
+		return;
+	for (size_t k = 0; k < sb->nforeign; k++)
+		if (sb->foreign[k] == j->job_id)
+			return;
+	XGROW(sb->foreign, sb->nforeign + 1, sb->aforeign);
+	sb->foreign[sb->nforeign++] = j->job_id;
+	struct strbuf t;
+	strbuf_init(&t);
+	if (sb->note) {
+		strbuf_addstr(&t, sb->note);
+		strbuf_addstr(&t, ", ");
+		free(sb->note);
+	} else {
+		strbuf_addstr(&t, "slurm jobs of another campaign store made earlier in this directory "
+			      "are queued or running; left alone (scancel them if unwanted): ");
+	}
+	strbuf_addf(&t, "%u (%s)", j->job_id, j->name);
+	sb->note = strbuf_detach(&t);
+}
+
+/* Find the jobs of this store left by an earlier orchestrator (queued,
    running or finished): our own jobs only, so this stays cheap on a busy
-   cluster. */
-static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, struct perr *err)
+   cluster.  Live jobs of other stores in this directory are told of once. */
+static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, const char *key,
+			struct perr *err)
 {
 	job_info_msg_t *msg = NULL;
 	if (slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL) != SLURM_SUCCESS) {
@@ -733,18 +800,26 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, str
 	strmap_release(&sb->orphans);
 	strmap_init(&sb->orphans);
 	sb->norphans = 0;
-	free(sb->scan_campaign);
-	sb->scan_campaign = xstrdup(rs->campaign ? rs->campaign : "");
-	char *prefix = xasprintf("ps:%s:", sb->scan_campaign);
-	char *cprefix = xasprintf("perfsweep %s run ", rs->campaign_dir ? rs->campaign_dir : "");
+	free(sb->scan_key);
+	sb->scan_key = xstrdup(key);
+	char *prefix = xasprintf("ps:%s:", rs->campaign ? rs->campaign : "");
+	const char *dir = rs->campaign_dir ? rs->campaign_dir : "";
 	uid_t uid = getuid();
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
-		if (j->user_id != uid || !j->name || !j->comment)
+		struct slurm_comment c;
+		if (j->user_id != uid || !j->name || strncmp(j->name, prefix, strlen(prefix)) ||
+		    slurm_comment_parse(j->comment, &c) || c.dir_len != strlen(dir) ||
+		    strncmp(c.dir, dir, c.dir_len))
 			continue;
-		if (strncmp(j->name, prefix, strlen(prefix)) || strncmp(j->comment, cprefix, strlen(cprefix)))
+		if (strcmp(c.store, rs->store_id ? rs->store_id : "-")) {
+			foreign_job(sb, j);
 			continue;
-		if (tracked(sb, j->job_id) < sb->njobs)
+		}
+		char *name = slurm_job_name(rs->campaign, c.run, c.attempt);
+		int named = !strcmp(name, j->name);
+		free(name);
+		if (!named || tracked(sb, j->job_id) < sb->njobs)
 			continue;
 		XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
 		sb->orphan_ids[sb->norphans] = j->job_id;
@@ -752,7 +827,6 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, str
 		sb->norphans++;
 	}
 	free(prefix);
-	free(cprefix);
 	slurm_free_job_info_msg(msg);
 	sb->scanned = 1;
 	return 0;
@@ -787,7 +861,7 @@ static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs,
 			    enum attempt_fate *fate)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, 0, rs->attempt, rs->id, rs->timeout, 0, &r)) {
+	if (!result_from_record(rs->run_dir, rs->store_id, 0, rs->attempt, rs->id, rs->timeout, 0, &r)) {
 		*fate = FATE_UNKNOWN;
 		return 0;
 	}
@@ -804,13 +878,16 @@ static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs,
 static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char **backend_id,
 		     enum attempt_fate *fate, struct perr *err)
 {
-	if (!sb->scanned || strcmp(sb->scan_campaign, rs->campaign ? rs->campaign : "")) {
-		int rc = scan_orphans(sb, rs, err);
-		if (rc > 0)
-			submit_backoff(sb);
-		if (rc)
-			return rc > 0 ? 2 : -1;
-	}
+	/* scanned for another campaign, store or directory: scan again */
+	char *key = xasprintf("%s\n%s\n%s", rs->campaign ? rs->campaign : "",
+			      rs->store_id ? rs->store_id : "", rs->campaign_dir ? rs->campaign_dir : "");
+	int rescan = !sb->scanned || strcmp(sb->scan_key, key);
+	int rc = rescan ? scan_orphans(sb, rs, key, err) : 0;
+	free(key);
+	if (rc > 0)
+		submit_backoff(sb);
+	if (rc)
+		return rc > 0 ? 2 : -1;
 	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
 	int oi = strmap_get(&sb->orphans, name);
 	free(name);
@@ -837,7 +914,7 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 		job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 		push_ready(sb, &r);
 	} else {
-		track(sb, rs->id, job, rs->timeout, rs->run_dir);
+		track(sb, rs, job);
 		*fate = FATE_RUNNING;
 	}
 	slurm_free_job_info_msg(msg);
@@ -848,7 +925,16 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 static int sl_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
 		      enum attempt_fate *fate, struct perr *err)
 {
-	return take_over(b->priv, rs, backend_id, fate, err);
+	struct slurm_backend *sb = b->priv;
+	if (!rs->store_id || !*rs->store_id)
+		return 0;   /* no store to own a job */
+	int rc = take_over(sb, rs, backend_id, fate, err);
+	if (rc >= 0 && sb->note) {
+		perr_set(err, "%s", sb->note);
+		free(sb->note);
+		sb->note = NULL;
+	}
+	return rc;
 }
 
 /* A run the backend cannot submit at all: -1 (err), else 0. */
@@ -860,6 +946,10 @@ static int check_spec(const struct run_spec *rs, struct perr *err)
 		return perr_set(err, "run %lld: no command to run", rs->id);
 	if (!rs->run_dir || rs->run_dir[0] != '/')
 		return perr_set(err, "run %lld: the run directory must be an absolute path", rs->id);
+	if (backend_slurm_check_dir(rs->run_dir, err))
+		return perr_prefix(err, "run %lld", rs->id);
+	if (!rs->store_id || !*rs->store_id)
+		return perr_set(err, "run %lld: no store id to name its job with", rs->id);
 	int nodes = slurm_job_nodes(rs);
 	if (nodes > 0 && rs->ranks_per_node > 0 && (long)nodes * rs->ranks_per_node < rs->ranks)
 		return perr_set(err, "run %lld: %d ranks do not fit on %d nodes with %d ranks per node",
@@ -1032,7 +1122,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 		slurm_kill_job(job, SIGKILL, 0);
 		return job_refused(sb, rs, slurm_errstr(ec), err);
 	}
-	track(sb, rs->id, job, rs->timeout, rs->run_dir);
+	track(sb, rs, job);
 	*backend_id = xasprintf("%u", job);
 	return 0;
 }
@@ -1090,27 +1180,50 @@ static int parse_job_id(const char *s, uint32_t *job)
 	return 0;
 }
 
-static int sl_cancel(struct backend *b, long long id, const char *backend_id, struct perr *err)
+/* Whether job is run rs's and not finished (legacy: see job_is_runs): 1;
+   0 when it is gone, finished or not rs's; -1 when the controller does
+   not answer (slurm_get_errno says why). */
+static int live_job_of(uint32_t job, const struct run_spec *rs)
+{
+	job_info_msg_t *msg = NULL;
+	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS)
+		return slurm_get_errno() == ESLURM_INVALID_JOB_ID ? 0 : -1;
+	int live = 0;
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		live |= j->job_id == job && !job_finished(j->job_state) && job_is_runs(j, rs, 1);
+	}
+	slurm_free_job_info_msg(msg);
+	return live;
+}
+
+static int sl_cancel(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		     struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
 	uint32_t job;
 	if (parse_job_id(backend_id, &job))
-		return perr_set(err, "run %lld: '%s' is not a slurm job id", id,
+		return perr_set(err, "run %lld: '%s' is not a slurm job id", rs->id,
 				backend_id ? backend_id : "");
+	/* a job we track is ours; any other is killed only if it is rs's */
+	int ours = tracked(sb, job) < sb->njobs;
 	double give_up = wall_now() + 60;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
-		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+		int live = ours ? 1 : live_job_of(job, rs);
+		if (live == 0)
+			return 0;   /* nothing of this run's to cancel */
+		if (live > 0 && slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
 			break;
 		int e = slurm_get_errno();
 		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
 			break;
 		if (!slurm_transient(e) || wall_now() + pause > give_up)
-			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, id,
+			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, rs->id,
 					slurm_errstr(e));
 		sleep_for(pause);
 	}
 	/* Still tracked: the cancelled state comes back through wait(). */
-	if (tracked(sb, job) < sb->njobs) {
+	if (ours) {
 		sb->poll_interval = sb->poll_min;
 		sb->next_poll = wall_now();
 	}
@@ -1120,7 +1233,7 @@ static int sl_cancel(struct backend *b, long long id, const char *backend_id, st
 static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, job, 0, rs->id, rs->timeout, 0, &r))
+	if (!result_from_record(rs->run_dir, rs->store_id, job, 0, rs->id, rs->timeout, 0, &r))
 		return 0;
 	push_ready(sb, &r);
 	return 1;
@@ -1131,8 +1244,8 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 {
 	struct slurm_backend *sb = b->priv;
 	uint32_t job;
-	if (parse_job_id(backend_id, &job))
-		return 0;   /* no job was recorded: nothing to adopt */
+	if (parse_job_id(backend_id, &job) || !rs->store_id || !*rs->store_id)
+		return 0;   /* no job was recorded (or no store owns one): nothing to adopt */
 	job_info_msg_t *msg = NULL;
 	double give_up = wall_now() + ADOPT_PATIENCE;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
@@ -1155,7 +1268,8 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
-		if (j->job_id != job || !j->name || strcmp(j->name, name))
+		/* the recorded id may be another store's job since (ids reused) */
+		if (j->job_id != job || !j->name || strcmp(j->name, name) || !job_is_runs(j, rs, 1))
 			continue;
 		adopted = 1;
 		if (job_finished(j->job_state)) {
@@ -1164,7 +1278,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 			push_ready(sb, &r);
 			*fate = FATE_FINISHED;
 		} else {
-			track(sb, rs->id, job, rs->timeout, rs->run_dir);
+			track(sb, rs, job);
 			*fate = FATE_RUNNING;
 		}
 	}
@@ -1187,11 +1301,15 @@ static void sl_free(struct backend *b)
 	free(sb->extra);
 	slurm_extra_release(&sb->xo);
 	free(sb->tres_per_node);
-	for (size_t i = 0; i < sb->njobs; i++)
+	for (size_t i = 0; i < sb->njobs; i++) {
 		free(sb->jobs[i].run_dir);
+		free(sb->jobs[i].store);
+	}
 	free(sb->jobs);
 	free(sb->ready);
-	free(sb->scan_campaign);
+	free(sb->scan_key);
+	free(sb->foreign);
+	free(sb->note);
 	for (size_t k = 0; k < sb->nevdirs; k++)
 		free(sb->evdirs[k].path);
 	free(sb->evdirs);

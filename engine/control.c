@@ -12,6 +12,7 @@ struct canceller {
 	const struct cancel_options *o;
 	struct cancel_result *r;
 	struct backend *b;      /* created on the first slurm job to cancel */
+	char *abs_dir;          /* the campaign directory as its jobs name it */
 };
 
 static void add_line(char ***v, int *n, char *line)
@@ -20,8 +21,9 @@ static void add_line(char ***v, int *n, char *line)
 	(*v)[(*n)++] = line;
 }
 
-/* Stop an in-flight run's job or process group (backend_id). */
-static void kill_run(struct canceller *cc, long long id, const char *backend_id)
+/* Stop run r's job or process group in flight (backend_id, as the store had
+   it when the run was marked cancelled). */
+static void kill_run(struct canceller *cc, const struct run *r, const char *backend_id)
 {
 	struct perr err;
 	if (!cc->r->slurm) {
@@ -33,11 +35,14 @@ static void kill_run(struct canceller *cc, long long id, const char *backend_id)
 		if (backend_slurm_new(&cc->b, &bc, &err)) {
 			cc->b = NULL;
 			add_line(&cc->r->errors, &cc->r->nerrors,
-				 xasprintf("cannot cancel slurm job of run %lld: %s", id, err.msg));
+				 xasprintf("cannot cancel slurm job of run %lld: %s", r->id, err.msg));
 			return;
 		}
 	}
-	if (cc->b->ops->cancel(cc->b, id, backend_id, &err))
+	/* the backend kills only a job that carries this store's id and run */
+	struct run_spec rs = { .id = r->id, .campaign_dir = cc->abs_dir, .store_id = store_id(cc->st),
+			       .attempt = r->attempts };
+	if (cc->b->ops->cancel(cc->b, &rs, backend_id, &err))
 		add_line(&cc->r->errors, &cc->r->nerrors, xstrdup(err.msg));
 	else
 		cc->r->nkilled++;
@@ -70,7 +75,7 @@ static int cancel_run(struct canceller *cc, const struct run *r)
 		return -1;
 	}
 	if (rc == 0 && run_is_in_flight((enum run_state)was) && bid && *bid)
-		kill_run(cc, r->id, bid);
+		kill_run(cc, r, bid);
 	if (rc == 1)            /* it finished meanwhile */
 		not_live(cc, r->id, (enum run_state)was);
 	free(bid);
@@ -126,10 +131,14 @@ int campaign_cancel(const char *dir, const struct cancel_options *o, struct canc
 	struct canceller cc = { .o = o, .r = r };
 	if (store_open(&cc.st, dir, 0, err))
 		return -1;
+	cc.abs_dir = realpath(dir, NULL);
+	if (!cc.abs_dir)
+		cc.abs_dir = xstrdup(dir);
 	struct run *runs = NULL;
 	int nruns = 0;
 	if (store_load_runs(cc.st, 0, &runs, &nruns, err)) {
 		store_close(cc.st);
+		free(cc.abs_dir);
 		return -1;
 	}
 	char *backend = store_get_meta(cc.st, "backend");
@@ -141,6 +150,7 @@ int campaign_cancel(const char *dir, const struct cancel_options *o, struct canc
 		cc.b->ops->free(cc.b);
 	runs_free(runs, nruns);
 	store_close(cc.st);
+	free(cc.abs_dir);
 	return 0;
 }
 

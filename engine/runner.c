@@ -190,6 +190,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->id = r->id;
 	s->campaign = c->name;
 	s->campaign_dir = store_dir(st);
+	s->store_id = store_id(st);
 	s->argv = sb->argv;
 	s->env = sb->env;
 	s->workdir = sb->workdir;
@@ -277,8 +278,15 @@ static void live_remove(struct engine *e, long long id)
    its job or process is stopped, it stays retired. */
 static int settle_retired(struct engine *e, const struct run *r, struct perr *err)
 {
-	if (r->backend_id && e->b->ops->cancel(e->b, r->id, r->backend_id, err))
-		return -1;
+	if (r->backend_id) {
+		struct spec_buf sb;
+		spec_build(&sb, e->c, e->st, r, e->o);
+		sb.spec.attempt = r->attempts;
+		int rc = e->b->ops->cancel(e->b, &sb.spec, r->backend_id, err);
+		spec_release(&sb);
+		if (rc)
+			return -1;
+	}
 	event(e->o, r->id, "stopped", "left the plan while in flight");
 	return store_settle_retired(e->st, r->id, err);
 }
@@ -377,10 +385,11 @@ static int start_failed(struct engine *e, long long id, double t, const char *wh
 /* The backend has a job or process for run id (bid), but the store refused
    to record it: the run was cancelled meanwhile.  Stop what was started; its
    result still arrives through wait and finds the run cancelled. */
-static int started_after_cancel(struct engine *e, long long id, const char *bid, struct perr *err)
+static int started_after_cancel(struct engine *e, const struct run_spec *rs, const char *bid,
+				struct perr *err)
 {
-	event(e->o, id, "cancelled", "cancelled while it was being started");
-	return e->b->ops->cancel(e->b, id, bid, err) ? -1 : 0;
+	event(e->o, rs->id, "cancelled", "cancelled while it was being started");
+	return e->b->ops->cancel(e->b, rs, bid, err) ? -1 : 0;
 }
 
 /* Start (or recover) the pending run r.  0: dealt with, next one; 1: the
@@ -397,19 +406,23 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	   before recording it: take its job over, files and all */
 	enum attempt_fate fate = FATE_UNKNOWN;
 	int rec = e->b->ops->recover ? e->b->ops->recover(e->b, &sb.spec, &bid, &fate, &serr) : 0;
+	if (rec >= 0 && serr.msg[0]) {
+		event(e->o, 0, "warning", serr.msg);   /* jobs of another store, left alone */
+		serr.msg[0] = '\0';
+	}
 	if (rec == 2) {
 		spec_release(&sb);
 		return 1;
 	}
 	if (rec == 1) {
-		spec_release(&sb);
 		int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 		if (wr == 1) {          /* cancelled meanwhile: stop what was taken over */
 			live_add(e, r->id);
-			wr = started_after_cancel(e, r->id, bid, err);
+			wr = started_after_cancel(e, &sb.spec, bid, err);
 		} else if (!wr) {
 			wr = taken_over(e, r->id, fate, "recovered", bid, err);
 		}
+		spec_release(&sb);
 		free(bid);
 		return wr ? -1 : 0;
 	}
@@ -421,20 +434,21 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	if (!rc)
 		write_argv(sb.run_dir, sb.argv);
 	rc = rc < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
-	spec_release(&sb);
-	if (rc == 1)            /* transient: try again after a wait */
-		return 1;
-	if (rc < 0)
-		return start_failed(e, r->id, t, serr.msg, err);
+	if (rc) {
+		spec_release(&sb);
+		return rc == 1 ? 1      /* transient: try again after a wait */
+			       : start_failed(e, r->id, t, serr.msg, err);
+	}
 	live_add(e, r->id);
 	e->stats->started++;
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->is_local)
 		wr = store_mark_running(e->st, r->id, t, err);
 	if (wr == 1)
-		wr = started_after_cancel(e, r->id, bid, err);
+		wr = started_after_cancel(e, &sb.spec, bid, err);
 	else if (!wr)
 		event(e->o, r->id, "started", bid);
+	spec_release(&sb);
 	free(bid);
 	return wr ? -1 : 0;
 }
@@ -573,7 +587,11 @@ static void stop_inflight(struct engine *e)
 		return;
 	for (int i = 0; i < nleft; i++)
 		if (run_is_in_flight(left[i].state)) {
-			e->b->ops->cancel(e->b, left[i].id, left[i].backend_id, &e2);
+			struct spec_buf sb;
+			spec_build(&sb, e->c, e->st, &left[i], e->o);
+			sb.spec.attempt = left[i].attempts;
+			e->b->ops->cancel(e->b, &sb.spec, left[i].backend_id, &e2);
+			spec_release(&sb);
 			store_mark_pending(e->st, left[i].id, "interrupted: run again", &e2);
 		}
 	runs_free(left, nleft);

@@ -19,7 +19,8 @@
 struct runner_options {
 	const char *bind_path;              /* perfsweep-bind, for placement policies */
 	volatile sig_atomic_t *stop;        /* set by a signal handler: stop cleanly */
-	/* progress callback (may be NULL): one line per event, for the CLI to print */
+	/* progress callback (may be NULL): one line per event, for the CLI to
+	   print; id 0: about the campaign, not one run ("warning") */
 	void (*event)(void *ctx, long long id, const char *what, const char *detail);
 	void *ctx;
 };

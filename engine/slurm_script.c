@@ -6,7 +6,8 @@
  *
  * Every value that comes from outside (names, paths, partition, extra
  * options, the application's arguments and environment) reaches the script
- * through script_quote() and nothing else: single-quoted for sh, or
+ * through script_quote() and nothing else (the store id, refused unless it
+ * is hex digits, is also written as is in the owner line): single-quoted for sh, or
  * double-quoted for sbatch's own #SBATCH parser.  A value that cannot be
  * written safely in its place is refused, never written: control
  * characters outside an sh string, an environment name that is not an sh
@@ -15,8 +16,10 @@
  * The script is complete on its own, so `sbatch runs/<id>/job.sh` reruns a
  * run by hand: it sets PERFSWEEP_RUN_DIR and the run's environment itself,
  * and on its way out leaves the completion record job.done ("job=ID
- * attempt=N exit=RC start=T end=T") that a later orchestrator reads when the
- * controller has forgotten the job.  Inside SLURM it also drops the
+ * attempt=N exit=RC start=T end=T store=ID") that a later orchestrator
+ * reads when the controller has forgotten the job.  It works in the run
+ * directory only while the job.sh there is its own attempt's (the owner
+ * line, slurm_script.h).  Inside SLURM it also drops the
  * notes JOB.start and JOB.done into runs/.events (slurm_events_dir), where
  * the running orchestrator sees a job start and end without asking the
  * controller, and JOB.gone when SLURM ends it with SIGTERM (backend_slurm.c).
@@ -28,6 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether the run directory is still this job's: its job.sh has the
+   script's owner line (PERFSWEEP_JOB); sh, inside single quotes too. */
+#define MINE "grep -qxF -e \"$PERFSWEEP_JOB\" \"$PERFSWEEP_RUN_DIR/job.sh\" 2>/dev/null"
 
 /* Where a value goes. */
 enum quote_ctx {
@@ -90,9 +97,66 @@ char *slurm_job_name(const char *campaign, long long id, int attempt)
 	return xasprintf("ps:%s:%lld.%d", campaign ? campaign : "", id, attempt > 0 ? attempt : 1);
 }
 
+static const char *store_or_dash(const struct run_spec *rs)
+{
+	return rs->store_id && *rs->store_id ? rs->store_id : "-";
+}
+
 char *slurm_job_comment(const struct run_spec *rs)
 {
-	return xasprintf("perfsweep %s run %lld", rs->campaign_dir ? rs->campaign_dir : "", rs->id);
+	return xasprintf("perfsweep %s %s run %lld attempt %d", store_or_dash(rs),
+			 rs->campaign_dir ? rs->campaign_dir : "", rs->id, rs->attempt > 0 ? rs->attempt : 1);
+}
+
+/* STORE_ID_LEN lower-case hex digits at s, then end (a space in a comment). */
+static int is_store_id(const char *s, char end)
+{
+	for (int i = 0; i < STORE_ID_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[STORE_ID_LEN] == end;
+}
+
+int slurm_comment_parse(const char *comment, struct slurm_comment *c)
+{
+	memset(c, 0, sizeof(*c));
+	static const char head[] = "perfsweep ";
+	if (!comment || strncmp(comment, head, sizeof(head) - 1))
+		return -1;
+	const char *p = comment + sizeof(head) - 1;
+	if (is_store_id(p, ' ')) {
+		memcpy(c->store, p, STORE_ID_LEN);
+		p += STORE_ID_LEN + 1;
+	}
+	/* the directory may hold " run ": the last one ends it */
+	const char *tail = NULL;
+	for (const char *q = strstr(p, " run "); q; q = strstr(q + 1, " run "))
+		tail = q;
+	if (!tail)
+		return -1;
+	int n = -1;
+	if (c->store[0])
+		sscanf(tail, " run %lld attempt %d%n", &c->run, &c->attempt, &n);
+	else
+		sscanf(tail, " run %lld%n", &c->run, &n);
+	if (n < 0 || tail[n] || c->run <= 0 || (c->store[0] && c->attempt <= 0))
+		return -1;
+	c->dir = p;
+	c->dir_len = (size_t)(tail - p);
+	return 0;
+}
+
+int slurm_comment_is(const struct slurm_comment *c, const char *store_id, const char *dir, long long run)
+{
+	return store_id && !strcmp(c->store, store_id) && dir && strlen(dir) == c->dir_len &&
+	       !strncmp(c->dir, dir, c->dir_len) && c->run == run;
+}
+
+/* The line naming the attempt a job script was rendered for (caller frees). */
+static char *owner_line(const struct run_spec *rs)
+{
+	return xasprintf("# perfsweep job: store %s run %lld attempt %d", store_or_dash(rs), rs->id,
+			 rs->attempt > 0 ? rs->attempt : 1);
 }
 
 char *slurm_file_pattern(const char *path)
@@ -215,7 +279,7 @@ static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
 		strbuf_addf(sc, " --nodes=%d", nodes);
 	if (rs->ranks_per_node > 0)
 		strbuf_addf(sc, " --ntasks-per-node=%d", rs->ranks_per_node);
-	strbuf_addstr(sc, " /bin/sh -c '"
+	strbuf_addstr(sc, " /bin/sh -c '" MINE " || exit 1; "
 		      "r=${SLURM_PROCID:-0}; "
 		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "
 		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
@@ -263,6 +327,9 @@ static int script_head(struct strbuf *sc, const struct slurm_script_opts *o,
 			 Q_SH_LINE, err))
 		return -1;
 	strbuf_addch(sc, '\n');
+	char *owner = owner_line(rs);
+	strbuf_addf(sc, "%s\n", owner);
+	free(owner);
 	return script_sbatch_lines(sc, o, rs, err);
 }
 
@@ -275,6 +342,11 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	if (!rs->run_dir || !rs->argv || !rs->argv[0]) {
 		strbuf_release(&sc);
 		return perr_set(err, "run %lld: no run directory or no command", rs->id);
+	}
+	/* the store id goes into the script's owner line as it is */
+	if (rs->store_id && *rs->store_id && !is_store_id(rs->store_id, '\0')) {
+		strbuf_release(&sc);
+		return perr_set(err, "run %lld: the store id is not %d hex digits", rs->id, STORE_ID_LEN);
 	}
 	if (script_head(&sc, o, rs, err) || script_env(&sc, rs, err))
 		goto fail;
@@ -292,12 +364,27 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	free(events);
 	if (bad)
 		goto fail;
-	strbuf_addstr(&sc, "\nj=${SLURM_JOB_ID:-}\n"
+	/* the run directory is this job's only while its job.sh names this
+	   attempt (owner_line): a job of an earlier attempt, or of a store
+	   since made afresh at the same path, leaves it alone; checked when
+	   the script starts, by every rank before it opens its output, and
+	   before the completion record and note */
+	char *owner = owner_line(rs);
+	strbuf_addstr(&sc, "\nPERFSWEEP_JOB=");
+	script_quote(&sc, "the owner line", owner, Q_SH_LINE, err);
+	free(owner);
+	strbuf_addstr(&sc, "; export PERFSWEEP_JOB\n"
+		      "mine() { " MINE "; }\n"
+		      "mine || { echo \"perfsweep: $d belongs to another attempt or campaign store now: nothing done\" >&2; exit 1; }\n"
+		      "j=${SLURM_JOB_ID:-}\n"
 		      "s=$(date +%s)\n"
 		      "note() { [ -z \"$j\" ] || { printf '%s\\n' \"$2\" >\"$e/$j.$1\"; } 2>/dev/null; }\n");
-	strbuf_addstr(&sc, "finish() { printf 'job=%s attempt=%s exit=%s start=%s end=%s\\n' \"${j:-0}\" ");
+	strbuf_addstr(&sc, "finish() { mine || exit \"$1\"; "
+		      "printf 'job=%s attempt=%s exit=%s start=%s end=%s store=%s\\n' \"${j:-0}\" ");
 	strbuf_addf(&sc, "%d", rs->attempt > 0 ? rs->attempt : 1);
-	strbuf_addstr(&sc, " \"$1\" \"$s\" \"$(date +%s)\" >\"$d/job.done.tmp\" && "
+	strbuf_addstr(&sc, " \"$1\" \"$s\" \"$(date +%s)\" ");
+	script_quote(&sc, "the store id", store_or_dash(rs), Q_SH_LINE, err);
+	strbuf_addstr(&sc, " >\"$d/job.done.tmp\" && "
 		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
 		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
 		      "note start \"$s\"\n"
@@ -313,6 +400,7 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	if (script_srun(&sc, o, rs, err))
 		goto fail;
 	strbuf_addf(&sc, "\n\trc=$?\n"
+		    "\tmine || exit 1\n"
 		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
 		    "\tn=$((n + 1))\n"
 		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
@@ -336,10 +424,14 @@ int slurm_done_parse(const char *text, struct slurm_done *d)
 {
 	memset(d, 0, sizeof(*d));
 	unsigned long job;
-	int n = 0;
+	int n = 0, m = 0;
 	if (!text || sscanf(text, "job=%lu attempt=%d exit=%d start=%lld end=%lld%n", &job, &d->attempt,
 			    &d->exit_status, &d->start, &d->end, &n) != 5 || n == 0)
 		return -1;
 	d->job = (unsigned)job;
+	/* " store=ID" since store ids; "-": a script rendered without one */
+	char store[STORE_ID_LEN + 1];
+	if (sscanf(text + n, " store=%32[0-9a-f-]%n", store, &m) == 1 && m > 0 && strcmp(store, "-"))
+		memcpy(d->store, store, sizeof(store));
 	return 0;
 }

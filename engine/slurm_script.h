@@ -4,10 +4,17 @@
  * renders.
  *
  * A run's job is named "ps:<campaign>:<run id>.<attempt>" and its comment is
- * "perfsweep <campaign dir> run <run id>".
+ * "perfsweep <store id> <campaign dir> run <run id> attempt <attempt>": the
+ * comment says whose job it is, the store id telling apart two stores made
+ * one after the other at the same path.  The script names its attempt in
+ * an owner line of its own ("# perfsweep job: store <id> run <run id>
+ * attempt <attempt>") and touches the run directory only while the job.sh
+ * there has that line: a job whose run directory has since been taken by
+ * another attempt or another store does nothing.
  */
 #ifndef PS_SLURM_SCRIPT_H
 #define PS_SLURM_SCRIPT_H
+#include "campaign/store.h"
 #include "common/error.h"
 #include "engine/backend.h"
 
@@ -26,8 +33,22 @@ struct slurm_script_opts {
 
 /* "ps:<campaign>:<run>.<attempt>" (caller frees). */
 char *slurm_job_name(const char *campaign, long long id, int attempt);
-/* "perfsweep <campaign dir> run <run id>" (caller frees). */
+/* "perfsweep <store id> <campaign dir> run <run id> attempt <attempt>" (caller
+   frees; a missing store id is written "-"). */
 char *slurm_job_comment(const struct run_spec *rs);
+/* A job comment, parsed; dir points into the comment. */
+struct slurm_comment {
+	char store[STORE_ID_LEN + 1];   /* "" in the comment of perfsweep before store ids */
+	const char *dir;
+	size_t dir_len;
+	long long run;
+	int attempt;                    /* 0 in the comment of perfsweep before store ids */
+};
+/* 0 with c filled, or -1 when comment is not a perfsweep job comment (also
+   the older "perfsweep <campaign dir> run <run id>"). */
+int slurm_comment_parse(const char *comment, struct slurm_comment *c);
+/* Whether c is the comment of a job of run run of store store_id in dir. */
+int slurm_comment_is(const struct slurm_comment *c, const char *store_id, const char *dir, long long run);
 /* The nodes of a run's job: rs->nodes, else ceil(ranks / ranks per node), else 0. */
 int slurm_job_nodes(const struct run_spec *rs);
 /* A path as a SLURM file name pattern: '%' doubled (caller frees). */
@@ -48,6 +69,7 @@ char *slurm_events_dir(const char *run_dir);
 struct slurm_done {
 	unsigned job;               /* SLURM job id (0 when run without SLURM) */
 	int attempt;                /* the attempt the script was rendered for */
+	char store[STORE_ID_LEN + 1];   /* ... and its store ("" in records of perfsweep before store ids) */
 	int exit_status;            /* srun's (or timeout's) exit status; 125: no working dir */
 	long long start, end;       /* Unix seconds */
 };

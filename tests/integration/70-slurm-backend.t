@@ -36,17 +36,19 @@ t $rc "backend through libslurm ($(echo "$out" | grep -c '^ok') passed, $(echo "
 # The job script retries srun when its step could not start (no rank ran),
 # and leaves job.step-failed when it gives up; a fake srun plays the controller.
 job=$(ls "$work"/perfsweep-test-*/runs/1/job.sh 2>/dev/null | head -n 1)
-# (the script sets its own run directory: point copies of it at step1/step2)
+# (the script sets its own run directory: copies of it, as the job.sh of
+# run directories step1/step2, work there)
 for d in step1 step2; do
-	sed "s|^PERFSWEEP_RUN_DIR=.*|PERFSWEEP_RUN_DIR='$work/$d'; export PERFSWEEP_RUN_DIR|" "$job" >"$work/$d.sh"
+	mkdir -p "$work/$d"
+	sed "s|^PERFSWEEP_RUN_DIR=.*|PERFSWEEP_RUN_DIR='$work/$d'; export PERFSWEEP_RUN_DIR|" "$job" >"$work/$d/job.sh"
 done
 PATH=$work/fake:$PATH PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step1/count FAKE_FAILS=2 \
-	sh "$work/step1.sh" >/dev/null 2>&1
-is "$?:$(cat "$work/step1/count"):$(ls "$work/step1" | tr '\n' ' ')" "0:3:count job.done stderr stdout " \
+	sh "$work/step1/job.sh" >/dev/null 2>&1
+is "$?:$(cat "$work/step1/count"):$(ls "$work/step1" | tr '\n' ' ')" "0:3:count job.done job.sh stderr stdout " \
 	"job script: step failed twice, third srun runs the app (exit 0, 3 sruns, no marker)"
 PATH=$work/fake:$PATH PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step2/count FAKE_FAILS=99 \
-	sh "$work/step2.sh" >/dev/null 2>&1
-is "$?:$(cat "$work/step2/count"):$(ls "$work/step2" | tr '\n' ' ')" "1:12:count job.done job.step-failed " \
+	sh "$work/step2/job.sh" >/dev/null 2>&1
+is "$?:$(cat "$work/step2/count"):$(ls "$work/step2" | tr '\n' ' ')" "1:12:count job.done job.sh job.step-failed " \
 	"job script: gives up after 12 sruns and leaves job.step-failed"
 
 "$root/tests/slurm/cluster.sh" stop "$cdir" >/dev/null 2>&1

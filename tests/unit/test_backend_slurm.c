@@ -14,6 +14,9 @@
 #include <time.h>
 
 static const char *campaign_dir;
+/* two stores made one after the other in campaign_dir */
+#define STORE_A "0123456789abcdef0123456789abcdef"
+#define STORE_B "fedcba9876543210fedcba9876543210"
 static double seen_running[64];   /* start time reported for a run, by id */
 
 static double now(void)
@@ -34,8 +37,8 @@ static struct run_spec spec(long long id, char **argv, int ranks, int rpn)
 	mkdir(parent, 0755);
 	mkdir(d, 0755);
 	struct run_spec rs = {
-		.id = id, .campaign = "test", .campaign_dir = campaign_dir, .argv = argv,
-		.run_dir = d, .ranks = ranks, .ranks_per_node = rpn,
+		.id = id, .campaign = "test", .campaign_dir = campaign_dir, .store_id = STORE_A,
+		.argv = argv, .run_dir = d, .ranks = ranks, .ranks_per_node = rpn,
 	};
 	return rs;
 }
@@ -274,7 +277,7 @@ int main(void)
 	contains(err.msg, "slurm rejected the job for run 5", "error names the run");
 	diag("slurm said: %s", err.msg);
 	if (rc5 == 0) {
-		b->ops->cancel(b, 5, id, &err);
+		b->ops->cancel(b, &rs5, id, &err);
 		free(id);
 		id = NULL;
 	}
@@ -293,8 +296,8 @@ int main(void)
 	is_int(bt->ops->start(bt, &rs7, &ids[1], &err), 0, "start run 7");
 	is_int(bt->ops->capacity(bt), 0, "no capacity with 2 in flight");
 	is_int(bt->ops->start(bt, &rs8, &id, &err), 1, "a third start is deferred");
-	is_int(bt->ops->cancel(bt, 6, ids[0], &err), 0, "cancel run 6");
-	is_int(bt->ops->cancel(bt, 7, ids[1], &err), 0, "cancel run 7");
+	is_int(bt->ops->cancel(bt, &rs6, ids[0], &err), 0, "cancel run 6");
+	is_int(bt->ops->cancel(bt, &rs7, ids[1], &err), 0, "cancel run 7");
 	if (!wait_run(bt, 6, &r, 30)) {
 		is_int(r.failed, 1, "cancelled run reported as not successful");
 		contains(r.reason, "cancelled", "reason says cancelled");
@@ -302,8 +305,8 @@ int main(void)
 		ok(0, "run 6 reported");
 	}
 	ok(!wait_run(bt, 7, &r, 30), "run 7 reported after cancel");
-	is_int(bt->ops->cancel(bt, 7, ids[1], &err), 0, "cancelling a finished job is fine");
-	is_int(bt->ops->cancel(bt, 7, "x12", &err), -1, "a bad job id is an error");
+	is_int(bt->ops->cancel(bt, &rs7, ids[1], &err), 0, "cancelling a finished job is fine");
+	is_int(bt->ops->cancel(bt, &rs7, "x12", &err), -1, "a bad job id is an error");
 	free(ids[0]);
 	free(ids[1]);
 	bt->ops->free(bt);
@@ -385,6 +388,47 @@ int main(void)
 	rs30b.attempt = 2;
 	is_int(b4->ops->recover(b4, &rs30b, &id, &fate, &err), 0, "a later attempt finds nothing to recover");
 	free(id30);
+	b4->ops->free(b4);
+
+	/* 7c. A job of another store made before in the same campaign directory
+	   is neither adopted, nor recovered, nor cancelled, and is told of once. */
+	char hold[1024], holdcmd[1200];
+	snprintf(hold, sizeof(hold), "%s/hold", campaign_dir);
+	snprintf(holdcmd, sizeof(holdcmd), "while [ -e '%s' ]; do sleep 0.1; done; echo held", hold);
+	FILE *hf = fopen(hold, "w");
+	if (hf)
+		fclose(hf);
+	char *a31[] = { "/bin/sh", "-c", holdcmd, NULL };
+	struct run_spec rs31 = spec(31, a31, 1, 0), rs31b = rs31, rs32b = spec(32, a1, 1, 0);
+	rs31b.store_id = rs32b.store_id = STORE_B;
+	b1 = new_backend("emu", 0);
+	is_int(b1->ops->start(b1, &rs31, &id, &err), 0, "store A starts run 31");
+	char *id31 = id;
+	id = NULL;
+	b1->ops->free(b1);
+	b4 = new_backend("emu", 0);
+	is_int(b4->ops->adopt(b4, &rs31b, id31, &fate, &err), 0, "store B does not adopt store A's job as its run 31");
+	err.msg[0] = '\0';
+	is_int(b4->ops->recover(b4, &rs31b, &id, &fate, &err), 0, "nor recover it");
+	contains(err.msg, "another campaign store", "it is told of as another store's job");
+	contains(err.msg, id31, "by its id");
+	err.msg[0] = '\0';
+	is_int(b4->ops->recover(b4, &rs32b, &id, &fate, &err), 0, "another run of store B recovers nothing");
+	is_str(err.msg, "", "and the job is not told of again");
+	is_int(b4->ops->cancel(b4, &rs31b, id31, &err), 0, "cancelling it as store B's run 31 is no error");
+	job_info_msg_t *m31 = NULL;
+	int live31 = !slurm_load_job(&m31, (uint32_t)atoi(id31), SHOW_ALL) && m31->record_count == 1 &&
+		     (m31->job_array[0].job_state & JOB_STATE_BASE) <= JOB_RUNNING;
+	if (m31)
+		slurm_free_job_info_msg(m31);
+	ok(live31, "and it did not cancel store A's job");
+	b4->ops->free(b4);
+	unlink(hold);
+	b4 = new_backend("emu", 0);
+	is_int(b4->ops->adopt(b4, &rs31, id31, &fate, &err), 1, "store A adopts its own job");
+	ok(!wait_run(b4, 31, &r, 60) && !r.failed, "which finishes (%s)", r.reason);
+	is_str(slurp(rs31.run_dir, "stdout"), "held\n", "its output is its own");
+	free(id31);
 	b4->ops->free(b4);
 
 	/* 8. The run's own timeout. */

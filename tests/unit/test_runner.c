@@ -75,9 +75,9 @@ static int f_wait(struct backend *b, double timeout, struct run_result *res, int
 	return n;
 }
 
-static int f_cancel(struct backend *b, long long id, const char *bid, struct perr *err)
+static int f_cancel(struct backend *b, const struct run_spec *rs, const char *bid, struct perr *err)
 {
-	(void)b, (void)id, (void)bid, (void)err;
+	(void)b, (void)rs, (void)bid, (void)err;
 	return 0;
 }
 

@@ -93,13 +93,9 @@ static char *sbatch_value(const char *script, const char *opt, int nth, int *one
 	return NULL;
 }
 
-/* Run script with sh and a stand-in srun; returns its exit status. */
-static int run_script(const char *script, const char *run_dir)
+/* Run the script at path with sh and a stand-in srun; returns its exit status. */
+static int run_script_at(const char *path)
 {
-	char *path = xasprintf("%s/job.sh", run_dir);
-	FILE *f = fopen(path, "w");
-	fputs(script, f);
-	fclose(f);
 	pid_t pid = fork();
 	if (pid == 0) {
 		char *bin = xasprintf("%s/bin:%s", tmp, getenv("PATH"));
@@ -113,8 +109,24 @@ static int run_script(const char *script, const char *run_dir)
 	}
 	int st = -1;
 	waitpid(pid, &st, 0);
-	free(path);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Save script as run_dir/job.sh (as the backend does) and run it. */
+static int run_script(const char *script, const char *run_dir)
+{
+	char *path = xasprintf("%s/job.sh", run_dir);
+	write_text(path, script);
+	int st = run_script_at(path);
+	free(path);
+	return st;
 }
 
 /* The arguments the application wrote, NUL-separated, into run_dir/args. */
@@ -331,9 +343,113 @@ static void test_self_contained(void)
 	free(app);
 }
 
+#define STORE_A "0123456789abcdef0123456789abcdef"
+#define STORE_B "fedcba9876543210fedcba9876543210"
+
+/* The comment names store, directory, run and attempt, and parses back;
+   so does the comment of perfsweep before store ids. */
+static void test_comment(void)
+{
+	char *argv[] = { "/bin/true", NULL };
+	struct run_spec rs = { .id = 7, .campaign = "c", .campaign_dir = "/x/a run 5 attempt 2",
+			       .store_id = STORE_A, .argv = argv, .run_dir = "/x/runs/7", .ranks = 1,
+			       .attempt = 2 };
+	char *c = slurm_job_comment(&rs);
+	is_str(c, "perfsweep " STORE_A " /x/a run 5 attempt 2 run 7 attempt 2", "the job comment");
+	struct slurm_comment pc;
+	ok(!slurm_comment_parse(c, &pc) && !strcmp(pc.store, STORE_A) && pc.run == 7 && pc.attempt == 2 &&
+	   pc.dir_len == strlen(rs.campaign_dir) && !strncmp(pc.dir, rs.campaign_dir, pc.dir_len),
+	   "parses back, a directory with ' run ' in it too");
+	ok(slurm_comment_is(&pc, STORE_A, rs.campaign_dir, 7), "it is run 7's of store A in its directory");
+	ok(!slurm_comment_is(&pc, STORE_B, rs.campaign_dir, 7), "not store B's");
+	ok(!slurm_comment_is(&pc, STORE_A, "/x/a", 7), "not of another directory");
+	ok(!slurm_comment_is(&pc, STORE_A, rs.campaign_dir, 8), "not of another run");
+	ok(!slurm_comment_is(&pc, NULL, rs.campaign_dir, 7), "not of a store without an id");
+	free(c);
+	ok(!slurm_comment_parse("perfsweep /x/c run 12", &pc) && !pc.store[0] && pc.run == 12 &&
+	   pc.attempt == 0 && pc.dir_len == 4, "the comment of perfsweep before store ids parses, with no store");
+	ok(slurm_comment_is(&pc, "", "/x/c", 12) && !slurm_comment_is(&pc, STORE_A, "/x/c", 12),
+	   "and belongs to no store");
+	static const char *const bad[] = { "", "perfsweep", "perfsweep /x run", "perfsweep /x run 0",
+		"perfsweep /x run 3 attempt 1", "perfsweep " STORE_A " /x run 3", "perfsweep " STORE_A " /x run 3 attempt 0",
+		"other /x run 3", "perfsweep /x run 3x", NULL };
+	for (int k = 0; bad[k]; k++)
+		is_int(slurm_comment_parse(bad[k], &pc), -1, "'%s' is not a perfsweep job comment", bad[k]);
+	is_int(slurm_comment_parse(NULL, &pc), -1, "nor is no comment");
+
+	struct slurm_done d;
+	is_int(slurm_done_parse("job=5 attempt=2 exit=0 start=1 end=2 store=" STORE_A "\n", &d), 0, "job.done parses");
+	is_str(d.store, STORE_A, "with its store");
+	is_int(slurm_done_parse("job=5 attempt=2 exit=0 start=1 end=2\n", &d), 0, "job.done of perfsweep before store ids");
+	is_str(d.store, "", "has no store");
+	is_int(slurm_done_parse("job=5 attempt=2 exit=0 start=1 end=2 store=-\n", &d), 0, "nor one written without");
+	is_str(d.store, "", "has none");
+
+	rs.store_id = "01234\n#SBATCH --x";
+	char *script = NULL;
+	struct perr err = { "" };
+	is_int(slurm_script_render(&(struct slurm_script_opts){ 0 }, &rs, &script, &err), -1,
+	       "a store id that is not hex digits is refused");
+	contains(err.msg, "store id", "naming it (%s)", err.msg);
+	free(script);
+}
+
+/* A job leaves its run directory alone once job.sh there is another
+   attempt's or another store's. */
+static void test_owner(void)
+{
+	char *rundir = xasprintf("%s/owned", tmp);
+	mkdir(rundir, 0755);
+	char *app = xasprintf("%s/dumpargs", tmp);
+	char *argv[] = { app, "mine", NULL };
+	struct run_spec rs = { .id = 4, .campaign = "c", .campaign_dir = tmp, .store_id = STORE_A,
+			       .argv = argv, .run_dir = rundir, .ranks = 1, .attempt = 1 };
+	struct slurm_script_opts o = { 0 };
+	struct perr err;
+	char *a1 = NULL, *a2 = NULL, *b1 = NULL;
+	slurm_script_render(&o, &rs, &a1, &err);
+	rs.attempt = 2;
+	slurm_script_render(&o, &rs, &a2, &err);
+	rs.attempt = 1;
+	rs.store_id = STORE_B;
+	slurm_script_render(&o, &rs, &b1, &err);
+	ok(a1 && a2 && b1, "scripts of attempts 1 and 2 of store A and attempt 1 of store B");
+	contains(a1, "\n# perfsweep job: store " STORE_A " run 4 attempt 1\n", "a script names its attempt");
+	is_int(run_script(a1, rundir), 0, "a job runs while job.sh is its own");
+	ok(args_equal(rundir, argv), "and writes into its run directory");
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char *done = xasprintf("%s/job.done", rundir), *args = xasprintf("%s/args", rundir);
+	strbuf_read_file(&sb, done);
+	contains(sb.buf, " store=" STORE_A "\n", "job.done names its store");
+	char *other = xasprintf("%s/other.sh", tmp), *jobsh = xasprintf("%s/job.sh", rundir);
+	const char *const owners[] = { a2, b1 };
+	const char *const whose[] = { "another attempt", "another store" };
+	for (int k = 0; k < 2; k++) {
+		unlink(done);
+		unlink(args);
+		write_text(other, a1);
+		write_text(jobsh, owners[k]);
+		is_int(run_script_at(other), 1, "a job whose job.sh is now %s's fails at once", whose[k]);
+		ok(access(args, F_OK) && access(done, F_OK), "it neither runs nor leaves job.done");
+	}
+	strbuf_release(&sb);
+	free(done);
+	free(args);
+	free(other);
+	free(jobsh);
+	free(a1);
+	free(a2);
+	free(b1);
+	free(app);
+	free(rundir);
+}
+
 int main(void)
 {
 	setup();
+	test_comment();
+	test_owner();
 	for (int f = 0; f < NFIELDS; f++)
 		for (int k = 0; hostile[k]; k++)
 			try_value((enum field)f, hostile[k], k);

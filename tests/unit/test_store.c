@@ -1,6 +1,9 @@
-/* Campaign store: plan, transitions, measurements, concurrent readers, resume. */
+/* Campaign store: plan, transitions, measurements, concurrent readers, resume, store ids. */
 #include "campaign/store.h"
+#include "common/xalloc.h"
 #include "tests/lib/tap.h"
+#include <sqlite3.h>
+#include <unistd.h>
 
 static void make_plan(struct plan *pl, int reps)
 {
@@ -9,6 +12,66 @@ static void make_plan(struct plan *pl, int reps)
 	struct design_spec spec = { .nparams = 2, .params = params, .repetitions = reps };
 	struct perr err;
 	plan_full_factorial(pl, &spec, &err);
+}
+
+static int hex_id(const char *id)
+{
+	if (!id || strlen(id) != STORE_ID_LEN)
+		return 0;
+	for (const char *p = id; *p; p++)
+		if (!strchr("0123456789abcdef", *p))
+			return 0;
+	return 1;
+}
+
+/* Each store has its own id: kept on reopen, new for a store made afresh at
+   the same path, given to a store made before ids when opened for writing. */
+static void test_store_id(void)
+{
+	char dir[600], first[STORE_ID_LEN + 1] = "";
+	snprintf(dir, sizeof(dir), "%s/ids", tap_tmpdir());
+	struct plan pl;
+	make_plan(&pl, 1);
+	struct store *st, *ro;
+	struct perr err = { "" };
+	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "store created");
+	ok(hex_id(store_id(st)), "it has an id of %d hex digits (%s)", STORE_ID_LEN, store_id(st));
+	snprintf(first, sizeof(first), "%s", store_id(st) ? store_id(st) : "");
+	char *meta = store_get_meta(st, "store_id");
+	is_str(meta, first, "kept in the meta table as store_id");
+	free(meta);
+	store_close(st);
+	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "reopened (resume)");
+	is_str(store_id(st), first, "the same store keeps its id");
+	store_close(st);
+	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "opened read-only");
+	is_str(store_id(ro), first, "read-only too");
+	store_close(ro);
+
+	char *db = xasprintf("%s/campaign.db", dir);
+	unlink(db);
+	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "made afresh at the same path");
+	ok(hex_id(store_id(st)) && strcmp(store_id(st), first), "with another id (%s)", store_id(st));
+	store_close(st);
+
+	/* a store from before store ids */
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	is_int(sqlite3_exec(h, "DELETE FROM meta WHERE key = 'store_id'", NULL, NULL, NULL), SQLITE_OK,
+	       "store id removed, as in a store made before them");
+	sqlite3_close(h);
+	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "such a store opens read-only");
+	ok(store_id(ro) == NULL, "without an id");
+	store_close(ro);
+	is_int(store_open(&st, dir, 0, &err), 0, "and for writing");
+	ok(hex_id(store_id(st)), "which gives it one (%s)", store_id(st));
+	snprintf(first, sizeof(first), "%s", store_id(st) ? store_id(st) : "");
+	store_close(st);
+	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "reopened read-only");
+	is_str(store_id(ro), first, "it kept the id it was given");
+	store_close(ro);
+	free(db);
+	plan_release(&pl);
 }
 
 int main(void)
@@ -112,5 +175,6 @@ int main(void)
 	ok(store_open(&st, tap_tmpdir(), 0, &err) == -1, "a directory without a store is refused");
 	contains(err.msg, "not a campaign directory", "with a clear reason");
 	measurement_list_release(&ml);
+	test_store_id();
 	return done_testing();
 }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# A campaign store made afresh where another one was (its directory removed,
+# or only campaign.db) on a private SLURM cluster: the jobs of the old store
+# are never adopted, recovered or cancelled by the new one, and every value
+# the new store holds comes from its own jobs, under the right point:
+#  1. the old campaign completed, its directory removed, run again;
+#  2. the same with only campaign.db* removed, runs/ kept;
+#  3. kill -9 of the orchestrator while its jobs run and wait in the queue,
+#     campaign.db* removed, run again while they still do: none adopted,
+#     none cancelled, told once as another store's, and they leave the new
+#     runs' directories alone;
+#  4. jobs cancelled with `perfsweep cancel`, the directory removed, run
+#     again: none adopted;
+#  5. a campaign directory with a backslash (slurmd drops it from the job
+#     output paths) is refused before anything is made.
+root=${PERFSWEEP_ROOT:-$(pwd)}
+. "$root/tests/slurm/testlib.sh"
+slurm_test_init
+
+# config NAME VALUES MAX_INFLIGHT: each execution prints its own job id and
+# its point's n; while $work/hold exists it waits first.
+config() {
+	cat >"$work/$1.cfg" <<CFG
+name = "$1";
+app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; echo job: \$SLURM_JOB_ID; echo n: {n}" ]; };
+parameters = ( { name = "n"; values = [ $2 ]; } );
+repetitions = 1;
+max_attempts = 1;
+backend = { type = "slurm"; partition = "emu"; max_inflight = $3; time_limit = 5; };
+collect = { regex = ( { region = "k"; metric = "job"; pattern = "^job: ([0-9]+)"; },
+                      { region = "k"; metric = "n"; pattern = "^n: ([0-9]+)"; } ); };
+CFG
+}
+
+db() { sqlite3 "$1/campaign.db" "$2"; }
+# job ids the store recorded, sorted
+store_jobs() { db "$1" "SELECT backend_id FROM runs ORDER BY CAST(backend_id AS INTEGER)" | tr '\n' ' '; }
+# runs that are done with the values of their own job (the one the store
+# recorded) under their own point, and whose job.done is that job's
+own_values() {
+	local dir=$1 n=0 id bid
+	while IFS='|' read -r id bid; do
+		grep -q "^job=$bid .* store=$(db "$dir" "SELECT value FROM meta WHERE key = 'store_id'")\$" \
+			"$dir/runs/$id/job.done" 2>/dev/null && n=$((n + 1))
+	done < <(db "$dir" "SELECT r.id, r.backend_id FROM runs r WHERE r.state = 3
+		AND (SELECT value FROM measurements WHERE run = r.id AND metric = 'job') = CAST(r.backend_id AS REAL)
+		AND (SELECT value FROM measurements WHERE run = r.id AND metric = 'n') =
+		    (SELECT value FROM point_values WHERE point = r.point)")
+	echo $n
+}
+# common WORDS1 WORDS2: the words in both
+common() { comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(tr ' ' '\n' <<<"$2" | sort) | grep . | tr '\n' ' '; }
+session() { grep '^this session:' "$1"; }
+squeue_n() { squeue -h -n "$(seq -f "ps:$1:%g.1" 1 "$2" | tr '\n' ',')" ${3:+-t "$3"} | wc -l; }
+
+fresh() {   # NAME DIR OLD_JOBS RUNS: the checks after running a recreated campaign
+	local out=$2.out
+	is "$(session "$out")" "this session: $4 started, 0 retried, 0 re-run after a restart, 0 adopted" \
+		"$1: every run started afresh, none adopted"
+	is "$(status_field "$2" done)" "$4" "$1: all $4 runs done"
+	is "$(own_values "$2")" "$4" "$1: each run's values are its own new job's, under its own point"
+	is "$(common "$3" "$(store_jobs "$2")")" "" "$1: no job of the old store is recorded"
+}
+
+# 1. completed, directory removed, run again
+config c1 '1, 2, 3, 4' 4
+run_campaign "$work/c1.cfg" "$work/c1" "c1: the first campaign completes"
+old=$(store_jobs "$work/c1")
+rm -rf "$work/c1"
+run_campaign "$work/c1.cfg" "$work/c1" "c1: the campaign made afresh in the same directory completes"
+fresh c1 "$work/c1" "$old" 4
+is "$(grep -c '^warning:' "$work/c1.out")" 0 "c1: the old store's finished jobs are not worth a warning"
+
+# 2. completed, only campaign.db* removed: runs/ and its job.done records kept
+config c2 '1, 2, 3, 4' 4
+run_campaign "$work/c2.cfg" "$work/c2" "c2: the first campaign completes"
+old=$(store_jobs "$work/c2")
+rm -f "$work/c2"/campaign.db*
+run_campaign "$work/c2.cfg" "$work/c2" "c2: the campaign made afresh over the old runs/ completes"
+fresh c2 "$work/c2" "$old" 4
+
+# 3. the old store's jobs still running (4 nodes) and queued (2) when the
+#    store is made afresh
+config c3 '1, 2, 3, 4, 5, 6' 6
+touch "$work/hold"
+"$perfsweep" run "$work/c3.cfg" --dir "$work/c3" --quiet >"$work/c3-first.out" 2>&1 &
+bgpid=$!
+wait_until 120 sh -c "[ \"\$(squeue -h -t R -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 4 ] &&
+	[ \"\$(squeue -h -t PD -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 2 ]"
+t $? "c3: the first orchestrator's jobs: 4 running, 2 queued"
+kill -9 $bgpid
+wait $bgpid 2>/dev/null
+bgpid=
+old=$(squeue -h -o %i -n "$(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',')" | sort -n | tr '\n' ' ')
+rm -f "$work/c3"/campaign.db*
+"$perfsweep" run "$work/c3.cfg" --dir "$work/c3" --quiet >"$work/c3.out" 2>&1 &
+bgpid=$!
+# the new store submits its own 6 jobs; they queue behind the old ones
+wait_until 120 sh -c "[ \"\$(squeue -h -t PD -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 8 ]"
+t $? "c3: the new store queued its own 6 jobs behind the old store's 6"
+is "$(squeue -h -t R -o %i -n "$(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',')" | wc -l)" 4 \
+	"c3: the old store's running jobs were not cancelled"
+rm -f "$work/hold"
+wait_until 180 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
+wait $bgpid
+rc=$?
+bgpid=
+is "$rc" 0 "c3: the campaign made afresh completes"
+[ $rc = 0 ] || sed 's/^/# /' "$work/c3.out"
+fresh c3 "$work/c3" "$old" 6
+warn=$(grep '^warning:' "$work/c3.out")
+is "$(grep -c '^warning:' "$work/c3.out")" 1 "c3: the old store's live jobs are told of once"
+told=$(for j in $old; do case "$warn" in *" $j (ps:c3:"*) echo "$j" ;; esac; done | tr '\n' ' ')
+is "$told" "$old" "c3: the warning names each of them"
+diag "$warn"
+cancelled=$(for j in $old; do grep -q "JobId=$j .*JobState=CANCELLED" "$cdir/log/jobcomp.log" && echo "$j"; done | tr '\n' ' ')
+is "$cancelled" "" "c3: none of the old store's jobs was cancelled"
+
+# 4. jobs cancelled earlier
+config c4 '1, 2, 3, 4' 4
+touch "$work/hold"
+"$perfsweep" run "$work/c4.cfg" --dir "$work/c4" --quiet >"$work/c4-first.out" 2>&1 &
+bgpid=$!
+wait_until 120 sh -c "[ \"\$(squeue -h -t R -n ps:c4:1.1,ps:c4:2.1,ps:c4:3.1,ps:c4:4.1 | wc -l)\" = 4 ]"
+t $? "c4: 4 jobs running"
+is "$("$perfsweep" cancel "$work/c4" 2>&1)" "cancelled 4 runs (4 slurm jobs killed)" "c4: the campaign is cancelled"
+wait_until 60 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
+wait $bgpid
+bgpid=
+old=$(store_jobs "$work/c4")
+rm -f "$work/hold"
+rm -rf "$work/c4"
+run_campaign "$work/c4.cfg" "$work/c4" "c4: the campaign made afresh completes"
+fresh c4 "$work/c4" "$old" 4
+
+# 5. a backslash in the campaign directory
+config c5 '1' 1
+out=$("$perfsweep" run "$work/c5.cfg" --dir "$work/back\\slash" 2>&1)
+is "$?" 2 "c5: a campaign directory with a backslash is refused"
+is "$out" "error: '$work/back\\slash' contains a backslash, which slurm removes from the output paths of jobs: use a campaign directory without one" \
+	"c5: in one line that says why"
+[ -e "$work/back\\slash" ]
+is "$?" 1 "c5: and nothing is made"
+
+slurm_test_done
