@@ -203,7 +203,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->cores_per_rank = c->cores_per_rank;
 	s->map = c->placement_map;
 	s->bind_path = o->bind_path;
-	s->mpi = !strcmp(c->backend.type, "local") ? c->backend.mpi : NULL;
+	s->mpi = c->backend.type && !strcmp(c->backend.type, "local") ? c->backend.mpi : NULL;
 	s->est_seconds = run_planned_seconds(r);
 	sb->point = run_point_text(st, r);
 	s->point = sb->point;
