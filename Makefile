@@ -45,6 +45,9 @@ BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 EXAMPLES  := $(BIN)/demo-app
 # The MPI example needs Open MPI's compiler wrapper; without it, it is skipped.
 MPICC     ?= $(shell command -v mpicc 2>/dev/null)
+# The MPI example is a program perfsweep measures, not perfsweep: never
+# sanitized (LeakSanitizer would report Open MPI's own allocations).
+APP_LDFLAGS = $(filter-out -fsanitize=%,$(LDFLAGS))
 ifneq ($(MPICC),)
 EXAMPLES  += $(BIN)/mpi-stream
 endif
@@ -78,7 +81,7 @@ $(BIN)/demo-app: examples/demo-app.c
 # The MPI example (local MPI worlds, docs/placement.md): built only with mpicc.
 $(BIN)/mpi-stream: examples/mpi-stream.c
 	@mkdir -p $(BIN)
-	$(MPICC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(MPICC) $(WARN) -D_GNU_SOURCE $(CFLAGS) $(APP_LDFLAGS) -o $@ $<
 
 # Test helpers (tests/lib/*.c) are a library of their own, linked only into tests.
 TESTLIB_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard tests/lib/*.c))
