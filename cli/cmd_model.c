@@ -13,6 +13,7 @@
 #include "models/modeler.h"
 #include "models/pmnf_json.h"
 #include "engine/input.h"
+#include "validator/validate.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,6 +167,9 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 		return -1;
 	}
 	const struct dep_function *fn = in->have_deps ? in->funcs[cp] : NULL;
+	/* the region validate refuses to model is marked, with validate's reason */
+	char *unreliable = NULL;
+	validate_series_unreliable(&in->e, cp, m, NULL, &unreliable);
 	int constrained = 0;
 	if (fn) {
 		struct model_constraint con = { &in->d, fn };
@@ -178,10 +182,15 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 		json_t *o = series_json(in, cp, m, &bb, constrained ? &cm : NULL);
 		json_object_set_new(o, "selection", json_string(model_selection_name(r->opt.selection)));
 		json_object_set_new(o, "aggregate", json_string(model_aggregate_name(r->opt.aggregate)));
+		json_object_set_new(o, "reliable", json_boolean(!unreliable));
+		json_object_set_new(o, "unreliable", unreliable ? json_string(unreliable) : json_null());
 		json_array_append_new(arr, o);
-	}
-	else
+	} else {
 		print_text(in, cp, m, &bb, constrained ? &cm : NULL, nth);
+		if (unreliable)
+			printf("  %-12s %s (validate does not model this region)\n", "unreliable:", unreliable);
+	}
+	free(unreliable);
 	if (constrained)
 		pmnf_release(&cm);
 	pmnf_release(&bb);
@@ -232,8 +241,13 @@ static int exec_parsed(struct cli_args *a)
 		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
 	else if (input_data_match(&in, r.path, r.deps_path, 0, &err) < 0)
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
-	else
+	else {
+		const struct run_usage *u = in.src.usage;
+		if (u && u->disturbed.n)
+			fprintf(stderr, "note: %d of %d runs disturbed, left out of the models (perfsweep validate "
+				"lists them)\n", u->disturbed.n, u->disturbed.njudged);
 		ret = fit_all(&in, &r, only);
+	}
 	input_data_release(&in);
 	return ret;
 }
@@ -282,7 +296,10 @@ const struct cli_entry cmd_model_entry = {
 		"next to the black-box one.  --aggregate sets each point's estimate (mean, the\n"
 		"default, median or min; a campaign's analysis.aggregate otherwise); --median is\n"
 		"--aggregate median.  --json prints a JSON array (docs/modelling.md).  A campaign's\n"
-		"retired runs (they left its plan) are left out unless --include-retired.\n"
+		"retired runs (they left its plan) are left out unless --include-retired, and so are\n"
+		"its disturbed runs (a note on stderr says how many; validate lists them).  A region\n"
+		"validate calls unreliable (mostly noisy points) is printed with that word and the\n"
+		"reason (JSON: \"reliable\": false, \"unreliable\": the reason).\n"
 		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
 		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
 		"prints text, as before.",

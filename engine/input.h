@@ -21,6 +21,7 @@
 #ifndef PS_INPUT_H
 #define PS_INPUT_H
 #include "collectors/experiment.h"
+#include "engine/run_usage.h"
 #include "common/error.h"
 #include "collectors/region_match.h"
 #include "designs/deps.h"
@@ -36,6 +37,9 @@ struct input_source {
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 	int include_retired;            /* set before input_load: a campaign's retired runs count too */
 	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */
+	/* a campaign: its disturbed runs, left out of the experiment, and what
+	   its runs used (engine/run_usage.h); NULL for other inputs */
+	struct run_usage *usage;
 };
 
 void input_source_init(struct input_source *s);

@@ -8,13 +8,18 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 	memset(c, 0, sizeof(*c));
 	if (input_data_load(&c->in, path, o->format, o->vo.metric, o->include_retired, err) < 0)
 		return -1;
-	if (c->in.e.npoints == 0 || c->in.e.nseries == 0)
+	const struct run_usage *u = c->in.src.usage;
+	/* measured runs that were all disturbed are still a verdict: re-measure them */
+	int disturbed = u && u->disturbed.n > 0;
+	if (c->in.e.npoints == 0 || (c->in.e.nseries == 0 && !disturbed))
 		return 0;
 	if (input_data_match(&c->in, path, o->deps_path, o->campaign_deps, err) < 0)
 		return -1;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
 				      .funcs = c->in.funcs, .expect = validate_expect_expr,
-				      .rpn_name = c->in.src.rpn_name };
+				      .rpn_name = c->in.src.rpn_name,
+				      .disturbed = u && u->disturbed.njudged ? &u->disturbed : NULL,
+				      .point_share = u ? u->point_share : NULL };
 	struct validate_options vo = o->vo;
 	if (!o->aggregate_set && c->in.src.aggregate)
 		model_aggregate_parse(c->in.src.aggregate, &vo.model.aggregate);
