@@ -188,7 +188,8 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 	} else {
 		print_text(in, cp, m, &bb, constrained ? &cm : NULL, nth);
 		if (unreliable)
-			printf("  %-12s %s (validate does not model this region)\n", "unreliable:", unreliable);
+			printf("  %-12s %s: validate reports this region, does not model it\n", "unreliable:",
+			       unreliable);
 	}
 	free(unreliable);
 	if (constrained)
@@ -200,6 +201,7 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 /* Every callpath and metric (only metric `only` when >= 0). */
 static int fit_all(const struct input_data *in, const struct model_request *r, int only)
 {
+	const struct run_usage *u = in->src.usage;
 	struct modeler *ctx = modeler_new();
 	json_t *arr = r->json ? json_array() : NULL;
 	int nmodels = 0, ret = EXIT_OK;
@@ -219,7 +221,10 @@ static int fit_all(const struct input_data *in, const struct model_request *r, i
 		free(s);
 		json_decref(arr);
 	}
-	if (nmodels == 0 && ret == EXIT_OK)
+	if (nmodels == 0 && ret == EXIT_OK && u && u->disturbed.n)
+		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s': its %d measured runs were disturbed "
+				"(perfsweep validate lists them)", r->path, u->disturbed.n);
+	else if (nmodels == 0 && ret == EXIT_OK)
 		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s'", r->path);
 	return ret;
 }

@@ -188,10 +188,12 @@ static void noisy_disturbed(struct strbuf *sb, const struct validation *v, const
 		    left == 1 ? "was" : "were", left ? " (left out: the noise is in the others)" : "");
 }
 
-/* "unreliable, not modelled: 7 of 8 points above CoV 0.1 (...): re-measure n=4 (CoV 0.31), ..." */
-static void noisy_text(struct strbuf *sb, const struct experiment *e, const struct noise_result *n, double threshold)
+/* "unreliable, not modelled: 7 of 8 points above CoV 0.1 (...): re-measure n=4 (CoV 0.31), ..."
+   (without its first words when say_unreliable is 0) */
+static void noisy_text(struct strbuf *sb, const struct experiment *e, const struct noise_result *n, double threshold,
+		       int say_unreliable)
 {
-	if (n->unreliable)
+	if (n->unreliable && say_unreliable)
 		strbuf_addf(sb, "unreliable, not modelled: ");
 	strbuf_addf(sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ",
 		    n->nnoisy, n->nmeasured, threshold);
@@ -216,7 +218,7 @@ int validate_series_unreliable(const struct experiment *e, int callpath, int met
 	if (unreliable) {
 		struct strbuf sb;
 		strbuf_init(&sb);
-		noisy_text(&sb, e, &n, o->cov_threshold);
+		noisy_text(&sb, e, &n, o->cov_threshold, 0);
 		*reason = strbuf_detach(&sb);
 	}
 	noise_result_release(&n);
@@ -238,7 +240,7 @@ static void check_noise(struct validation *v, int ri)
 	}
 	struct strbuf sb;
 	strbuf_init(&sb);
-	noisy_text(&sb, v->e, n, v->opt.cov_threshold);
+	noisy_text(&sb, v->e, n, v->opt.cov_threshold, 1);
 	noisy_disturbed(&sb, v, n);
 	/* noisy data blocks either way: a modelled region's model rests on it, and an
 	   unreliable region leaves the campaign without a model for it */
