@@ -346,7 +346,7 @@ static void share_text(struct strbuf *sb, const struct vflag *f, const char *par
 			    -100 * fall, param, 100 * (f->share_first / f->share_last - 1));
 	else
 		strbuf_addf(sb, "; the ranks' CPU share %s (%.2f to %.2f along %s): contention for a shared "
-			    "resource", fall >= CONTENTION_SHARE_FALL ? "fell, but explains less than half of it"
+			    "resource", fall > CONTENTION_SHARE_FALL ? "fell, but explains less than half of it"
 			    : "held", f->share_first, f->share_last, param);
 }
 
