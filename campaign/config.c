@@ -735,22 +735,31 @@ static int check_better(struct campaign_config *c, const config_setting_t *g, st
 
 /*
  * analysis = { aggregate = "mean" | "median" | "min"; lower_is_better = [...];
- * higher_is_better = [...]; }: how model, validate and top estimate a point.
+ * higher_is_better = [...]; min_cpu_share = 0.9; }: how model, validate and
+ * top estimate a point, and which runs they leave out as disturbed
+ * (validator/disturbed.h; read from the stored config by engine/run_usage.c).
  */
 static int parse_analysis(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *g = config_setting_get_member(config_root_setting(&c->cfg), "analysis");
-	static const char *const keys[] = { "aggregate", "lower_is_better", "higher_is_better", NULL };
+	static const char *const keys[] = { "aggregate", "lower_is_better", "higher_is_better", "min_cpu_share",
+					    NULL };
 	enum model_aggregate a;
+	double share = 0;
 	if (!g)
 		return 0;
 	if (!config_setting_is_group(g))
 		return config_error(c, g, err, "analysis must be a group: analysis = { aggregate = \"median\"; }");
-	if (config_check_keys(c, g, keys, "analysis", err) || config_get_string(c, g, "aggregate", &c->aggregate, 0, err))
+	if (config_check_keys(c, g, keys, "analysis", err) || config_get_string(c, g, "aggregate", &c->aggregate, 0, err) ||
+	    config_get_number(c, g, "min_cpu_share", &share, err))
 		return -1;
 	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
 		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use mean, median or min", c->aggregate);
+	if (!(share >= 0 && share <= 1))
+		return config_error(c, config_setting_get_member(g, "min_cpu_share"), err,
+			   "min_cpu_share must be between 0 and 1, not %g (0.9 for a program that computes, "
+			   "0 for one that waits on I/O or the network)", share);
 	return check_better(c, g, err);
 }
 

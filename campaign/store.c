@@ -29,6 +29,11 @@
 #define BINDINGS_TABLE "CREATE TABLE IF NOT EXISTS bindings(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
 	" node TEXT, cpuset TEXT, cores TEXT, PRIMARY KEY(run, rank));"
 
+/* Added after schema version 1: what each rank (rank -1: the whole run) used. */
+#define RESOURCES_TABLE "CREATE TABLE IF NOT EXISTS resources(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
+	" utime REAL, stime REAL, wall REAL, cpu_share REAL, allowed_share REAL, maxrss_kb INTEGER," \
+	" nvcsw INTEGER, nivcsw INTEGER, load_start REAL, load_end REAL, PRIMARY KEY(run, rank));"
+
 /* Added for growing campaigns (store_grow.c): a run is its point, its
    repetition and its re-measurement, never two rows. */
 #define RUNS_IDENTITY "CREATE UNIQUE INDEX IF NOT EXISTS runs_identity ON runs(point, repetition, remeasure);"
@@ -60,7 +65,7 @@ static const char *schema =
 	"CREATE TABLE IF NOT EXISTS measurements(run INTEGER NOT NULL, rank INTEGER NOT NULL,"
 	" region TEXT NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);"
-	BINDINGS_TABLE MISSES_TABLE RUNS_IDENTITY;
+	BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE RUNS_IDENTITY;
 
 int sdb_err(struct store *st, struct perr *err, const char *what)
 {
@@ -446,8 +451,8 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 		return -1;
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
-	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE MISSES_TABLE, err)) || migrate_grown(st, err) ||
-	    load_store_id(st, err)) {
+	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE, err)) ||
+	    migrate_grown(st, err) || load_store_id(st, err)) {
 		int code = sqlite3_errcode(st->db);
 		if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 			bad_store(st, code, err);
@@ -1455,14 +1460,18 @@ int store_load_measurements(struct store *st, long long id, struct measurement_l
 	return 0;
 }
 
-/* Flush one run's aggregated (region, metric) value into the experiment. */
+/* Flush one run's aggregated (region, metric) value into the experiment
+   (a run left out: only the region and metric's names). */
 static void flush_group(struct experiment *e, int point, const char *region, const char *metric,
-			double agg_value, double sum, int nranks, long long run, struct exp_runs *runs)
+			double agg_value, double sum, int nranks, long long run, int left_out,
+			struct exp_runs *runs)
 {
 	double v = !isnan(agg_value) ? agg_value : (nranks ? sum / nranks : NAN);
 	if (isnan(v))
 		return;
 	int c = experiment_callpath(e, region), m = experiment_metric(e, metric);
+	if (left_out)
+		return;
 	experiment_add(e, c, m, point, v);
 	if (runs) {
 		XGROW(runs->v, (size_t)runs->n + 1, runs->alloc);
@@ -1587,15 +1596,21 @@ static void run_coords(const struct store *st, long long id, int point, const st
  * done, when asked), and of a repetition measured again only its latest
  * done measurement.
  */
+/* Of a repetition measured again, only the latest done measurement counts:
+   an SQL condition on runs r (empty for stores before re-measurements). */
+static const char *latest_measurement(const struct store *st)
+{
+	return st->grown_columns ? " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.point = r.point"
+				   " AND n.repetition = r.repetition AND n.remeasure > r.remeasure AND n.state = 3)" : "";
+}
+
 static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int flags, struct perr *err)
 {
 	char *sql = xasprintf("SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
 			      " FROM runs r JOIN measurements m ON m.run = r.id"
 			      " WHERE %s AND (?1 IS NULL OR m.metric = ?1)%s"
 			      " ORDER BY r.id, m.region, m.metric, m.rank",
-			      analysed_runs(st, flags),
-			      st->grown_columns ? " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.point = r.point"
-			      " AND n.repetition = r.repetition AND n.remeasure > r.remeasure AND n.state = 3)" : "");
+			      analysed_runs(st, flags), latest_measurement(st));
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
 	free(sql);
 	if (s && metric)
@@ -1618,6 +1633,30 @@ int store_load_experiment_with(struct store *st, const char *metric, int flags, 
 int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
 			       struct exp_runs *runs, struct perr *err)
 {
+	return store_load_experiment_leaving_out(st, metric, flags, NULL, e, runs, err);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/* The index of run id in lo, or -1. */
+static int left_out(const struct store_leave_out *lo, long long id)
+{
+	if (!lo || !lo->n)
+		return -1;
+	const long long *hit = bsearch(&id, lo->runs, (size_t)lo->n, sizeof(*lo->runs), cmp_id);
+	return hit ? (int)(hit - lo->runs) : -1;
+}
+
+int store_load_experiment_leaving_out(struct store *st, const char *metric, int flags,
+				      const struct store_leave_out *lo, struct experiment *e,
+				      struct exp_runs *runs, struct perr *err)
+{
+	for (int i = 0; lo && lo->point && i < lo->n; i++)
+		lo->point[i] = -1;
 	struct run_rpn *rr;
 	int nrr;
 	if (store_load_run_rpn(st, flags, &rr, &nrr, err) < 0)
@@ -1644,14 +1683,15 @@ int store_load_experiment_runs(struct store *st, const char *metric, int flags, 
 	int cur_point = -1;
 	char *cur_region = NULL, *cur_metric = NULL;
 	double agg = NAN, sum = 0;
-	int nranks = 0;
+	int nranks = 0, skip = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(s, 0);
 		const char *region = (const char *)sqlite3_column_text(s, 4);
 		const char *met = (const char *)sqlite3_column_text(s, 5);
 		if (id != cur_run || strcmp(region, cur_region) || strcmp(met, cur_metric)) {
 			if (cur_region)
-				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
+				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, skip,
+					    runs);
 			free(cur_region);
 			free(cur_metric);
 			cur_region = xstrdup(region);
@@ -1662,7 +1702,12 @@ int store_load_experiment_runs(struct store *st, const char *metric, int flags, 
 			if (id != cur_run) {
 				cur_run = id;
 				run_coords(st, id, sqlite3_column_int(s, 1), rr, nrr, rpn_k, coords);
+				/* a run left out keeps its point in the experiment */
 				cur_point = experiment_point(e, coords);
+				int k = left_out(lo, id);
+				skip = k >= 0;
+				if (skip && lo->point)
+					lo->point[k] = cur_point;
 			}
 		}
 		double v = sqlite3_column_double(s, 6);
@@ -1674,7 +1719,7 @@ int store_load_experiment_runs(struct store *st, const char *metric, int flags, 
 		}
 	}
 	if (cur_region)
-		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, runs);
+		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, skip, runs);
 	free(cur_region);
 	free(cur_metric);
 	free(coords);
@@ -1753,6 +1798,162 @@ void run_bindings_free(struct run_binding *b, int n)
 		free(b[i].cores);
 	}
 	free(b);
+}
+
+/* Bind x, or NULL when it is not finite (unknown). */
+static void bind_real(sqlite3_stmt *s, int i, double x)
+{
+	if (isfinite(x))
+		sqlite3_bind_double(s, i, x);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_count(sqlite3_stmt *s, int i, long long x)
+{
+	if (x >= 0)
+		sqlite3_bind_int64(s, i, x);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_put_resources(struct store *st, long long id, const struct run_resource *r, int n,
+			struct perr *err)
+{
+	if (sdb_begin(st, err))
+		return -1;
+	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM resources WHERE run = ?", err);
+	sqlite3_stmt *ins = sdb_prepare(st, "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall,"
+				    " cpu_share, allowed_share, maxrss_kb, nvcsw, nivcsw, load_start, load_end)"
+				    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	int ok = del && ins;
+	if (ok) {
+		sqlite3_bind_int64(del, 1, id);
+		ok = sqlite3_step(del) == SQLITE_DONE;
+	}
+	for (int i = 0; ok && i < n; i++) {
+		const struct run_resource *x = &r[i];
+		sqlite3_bind_int64(ins, 1, id);
+		sqlite3_bind_int(ins, 2, x->rank);
+		const double reals[5] = { x->utime, x->stime, x->wall, x->cpu_share, x->allowed_share };
+		for (int k = 0; k < 5; k++)
+			bind_real(ins, 3 + k, reals[k]);
+		bind_count(ins, 8, x->maxrss_kb);
+		bind_count(ins, 9, x->nvcsw);
+		bind_count(ins, 10, x->nivcsw);
+		bind_real(ins, 11, x->load_start);
+		bind_real(ins, 12, x->load_end);
+		ok = sqlite3_step(ins) == SQLITE_DONE;
+		sqlite3_reset(ins);
+	}
+	if (!ok && del && ins)
+		sdb_err(st, err, "write resources");
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	if (!ok) {
+		sdb_rollback(st);
+		return -1;
+	}
+	return sdb_commit(st, err);
+}
+
+#define RESOURCE_COLUMNS "s.rank, s.utime, s.stime, s.wall, s.cpu_share, s.allowed_share, s.maxrss_kb," \
+	" s.nvcsw, s.nivcsw, s.load_start, s.load_end"
+
+static double col_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static long long col_count(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, i);
+}
+
+/* One record from RESOURCE_COLUMNS starting at column i. */
+static void read_resource(sqlite3_stmt *s, int i, struct run_resource *x)
+{
+	x->rank = sqlite3_column_int(s, i);
+	x->utime = col_real(s, i + 1);
+	x->stime = col_real(s, i + 2);
+	x->wall = col_real(s, i + 3);
+	x->cpu_share = col_real(s, i + 4);
+	x->allowed_share = col_real(s, i + 5);
+	x->maxrss_kb = col_count(s, i + 6);
+	x->nvcsw = col_count(s, i + 7);
+	x->nivcsw = col_count(s, i + 8);
+	x->load_start = col_real(s, i + 9);
+	x->load_end = col_real(s, i + 10);
+}
+
+/* Prepare sql on the resources table; NULL with *absent set when a store
+   from before it was opened read-only (it has none), NULL with err otherwise. */
+static sqlite3_stmt *resources_query(struct store *st, const char *sql, int *absent, struct perr *err)
+{
+	sqlite3_stmt *s = NULL;
+	*absent = 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK)
+		return s;
+	sqlite3_finalize(s);
+	if (strstr(sqlite3_errmsg(st->db), "no such table"))
+		*absent = 1;
+	else
+		sdb_err(st, err, "read resources");
+	return NULL;
+}
+
+int store_load_resources(struct store *st, long long id, struct run_resource **out, int *n,
+			 struct perr *err)
+{
+	*out = NULL;
+	*n = 0;
+	int absent;
+	sqlite3_stmt *s = resources_query(st, "SELECT " RESOURCE_COLUMNS " FROM resources s WHERE s.run = ?"
+					  " ORDER BY s.rank", &absent, err);
+	if (!s)
+		return absent ? 0 : -1;
+	sqlite3_bind_int64(s, 1, id);
+	size_t alloc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		read_resource(s, 0, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int store_load_analysed_resources(struct store *st, int flags, struct run_usage_row **out, int *n,
+				  struct perr *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *sql = xasprintf("SELECT r.id, r.point, r.repetition, r.ranks, " RESOURCE_COLUMNS
+			      " FROM runs r JOIN resources s ON s.run = r.id WHERE %s%s ORDER BY r.id, s.rank",
+			      analysed_runs(st, flags), latest_measurement(st));
+	int absent;
+	sqlite3_stmt *s = resources_query(st, sql, &absent, err);
+	free(sql);
+	if (!s)
+		return absent ? 0 : -1;
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_usage_row *u = &(*out)[(*n)++];
+		u->run = sqlite3_column_int64(s, 0);
+		u->point = sqlite3_column_int(s, 1);
+		u->repetition = sqlite3_column_int(s, 2);
+		u->ranks = sqlite3_column_int(s, 3);
+		read_resource(s, 4, &u->r);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return sdb_err(st, err, "read resources");
+	}
+	return 0;
 }
 
 void run_pass_add(const struct run *r, int *pass, int *passes)

@@ -235,6 +235,21 @@ struct exp_runs {
 /* store_load_experiment_with, also recording each value's run in *runs (free runs->v). */
 int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
 			       struct exp_runs *runs, struct perr *err);
+/*
+ * The same, leaving out the values of the runs in leave_out[0..nleave)
+ * (ids in increasing order: the disturbed runs an analysis leaves out).
+ * Their points stay in the experiment (a point whose every run is left out
+ * has no values), and point[i] (may be NULL) gets leave_out[i]'s point, or
+ * -1 when the run has no measurement read.
+ */
+struct store_leave_out {
+	const long long *runs;
+	int n;
+	int *point;
+};
+int store_load_experiment_leaving_out(struct store *st, const char *metric, int flags,
+				      const struct store_leave_out *lo, struct experiment *e,
+				      struct exp_runs *runs, struct perr *err);
 /* Raw measurements of one run. */
 int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
 			    struct perr *err);
@@ -255,6 +270,40 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 int store_load_bindings(struct store *st, long long id, struct run_binding **b, int *n,
 			struct perr *err);
 void run_bindings_free(struct run_binding *b, int n);
+
+/*
+ * What a run used, per rank (perfsweep-bind's rank records) and for the
+ * whole run (rank -1: the local backend's end note, CPU times summed over
+ * the ranks, maxrss the largest rank's).  Replaces the run's earlier
+ * records, also for failed runs.  Stores made before this table get it
+ * when opened for writing; read-only, they simply have none.
+ */
+struct run_resource {
+	int rank;                       /* -1: the whole run */
+	double utime, stime, wall;      /* seconds; NaN when unknown */
+	double cpu_share;               /* (utime + stime) / wall; NaN when unknown */
+	double allowed_share;           /* the share the rank's binding allows (bind_allowed_shares); NaN unknown */
+	long long maxrss_kb, nvcsw, nivcsw;     /* -1 when unknown */
+	double load_start, load_end;    /* 1-minute load average; NaN when unknown */
+};
+int store_put_resources(struct store *st, long long id, const struct run_resource *r, int n,
+			struct perr *err);
+/* A run's resource records by rank (the whole run first); free with free(). */
+int store_load_resources(struct store *st, long long id, struct run_resource **r, int *n,
+			 struct perr *err);
+/*
+ * The resource records of the runs an analysis reads (flags as for
+ * store_load_experiment_with: done runs, of a repetition measured again
+ * the latest), by run id then rank, with each run's point, repetition and
+ * ranks.  Free *out with free().
+ */
+struct run_usage_row {
+	long long run;
+	int point, repetition, ranks;
+	struct run_resource r;
+};
+int store_load_analysed_resources(struct store *st, int flags, struct run_usage_row **out, int *n,
+				  struct perr *err);
 
 /*
  * Growing a campaign.

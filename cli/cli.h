@@ -124,6 +124,8 @@ int cli_flag(const struct cli_args *a, int key);
 /* Checks for option rows: parse o->arg as a base-10 integer (o->i) or a finite real (o->d). */
 int cli_parse_int(const char *s, long long min, long long max, long long *out);
 int cli_parse_real(const char *s, double *out);
+/* A share written as a percentage ("5%") or a fraction ("0.05"): 0.05 either way; -1 if neither. */
+int cli_parse_fraction(const char *s, double *out);
 
 /* Parse argv by cmd's table and run it (argv[0] the command's name): the exit code. */
 int cli_run(const struct cli_entry *cmd, int argc, char **argv);

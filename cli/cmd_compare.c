@@ -25,17 +25,8 @@
 static int check_tolerance(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
 	(void)a;
-	size_t n = strlen(o->arg);
-	int pct = n > 0 && o->arg[n - 1] == '%';
-	char buf[64];
-	if (n >= sizeof(buf))
+	if (cli_parse_fraction(o->arg, &o->d) < 0 || o->d < 0)
 		return perr_set(err, "bad --tolerance '%s'; write e.g. 5%% or 0.05", o->arg);
-	memcpy(buf, o->arg, n - (size_t)pct);
-	buf[n - (size_t)pct] = 0;
-	if (cli_parse_real(buf, &o->d) < 0 || o->d < 0)
-		return perr_set(err, "bad --tolerance '%s'; write e.g. 5%% or 0.05", o->arg);
-	if (pct)
-		o->d /= 100;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "campaign/store.h"
 #include "campaign/template.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +50,62 @@ static int runs_bound(struct store *st, const struct run *runs, int n, struct pe
 	return bound;
 }
 
-/* jsonl lines of a bound campaign: "node" and "cpuset", per repetition value the ranks' own. */
+/* Did any done run record what it used? */
+static int runs_recorded(struct store *st, const struct run *runs, int n, struct perr *err)
+{
+	int recorded = 0;
+	for (int i = 0; i < n && !recorded; i++) {
+		struct run_resource *rs;
+		int nr;
+		if (runs[i].state == RUN_DONE && !store_load_resources(st, runs[i].id, &rs, &nr, err)) {
+			recorded = nr > 0;
+			free(rs);
+		}
+	}
+	return recorded;
+}
+
+/* jsonl lines of a bound campaign: "node" and "cpuset", per repetition value the ranks' own;
+   of a campaign with resource records: "cpu_share", "maxrss_kb", "nivcsw" likewise. */
 struct bind_notes {
 	struct store *st;
+	int bound, recorded;
 	struct exp_runs runs;   /* sorted by callpath, metric, point, then run: the values' order */
 };
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *count_or_null(long long x)
+{
+	return x >= 0 ? json_integer(x) : json_null();
+}
+
+/* One repetition value's resource lists: its ranks' records in rank order (the whole run's without). */
+static void resource_lists(struct store *st, long long run, json_t *share, json_t *rss, json_t *ivc)
+{
+	json_t *s = json_array(), *m = json_array(), *c = json_array();
+	struct run_resource *rs;
+	int nr, ranks = 0;
+	struct perr err;
+	if (!store_load_resources(st, run, &rs, &nr, &err)) {
+		for (int q = 0; q < nr; q++)
+			ranks += rs[q].rank >= 0;
+		for (int q = 0; q < nr; q++) {
+			if ((rs[q].rank >= 0) != (ranks > 0))
+				continue;
+			json_array_append_new(s, real_or_null(rs[q].cpu_share));
+			json_array_append_new(m, count_or_null(rs[q].maxrss_kb));
+			json_array_append_new(c, count_or_null(rs[q].nivcsw));
+		}
+		free(rs);
+	}
+	json_array_append_new(share, s);
+	json_array_append_new(rss, m);
+	json_array_append_new(ivc, c);
+}
 
 static int cmp_exp_run(const void *a, const void *b)
 {
@@ -80,8 +132,11 @@ static void annotate_bindings(void *ctx, int callpath, int metric, int point, js
 			hi = mid;
 	}
 	json_t *nodes = json_array(), *cpusets = json_array();
+	json_t *share = json_array(), *rss = json_array(), *ivc = json_array();
 	for (int i = lo; i < bn->runs.n && bn->runs.v[i].callpath == callpath && bn->runs.v[i].metric == metric &&
 			 bn->runs.v[i].point == point; i++) {
+		if (bn->recorded)
+			resource_lists(bn->st, bn->runs.v[i].run, share, rss, ivc);
 		json_t *rn = json_array(), *rc = json_array();
 		struct run_binding *bd;
 		int nb;
@@ -96,8 +151,22 @@ static void annotate_bindings(void *ctx, int callpath, int metric, int point, js
 		json_array_append_new(nodes, rn);
 		json_array_append_new(cpusets, rc);
 	}
-	json_object_set_new(line, "node", nodes);
-	json_object_set_new(line, "cpuset", cpusets);
+	if (bn->bound) {
+		json_object_set_new(line, "node", nodes);
+		json_object_set_new(line, "cpuset", cpusets);
+	} else {
+		json_decref(nodes);
+		json_decref(cpusets);
+	}
+	if (bn->recorded) {
+		json_object_set_new(line, "cpu_share", share);
+		json_object_set_new(line, "maxrss_kb", rss);
+		json_object_set_new(line, "nivcsw", ivc);
+	} else {
+		json_decref(share);
+		json_decref(rss);
+		json_decref(ivc);
+	}
 }
 
 /* JSON lines: Extra-P's lines, plus each value's ranks' node and cpuset when the ranks were bound. */
@@ -107,20 +176,58 @@ static int export_jsonl(struct store *st, FILE *f, int include_retired, struct p
 	int n;
 	if (store_load_runs(st, 0, &runs, &n, err))
 		return -1;
-	int bound = runs_bound(st, runs, n, err);
+	struct bind_notes bn = { .st = st, .bound = runs_bound(st, runs, n, err),
+				 .recorded = runs_recorded(st, runs, n, err) };
 	runs_free(runs, n);
 	struct experiment e;
 	experiment_init(&e);
-	struct bind_notes bn = { .st = st };
 	int rc = store_load_experiment_runs(st, NULL, include_retired ? STORE_INCLUDE_RETIRED : 0, &e, &bn.runs,
 					    err);
 	if (!rc) {
 		qsort(bn.runs.v, (size_t)bn.runs.n, sizeof(*bn.runs.v), cmp_exp_run);
-		rc = extrap_jsonl_write_annotated(f, &e, bound ? annotate_bindings : NULL, &bn, err);
+		rc = extrap_jsonl_write_annotated(f, &e, bn.bound || bn.recorded ? annotate_bindings : NULL, &bn, err);
 	}
 	free(bn.runs.v);
 	experiment_release(&e);
 	return rc;
+}
+
+static void csv_real(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, ",%.17g", x);
+	else
+		fputc(',', f);
+}
+
+static void csv_count(FILE *f, long long x)
+{
+	if (x >= 0)
+		fprintf(f, ",%lld", x);
+	else
+		fputc(',', f);
+}
+
+/* The resource columns of a row of rank `rank` (-1: run-level values, the whole run's record). */
+static void csv_resource(FILE *f, const struct run_resource *rs, int n, int rank)
+{
+	const struct run_resource *x = NULL;
+	for (int q = 0; q < n && !x; q++)
+		x = rs[q].rank == rank ? &rs[q] : NULL;
+	if (!x) {
+		fputs(",,,,,,,,,,", f);
+		return;
+	}
+	csv_real(f, x->utime);
+	csv_real(f, x->stime);
+	csv_real(f, x->wall);
+	csv_real(f, x->cpu_share);
+	csv_real(f, x->allowed_share);
+	csv_count(f, x->maxrss_kb);
+	csv_count(f, x->nvcsw);
+	csv_count(f, x->nivcsw);
+	csv_real(f, x->load_start);
+	csv_real(f, x->load_end);
 }
 
 /* CSV: one row per run, rank, region and metric. */
@@ -135,10 +242,13 @@ static int export_csv(struct store *st, FILE *f, int include_retired, struct per
 		putc(',', f);
 		csv_field(f, store_param_name(st, k), 0);
 	}
-	/* campaigns whose ranks were bound also get each rank's node and cpuset */
-	int bound = runs_bound(st, runs, n, err);
-	fputs(bound ? ",nodes,ranks_per_node,rank,region,metric,value,node,cpuset\n"
-		    : ",nodes,ranks_per_node,rank,region,metric,value\n", f);
+	/* campaigns whose ranks were bound also get each rank's node and cpuset, and
+	   campaigns with resource records what each rank (or the whole run) used */
+	int bound = runs_bound(st, runs, n, err), recorded = runs_recorded(st, runs, n, err);
+	fputs(",nodes,ranks_per_node,rank,region,metric,value", f);
+	fputs(bound ? ",node,cpuset" : "", f);
+	fputs(recorded ? ",utime,stime,rank_wall,cpu_share,allowed_share,maxrss_kb,nvcsw,nivcsw,load_start,load_end\n"
+		       : "\n", f);
 	for (int i = 0; i < n; i++) {
 		const struct run *r = &runs[i];
 		if (r->state != RUN_DONE &&
@@ -147,10 +257,13 @@ static int export_csv(struct store *st, FILE *f, int include_retired, struct per
 		struct measurement_list ml;
 		measurement_list_init(&ml);
 		struct run_binding *bd = NULL;
-		int nb = 0;
+		struct run_resource *rs = NULL;
+		int nb = 0, nrs = 0;
 		if (store_load_measurements(st, r->id, &ml, err) ||
-		    store_load_bindings(st, r->id, &bd, &nb, err)) {
+		    store_load_bindings(st, r->id, &bd, &nb, err) ||
+		    store_load_resources(st, r->id, &rs, &nrs, err)) {
 			measurement_list_release(&ml);
+			run_bindings_free(bd, nb);
 			runs_free(runs, n);
 			return -1;
 		}
@@ -176,9 +289,12 @@ static int export_csv(struct store *st, FILE *f, int include_retired, struct per
 				putc(',', f);
 				csv_field(f, b && b->cpuset ? b->cpuset : "", 1);
 			}
+			if (recorded)
+				csv_resource(f, rs, nrs, ml.m[j].rank);
 			fputc('\n', f);
 		}
 		run_bindings_free(bd, nb);
+		free(rs);
 		measurement_list_release(&ml);
 	}
 	runs_free(runs, n);
@@ -241,7 +357,10 @@ const struct cli_entry cmd_export_entry = {
 	.name = "export",
 	.usage = "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE] [--include-retired]",
 	.summary = "write a campaign's measurements in another format",
-	.help = "csv: one row per run, rank, region and metric.\n"
+	.help = "csv: one row per run, rank, region and metric; a campaign whose ranks were bound\n"
+		"adds node and cpuset, one with resource records utime, stime, rank_wall, cpu_share,\n"
+		"allowed_share, maxrss_kb, nvcsw, nivcsw, load_start and load_end (docs/placement.md).\n"
+		"Every done run is written, disturbed ones too: the columns let a reader judge them.\n"
 		"extrap-text, json, jsonl: Extra-P's input formats, one value per repetition of every\n"
 		"point (per-rank values averaged), readable by Extra-P and by `perfsweep model`.\n"
 		"reference: the repetitions and each region's model as JSON, a saved base for\n"

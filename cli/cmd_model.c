@@ -13,6 +13,7 @@
 #include "models/modeler.h"
 #include "models/pmnf_json.h"
 #include "engine/model_pipeline.h"
+#include "validator/validate.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,14 +167,23 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 		return -1;
 	}
 	const struct pmnf_model *cm = f.constrained ? &f.cm : NULL;
+	/* the region validate refuses to model is marked, with validate's reason */
+	char *unreliable = NULL;
+	validate_series_unreliable(&in->e, cp, m, NULL, &unreliable);
 	if (arr) {
 		json_t *o = series_json(in, cp, m, &f.bb, cm);
 		json_object_set_new(o, "selection", json_string(model_selection_name(r->opt.selection)));
 		json_object_set_new(o, "aggregate", json_string(model_aggregate_name(r->opt.aggregate)));
+		json_object_set_new(o, "reliable", json_boolean(!unreliable));
+		json_object_set_new(o, "unreliable", unreliable ? json_string(unreliable) : json_null());
 		json_array_append_new(arr, o);
-	}
-	else
+	} else {
 		print_text(in, cp, m, &f.bb, cm, nth);
+		if (unreliable)
+			printf("  %-12s %s: validate reports this region, does not model it\n", "unreliable:",
+			       unreliable);
+	}
+	free(unreliable);
 	model_fit_release(&f);
 	return 0;
 }
@@ -181,6 +191,7 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 /* Every callpath and metric (only metric `only` when >= 0). */
 static int fit_all(const struct input_data *in, const struct model_request *r, int only)
 {
+	const struct run_usage *u = in->src.usage;
 	struct modeler *ctx = modeler_new();
 	json_t *arr = r->json ? json_array() : NULL;
 	int nmodels = 0, ret = EXIT_OK;
@@ -202,7 +213,10 @@ static int fit_all(const struct input_data *in, const struct model_request *r, i
 		free(s);
 		json_decref(arr);
 	}
-	if (nmodels == 0 && ret == EXIT_OK)
+	if (nmodels == 0 && ret == EXIT_OK && u && u->disturbed.n)
+		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s': its %d measured runs were disturbed "
+				"(perfsweep validate lists them)", r->path, u->disturbed.n);
+	else if (nmodels == 0 && ret == EXIT_OK)
 		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s'", r->path);
 	return ret;
 }
@@ -225,8 +239,13 @@ static int exec_parsed(struct cli_args *a)
 		ret = cli_error(EXIT_USAGE, "%s", err.msg);
 	else if (r.metric && (only = experiment_find_metric(&in.e, r.metric)) < 0)
 		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
-	else
+	else {
+		const struct run_usage *u = in.src.usage;
+		if (u && u->disturbed.n)
+			fprintf(stderr, "note: %d of %d runs disturbed, left out of the models (perfsweep validate "
+				"lists them)\n", u->disturbed.n, u->disturbed.njudged);
 		ret = fit_all(&in, &r, only);
+	}
 	input_data_release(&in);
 	return ret;
 }
@@ -276,7 +295,10 @@ const struct cli_entry cmd_model_entry = {
 		"one is an error).  --aggregate sets each point's estimate (mean, the\n"
 		"default, median or min; a campaign's analysis.aggregate otherwise); --median is\n"
 		"--aggregate median.  --json prints a JSON array (docs/modelling.md).  A campaign's\n"
-		"retired runs (they left its plan) are left out unless --include-retired.\n"
+		"retired runs (they left its plan) are left out unless --include-retired, and so are\n"
+		"its disturbed runs (a note on stderr says how many; validate lists them).  A region\n"
+		"validate calls unreliable (mostly noisy points) is printed with that word and the\n"
+		"reason (JSON: \"reliable\": false, \"unreliable\": the reason).\n"
 		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
 		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
 		"prints text, as before.",

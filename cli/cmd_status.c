@@ -1,6 +1,7 @@
 /* perfsweep status DIR [--json] [--points [--metric M]]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "engine/adaptive.h"
+#include "engine/run_usage.h"
 #include "campaign/store.h"
 #include "common/point_text.h"
 #include "common/strbuf.h"
@@ -23,7 +24,44 @@ struct status {
 	struct adaptive_spec adaptive;      /* target 0: fixed repetitions */
 	struct adaptive_point *points;      /* adaptive: every point's precision */
 	int npoints;
+	struct run_usage_summary usage;     /* what the done runs used */
 };
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* What the done runs used, summarised: the campaign's figures, not each run's. */
+static json_t *resources_json(const struct run_usage_summary *u)
+{
+	json_t *o = json_object(), *ids = json_array();
+	json_object_set_new(o, "runs", json_integer(u->runs));
+	json_object_set_new(o, "cpu_share_median", real_or_null(u->share_median));
+	json_object_set_new(o, "cpu_share_min", real_or_null(u->share_min));
+	json_object_set_new(o, "maxrss_kb", u->maxrss_kb >= 0 ? json_integer(u->maxrss_kb) : json_null());
+	json_object_set_new(o, "nivcsw_per_s_median", real_or_null(u->nivcsw_median));
+	json_object_set_new(o, "disturbed", json_integer(u->disturbed.n));
+	for (int i = 0; i < u->disturbed.n; i++)
+		json_array_append_new(ids, json_integer(u->disturbed.runs[i].run));
+	json_object_set_new(o, "disturbed_runs", ids);
+	return o;
+}
+
+static void resources_text(const struct run_usage_summary *u)
+{
+	if (!u->runs)
+		return;
+	printf("resources: %d run%s recorded: CPU share median %.2f (lowest %.2f)", u->runs, u->runs == 1 ? "" : "s",
+	       u->share_median, u->share_min);
+	if (u->maxrss_kb >= 0)
+		printf(", max RSS %.1f MB", (double)u->maxrss_kb / 1024);
+	if (!isnan(u->nivcsw_median))
+		printf(", %.3g involuntary switches/s (median)", u->nivcsw_median);
+	if (u->disturbed.n)
+		printf("; %d disturbed (perfsweep validate lists them)", u->disturbed.n);
+	putchar('\n');
+}
 
 /* Adaptive repetitions: the points still converging. */
 static json_t *adaptive_json(const struct status *s)
@@ -98,6 +136,7 @@ static void print_json(const struct status *s)
 			"seed", s->seed ? s->seed : "", "pass", s->pass, "passes", s->passes));
 	if (s->adaptive.target > 0)
 		json_object_set_new(o, "adaptive", adaptive_json(s));
+	json_object_set_new(o, "resources", resources_json(&s->usage));
 	json_t *fails = json_array();
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
@@ -146,6 +185,7 @@ static void print_text(const struct status *s)
 		printf("order:     grouped\n");
 	if (s->adaptive.target > 0)
 		adaptive_text(s);
+	resources_text(&s->usage);
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		if (r->state == RUN_FAILED)
@@ -272,7 +312,9 @@ static int exec_status(struct cli_args *a)
 	s.seed = store_get_meta(st, "order_seed");
 	store_read_end(st);
 	adaptive_spec_load(st, &s.adaptive);
-	if (s.adaptive.target > 0 && adaptive_points(st, &s.adaptive, &s.points, &s.npoints, &err)) {
+	if ((s.adaptive.target > 0 && adaptive_points(st, &s.adaptive, &s.points, &s.npoints, &err)) ||
+	    run_usage_summarise(st, 0, &s.usage, &err)) {
+		run_usage_summary_release(&s.usage);
 		store_close(st);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
@@ -287,6 +329,7 @@ static int exec_status(struct cli_args *a)
 	free(s.seed);
 	runs_free(s.runs, s.nruns);
 	adaptive_points_free(s.points, s.npoints);
+	run_usage_summary_release(&s.usage);
 	store_close(st);
 	return EXIT_OK;
 }
@@ -303,7 +346,10 @@ const struct cli_entry cmd_status_entry = {
 	.usage = "status DIR [--json] [--points [--metric M]]",
 	.summary = "summarise a campaign's progress",
 	.help = "--json prints one object with planned, pending, running, done, failed, cancelled, retired,\n"
-		"campaign, backend, measurements, collection_errors and the runs with problems.\n"
+		"campaign, backend, measurements, collection_errors, the runs with problems, and\n"
+		"resources: a summary of what the done runs used (runs recorded, the ranks' CPU share\n"
+		"median and lowest, the largest RSS, the median involuntary context switches per\n"
+		"second, the disturbed runs); per run: export --format csv, top's details.\n"
 		"--points prints the mean of a metric's repetitions (--metric, default time) per region\n"
 		"at every measured point instead: a table, or with --json an array of {point, METRIC}.",
 	.options = status_options,

@@ -51,6 +51,15 @@ static int check_growth(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
+/* --max-detectable PCT: "50%" or the fraction 0.5, stored as the fraction in o->d. */
+static int check_detectable(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_fraction(o->arg, &o->d) < 0 || !(o->d > 0))
+		return perr_set(err, "--max-detectable wants a growth above 0 (50%% or 0.5), not '%s'", o->arg);
+	return 0;
+}
+
 /* The options as the engine takes them. */
 static void engine_options(const struct cli_args *a, struct campaign_validation_options *o)
 {
@@ -69,6 +78,8 @@ static void engine_options(const struct cli_args *a, struct campaign_validation_
 		o->vo.alpha = x->d;
 	if ((x = cli_opt(a, 'g')))
 		o->vo.min_growth = x->d;
+	if ((x = cli_opt(a, 'D')))
+		o->vo.max_detectable = x->d;
 	if ((x = cli_opt(a, 'A'))) {
 		o->vo.model.aggregate = (enum model_aggregate)x->i;
 		o->aggregate_set = 1;
@@ -102,6 +113,7 @@ static int write_html(const struct campaign_validation *c, const char *html, con
 	ctx.core_hours_planned = c->in.src.core_hours_planned;
 	ctx.core_hours_spent = c->in.src.core_hours_spent;
 	ctx.budget_core_hours = c->in.src.budget_core_hours;
+	ctx.resources = c->in.src.usage ? c->in.src.usage->table : NULL;
 	ctx.gnuplot = getenv("PERFSWEEP_GNUPLOT");
 	return report_html(html, &c->v, &ctx, err);
 }
@@ -150,6 +162,7 @@ static const struct cli_option validate_options[] = {
 	{ "cov", 'c', 1, check_cov, NULL },
 	{ "alpha", 'a', 1, check_alpha, NULL },
 	{ "min-growth", 'g', 1, check_growth, NULL },
+	{ "max-detectable", 'D', 1, check_detectable, NULL },
 	{ "format", 'f', 1, NULL, NULL },
 	{ "aggregate", 'A', 1, check_model_choice, NULL },
 	{ "selection", 'S', 1, check_model_choice, NULL },
@@ -160,7 +173,8 @@ static const struct cli_option validate_options[] = {
 const struct cli_entry cmd_validate_entry = {
 	.name = "validate",
 	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
-		 " [--cov T] [--alpha A] [--min-growth G] [--aggregate mean|median|min] [--selection robust|extrap]"
+		 " [--cov T] [--alpha A] [--min-growth G] [--max-detectable PCT] [--aggregate mean|median|min]"
+		 " [--selection robust|extrap]"
 		 " [--include-retired]",
 	.summary = "check measurements for noise, false dependencies, contention and regime changes",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
@@ -178,7 +192,15 @@ const struct cli_entry cmd_validate_entry = {
 		"                    or more; the cause is contention, speedup or noise\n"
 		"  contention        measurements grow with ranks_per_node, or with a parameter\n"
 		"                    the dependencies exclude, by at least --min-growth (0.05) and\n"
-		"                    significantly (p < --alpha, 0.01): slope t-test and ANOVA\n"
+		"                    significantly (p < --alpha, 0.01): slope t-test and ANOVA;\n"
+		"                    \"oversubscribed\" instead when the ranks' CPU share falls\n"
+		"                    along it enough to explain the growth; not testable when the\n"
+		"                    smallest growth it can detect is above --max-detectable PCT\n"
+		"                    (50%, or the fraction 0.5)\n"
+		"  disturbed         runs whose ranks had less than analysis.min_cpu_share (0.9)\n"
+		"                    of the CPU share their binding allows, or far more involuntary\n"
+		"                    context switches than the campaign's median: listed and left\n"
+		"                    out (so are they by model and refine)\n"
 		"  segmented         a line of >= 8 points is better fitted by two models\n"
 		"                    (relative residuals of the point estimates)\n"
 		"  volume            c0 + c1 * expect is rejected and measured / expected drifts\n"

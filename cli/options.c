@@ -33,6 +33,22 @@ int cli_parse_real(const char *s, double *out)
 	return 0;
 }
 
+int cli_parse_fraction(const char *s, double *out)
+{
+	size_t n = strlen(s);
+	int pct = n > 0 && s[n - 1] == '%';
+	char buf[64];
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n - (size_t)pct);
+	buf[n - (size_t)pct] = 0;
+	if (cli_parse_real(buf, out) < 0)
+		return -1;
+	if (pct)
+		*out /= 100;
+	return 0;
+}
+
 static const struct cli_option *find_row(const struct cli_entry *cmd, int key)
 {
 	for (const struct cli_option *o = cmd->options; o && o->name; o++)

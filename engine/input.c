@@ -32,6 +32,9 @@ void input_source_release(struct input_source *s)
 	free(s->rpn_name);
 	free(s->aggregate);
 	free(s->deps_path);
+	if (s->usage)
+		run_usage_release(s->usage);
+	free(s->usage);
 	input_source_init(s);
 }
 
@@ -167,8 +170,10 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 	struct store *st;
 	if (store_open(&st, path, STORE_READONLY, err) < 0)
 		return -1;
-	int rc = store_load_experiment_with(st, rq->metric, rq->include_retired ? STORE_INCLUDE_RETIRED : 0,
-					    e, err);
+	/* the disturbed runs are left out of every analysis (docs/validation.md) */
+	s->usage = xcalloc(1, sizeof(*s->usage));
+	int rc = run_usage_load(st, rq->metric, rq->include_retired ? STORE_INCLUDE_RETIRED : 0, e, s->usage,
+				err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		rc = campaign_analysis(st, s, e, err);

@@ -22,6 +22,7 @@
 #ifndef PS_INPUT_H
 #define PS_INPUT_H
 #include "collectors/experiment.h"
+#include "engine/run_usage.h"
 #include "common/error.h"
 #include "collectors/region_match.h"
 #include "designs/deps.h"
@@ -39,6 +40,9 @@ struct input_source {
 	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */
 	char *deps_path;                /* a campaign's dependency file (campaign_deps_path), absolute,
 					   whether or not it still exists; NULL if it names none */
+	/* a campaign: its disturbed runs, left out of the experiment, and what
+	   its runs used (engine/run_usage.h); NULL for other inputs */
+	struct run_usage *usage;
 };
 
 void input_source_init(struct input_source *s);

@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = { "outlier", "noise", "segmented", "extrapolation", "contention" };
+static const char *const kind_names[] = { "outlier", "noise", "segmented", "extrapolation", "contention",
+					   "disturbed" };
 
-/* Base value of each kind: blocking findings first, extrapolation last. */
-static const double kind_value[] = { 200, 300, 300, 100, 150 };
+/* Base value of each kind: disturbed runs first, then blocking findings, extrapolation last. */
+static const double kind_value[] = { 200, 300, 300, 100, 150, 400 };
 
 const char *refine_kind_name(enum refine_kind k)
 {
@@ -100,6 +101,23 @@ static void propose_outlier(struct plist *l, const struct refine_space *s, const
 	strbuf_addf(&sb, " is an outlier (%.2fx the median); rerun it as a new attempt", f->severity);
 	padd(l, s, REFINE_OUTLIER, f->point, pt->coords, f->rep, 1, pt->run_core_hours,
 	     kind_value[REFINE_OUTLIER] + fmin(f->severity, 99), sb.buf);
+	strbuf_release(&sb);
+}
+
+static void propose_disturbed(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
+{
+	const struct refine_point *pt = &s->points[f->point];
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_addf(&sb, "run %lld (repetition %d at ", f->run, f->rep);
+	coords_name(&sb, s, pt->coords);
+	if (f->severity > 0)
+		strbuf_addf(&sb, ") was disturbed (its ranks got %.0f%% of their cores); measure it again first",
+			    100 * (1 - f->severity));
+	else
+		strbuf_addstr(&sb, ") was disturbed (the scheduler kept taking its cores away); measure it again first");
+	padd(l, s, REFINE_DISTURBED, f->point, pt->coords, f->rep, 1, pt->run_core_hours,
+	     kind_value[REFINE_DISTURBED] + fmin(100 * f->severity, 99), sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -276,12 +294,20 @@ void refine_propose(const struct refine_space *s, const struct refine_finding *f
 	static void (*const by_kind[])(struct plist *, const struct refine_space *,
 				       const struct refine_finding *) = {
 		propose_outlier, propose_noise, propose_segment, propose_extrap, propose_contention,
+		propose_disturbed,
 	};
 	struct plist l = { 0, 0, NULL };
 	memset(r, 0, sizeof(*r));
+	/* a point's noise waits for its disturbed runs to be measured again: they may explain it */
+	unsigned char *rerun = xcalloc((size_t)s->npoints + 1, 1);
 	for (int i = 0; i < nf; i++)
-		if (f[i].kind >= 0 && f[i].kind < REFINE_NKINDS && f[i].point >= 0 && f[i].point < s->npoints)
+		if (f[i].kind == REFINE_DISTURBED && f[i].point >= 0 && f[i].point < s->npoints)
+			rerun[f[i].point] = 1;
+	for (int i = 0; i < nf; i++)
+		if (f[i].kind >= 0 && f[i].kind < REFINE_NKINDS && f[i].point >= 0 && f[i].point < s->npoints &&
+		    !(f[i].kind == REFINE_NOISE && rerun[f[i].point]))
 			by_kind[f[i].kind](&l, s, &f[i]);
+	free(rerun);
 	if (l.n)
 		qsort(l.p, (size_t)l.n, sizeof(*l.p), cmp_value);
 	/* most valuable first: keep what fits, drop the rest (in value order) */
@@ -377,6 +403,22 @@ static int point_at(const struct experiment *e, int k, double x)
 	return -1;
 }
 
+/* Every disturbed run at a measured point: measure its repetition again. */
+static void disturbed_findings(struct flist *l, const struct validation *v)
+{
+	const struct disturbed_result *res = v->disturbed.res;
+	for (int i = 0; res && i < res->n; i++) {
+		const struct disturbed_run *d = &res->runs[i];
+		if (d->point < 0)
+			continue;
+		struct refine_finding *f = finding_add(l, REFINE_DISTURBED, "", d->point);
+		f->rep = d->repetition;
+		f->run = d->run;
+		/* how far below its allowed share: larger is worse */
+		f->severity = d->allowed > 0 ? fmax(0, 1 - d->share / d->allowed) : 0;
+	}
+}
+
 static void region_findings(struct flist *l, const struct validation *v, int ri)
 {
 	const struct vregion *r = &v->regions[ri];
@@ -403,6 +445,7 @@ static void region_findings(struct flist *l, const struct validation *v, int ri)
 void refine_findings(const struct validation *v, struct refine_finding **out, int *nout)
 {
 	struct flist l = { 0, 0, NULL };
+	disturbed_findings(&l, v);
 	for (int ri = 0; ri < v->nregions; ri++)
 		region_findings(&l, v, ri);
 	for (int i = 0; i < v->nflags; i++) {

@@ -4,6 +4,9 @@
  * campaign side (refine_campaign.h) reads the store into a refine_space,
  * and writes the accepted proposals back.
  *
+ *   disturbed      rerun that run's repetition (a new attempt), before anything
+ *                  else; a point with a disturbed run gets no noise
+ *                  repetitions until its disturbed runs are measured again
  *   outlier        rerun that repetition (a new attempt; the old value stays
  *                  as an outlier)
  *   noise          more repetitions at the named point (doubling them, up to
@@ -19,10 +22,10 @@
  *   contention     (not-testable) the missing line points: every value of the
  *                  parameter at the fixed other coordinates of the baseline
  *
- * Value (what is dropped first when the budget is short): blocking findings
- * (noise, segmented) before notes (outlier), before the not-testable
- * contention line, before extrapolation; within a kind, the more severe
- * first.  Going from the most valuable down, a proposal is kept when it
+ * Value (what is dropped first when the budget is short): disturbed runs
+ * first, then blocking findings (noise, segmented) before notes (outlier),
+ * before the not-testable contention line, before extrapolation; within a
+ * kind, the more severe first.  Going from the most valuable down, a proposal is kept when it
  * still fits the remaining budget and dropped otherwise, so the least
  * valuable go first and a cheap valuable one is never dropped for a dear
  * one below it.
@@ -43,10 +46,11 @@ enum refine_kind {
 	REFINE_SEGMENTED,
 	REFINE_EXTRAPOLATION,
 	REFINE_CONTENTION,
+	REFINE_DISTURBED,
 	REFINE_NKINDS
 };
 
-/* "outlier", "noise", "segmented", "extrapolation", "contention". */
+/* "outlier", "noise", "segmented", "extrapolation", "contention", "disturbed". */
 const char *refine_kind_name(enum refine_kind k);
 
 /* One measured point of the campaign, in the experiment's parameters. */
@@ -73,10 +77,12 @@ struct refine_finding {
 	const char *region;     /* call path, for the reason */
 	int point;              /* outlier, noise: the point; segmented, contention: a
 				   point of the line; extrapolation: a point at the largest value */
-	int rep;                /* outlier: the repetition (0-based, in measured order) */
+	int rep;                /* outlier: the repetition (0-based, in measured order);
+				   disturbed: the run's repetition number (1-based, the store's) */
 	int param;              /* segmented, extrapolation, contention; -1 otherwise */
 	double lo, hi;          /* segmented: the values either side of the change */
 	double severity;        /* ratio, CoV, improvement, error: larger is worse */
+	long long run;          /* disturbed: the run; 0 otherwise */
 };
 
 struct refine_proposal {
@@ -84,7 +90,8 @@ struct refine_proposal {
 	int ncoords;            /* the space's nparams */
 	int point;              /* the existing point, or -1 for a new one */
 	int from;               /* the existing point it derives from (its placement) */
-	int rep;                /* outlier: the repetition to rerun; -1 otherwise */
+	int rep;                /* outlier: the repetition to rerun (index in measured order);
+				   disturbed: its repetition number; -1 otherwise */
 	int repetitions;        /* runs to add (outlier: 1, a new attempt) */
 	double core_hours;
 	enum refine_kind kind;
@@ -108,9 +115,9 @@ void refine_result_release(struct refine_result *r);
 
 struct validation;
 /*
- * The actionable findings of a validation: outlier notes, noisy points of
- * noise-flagged regions, segmented flags, unstable extrapolations and
- * not-testable contention checks.  *f is malloc'ed (*nf entries); region
+ * The actionable findings of a validation: disturbed runs, outlier notes,
+ * noisy points of noise-flagged regions, segmented flags, unstable
+ * extrapolations and not-testable contention checks.  *f is malloc'ed (*nf entries); region
  * names point into v's experiment.
  */
 void refine_findings(const struct validation *v, struct refine_finding **f, int *nf);

@@ -193,6 +193,8 @@ static int proposal_runs(const struct refine_campaign *rc, const struct refine_p
 		if (p->kind == REFINE_OUTLIER)          /* a new attempt of that repetition */
 			nr[i].repetition = p->rep < rc->maxreps ?
 				rc->repetition[(size_t)p->from * (size_t)rc->maxreps + (size_t)p->rep] : 0;
+		else if (p->kind == REFINE_DISTURBED)   /* a new attempt of the disturbed run's repetition */
+			nr[i].repetition = p->rep;
 		else if (p->point < 0)                  /* a new point: repetitions 1.. */
 			nr[i].repetition = i + 1;
 		else                                    /* more repetitions: the next free ones */

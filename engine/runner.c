@@ -501,6 +501,12 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 {
 	int max = e->c->max_attempts;
 	int retry = x->retry_free ? r->attempts < max + 8 : r->attempts < max;
+	/* what a failed attempt used is worth keeping too: a rank that starved */
+	char *run_dir = store_run_path(e->st, x->id);
+	int br = run_bindings_record(e->st, x->id, run_dir, r->attempts, err);
+	free(run_dir);
+	if (br)
+		return -1;
 	int fr = store_mark_failed(e->st, x->id, x->ended_at, x->exit_status, x->wall, x->reason,
 				   retry, err);
 	if (fr)
@@ -517,7 +523,8 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 }
 
 /* A successful attempt: collect its measurements and mark it done. */
-static int apply_success(struct engine *e, const struct run_result *x, struct perr *err)
+static int apply_success(struct engine *e, const struct run_result *x, const struct run *r,
+			 struct perr *err)
 {
 	char *run_dir = store_run_dir(e->st, x->id);
 	struct collector_set cs;
@@ -530,7 +537,7 @@ static int apply_success(struct engine *e, const struct run_result *x, struct pe
 		collect_result_release(&cr);
 		return 0;
 	}
-	int dr = run_bindings_record(e->st, x->id, run_dir, err);
+	int dr = run_bindings_record(e->st, x->id, run_dir, r->attempts, err);
 	if (!dr)
 		dr = store_mark_collected(e->st, x->id, x->ended_at, x->exit_status, x->wall, &cr, err);
 	if (dr == 1) {
@@ -571,7 +578,7 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 	} else if (x->failed) {
 		rc = apply_failure(e, x, &r, err);
 	} else {
-		rc = apply_success(e, x, err);
+		rc = apply_success(e, x, &r, err);
 	}
 	run_release(&r);
 	return rc;

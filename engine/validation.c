@@ -15,11 +15,16 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 	struct validate_options vo = o->vo;
 	if (model_pipeline_load(&c->in, path, &po, &vo.model, err) < 0)
 		return -1;
-	if (c->in.e.npoints == 0 || c->in.e.nseries == 0)
+	const struct run_usage *u = c->in.src.usage;
+	/* measured runs that were all disturbed are still a verdict: re-measure them */
+	int disturbed = u && u->disturbed.n > 0;
+	if (c->in.e.npoints == 0 || (c->in.e.nseries == 0 && !disturbed))
 		return 0;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
 				      .funcs = c->in.funcs, .expect = validate_expect_expr,
-				      .rpn_name = c->in.src.rpn_name };
+				      .rpn_name = c->in.src.rpn_name,
+				      .disturbed = u && u->disturbed.njudged ? &u->disturbed : NULL,
+				      .point_share = u ? u->point_share : NULL };
 	c->validated = 1;
 	return validate_run(&c->v, &vin, &vo, err);
 }

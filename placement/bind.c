@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,9 +165,34 @@ static void forward_signal(int sig, siginfo_t *info, void *ctx)
 static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT, SIGQUIT };
 #define NFORWARDED (int)(sizeof(forwarded) / sizeof(forwarded[0]))
 
+/* The 1-minute load average, NaN when the system does not say. */
+static double load_now(void)
+{
+	double l;
+	return getloadavg(&l, 1) == 1 ? l : NAN;
+}
+
+static double seconds_of(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
+/* What the child used (ru from wait4), over wall seconds. */
+static void fill_usage(struct bind_usage *u, const struct rusage *ru, double wall)
+{
+	u->utime = seconds_of(ru->ru_utime);
+	u->stime = seconds_of(ru->ru_stime);
+	u->cpu_share = wall > 0 ? (u->utime + u->stime) / wall : NAN;
+	u->maxrss_kb = ru->ru_maxrss;           /* Linux: kilobytes */
+	u->nvcsw = ru->ru_nvcsw;
+	u->nivcsw = ru->ru_nivcsw;
+	u->load_end = load_now();
+}
+
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
 	memset(res, 0, sizeof(*res));
+	res->usage.load_start = res->usage.load_end = NAN;
 	struct sigaction sa, old[NFORWARDED];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward_signal;
@@ -187,6 +214,7 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		.new_group = !in_slurm_step && !(isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()),
 		.pdeathsig = SIGKILL,
 	};
+	res->usage.load_start = load_now();
 	double mono0 = mono_now();
 	res->start = wall_now();
 	/* the handlers after the fork: the app starts with our dispositions */
@@ -215,6 +243,10 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	}
 	res->wall = mono_now() - mono0;
 	res->end = res->start + res->wall;
+	if (started && cp.finished) {   /* what the rank used: wait4's */
+		fill_usage(&res->usage, &cp.ru, res->wall);
+		res->have_usage = 1;
+	}
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	child_pid = 0;
 	for (int i = 0; i < NFORWARDED; i++)
@@ -244,6 +276,24 @@ static json_t *list_or_null(hwloc_const_bitmap_t set)
 	return j;
 }
 
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* The usage keys of a rank record (all null when u is NULL: the application did not run). */
+static void usage_json(json_t *o, const struct bind_usage *u)
+{
+	json_object_set_new(o, "utime", u ? json_real(u->utime) : json_null());
+	json_object_set_new(o, "stime", u ? json_real(u->stime) : json_null());
+	json_object_set_new(o, "cpu_share", u ? real_or_null(u->cpu_share) : json_null());
+	json_object_set_new(o, "maxrss_kb", u ? json_integer(u->maxrss_kb) : json_null());
+	json_object_set_new(o, "nvcsw", u ? json_integer(u->nvcsw) : json_null());
+	json_object_set_new(o, "nivcsw", u ? json_integer(u->nivcsw) : json_null());
+	json_object_set_new(o, "load_start", u ? real_or_null(u->load_start) : json_null());
+	json_object_set_new(o, "load_end", u ? real_or_null(u->load_end) : json_null());
+}
+
 int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err)
 {
 	json_t *o = json_object();
@@ -265,6 +315,7 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 	json_object_set_new(o, "start", res ? json_real(res->start) : json_null());
 	json_object_set_new(o, "end", res ? json_real(res->end) : json_null());
 	json_object_set_new(o, "wall", res ? json_real(res->wall) : json_null());
+	usage_json(o, res && res->have_usage ? &res->usage : NULL);
 	json_object_set_new(o, "exit_status", json_integer(res ? res->exit_status : rec->exit_status));
 	json_object_set_new(o, "signal", res && res->signal ? json_integer(res->signal) : json_null());
 	json_object_set_new(o, "error", rec->error ? json_string(rec->error) : json_null());
@@ -328,6 +379,16 @@ int bind_record_read(const char *path, struct bind_info *out, struct perr *err)
 	out->end = num_or(o, "end", -1);
 	out->wall = num_or(o, "wall", -1);
 	out->exit_status = (int)num_or(o, "exit_status", 2);
+	struct bind_usage *u = &out->usage;
+	u->utime = num_or(o, "utime", NAN);
+	u->stime = num_or(o, "stime", NAN);
+	u->cpu_share = num_or(o, "cpu_share", NAN);
+	u->maxrss_kb = (long long)num_or(o, "maxrss_kb", -1);
+	u->nvcsw = (long long)num_or(o, "nvcsw", -1);
+	u->nivcsw = (long long)num_or(o, "nivcsw", -1);
+	u->load_start = num_or(o, "load_start", NAN);
+	u->load_end = num_or(o, "load_end", NAN);
+	out->have_usage = isfinite(u->utime) && isfinite(u->stime);
 	json_decref(o);
 	return 0;
 }
@@ -372,4 +433,34 @@ void bind_infos_free(struct bind_info *bi, int n)
 	for (int i = 0; i < n; i++)
 		bind_info_release(&bi[i]);
 	free(bi);
+}
+
+void bind_allowed_shares(const struct bind_info *bi, int n, double *allowed)
+{
+	hwloc_bitmap_t *set = xcalloc((size_t)(n ? n : 1), sizeof(*set));
+	for (int i = 0; i < n; i++) {
+		if (!bi[i].cpuset)
+			continue;
+		set[i] = hwloc_bitmap_alloc();
+		if (hwloc_bitmap_list_sscanf(set[i], bi[i].cpuset) < 0 || hwloc_bitmap_iszero(set[i])) {
+			hwloc_bitmap_free(set[i]);
+			set[i] = NULL;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		allowed[i] = NAN;
+		if (!set[i])
+			continue;
+		/* the ranks of this node whose PUs meet this rank's share them */
+		int sharing = 0;
+		for (int j = 0; j < n; j++)
+			sharing += set[j] && hwloc_bitmap_intersects(set[i], set[j]) &&
+				   !strcmp(bi[i].node ? bi[i].node : "", bi[j].node ? bi[j].node : "");
+		double pus = hwloc_bitmap_weight(set[i]);
+		allowed[i] = fmin(1, pus / sharing);
+	}
+	for (int i = 0; i < n; i++)
+		if (set[i])
+			hwloc_bitmap_free(set[i]);
+	free(set);
 }

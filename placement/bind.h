@@ -40,11 +40,27 @@ int bind_parse_tasks_per_node(const char *s, int node, int *tasks);
 int bind_apply(const struct topology *t, hwloc_const_bitmap_t set, hwloc_bitmap_t actual,
 	       struct perr *err);
 
+/*
+ * What one rank used, from wait4 (the application and the children it
+ * waited for) and getloadavg.  cpu_share is (utime + stime) / wall: about 1
+ * for a rank that computed all the time on a core of its own, lower when it
+ * waited for a core (or for I/O), above 1 for a threaded rank.
+ */
+struct bind_usage {
+	double utime, stime;        /* seconds of user and system CPU time */
+	double cpu_share;           /* (utime + stime) / wall; NaN when wall is 0 */
+	long long maxrss_kb;        /* maximum resident set size */
+	long long nvcsw, nivcsw;    /* voluntary and involuntary context switches */
+	double load_start, load_end;    /* 1-minute load average; NaN when unknown */
+};
+
 struct bind_result {
 	double start, end, wall;    /* Unix seconds; wall from a monotonic clock */
 	int exit_status;            /* exit code, 128+signal, 126/127 when exec failed */
 	int signal;                 /* terminating signal, 0 if none */
 	pid_t pid;
+	int have_usage;             /* usage is set: the application ran and was waited for */
+	struct bind_usage usage;
 };
 
 /*
@@ -89,6 +105,8 @@ struct bind_info {
 	double start, end, wall;    /* < 0: null */
 	int exit_status;
 	char *error;
+	int have_usage;             /* the record has utime and stime (records before them have not) */
+	struct bind_usage usage;    /* numbers null in the record: NaN, counts -1 */
 };
 
 /*
@@ -104,5 +122,14 @@ void bind_info_release(struct bind_info *bi);
  */
 void bind_records_in(const char *dir, struct bind_info **out, int *n);
 void bind_infos_free(struct bind_info *bi, int n);
+
+/*
+ * The CPU share each rank's binding allows, into allowed[0..n): 1, or, for
+ * ranks of one run bound to the same PUs of a node (an explicit map that
+ * gives two ranks one core), the PUs over the ranks sharing them.  NaN
+ * where the record has no cpuset.  A rank that gets its allowed share ran
+ * undisturbed by its own run's other ranks.
+ */
+void bind_allowed_shares(const struct bind_info *bi, int n, double *allowed);
 
 #endif

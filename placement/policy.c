@@ -399,8 +399,11 @@ static int place_explicit(const struct policy *p, const struct topology *t, int 
 			return perr_set(err, "the core set of rank %d names core %d, which does not exist "
 					"(cores are 0-%d)", i, missing, t->nunits - 1);
 		}
+		/* the same set twice shares those cores on purpose (an oversubscription
+		   study); sets that only partly overlap are a slip */
 		for (int j = 0; j < i; j++)
-			if (hwloc_bitmap_intersects(p->sets[i], p->sets[j])) {
+			if (hwloc_bitmap_intersects(p->sets[i], p->sets[j]) &&
+			    !hwloc_bitmap_isequal(p->sets[i], p->sets[j])) {
 				hwloc_bitmap_t both = hwloc_bitmap_alloc();
 				hwloc_bitmap_and(both, p->sets[i], p->sets[j]);
 				int core = hwloc_bitmap_first(both);

@@ -62,7 +62,8 @@ int policy_parse_map(struct policy *p, const char *text, size_t len, const char 
 /*
  * Place nranks ranks on one node of t.  nranks 0 with an explicit policy
  * means one rank per set.  Fails when the ranks need more cores than t has,
- * or an explicit set overlaps another or names a missing core.
+ * or an explicit set partly overlaps another (equal sets share their cores
+ * on purpose) or names a missing core.
  */
 int policy_place(const struct policy *p, const struct topology *t, int nranks, struct placement *out,
 		 struct perr *err);

@@ -4,7 +4,9 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "tui/model.h"
+#include "engine/run_usage.h"
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,54 @@ static char *load_argv(const char *run_dir)
 	return line;
 }
 
+/* One line per resource record: "rank 0: CPU share 0.99 (user 0.98 s, ...)". */
+static void load_resources(struct top_lines *l, struct store *st, long long id, struct perr *err)
+{
+	struct run_resource *rs;
+	int n;
+	if (store_load_resources(st, id, &rs, &n, err) < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct run_resource *x = &rs[i];
+		struct strbuf sb;
+		strbuf_init(&sb);
+		if (x->rank >= 0)
+			strbuf_addf(&sb, "rank %d: ", x->rank);
+		else
+			strbuf_addstr(&sb, "whole run: ");
+		strbuf_addf(&sb, "CPU share %.2f", x->cpu_share);
+		if (isfinite(x->allowed_share) && x->allowed_share < 1)
+			strbuf_addf(&sb, " of %.2g allowed", x->allowed_share);
+		strbuf_addf(&sb, " (user %.3g s, sys %.3g s, wall %.3g s)", x->utime, x->stime, x->wall);
+		if (x->maxrss_kb >= 0)
+			strbuf_addf(&sb, "  max RSS %.1f MB", (double)x->maxrss_kb / 1024);
+		if (x->nvcsw >= 0 && x->nivcsw >= 0)
+			strbuf_addf(&sb, "  switches %lld vol, %lld invol", x->nvcsw, x->nivcsw);
+		if (isfinite(x->load_start) && isfinite(x->load_end))
+			strbuf_addf(&sb, "  load %.2f -> %.2f", x->load_start, x->load_end);
+		lines_add(l, sb.buf, sb.len);
+		strbuf_release(&sb);
+	}
+	free(rs);
+}
+
+/* Why run id counts as disturbed under the campaign's rule, or NULL. */
+static char *disturbed_text(struct store *st, long long id, struct perr *err)
+{
+	struct disturbed_result res;
+	char *why = NULL;
+	if (run_usage_judge(st, 0, &res, err) == 0)
+		for (int i = 0; i < res.n && !why; i++)
+			if (res.runs[i].run == id) {
+				struct strbuf sb;
+				strbuf_init(&sb);
+				disturbed_reason(&sb, &res, &res.runs[i]);
+				why = strbuf_detach(&sb);
+			}
+	disturbed_result_release(&res);
+	return why;
+}
+
 int top_details_load(struct top_details *d, struct top_model *m, long long id, int maxlines,
 		     struct perr *err)
 {
@@ -230,6 +280,9 @@ int top_details_load(struct top_details *d, struct top_model *m, long long id, i
 	char *dir = store_run_dir(m->st, id);
 	nd.argv = load_argv(dir);
 	load_binding(&nd.bind, dir);
+	struct perr rerr;   /* what a run used is shown when it can be read */
+	load_resources(&nd.res, m->st, id, &rerr);
+	nd.disturbed = disturbed_text(m->st, id, &rerr);
 	char *p = xasprintf("%s/stdout", dir);
 	top_lines_tail(&nd.out, p, maxlines);
 	free(p);
@@ -250,6 +303,8 @@ void top_details_release(struct top_details *d)
 	run_events_free(d->ev, d->nev);
 	free(d->argv);
 	top_lines_release(&d->bind);
+	top_lines_release(&d->res);
+	free(d->disturbed);
 	top_lines_release(&d->out);
 	top_lines_release(&d->err);
 	memset(d, 0, sizeof(*d));

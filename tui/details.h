@@ -1,8 +1,9 @@
 /*
  * What the details pane shows for one run: its fields, the command line, the
  * binding each rank really got (runs/<id>/rank-<r>.json, written by
- * perfsweep-bind), its state history, and the tails of its stdout and
- * stderr.  Plain C; the pane reloads it on every refresh while the run is
+ * perfsweep-bind), what each rank used (the store's resources: CPU time
+ * and share, RSS, context switches, load) and whether the run counts as
+ * disturbed, its state history, and the tails of its stdout and stderr.  Plain C; the pane reloads it on every refresh while the run is
  * live, so the tails follow the output.
  */
 #ifndef PS_TUI_DETAILS_H
@@ -22,6 +23,8 @@ struct top_details {
 	struct run run;
 	char *argv;             /* the command line (runs/<id>/argv.json), or NULL */
 	struct top_lines bind;  /* "rank 0: ..." per rank */
+	struct top_lines res;   /* "rank 0: CPU share 0.99 ..." per resource record */
+	char *disturbed;        /* why the run counts as disturbed (left out of the models), or NULL */
 	int nev;
 	struct run_event *ev;
 	struct top_lines out, err;   /* last lines of stdout and stderr */

@@ -4,6 +4,7 @@
 #include "collectors/experiment.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "engine/run_usage.h"
 #include "engine/validation.h"
 #include "validator/contention.h"
 #include "validator/noise.h"
@@ -91,8 +92,12 @@ int top_flags_compute(struct store *st, double cov, int min_reps, struct top_fla
 		      struct perr *err)
 {
 	struct experiment e;
+	struct run_usage u;
 	experiment_init(&e);
-	if (store_load_experiment(st, NULL, &e, err) < 0) {
+	/* the runs validate reads: disturbed ones left out */
+	int rc = run_usage_load(st, NULL, 0, &e, &u, err);
+	run_usage_release(&u);
+	if (rc < 0) {
 		experiment_release(&e);
 		return -1;
 	}
@@ -140,7 +145,7 @@ int top_flags_compute(struct store *st, double cov, int min_reps, struct top_fla
 	free(series_of);
 	free(reps);
 	free(enough);
-	int rc = growth_flags(&e, f, err);
+	rc = growth_flags(&e, f, err);
 	experiment_release(&e);
 	return rc;
 }

@@ -38,8 +38,8 @@ static void draw_state(struct screen *s, const struct top_model *m, const struct
 		screen_printf(s, row, x, r->exit_status ? SA_COLOR(SC_RED) : 0, "  exit %d", r->exit_status);
 }
 
-/* Binding per rank, at most 4 lines, then the history: the latest events that fit in 5 lines.
-   Returns the next row. */
+/* Binding per rank, at most 4 lines, what the ranks used, at most 4 more, then the history:
+   the latest events that fit in 5 lines.  Returns the next row. */
 static int draw_binding_history(struct screen *s, const struct top_details *d, int row, int end)
 {
 	char t[32];
@@ -54,6 +54,18 @@ static int draw_binding_history(struct screen *s, const struct top_details *d, i
 			screen_printf(s, row++, 2, 0, "%s", d->bind.v[i]);
 		if (show < d->bind.n && row < end)
 			screen_printf(s, row++, 2, SA_DIM, "... %d more ranks", d->bind.n - show);
+	}
+	if (row < end && (d->res.n || d->disturbed)) {
+		int x = screen_put(s, row, 0, "resources: ", SA_BOLD);
+		if (d->disturbed)
+			screen_printf(s, row, x, SA_COLOR(SC_YELLOW), "disturbed, left out of the models: %s",
+				      d->disturbed);
+		row++;
+		int show = d->res.n <= 4 ? d->res.n : 3;
+		for (int i = 0; i < show && row < end; i++)
+			screen_printf(s, row++, 2, 0, "%s", d->res.v[i]);
+		if (show < d->res.n && row < end)
+			screen_printf(s, row++, 2, SA_DIM, "... %d more records", d->res.n - show);
 	}
 	if (row < end)
 		row = section(s, row, "history", 0);

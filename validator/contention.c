@@ -1,6 +1,7 @@
 /* The growth test: pooled relative slope, ANOVA and the model in X. */
 #include "validator/contention.h"
 #include "common/xalloc.h"
+#include "models/points.h"
 #include "validator/power.h"
 #include "validator/vline.h"
 #include <gsl/gsl_cdf.h>
@@ -356,4 +357,35 @@ double growth_test_detectable(const struct growth_test *g, double alpha, double 
 		b = fmax(b, sqrt(lambda / g->sxx) * g->noise_within);
 	}
 	return growth_of(b, g->xbar, g->xmin, g->xmax);
+}
+
+void growth_test_shares(const struct experiment *e, const struct exp_series *s, const struct growth_test *g,
+			const double *share, double *first, double *last)
+{
+	*first = *last = NAN;
+	if (!share || !s || isnan(g->xmin) || isnan(g->xmax))
+		return;
+	double *lo = xmalloc(sizeof(double) * (size_t)(e->npoints + 1));
+	double *hi = xmalloc(sizeof(double) * (size_t)(e->npoints + 1));
+	int nlo = 0, nhi = 0;
+	for (int p = 0; p < e->npoints; p++) {
+		if (!s->at[p].n || !isfinite(share[p]))
+			continue;
+		double x = experiment_coord(e, p, g->param);
+		if (x == g->xmin)
+			lo[nlo++] = share[p];
+		else if (x == g->xmax)
+			hi[nhi++] = share[p];
+	}
+	*first = values_median(lo, nlo);
+	*last = values_median(hi, nhi);
+	free(lo);
+	free(hi);
+}
+
+int growth_test_oversubscribed(const struct growth_test *g, double first, double last)
+{
+	if (!(first > 0) || !(last > 0) || last >= (1 - CONTENTION_SHARE_FALL) * first)
+		return 0;
+	return first / last - 1 >= g->growth / 2;
 }

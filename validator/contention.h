@@ -72,4 +72,23 @@ void growth_test_release(struct growth_test *g);
  */
 double growth_test_detectable(const struct growth_test *g, double alpha, double power);
 
+/*
+ * Waiting for a core, not contention: when the ranks' CPU share falls along
+ * X by more than CONTENTION_SHARE_FALL (a tenth) and the growth that fall
+ * alone explains, share(xmin) / share(xmax) - 1 (a rank that gets half a
+ * core takes twice as long), is at least half of the measured growth, the
+ * growth is oversubscription.
+ */
+#define CONTENTION_SHARE_FALL 0.1
+
+/*
+ * The ranks' CPU share at the ends of a tested g: the median of share[p]
+ * (NaN unknown) over the points of s with values at X = g->xmin (*first)
+ * and X = g->xmax (*last); NaN where no point there has one.
+ */
+void growth_test_shares(const struct experiment *e, const struct exp_series *s, const struct growth_test *g,
+			const double *share, double *first, double *last);
+/* 1 when the shares first and last explain g's growth as oversubscription (the rule above). */
+int growth_test_oversubscribed(const struct growth_test *g, double first, double last);
+
 #endif

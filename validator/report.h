@@ -13,12 +13,19 @@
  *                 "dependencies", "excluded_parameters", "flags", "blocking"}],
  *    "checks": [{"callpath", "metric", "check", "parameter", "status", "reason"}],
  *    "selection": "robust"|"extrap", "aggregate": "mean"|"median"|"min"}
- * kind is one of noise, false-dependency, contention, segmented, volume;
- * parameter, growth and p_value are null where they do not apply.  check
+ * kind is one of noise, false-dependency, contention, segmented, volume,
+ * oversubscribed; parameter, growth and p_value are null where they do not
+ * apply; flags also carry cpu_share_first and cpu_share_last (the ranks'
+ * CPU share at the parameter's ends, contention and oversubscribed; else
+ * null).  check
  * is one of noise, contention, false-dependency, segmented, volume,
  * extrapolation; status passed, flagged or not-testable.  Regions also
  * carry "outliers" ([{point, repetition, repetitions, value, ratio}]) and
  * "expected_volume" (null, or {expect, consistent, c0, c1, p_value}).
+ * "disturbed" is null without resource records, else {judged,
+ * min_cpu_share, median_nivcsw_per_s, runs: [{run, point, repetition,
+ * rank, cpu_share, allowed_share, nivcsw_per_s, by}], remeasure: [{point,
+ * undisturbed, disturbed}], shared, blocking}.
  */
 #ifndef PS_REPORT_H
 #define PS_REPORT_H
@@ -36,6 +43,7 @@ struct report_context {
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
 	double budget_core_hours;       /* the campaign's stored budget; NaN when it has none */
+	const char *resources;          /* preformatted table of what the runs used per point, or NULL */
 	const char *gnuplot;            /* gnuplot program; NULL: "gnuplot" from PATH */
 };
 

@@ -414,9 +414,48 @@ static void html_summary(struct strbuf *h, const struct validation *v, const str
 	}
 	strbuf_addf(h, "<tr><th>model</th><td>selection %s, point estimate %s (outliers left out)</td></tr>",
 		    model_selection_name(v->opt.model.selection), model_aggregate_name(v->opt.model.aggregate));
-	strbuf_addf(h, "<tr><th>thresholds</th><td>CoV %g, alpha %g, growth %g, "
+	strbuf_addf(h, "<tr><th>thresholds</th><td>CoV %g, alpha %g, growth %g, detectable growth &le; %g, "
 		    "segment lines &ge; %d points%s</td></tr></table>\n", v->opt.cov_threshold, v->opt.alpha,
-		    v->opt.min_growth, v->opt.segment_points, v->opt.strict ? ", strict" : "");
+		    v->opt.min_growth, v->opt.max_detectable, v->opt.segment_points, v->opt.strict ? ", strict" : "");
+}
+
+/* The disturbed check: its verdict and every run it left out. */
+static void html_disturbed(struct strbuf *h, const struct validation *v)
+{
+	const struct vdisturbed *d = &v->disturbed;
+	const struct disturbed_result *res = d->res;
+	if (!res)
+		return;
+	strbuf_addf(h, "<h2>Disturbed runs</h2>\n<p>%d of %d runs disturbed (a rank's CPU share below %g of what "
+		    "its binding allows, or involuntary context switches above %gx the median of %.3g/s), left "
+		    "out of the models.", res->n, res->njudged, res->rule.min_cpu_share, res->rule.nivcsw_factor,
+		    res->median_rate);
+	if (d->shared)
+		strbuf_addstr(h, " <span class=\"blocked\">The machine was shared: re-measure on a quiet or "
+			      "exclusive node.</span>");
+	if (d->nremeasure)
+		strbuf_addf(h, " <span class=\"blocked\">%d point%s left with too few undisturbed repetitions: "
+			    "re-measure them.</span>", d->nremeasure, d->nremeasure == 1 ? "" : "s");
+	strbuf_addstr(h, "</p>\n");
+	if (!res->n)
+		return;
+	strbuf_addstr(h, "<table><tr><th>run</th><th>point</th><th>repetition</th><th>rank</th>"
+		      "<th>CPU share</th><th>allowed</th><th>invol. switches/s</th><th>re-measure</th></tr>\n");
+	for (int i = 0; i < res->n; i++) {
+		const struct disturbed_run *r = &res->runs[i];
+		struct strbuf pn;
+		strbuf_init(&pn);
+		if (r->point >= 0)
+			validate_point_name(&pn, v->e, r->point);
+		strbuf_addf(h, "<tr><td>%lld</td><td>", r->run);
+		html_escape(h, pn.buf);
+		strbuf_addf(h, "</td><td>%d</td><td>%s%d</td><td>%.3f</td><td>%.3g</td><td>", r->repetition,
+			    r->rank < 0 ? "all of " : "", r->rank < 0 ? 0 : r->rank, r->share, r->allowed);
+		fmt_num(h, r->rate, "%.1f");
+		strbuf_addf(h, "</td><td>%s</td></tr>\n", r->point >= 0 && d->remeasure[r->point] ? "yes" : "");
+		strbuf_release(&pn);
+	}
+	strbuf_addstr(h, "</table>\n");
 }
 
 /* The region the study plot shows: the whole program, else the one growing most. */
@@ -644,11 +683,19 @@ int report_html(const char *path, const struct validation *v, const struct repor
 		rc = -1;
 	if (!rc) {
 		html_flags(&h, v);
+		html_disturbed(&h, v);
 		html_checks(&h, v);
 	}
 	if (!rc && c->placements) {
 		strbuf_addstr(&h, "<h2>Placements</h2>\n<pre>");
 		html_escape(&h, c->placements);
+		strbuf_addstr(&h, "</pre>\n");
+	}
+	if (!rc && c->resources) {
+		strbuf_addstr(&h, "<h2>Resources</h2>\n<p>What the runs used, per point (perfsweep-bind's rank "
+			      "records, the local backend's end notes): the ranks' CPU share (CPU time over wall "
+			      "time), the largest resident set, involuntary context switches per second.</p>\n<pre>");
+		html_escape(&h, c->resources);
 		strbuf_addstr(&h, "</pre>\n");
 	}
 	if (!rc && html_regions(&h, v, tdir, &nplots, gnuplot, err) < 0)

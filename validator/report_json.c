@@ -59,6 +59,62 @@ static void contention_fields(json_t *o, const struct validation *v, const struc
 	json_object_set_new(o, "noise", number_or_null(g ? g->noise : NAN));
 	json_object_set_new(o, "detectable_growth", number_or_null(g ? validation_flaggable_growth(v, g) : NAN));
 	json_object_set_new(o, "power", json_real(v->opt.power));
+	json_object_set_new(o, "max_detectable", json_real(v->opt.max_detectable));
+}
+
+/* {param: value} of experiment point p, or null for -1. */
+static json_t *point_json(const struct experiment *e, int p)
+{
+	if (p < 0)
+		return json_null();
+	json_t *pt = json_object();
+	for (int k = 0; k < e->nparams; k++)
+		json_object_set_new(pt, e->params[k], json_real(experiment_coord(e, p, k)));
+	return pt;
+}
+
+/* The disturbed check: null without resource records. */
+static json_t *disturbed_json(const struct validation *v)
+{
+	const struct vdisturbed *d = &v->disturbed;
+	const struct disturbed_result *res = d->res;
+	if (!res)
+		return json_null();
+	json_t *o = json_object(), *runs = json_array(), *re = json_array();
+	json_object_set_new(o, "judged", json_integer(res->njudged));
+	json_object_set_new(o, "min_cpu_share", json_real(res->rule.min_cpu_share));
+	json_object_set_new(o, "median_nivcsw_per_s", number_or_null(res->median_rate));
+	for (int i = 0; i < res->n; i++) {
+		const struct disturbed_run *r = &res->runs[i];
+		json_t *x = json_object(), *by = json_array();
+		json_object_set_new(x, "run", json_integer(r->run));
+		json_object_set_new(x, "point", point_json(v->e, r->point));
+		json_object_set_new(x, "repetition", json_integer(r->repetition));
+		json_object_set_new(x, "rank", json_integer(r->rank));
+		json_object_set_new(x, "cpu_share", number_or_null(r->share));
+		json_object_set_new(x, "allowed_share", number_or_null(r->allowed));
+		json_object_set_new(x, "nivcsw_per_s", number_or_null(r->rate));
+		if (r->why & DISTURBED_BY_SHARE)
+			json_array_append_new(by, json_string("cpu_share"));
+		if (r->why & DISTURBED_BY_SWITCHES)
+			json_array_append_new(by, json_string("context_switches"));
+		json_object_set_new(x, "by", by);
+		json_array_append_new(runs, x);
+	}
+	for (int p = 0; p < v->e->npoints; p++) {
+		if (!d->remeasure[p])
+			continue;
+		json_t *x = json_object();
+		json_object_set_new(x, "point", point_json(v->e, p));
+		json_object_set_new(x, "undisturbed", json_integer(d->kept[p]));
+		json_object_set_new(x, "disturbed", json_integer(d->per_point[p]));
+		json_array_append_new(re, x);
+	}
+	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "remeasure", re);
+	json_object_set_new(o, "shared", json_boolean(d->shared));
+	json_object_set_new(o, "blocking", json_boolean(d->blocking));
+	return o;
 }
 
 static json_t *checks_json(const struct validation *v)
@@ -146,6 +202,8 @@ json_t *report_json(const struct validation *v)
 		json_object_set_new(o, "parameter", f->param >= 0 ? json_string(e->params[f->param]) : json_null());
 		json_object_set_new(o, "growth", number_or_null(f->growth));
 		json_object_set_new(o, "p_value", number_or_null(f->p_value));
+		json_object_set_new(o, "cpu_share_first", number_or_null(f->share_first));
+		json_object_set_new(o, "cpu_share_last", number_or_null(f->share_last));
 		json_object_set_new(o, "detail", json_string(f->detail));
 		json_array_append_new(flags, o);
 	}
@@ -155,6 +213,7 @@ json_t *report_json(const struct validation *v)
 		json_array_append_new(regions, region_json(v, &v->regions[i]));
 	json_object_set_new(root, "regions", regions);
 	json_object_set_new(root, "checks", checks_json(v));
+	json_object_set_new(root, "disturbed", disturbed_json(v));
 	json_object_set_new(root, "selection", json_string(model_selection_name(v->opt.model.selection)));
 	json_object_set_new(root, "aggregate", json_string(model_aggregate_name(v->opt.model.aggregate)));
 	return root;

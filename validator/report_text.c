@@ -11,6 +11,7 @@ void report_context_init(struct report_context *c)
 	c->input = NULL;
 	c->deps_path = NULL;
 	c->placements = NULL;
+	c->resources = NULL;
 	c->core_hours_planned = NAN;
 	c->core_hours_spent = NAN;
 	c->budget_core_hours = NAN;
@@ -38,8 +39,68 @@ static void key_figure(FILE *f, const struct validation *v, const struct vflag *
 		break;
 	default:
 		fprintf(f, "%+.0f%% over %s, p=%.2g", 100 * fl->growth, pn, fl->p_value);
+		if (!isnan(fl->share_first) && !isnan(fl->share_last))
+			fprintf(f, ", CPU share %.2f -> %.2f", fl->share_first, fl->share_last);
 		break;
 	}
+}
+
+/* "run 12 at n=4 (rank 0 CPU share 0.49)" */
+static void disturbed_run_text(struct strbuf *sb, const struct validation *v, const struct disturbed_run *d)
+{
+	strbuf_addf(sb, "run %lld", d->run);
+	if (d->point >= 0) {
+		strbuf_addstr(sb, " at ");
+		validate_point_name(sb, v->e, d->point);
+	}
+	strbuf_addstr(sb, " (");
+	disturbed_reason(sb, v->disturbed.res, d);
+	strbuf_addch(sb, ')');
+}
+
+/* The disturbed check: a shared machine, the points to re-measure, the runs left out. */
+static void disturbed_lines(FILE *f, const struct validation *v)
+{
+	const struct vdisturbed *d = &v->disturbed;
+	const struct disturbed_result *res = d->res;
+	if (!res)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (d->shared)
+		fprintf(f, "BLOCKING disturbed: %d of %d runs (%.0f%%): the machine was shared; re-measure on a "
+			"quiet or exclusive node\n", res->n, res->njudged, 100.0 * res->n / res->njudged);
+	if (d->nremeasure) {
+		for (int p = 0, k = 0; p < v->e->npoints; p++) {
+			if (!d->remeasure[p])
+				continue;
+			if (k++ == 8) {
+				strbuf_addstr(&sb, ", ...");
+				break;
+			}
+			strbuf_addstr(&sb, k > 1 ? ", " : "");
+			validate_point_name(&sb, v->e, p);
+			strbuf_addf(&sb, " (%d of %d undisturbed)", d->kept[p], d->kept[p] + d->per_point[p]);
+		}
+		fprintf(f, "BLOCKING disturbed: too few undisturbed repetitions left at %d point%s: re-measure %s\n",
+			d->nremeasure, d->nremeasure == 1 ? "" : "s", sb.buf);
+		strbuf_reset(&sb);
+	}
+	for (int i = 0; i < res->n && i < 8; i++) {
+		strbuf_addstr(&sb, i ? "; " : "");
+		disturbed_run_text(&sb, v, &res->runs[i]);
+	}
+	if (res->n)
+		fprintf(f, "note     disturbed: %d of %d runs left out of the models: %s%s\n", res->n, res->njudged,
+			sb.buf, res->n > 8 ? "; ..." : "");
+	else if (res->rule.min_cpu_share > 0)
+		fprintf(f, "info     disturbed: none of %d runs (every rank had at least %g of the CPU share its "
+			"binding allows, and involuntary context switches within %gx the median)\n", res->njudged,
+			res->rule.min_cpu_share, res->rule.nivcsw_factor);
+	else
+		fprintf(f, "info     disturbed: none of %d runs (CPU share not judged: analysis.min_cpu_share = 0; "
+			"involuntary context switches within %gx the median)\n", res->njudged, res->rule.nivcsw_factor);
+	strbuf_release(&sb);
 }
 
 /* One note per region with outlying repetitions: count, values, where. */
@@ -148,6 +209,7 @@ void report_text(FILE *f, const struct validation *v)
 					e->params[r->excluded[k].param], 100 * r->excluded[k].effect,
 					100 * v->opt.min_growth);
 	}
+	disturbed_lines(f, v);
 	outlier_notes(f, v);
 	check_warnings(f, v);
 	contention_notes(f, v);
@@ -182,5 +244,8 @@ void report_text(FILE *f, const struct validation *v)
 		model_aggregate_name(v->opt.model.aggregate));
 	if (nunreliable)
 		fprintf(f, "; %d unreliable region%s not modelled", nunreliable, nunreliable == 1 ? "" : "s");
+	if (v->disturbed.res && v->disturbed.res->n)
+		fprintf(f, "; %d of %d runs disturbed, left out%s", v->disturbed.res->n, v->disturbed.res->njudged,
+			v->disturbed.shared ? ": the machine was shared, re-measure on a quiet or exclusive node" : "");
 	fputs(")\n", f);
 }

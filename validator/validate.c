@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const char *const kind_names[VFLAG_NKINDS] = {
-	"noise", "false-dependency", "contention", "segmented", "volume",
+	"noise", "false-dependency", "contention", "segmented", "volume", "oversubscribed",
 };
 
 static const char *const status_names[] = { "passed", "flagged", "not-testable" };
@@ -57,6 +57,7 @@ void validate_options_init(struct validate_options *o)
 	o->alpha = 0.01;
 	o->min_growth = 0.05;
 	o->power = 0.8;
+	o->max_detectable = 0.5;
 	o->segment_points = 8;
 	o->segment_improvement = 0.5;
 	model_options_robust(&o->model);
@@ -74,6 +75,7 @@ static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind 
 	f->growth = growth;
 	f->p_value = p_value;
 	f->blocking = blocking;
+	f->share_first = f->share_last = NAN;
 	v->regions[region].nflags++;
 	if (blocking) {
 		v->regions[region].nblocking++;
@@ -154,7 +156,7 @@ static double model_effect(const struct pmnf_model *m, const struct experiment *
 }
 
 /* "n=5,it=2 (CoV 0.31), ..." for up to 8 noisy points. */
-static void name_noisy(struct strbuf *sb, const struct validation *v, const struct noise_result *n)
+static void name_noisy(struct strbuf *sb, const struct experiment *e, const struct noise_result *n)
 {
 	int shown = 0;
 	for (int p = 0; p < n->npoints; p++) {
@@ -165,9 +167,62 @@ static void name_noisy(struct strbuf *sb, const struct validation *v, const stru
 			break;
 		}
 		strbuf_addstr(sb, shown > 1 ? ", " : "");
-		validate_point_name(sb, v->e, p);
+		validate_point_name(sb, e, p);
 		strbuf_addf(sb, " (CoV %.2g)", n->cov[p]);
 	}
+}
+
+/* "; 3 of the noisy points' 10 repetitions were disturbed (left out)": what the disturbed check says of them. */
+static void noisy_disturbed(struct strbuf *sb, const struct validation *v, const struct noise_result *n)
+{
+	const struct vdisturbed *d = &v->disturbed;
+	if (!d->res)
+		return;
+	int left = 0, all = 0;
+	for (int p = 0; p < n->npoints; p++)
+		if (n->noisy[p]) {
+			left += d->per_point[p];
+			all += d->per_point[p] + d->kept[p];
+		}
+	strbuf_addf(sb, "; %d of the noisy points' %d repetitions %s disturbed%s", left, all,
+		    left == 1 ? "was" : "were", left ? " (left out: the noise is in the others)" : "");
+}
+
+/* "unreliable, not modelled: 7 of 8 points above CoV 0.1 (...): re-measure n=4 (CoV 0.31), ..."
+   (without its first words when say_unreliable is 0) */
+static void noisy_text(struct strbuf *sb, const struct experiment *e, const struct noise_result *n, double threshold,
+		       int say_unreliable)
+{
+	if (n->unreliable && say_unreliable)
+		strbuf_addf(sb, "unreliable, not modelled: ");
+	strbuf_addf(sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ",
+		    n->nnoisy, n->nmeasured, threshold);
+	name_noisy(sb, e, n);
+}
+
+int validate_series_unreliable(const struct experiment *e, int callpath, int metric,
+			       const struct validate_options *o, char **reason)
+{
+	struct validate_options dflt;
+	if (!o) {
+		validate_options_init(&dflt);
+		o = &dflt;
+	}
+	*reason = NULL;
+	const struct exp_series *s = experiment_series(e, callpath, metric);
+	if (!s)
+		return 0;
+	struct noise_result n;
+	noise_check(e, s, o->cov_threshold, o->unreliable_fraction, &n);
+	int unreliable = n.unreliable;
+	if (unreliable) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		noisy_text(&sb, e, &n, o->cov_threshold, 0);
+		*reason = strbuf_detach(&sb);
+	}
+	noise_result_release(&n);
+	return unreliable;
 }
 
 static void check_noise(struct validation *v, int ri)
@@ -185,11 +240,8 @@ static void check_noise(struct validation *v, int ri)
 	}
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (n->unreliable)
-		strbuf_addf(&sb, "unreliable, not modelled: ");
-	strbuf_addf(&sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ", n->nnoisy, n->nmeasured,
-		    v->opt.cov_threshold);
-	name_noisy(&sb, v, n);
+	noisy_text(&sb, v->e, n, v->opt.cov_threshold, 1);
+	noisy_disturbed(&sb, v, n);
 	/* noisy data blocks either way: a modelled region's model rests on it, and an
 	   unreliable region leaves the campaign without a model for it */
 	struct vflag *f = add_flag(v, ri, VFLAG_NOISE, -1, NAN, NAN, 1);
@@ -279,12 +331,37 @@ static int check_segments(struct validation *v, int ri, const struct exp_series 
 	return 0;
 }
 
-static void flag_contention(struct validation *v, int ri, int k)
+/* What the ranks' CPU share did along k, for a contention or oversubscribed flag. */
+static void share_text(struct strbuf *sb, const struct vflag *f, const char *param)
+{
+	if (isnan(f->share_first) || isnan(f->share_last)) {
+		strbuf_addstr(sb, "; the ranks' CPU share is not known");
+		return;
+	}
+	double fall = 1 - f->share_last / f->share_first;
+	if (f->kind == VFLAG_OVERSUBSCRIBED)
+		strbuf_addf(sb, "; the ranks' CPU share fell from %.2f to %.2f (%+.0f%%) along %s: they waited "
+			    "for a core, which alone explains %+.0f%%: oversubscribed, not contention; give each "
+			    "rank a core of its own, on a quiet or exclusive node", f->share_first, f->share_last,
+			    -100 * fall, param, 100 * (f->share_first / f->share_last - 1));
+	else
+		strbuf_addf(sb, "; the ranks' CPU share %s (%.2f to %.2f along %s): contention for a shared "
+			    "resource", fall > CONTENTION_SHARE_FALL ? "fell, but explains less than half of it"
+			    : "held", f->share_first, f->share_last, param);
+}
+
+/* A growth along k beyond noise: contention, or oversubscribed when the ranks' CPU share fell as much. */
+static enum vflag_kind flag_contention(struct validation *v, int ri, int k, const struct exp_series *s)
 {
 	const struct experiment *e = v->e;
 	const struct growth_test *g = &v->regions[ri].growth[k];
+	double first, last;
+	growth_test_shares(e, s, g, v->point_share, &first, &last);
+	enum vflag_kind kind = growth_test_oversubscribed(g, first, last) ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
 	char *m = model_string(&g->model);
-	struct vflag *f = add_flag(v, ri, VFLAG_CONTENTION, k, g->growth, g->p_value, 1);
+	struct vflag *f = add_flag(v, ri, kind, k, g->growth, g->p_value, 1);
+	f->share_first = first;
+	f->share_last = last;
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
@@ -295,8 +372,11 @@ static void flag_contention(struct validation *v, int ri, int k)
 		strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
 	else
 		strbuf_addstr(&sb, ", no repetitions for ANOVA");
+	if (v->point_share)
+		share_text(&sb, f, e->params[k]);
 	f->detail = strbuf_detach(&sb);
 	free(m);
+	return kind;
 }
 
 double validation_flaggable_growth(const struct validation *v, const struct growth_test *g)
@@ -321,21 +401,26 @@ static void growth_sensitivity(struct strbuf *sb, const struct validation *v, co
 }
 
 /* One contention check of parameter k on a tested growth g (t 1) or not (t 0). */
-static void contention_entry(struct validation *v, int ri, int k, int t)
+static void contention_entry(struct validation *v, int ri, int k, int t, const struct exp_series *s)
 {
 	const struct experiment *e = v->e;
 	const struct growth_test *g = &v->regions[ri].growth[k];
 	struct strbuf sb;
 	strbuf_init(&sb);
 	enum vcheck_status st = VCHECK_NOT_TESTABLE;
+	double d = t ? validation_flaggable_growth(v, g) : NAN;
 	if (!t)
 		strbuf_addf(&sb, "no line along %s with 2 values and room for a test: add values of %s at "
 			    "fixed other parameters", e->params[k], e->params[k]);
 	else if (!v->regions[ri].modelled)
 		strbuf_addstr(&sb, "too noisy to model; ");
 	else if (g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
-		flag_contention(v, ri, k);
+		if (flag_contention(v, ri, k, s) == VFLAG_OVERSUBSCRIBED)
+			strbuf_addstr(&sb, "oversubscribed (the ranks' CPU share fell): ");
 		st = VCHECK_FLAGGED;
+	} else if (!(d <= v->opt.max_detectable)) {
+		/* a check that could not have seen a growth it should see has not passed */
+		strbuf_addf(&sb, "cannot see growth below --max-detectable %.0f%%: ", 100 * v->opt.max_detectable);
 	} else {
 		st = VCHECK_PASSED;
 		strbuf_addf(&sb, "below %.0f%% or not significant; ", 100 * v->opt.min_growth);
@@ -364,7 +449,7 @@ static int check_contention(struct validation *v, int ri, const struct exp_serie
 		if (t < 0 && r->modelled)
 			return -1;
 		r->growth_tested[k] = t = t > 0;
-		contention_entry(v, ri, k, t);
+		contention_entry(v, ri, k, t, s);
 	}
 	return 0;
 }
@@ -374,13 +459,17 @@ static const char *falsedep_cause(const struct validation *v, int ri, int k, int
 {
 	const struct vregion *r = &v->regions[ri];
 	*contention = 0;
+	const char *grew = NULL;
 	for (int i = 0; i < v->nflags; i++)
-		if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_CONTENTION && v->flags[i].param == k)
+		if (v->flags[i].region == ri && v->flags[i].param == k &&
+		    (v->flags[i].kind == VFLAG_CONTENTION || v->flags[i].kind == VFLAG_OVERSUBSCRIBED)) {
 			*contention = 1;
+			grew = vflag_kind_name(v->flags[i].kind);
+		}
 	const struct growth_test *g = &r->growth[k];
 	int speedup = !*contention && r->growth_tested[k] && g->p_value < v->opt.alpha &&
 		      g->growth <= -v->opt.min_growth;
-	return *contention ? "contention" : speedup ? "speedup" : "noise";
+	return grew ? grew : speedup ? "speedup" : "noise";
 }
 
 static void falsedep_detail(struct validation *v, int ri, int k, double effect,
@@ -396,8 +485,8 @@ static void falsedep_detail(struct validation *v, int ri, int k, double effect,
 		    "the dependencies; constrained %s; %s terms remove %.0f%% of the constrained "
 		    "residual (adj. R^2 %.3f vs %.3f); ", mb, e->params[k], 100 * effect, mc,
 		    e->params[k], 100 * fd->bought, r->black_box.ar2, r->constrained.ar2);
-	if (!strcmp(f->cause, "contention"))
-		strbuf_addf(&sb, "cause: contention (%+.0f%% over %s, p=%.2g)", 100 * f->growth,
+	if (!strcmp(f->cause, "contention") || !strcmp(f->cause, "oversubscribed"))
+		strbuf_addf(&sb, "cause: %s (%+.0f%% over %s, p=%.2g)", f->cause, 100 * f->growth,
 			    e->params[k], g->p_value);
 	else if (!strcmp(f->cause, "speedup"))
 		strbuf_addf(&sb, "cause: speedup (%+.0f%% over %s, p=%.2g: faster, not contention)",
@@ -652,6 +741,43 @@ static void summarise_study(struct validation *v, int metric)
 	}
 }
 
+/*
+ * The disturbed check (the input's reader left the runs out): per point the
+ * runs left out and the repetitions kept, the points left with too few
+ * (fewer than 2, or fewer than were left out), and a shared machine.
+ */
+static void check_disturbed(struct validation *v, const struct validate_input *in)
+{
+	struct vdisturbed *d = &v->disturbed;
+	const struct experiment *e = v->e;
+	d->res = in->disturbed;
+	if (!d->res)
+		return;
+	size_t np = (size_t)(e->npoints ? e->npoints : 1);
+	d->per_point = xcalloc(np, sizeof(int));
+	d->kept = xcalloc(np, sizeof(int));
+	d->remeasure = xcalloc(np, 1);
+	for (int i = 0; i < d->res->n; i++) {
+		int p = d->res->runs[i].point;
+		if (p >= 0 && p < e->npoints)
+			d->per_point[p]++;
+	}
+	for (int i = 0; i < v->nregions; i++) {
+		const struct exp_series *s = experiment_series(e, v->regions[i].callpath, v->regions[i].metric);
+		for (int p = 0; s && p < e->npoints; p++)
+			if (s->at[p].n > d->kept[p])
+				d->kept[p] = s->at[p].n;
+	}
+	for (int p = 0; p < e->npoints; p++)
+		if (d->per_point[p] && (d->kept[p] < 2 || d->kept[p] < d->per_point[p])) {
+			d->remeasure[p] = 1;
+			d->nremeasure++;
+		}
+	d->shared = d->res->njudged > 0 && d->res->n > DISTURBED_SHARED_FRACTION * d->res->njudged;
+	d->blocking = d->nremeasure > 0 || d->shared;
+	v->nblocking += d->blocking;
+}
+
 static int cmp_regions(const void *a, const void *b, void *arg)
 {
 	const struct experiment *e = arg;
@@ -708,6 +834,8 @@ int validate_run(struct validation *v, const struct validate_input *in,
 	/* by call path and metric name, so every input form of the same data reports alike */
 	if (v->nregions > 1)
 		qsort_r(v->regions, (size_t)v->nregions, sizeof(*v->regions), cmp_regions, (void *)e);
+	v->point_share = in->point_share;
+	check_disturbed(v, in);
 	for (int i = 0; i < v->nregions; i++)
 		if (check_region(v, in, i, err) < 0) {
 			perr_prefix(err, "'%s'", e->callpaths[v->regions[i].callpath]);
@@ -745,6 +873,9 @@ void validation_release(struct validation *v)
 		free(v->flags[i].detail);
 	for (int i = 0; i < v->nchecks; i++)
 		free(v->checks[i].reason);
+	free(v->disturbed.per_point);
+	free(v->disturbed.kept);
+	free(v->disturbed.remeasure);
 	free(v->checks);
 	free(v->regions);
 	free(v->flags);

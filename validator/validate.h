@@ -12,14 +12,26 @@
  *   false-dependency  the black-box model uses a parameter the region's
  *                     dependencies exclude (needs a dependency file)
  *   contention        the measurements grow with a parameter the dependencies
- *                     exclude, or with ranks per node, beyond noise
+ *                     exclude, or with ranks per node, beyond noise; when the
+ *                     ranks' CPU share falls along it as much as explains the
+ *                     growth, the flag is "oversubscribed" instead (they
+ *                     waited for a core).  A check whose smallest detectable
+ *                     growth is above max_detectable is not testable, never
+ *                     passed
+ *   disturbed         runs whose ranks got too little of their cores, or whose
+ *                     cores the scheduler kept taking away
+ *                     (validator/disturbed.h), left out of the input by its
+ *                     reader; listed, and the points left with too few
+ *                     undisturbed repetitions named for re-measurement
  *   segmented         a line of >= 8 points is better described by two models
  *   volume            the hypothesis c0 + c1 * expect is rejected and
  *                     measured / expected volume drifts across the design
  *                     (needs `expect` expressions and an evaluator)
  *
- * Blocking: contention, segmented, and noise in a modelled region; with
- * strict also false-dependency and volume.  docs/validation.md has the rules.
+ * Blocking: contention, oversubscribed, segmented, and noise in a modelled
+ * region; points with too few undisturbed repetitions, and a shared machine
+ * (more than a quarter of the runs disturbed); with strict also
+ * false-dependency and volume.  docs/validation.md has the rules.
  *
  * Invariants: flags are ordered by region, then in the order the checks
  * run (noise, contention, false-dependency, segmented, volume), then by parameter; checks likewise; regions by call path name then metric name, so the result is
@@ -32,6 +44,7 @@
 #include "common/error.h"
 #include "designs/deps.h"
 #include "validator/contention.h"
+#include "validator/disturbed.h"
 #include "validator/extrapolate.h"
 #include "models/modeler.h"
 #include "validator/noise.h"
@@ -48,10 +61,11 @@ enum vflag_kind {
 	VFLAG_CONTENTION,
 	VFLAG_SEGMENTED,
 	VFLAG_VOLUME,
+	VFLAG_OVERSUBSCRIBED,
 	VFLAG_NKINDS
 };
 
-/* "noise", "false-dependency", "contention", "segmented", "volume". */
+/* "noise", "false-dependency", "contention", "segmented", "volume", "oversubscribed". */
 const char *vflag_kind_name(enum vflag_kind k);
 
 struct vflag {
@@ -61,7 +75,9 @@ struct vflag {
 	double growth;          /* relative change over the parameter's range, NaN if none */
 	double p_value;         /* NaN if no test applies */
 	int blocking;
-	const char *cause;      /* false-dependency: "contention" or "noise"; else NULL */
+	const char *cause;      /* false-dependency: "contention", "oversubscribed", "speedup" or "noise"; else NULL */
+	double share_first, share_last;  /* contention, oversubscribed: the ranks' CPU share at the
+					    parameter's smallest and largest value; NaN unknown */
 	char *detail;           /* one line, for people */
 };
 
@@ -73,7 +89,7 @@ struct vflag {
 struct vexcluded {
 	int param;
 	double effect;          /* largest relative change of the black-box model along it */
-	const char *cause;      /* "contention", "speedup" or "noise" */
+	const char *cause;      /* "contention", "oversubscribed", "speedup" or "noise" */
 	int flagged;
 };
 
@@ -133,6 +149,7 @@ struct validate_options {
 	double alpha;                   /* significance level of every test: 0.01 */
 	double min_growth;              /* smallest relevant relative growth or drift: 0.05 */
 	double power;                   /* power the detectable growth is stated at: 0.8 */
+	double max_detectable;          /* a check that cannot see growth below this is not testable: 0.5 */
 	int segment_points;             /* points a line needs for the segment test: 8 */
 	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
 	int strict;                     /* false-dependency and volume block too */
@@ -162,6 +179,24 @@ struct validate_input {
 	validate_expect_fn expect;                      /* NULL: no volume check */
 	void *expect_ctx;
 	const char *rpn_name;   /* the ranks-per-node parameter (NULL: VALIDATE_RPN_PARAM) */
+	/* The disturbed check's verdict on the runs behind e (NULL: no resource
+	   records), their points experiment points: its runs are already left
+	   out of e, whose points they had stay there. */
+	const struct disturbed_result *disturbed;
+	/* Per experiment point, the median CPU share of the ranks of its runs in
+	   e (NaN unknown); NULL when none is known. */
+	const double *point_share;
+};
+
+/* The disturbed check over the whole input. */
+struct vdisturbed {
+	const struct disturbed_result *res;     /* borrowed; NULL: not checked */
+	int *per_point;         /* per experiment point: its runs left out as disturbed */
+	int *kept;              /* per experiment point: its undisturbed repetitions */
+	unsigned char *remeasure;       /* per point: too few undisturbed repetitions left */
+	int nremeasure;
+	int shared;             /* more than DISTURBED_SHARED_FRACTION of the judged runs disturbed */
+	int blocking;           /* nremeasure or shared */
 };
 
 /* The contention-study summary (only when ranks per node varies). */
@@ -189,6 +224,8 @@ struct validation {
 	struct contention_summary study;
 	int nchecks;
 	struct vcheck *checks;
+	struct vdisturbed disturbed;
+	const double *point_share;      /* borrowed from the input, or NULL */
 	/* private */
 	size_t regions_alloc, flags_alloc, checks_alloc;
 };
@@ -212,6 +249,16 @@ void validate_point_name(struct strbuf *sb, const struct experiment *e, int p);
  * opt.min_growth; NaN when g was not tested or no growth is detectable.
  */
 double validation_flaggable_growth(const struct validation *v, const struct growth_test *g);
+
+/*
+ * Which region is unreliable (reported, not modelled), as validate_run
+ * decides it: the noise check of series (callpath, metric) under o (NULL:
+ * the defaults).  Returns 1 and *reason (caller frees: "7 of 8 points above
+ * CoV 0.1 (...): re-measure n=4 (CoV 0.31), ...") when unreliable, 0 when
+ * it is modelled.
+ */
+int validate_series_unreliable(const struct experiment *e, int callpath, int metric,
+			       const struct validate_options *o, char **reason);
 
 /* 1 when no flag blocks publishing. */
 static inline int validation_publishable(const struct validation *v)

@@ -36,4 +36,12 @@ check "non-positive repetitions" 4 "repetitions must be at least 1" "name = \"t\
 $A
 $P
 repetitions = -2;"
+check "CPU share out of range" 4 "min_cpu_share must be between 0 and 1, not 1.5" "name = \"t\";
+$A
+$P
+analysis = { min_cpu_share = 1.5; };"
+check "CPU share not a number" 4 "'min_cpu_share' must be a number, not a string" "name = \"t\";
+$A
+$P
+analysis = { min_cpu_share = \"high\"; };"
 done_testing

@@ -45,10 +45,11 @@ ok $([ "$n" -ge 2 ]; echo $?) "the runs used more than one core ($n distinct cpu
 
 # the store keeps each rank's real binding, and export carries node and cpuset
 "$PS" export "$T/one.campaign" --format csv > "$T/one.csv"; is $? 0 "export csv"
-is "$(head -1 "$T/one.csv" | awk -F, '{ print $(NF-1) "," $NF }')" "node,cpuset" "the csv ends with node and cpuset"
+is "$(head -1 "$T/one.csv" | awk -F, '{ for (i = 1; i <= NF; i++) if ($i == "value") print $(i + 1) "," $(i + 2) }')" \
+   "node,cpuset" "the csv has node and cpuset after value"
 want=$(for d in "$T"/one.campaign/runs/*/; do r=$(basename "$d"); echo "$r $(json "$d/rank-0.json" '$j->{node} . " " . $j->{cpuset}')"; done | sort -n)
-got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rank") rk = i; next }
-	$rk == 0 { gsub(/"/, "", $NF); print $1, $(NF-1), $NF }' "$T/one.csv" | sort -un)
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "rank") rk = i; if ($i == "node") nd = i; if ($i == "cpuset") cs = i }; next }
+	$rk == 0 { gsub(/"/, "", $cs); print $1, $nd, $cs }' "$T/one.csv" | sort -un)
 is "$got" "$want" "each rank's node and cpuset in the export match its rank record"
 is "$(sqlite3 "$T/one.campaign/campaign.db" "SELECT COUNT(*) FROM bindings")" 6 "the store holds one binding per rank"
 

@@ -27,8 +27,8 @@ is "$(echo "$recorded" | wc -l)" 6 "6 rank records (2 runs of 1 rank, 2 of 2)"
 
 # csv: one row per rank; the binding columns are its record's
 "$PS" export "$T/b" --format csv > "$T/b.csv"; ok $? "export csv exits 0"
-is "$(head -1 "$T/b.csv")" "run,repetition,np,nodes,ranks_per_node,rank,region,metric,value,node,cpuset" \
-	"csv header ends with node and cpuset"
+is "$(head -1 "$T/b.csv")" "run,repetition,np,nodes,ranks_per_node,rank,region,metric,value,node,cpuset,utime,stime,rank_wall,cpu_share,allowed_share,maxrss_kb,nvcsw,nivcsw,load_start,load_end" \
+	"csv header: node and cpuset after value, then what each rank used"
 csv=$(tail -n +2 "$T/b.csv" | perl -ne 'chomp; my @f = /("[^"]*"|[^,]*)(?:,|$)/g; s/"//g for @f; print "$f[0]:$f[5]:$f[9]:$f[10]\n"' | sort)
 is "$csv" "$recorded" "csv node and cpuset per rank are those the rank recorded"
 

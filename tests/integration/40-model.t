@@ -166,4 +166,18 @@ like "$(cat "$T/old3.err")" "note: 'model --jsonl $T/in.jsonl' is deprecated" "w
 "$PS" model "$T/in.json" --json > "$T/bare.json" 2> "$T/bare.err"
 is "$(json "$T/bare.json" '$j->[0]{terms}[0]{factors}[0]{poly_exponent}')" 2 "'FILE --json' selects JSON output"
 is "$(cat "$T/bare.err")" "" "without a note"
+
+# a region validate calls unreliable (most points noisy) is modelled, and marked with validate's reason
+printf 'PARAMETER x\nPOINTS 1 2 3 4 5\nREGION quiet\nDATA 1 1.01 0.99\nDATA 2 2.02 1.98\nDATA 3 3.03 2.97\nDATA 4 4.04 3.96\nDATA 5 5.05 4.95\nREGION noisy\nDATA 1 2 0.5\nDATA 2 4 1\nDATA 3 6 1.5\nDATA 4 4.04 3.96\nDATA 5 10 2.5\n' > "$T/noisy.txt"
+out=$("$PS" model "$T/noisy.txt"); is $? 0 "a noisy region is still modelled"
+like "$out" "unreliable:  4 of 5 points above CoV 0.1 (95% lower bound, outliers left out): re-measure x=1 (CoV" "and marked unreliable with the reason"
+like "$out" ": validate reports this region, does not model it" "as validate says"
+is "$(echo "$out" | grep -c 'unreliable:')" 1 "only the noisy region"
+"$PS" model "$T/noisy.txt" --json > "$T/noisy.json"
+is "$(json "$T/noisy.json" 'join " ", map { "$_->{callpath}:" . ($_->{reliable} ? "reliable" : "unreliable") } @$j')" \
+   "quiet:reliable noisy:unreliable" "JSON: reliable true and false"
+like "$(json "$T/noisy.json" '$j->[1]{unreliable}')" "4 of 5 points above CoV 0.1" "JSON: the reason"
+"$PS" validate "$T/noisy.txt" > "$T/noisy.v"
+like "$(cat "$T/noisy.v")" "noisy [time] noise: 4/5 points" "validate agrees"
+like "$(cat "$T/noisy.v")" "unreliable, not modelled: 4 of 5 points above CoV 0.1" "and does not model it"
 done_testing

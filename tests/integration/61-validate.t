@@ -31,9 +31,9 @@ has "$out" "verdict: blocked"; ok $? "text gives the verdict"
 run "$PS" validate --json "$DATA/one_parameter_segmented_1.txt"
 is "$rc" 3; ok $? "--json keeps the exit code"
 is "$(printf '%s' "$out" | jq_ '$_->{verdict}')" blocked; ok $? "json verdict blocked"
-is "$(printf '%s' "$out" | jq_ 'join(",", sort keys %$_)')" "aggregate,checks,flags,regions,selection,verdict"; ok $? "json top-level keys (checks, selection, aggregate added)"
+is "$(printf '%s' "$out" | jq_ 'join(",", sort keys %$_)')" "aggregate,checks,disturbed,flags,regions,selection,verdict"; ok $? "json top-level keys (checks, selection, aggregate, disturbed added)"
 is "$(printf '%s' "$out" | jq_ 'join(",", sort keys %{$_->{flags}[0]})')" \
-   "callpath,detail,growth,kind,metric,p_value,parameter"; ok $? "json flag keys are the contract"
+   "callpath,cpu_share_first,cpu_share_last,detail,growth,kind,metric,p_value,parameter"; ok $? "json flag keys are the contract (the CPU shares added)"
 is "$(printf '%s' "$out" | jq_ '$_->{flags}[0]{kind} . " " . $_->{flags}[0]{parameter}')" "segmented p"
 ok $? "json flag kind and parameter"
 

@@ -79,5 +79,8 @@ c0=$(echo "$layout" | cut -d, -f1 | cut -d: -f2)
 c1=$(echo "$layout" | cut -d, -f2 | cut -d: -f2)
 [ -n "$c0" ] && [ -n "$c1" ] && [ "$c0" != "$c1" ] && [ "$layout" = "0:$c0,1:$c1,0:$c0,1:$c1" ]
 t $? "4 ranks on r1-r2: local ranks 0 and 1 on distinct cores, same on both nodes ($layout)"
+# what every rank used reaches the store (SLURM ranks go through perfsweep-bind too)
+is "$(sqlite3 "$work/real/campaign.db" 'SELECT COUNT(*) FROM resources WHERE rank >= 0 AND utime >= 0 AND stime >= 0 AND abs(cpu_share - (utime + stime) / wall) <= 1e-9 * (cpu_share + 1e-12) AND maxrss_kb > 0')" 6 \
+   "a resource record for each of the 6 ranks, its CPU share its CPU time over its wall time"
 
 slurm_test_done

@@ -199,6 +199,24 @@ static void expect_place_error(const char *topo, enum policy_kind kind, int cpr,
 	topology_release(&t);
 }
 
+/* The CPU share a binding allows: 1, or a core's PUs over the ranks of a node bound to them. */
+static void test_allowed_shares(void)
+{
+	struct bind_info bi[5] = {
+		{ .rank = 0, .node = "n1", .cpuset = "0" },
+		{ .rank = 1, .node = "n1", .cpuset = "0" },     /* shares PU 0 with rank 0 */
+		{ .rank = 2, .node = "n1", .cpuset = "2-3" },   /* two PUs of its own */
+		{ .rank = 3, .node = "n2", .cpuset = "0" },     /* PU 0 of another node */
+		{ .rank = 4, .node = "n1", .cpuset = NULL },    /* no binding read back */
+	};
+	double a[5];
+	bind_allowed_shares(bi, 5, a);
+	ok(a[0] == 0.5 && a[1] == 0.5, "two ranks on one PU: half each (%g, %g)", a[0], a[1]);
+	ok(a[2] == 1, "a rank with two PUs of its own: 1 (%g)", a[2]);
+	ok(a[3] == 1, "PU 0 of another node is another PU: 1 (%g)", a[3]);
+	ok(isnan(a[4]), "no cpuset: unknown");
+}
+
 static void test_errors(void)
 {
 	const char *T = "pack:2 numa:1 core:18 pu:1";
@@ -239,6 +257,17 @@ static void test_errors(void)
 	}
 	if (ok(policy_place(&p, &t, 1, &pl, &err) == 0, "explicit with fewer ranks than sets")) {
 		is_int(pl.nranks, 1, "first set only");
+		placement_release(&pl);
+	}
+	policy_release(&p);
+	/* the same set twice: two ranks share those cores on purpose */
+	policy_init(&p);
+	policy_add_set(&p, "1", &err);
+	policy_add_set(&p, "1", &err);
+	if (ok(policy_place(&p, &t, 2, &pl, &err) == 0, "explicit: the same set for two ranks (%s)", err.msg)) {
+		char *s = placement_string(&pl);
+		is_str(s, "2-3 2-3", "both ranks on core 1's PUs");
+		free(s);
 		placement_release(&pl);
 	}
 	policy_release(&p);
@@ -454,8 +483,16 @@ static void test_run_and_record(void)
 	hwloc_bitmap_set_range(cpus, 2, 3);
 	hwloc_bitmap_set(cores, 1);
 	char *argv[] = { "app", "-n", "4", NULL };
-	char *rargv[] = { "sh", "-c", "exit 0", NULL };
+	/* a program that computes for a while (a shell loop) and waits for a child */
+	char *rargv[] = { "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 0.01", NULL };
 	bind_run(rargv, &res, &err);
+	const struct bind_usage *u = &res.usage;
+	ok(res.have_usage && u->utime + u->stime > 0, "usage: CPU time recorded (%g s user, %g s system)",
+	   u->utime, u->stime);
+	is_rel(u->cpu_share, (u->utime + u->stime) / res.wall, 1e-12, "usage: CPU share is CPU time over wall time");
+	ok(u->maxrss_kb > 0 && u->nvcsw >= 1 && u->nivcsw >= 0, "usage: RSS and context switches (%lld kB, %lld, %lld)",
+	   u->maxrss_kb, u->nvcsw, u->nivcsw);
+	ok(u->load_start >= 0 && u->load_end >= 0, "usage: the load at start and end");
 	struct bind_record rec = { .rank = 9, .local_rank = 1, .ranks_per_node = 2, .node = "n3",
 				   .policy = "spread", .cores_per_rank = 1, .cpuset = cpus,
 				   .cores = cores, .result = &res, .argv = argv };
@@ -475,7 +512,27 @@ static void test_run_and_record(void)
 		ok(json_is_real(json_object_get(o, "wall")), "wall is a number");
 		ok(json_is_null(json_object_get(o, "error")), "error is null");
 		is_str(json_string_value(json_array_get(json_object_get(o, "argv"), 2)), "4", "argv[2]");
+		static const char *const keys[] = { "utime", "stime", "cpu_share", "maxrss_kb", "nvcsw", "nivcsw",
+						    "load_start", "load_end" };
+		int numbers = 0;
+		for (int k = 0; k < 8; k++)
+			numbers += json_is_number(json_object_get(o, keys[k]));
+		is_int(numbers, 8, "the record has the rank's usage");
 		json_decref(o);
+	}
+	struct bind_info bi;
+	if (ok(bind_record_read(path, &bi, &err) == 0, "the record reads back")) {
+		ok(bi.have_usage && bi.usage.utime == u->utime && bi.usage.stime == u->stime &&
+		   bi.usage.cpu_share == u->cpu_share && bi.usage.maxrss_kb == u->maxrss_kb &&
+		   bi.usage.nvcsw == u->nvcsw && bi.usage.nivcsw == u->nivcsw && bi.usage.load_end == u->load_end,
+		   "with the same usage");
+		bind_info_release(&bi);
+	}
+	rec.result = NULL;
+	bind_record_write(&rec, dir, &err);
+	if (ok(bind_record_read(path, &bi, &err) == 0, "a rank that did not run reads back")) {
+		ok(!bi.have_usage && isnan(bi.usage.cpu_share) && bi.usage.nivcsw == -1, "without usage (nulls)");
+		bind_info_release(&bi);
 	}
 	rec.result = NULL;
 	rec.error = "cannot bind";
@@ -527,6 +584,7 @@ int main(void)
 	test_distrib_crosscheck();
 	test_invariants();
 	test_errors();
+	test_allowed_shares();
 	test_parse();
 	test_map();
 	test_topology();

@@ -39,11 +39,11 @@ static void test_each_kind(void)
 {
 	struct refine_space s = line_space(-1);
 	struct refine_finding f[] = {
-		{ REFINE_NOISE, "main", 2, -1, -1, 0, 0, 0.3 },         /* n=6 */
-		{ REFINE_NOISE, "main->k", 2, -1, -1, 0, 0, 0.2 },      /* the same point, another region */
-		{ REFINE_OUTLIER, "main", 4, 2, -1, 0, 0, 2.1 },        /* n=10, repetition 3 */
-		{ REFINE_SEGMENTED, "main", 3, -1, 0, 8, 10, 0.9 },     /* between n=8 and 10 */
-		{ REFINE_EXTRAPOLATION, "main", 7, -1, 0, 0, 0, 0.4 },  /* beyond n=16 */
+		{ REFINE_NOISE, "main", 2, -1, -1, 0, 0, 0.3, 0 },         /* n=6 */
+		{ REFINE_NOISE, "main->k", 2, -1, -1, 0, 0, 0.2, 0 },      /* the same point, another region */
+		{ REFINE_OUTLIER, "main", 4, 2, -1, 0, 0, 2.1, 0 },        /* n=10, repetition 3 */
+		{ REFINE_SEGMENTED, "main", 3, -1, 0, 8, 10, 0.9, 0 },     /* between n=8 and 10 */
+		{ REFINE_EXTRAPOLATION, "main", 7, -1, 0, 0, 0, 0.4, 0 },  /* beyond n=16 */
 	};
 	struct refine_result r;
 	refine_propose(&s, f, 5, &r);
@@ -75,9 +75,9 @@ static void test_each_kind(void)
 static void test_budget(void)
 {
 	struct refine_finding f[] = {
-		{ REFINE_EXTRAPOLATION, "main", 7, -1, 0, 0, 0, 0.4 },  /* 5 x 0.008 x 18/16 = 0.045 */
-		{ REFINE_NOISE, "main", 2, -1, -1, 0, 0, 0.3 },         /* 0.015 */
-		{ REFINE_OUTLIER, "main", 4, 2, -1, 0, 0, 2.1 },        /* 0.005 */
+		{ REFINE_EXTRAPOLATION, "main", 7, -1, 0, 0, 0, 0.4, 0 },  /* 5 x 0.008 x 18/16 = 0.045 */
+		{ REFINE_NOISE, "main", 2, -1, -1, 0, 0, 0.3, 0 },         /* 0.015 */
+		{ REFINE_OUTLIER, "main", 4, 2, -1, 0, 0, 2.1, 0 },        /* 0.005 */
 	};
 	struct refine_space s = line_space(0.03);
 	struct refine_result r;
@@ -101,7 +101,7 @@ static void test_segment_spacing(void)
 	double xs[2] = { 16, 64 };
 	struct refine_point pts[2] = { { &xs[0], 3, 0.01 }, { &xs[1], 3, 0.02 } };
 	struct refine_space s = { 1, line_names, line_int, 2, pts, 3, 0, -1 };
-	struct refine_finding f = { REFINE_SEGMENTED, "main", 0, -1, 0, 16, 64, 0.8 };
+	struct refine_finding f = { REFINE_SEGMENTED, "main", 0, -1, 0, 16, 64, 0.8, 0 };
 	struct refine_result r;
 	refine_propose(&s, &f, 1, &r);
 	is_int(r.nproposals, 3, "segmented 16..64: three points between");
@@ -126,8 +126,8 @@ static void test_max_and_contention(void)
 	int ints[] = { 1, 1 };
 	struct refine_space s = { 2, names, ints, 3, pts, 3, 10, -1 };
 	struct refine_finding f[] = {
-		{ REFINE_NOISE, "main", 0, -1, -1, 0, 0, 0.3 },
-		{ REFINE_CONTENTION, "main", 0, -1, 1, 0, 0, 0 },
+		{ REFINE_NOISE, "main", 0, -1, -1, 0, 0, 0.3, 0 },
+		{ REFINE_CONTENTION, "main", 0, -1, 1, 0, 0, 0, 0 },
 	};
 	struct refine_result r;
 	refine_propose(&s, f, 2, &r);
@@ -197,8 +197,42 @@ static void test_findings(void)
 	experiment_release(&e);
 }
 
+/*
+ * Disturbed runs are measured again first (a new attempt of their
+ * repetition), and a noisy point that had one gets no more repetitions
+ * until then: the disturbed run may be its noise.  Another noisy point
+ * still does.
+ */
+static void test_disturbed(void)
+{
+	struct refine_space s = line_space(0.0035);
+	struct refine_finding f[] = {
+		{ REFINE_NOISE, "main", 2, -1, -1, 0, 0, 0.3, 0 },         /* n=6, noisy ... */
+		{ REFINE_DISTURBED, "", 2, 3, -1, 0, 0, 0.5, 17 },        /* ... and run 17, its repetition 3, disturbed */
+		{ REFINE_NOISE, "main", 5, -1, -1, 0, 0, 0.2, 0 },         /* n=12, noisy */
+		{ REFINE_OUTLIER, "main", 4, 2, -1, 0, 0, 2.1, 0 },        /* n=10 */
+	};
+	struct refine_result r;
+	refine_propose(&s, f, 4, &r);
+	ok(r.nproposals >= 1 && r.proposals[0].kind == REFINE_DISTURBED, "the disturbed run comes first");
+	const struct refine_proposal *d = find(&r, REFINE_DISTURBED, 6);
+	ok(d && d->repetitions == 1 && d->rep == 3, "one new attempt of repetition 3 at n=6");
+	if (d)
+		contains(d->reason, "run 17 (repetition 3 at n=6) was disturbed (its ranks got 50% of their cores)",
+			 "its reason");
+	ok(!find(&r, REFINE_NOISE, 6), "no more repetitions at n=6 until the disturbed run is measured again");
+	int noise12 = 0;
+	for (int i = 0; i < r.ndropped; i++)
+		noise12 += r.dropped[i].kind == REFINE_NOISE && r.dropped[i].coords[0] == 12;
+	is_int(noise12, 1, "n=12's noise is still proposed (here dropped for the budget)");
+	is_rel(r.used, 0.003, 1e-9, "the budget keeps the disturbed run (0.003) over n=12's noise (0.03)");
+	is_int(r.ndropped, 2, "n=12's noise and the outlier are dropped");
+	refine_result_release(&r);
+}
+
 int main(void)
 {
+	test_disturbed();
 	test_each_kind();
 	test_budget();
 	test_segment_spacing();

@@ -366,7 +366,29 @@ static void test_flags_and_actions(void)
 	contains(f.lines[0].where, "a=2 b=10: main time", "where it is");
 	top_flags_summary(&f, buf, sizeof(buf));
 	contains(buf, "1 of 2 points above CoV 0.1", "summary line");
+	/* what the runs used: run 5 got 40% of its core */
+	for (long long id = 1; id <= 6; id++) {
+		double share = id == 5 ? 0.4 : 0.99;
+		struct run_resource r = { .rank = 0, .utime = share, .stime = 0, .wall = 1, .cpu_share = share,
+					  .allowed_share = 1, .maxrss_kb = 2048, .nvcsw = 2, .nivcsw = 3,
+					  .load_start = 0.5, .load_end = 1.25 };
+		must(store_put_resources(st, id, &r, 1, &err), "resources");
+	}
 	store_close(st);
+	struct top_model fm;
+	must(top_model_open(&fm, dir, T0, &err), "open");
+	struct top_details fd = { 0 };
+	ok(top_details_load(&fd, &fm, 5, 5, &err) == 0, "details of run 5");
+	is_int(fd.res.n, 1, "one resource line per record");
+	if (fd.res.n == 1)
+		is_str(fd.res.v[0], "rank 0: CPU share 0.40 (user 0.4 s, sys 0 s, wall 1 s)  max RSS 2.0 MB  "
+		       "switches 2 vol, 3 invol  load 0.50 -> 1.25", "what rank 0 used");
+	is_str(fd.disturbed, "rank 0 CPU share 0.40", "run 5 is disturbed, and why");
+	top_details_release(&fd);
+	ok(top_details_load(&fd, &fm, 1, 5, &err) == 0, "details of run 1");
+	ok(fd.res.n == 1 && fd.disturbed == NULL, "run 1 used its core: not disturbed");
+	top_details_release(&fd);
+	top_model_release(&fm);
 
 	/* actions on a second store: cancel pending and in-flight, retry failed */
 	char *dir2 = xasprintf("%s/act", tap_tmpdir());

@@ -612,8 +612,182 @@ static void test_lines(void)
 	experiment_release(&e);
 }
 
+/*
+ * Growth with ranks per node and the ranks' CPU share along it: +100% while
+ * the share halves is the ranks waiting for a core (oversubscribed), +30%
+ * while it holds is contention, and +100% while it falls by a quarter is
+ * contention too (the fall explains +33%, less than half of it).
+ */
+static void test_oversubscribed(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double rpns[] = { 1, 2 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 3, 2 };
+	static const struct { double g, share2; enum vflag_kind want; const char *what; } cases[] = {
+		{ 1.0, 0.5, VFLAG_OVERSUBSCRIBED, "share halves" },
+		{ 0.3, 0.98, VFLAG_CONTENTION, "share holds" },
+		{ 1.0, 0.75, VFLAG_CONTENTION, "share falls a quarter" },
+	};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int i = 0; i < 3; i++) {
+		gsl_rng_set(rng, 1300 + i);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		struct cont_truth ct = { cases[i].g, 1, 2 };
+		gen_grid(&e, "main->stream", 5, 0.02, truth_contention, &ct, vals, nvals, rng);
+		double share[6];
+		for (int p = 0; p < e.npoints; p++)
+			share[p] = experiment_coord(&e, p, 1) == 2 ? cases[i].share2 : 0.99;
+		struct validate_input in = { .e = &e, .point_share = share };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
+		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
+		const struct vflag *f = find_flag(&v, cases[i].want, 1);
+		ok(f && !find_flag(&v, other, 1), "%s: %s", cases[i].what, vflag_kind_name(cases[i].want));
+		if (f) {
+			ok(f->blocking, "%s: blocks", cases[i].what);
+			ok(f->share_first == 0.99 && f->share_last == cases[i].share2, "%s: the shares at 1 and 2 (%g, %g)",
+			   cases[i].what, f->share_first, f->share_last);
+			contains(f->detail, cases[i].want == VFLAG_OVERSUBSCRIBED ? "waited for a core" : "contention for a shared resource",
+				 "%s: the detail names the cause", cases[i].what);
+		}
+		validation_release(&v);
+		/* without shares: contention, as before */
+		in.point_share = NULL;
+		validate_run(&v, &in, NULL, &err);
+		ok(find_flag(&v, VFLAG_CONTENTION, 1) && !find_flag(&v, VFLAG_OVERSUBSCRIBED, 1),
+		   "%s, no shares known: contention", cases[i].what);
+		validation_release(&v);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+/*
+ * A contention check that cannot see: at 60% noise with two repetitions,
+ * the smallest growth it would flag is far above --max-detectable 50%, so
+ * a +10% growth it misses is not testable, never passed; with the bound
+ * raised above what it can see it passes.
+ */
+static void test_max_detectable(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double rpns[] = { 1, 2 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 3, 2 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 77);
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "size");
+	experiment_param(&e, VALIDATE_RPN_PARAM);
+	struct cont_truth ct = { 0.1, 1, 2 };
+	gen_grid(&e, "main", 2, 0.08, truth_contention, &ct, vals, nvals, rng);
+	struct validate_input in = { .e = &e };
+	struct validate_options o;
+	validate_options_init(&o);
+	o.cov_threshold = 10;   /* let the noisy region be modelled: the check's sensitivity is the point */
+	o.max_detectable = 0.05;
+	struct validation v;
+	struct perr err = { "" };
+	is_int(validate_run(&v, &in, &o, &err), 0, "max-detectable: validates (%s)", err.msg);
+	const struct vcheck *c = NULL;
+	for (int i = 0; i < v.nchecks; i++)
+		if (!strcmp(v.checks[i].check, "contention"))
+			c = &v.checks[i];
+	double d = c ? validation_flaggable_growth(&v, &v.regions[c->region].growth[1]) : NAN;
+	ok(c && d > 0.05, "max-detectable: the check flags growth only from %.1f%%", 100 * d);
+	ok(c && c->status == VCHECK_NOT_TESTABLE, "max-detectable: above the bound, not testable");
+	if (c) {
+		contains(c->reason, "cannot see growth below --max-detectable 5%", "max-detectable: says why");
+		contains(c->reason, "the check flags growth from", "max-detectable: with the figure");
+	}
+	validation_release(&v);
+	o.max_detectable = d * 1.01;
+	validate_run(&v, &in, &o, &err);
+	c = NULL;
+	for (int i = 0; i < v.nchecks; i++)
+		if (!strcmp(v.checks[i].check, "contention"))
+			c = &v.checks[i];
+	ok(c && c->status == VCHECK_PASSED, "max-detectable: within the bound, passed");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
+/* The disturbed check's summary: runs left out per point, points to re-measure, a shared machine. */
+/* x = 2, 4, 8, 16 with 3 repetitions, x = 32 with reps32. */
+static void disturbed_grid(struct experiment *e, int reps32, gsl_rng *rng)
+{
+	static const double xs[] = { 2, 4, 8, 16 }, x32[] = { 32 };
+	const double *vals[] = { xs }, *vals32[] = { x32 };
+	int nvals[] = { 4 }, nvals32[] = { 1 };
+	experiment_init(e);
+	experiment_param(e, "x");
+	gen_grid(e, "main", 3, 0.01, truth_flat, NULL, vals, nvals, rng);
+	gen_grid(e, "main", reps32, 0.01, truth_flat, NULL, vals32, nvals32, rng);
+}
+
+static void test_disturbed(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 5);
+	struct experiment e;
+	/* the undisturbed repetitions: 3 everywhere but x=32, which keeps 1 */
+	disturbed_grid(&e, 1, rng);
+	/* x=32 lost 2 repetitions, x=8 one */
+	struct disturbed_run runs[3] = {
+		{ .run = 3, .point = 2, .repetition = 1, .rank = 0, .share = 0.5, .allowed = 1, .rate = NAN,
+		  .why = DISTURBED_BY_SHARE },
+		{ .run = 5, .point = 4, .repetition = 1, .rank = 0, .share = 0.4, .allowed = 1, .rate = NAN,
+		  .why = DISTURBED_BY_SHARE },
+		{ .run = 10, .point = 4, .repetition = 2, .rank = 0, .share = 0.45, .allowed = 1, .rate = NAN,
+		  .why = DISTURBED_BY_SHARE },
+	};
+	struct disturbed_result res = { .njudged = 18, .median_rate = 3, .n = 3, .runs = runs };
+	disturbed_rule_init(&res.rule);
+	struct validate_input in = { .e = &e, .disturbed = &res };
+	struct validation v;
+	struct perr err = { "" };
+	is_int(validate_run(&v, &in, NULL, &err), 0, "disturbed: validates (%s)", err.msg);
+	is_int(v.disturbed.nremeasure, 1, "disturbed: one point left with too few undisturbed repetitions");
+	ok(v.disturbed.remeasure[4] && !v.disturbed.remeasure[2], "disturbed: x=32 (1 of 3), not x=8 (3 of 4)");
+	ok(!v.disturbed.shared, "disturbed: 3 of 18 runs is no shared machine");
+	ok(v.disturbed.blocking && !validation_publishable(&v), "disturbed: a point to re-measure blocks");
+	validation_release(&v);
+	res.njudged = 10;
+	experiment_release(&e);
+	disturbed_grid(&e, 3, rng);
+	validate_run(&v, &in, NULL, &err);
+	ok(v.disturbed.shared && v.disturbed.nremeasure == 0 && !validation_publishable(&v),
+	   "disturbed: 3 of 10 runs is a shared machine, and blocks");
+	validation_release(&v);
+	/* a noisy point: its flag says how many of its repetitions were disturbed */
+	int c = experiment_find_callpath(&e, "main"), m = experiment_find_metric(&e, "time");
+	double x8 = 8;
+	experiment_add(&e, c, m, 2, 0.5 * truth_flat(&x8, NULL));
+	experiment_add(&e, c, m, 2, 1.6 * truth_flat(&x8, NULL));
+	experiment_add(&e, c, m, 2, 0.7 * truth_flat(&x8, NULL));
+	res.njudged = 18;
+	validate_run(&v, &in, NULL, &err);
+	const struct vflag *f = find_flag(&v, VFLAG_NOISE, -1);
+	ok(f != NULL, "disturbed: x=8 is noisy");
+	if (f)
+		contains(f->detail, "1 of the noisy points' 7 repetitions was disturbed", "disturbed: the noise flag counts them");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
 int main(void)
 {
+	test_oversubscribed();
+	test_max_detectable();
+	test_disturbed();
 	test_lines();
 	test_volume();
 	test_noise();

@@ -1,0 +1,247 @@
+/*
+ * What runs used, from their files into the store and out to analysis:
+ * the local backend's end note (runs/<id>/local.end, written here in its
+ * documented format), perfsweep-bind's rank records with their usage, the
+ * store's resources table, and the experiment analysis reads without the
+ * disturbed runs (engine/run_usage.h).
+ */
+#include "campaign/store.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "engine/local_end.h"
+#include "engine/run_bindings.h"
+#include "engine/run_usage.h"
+#include "placement/bind.h"
+#include "tests/lib/tap.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The end note as the local backend's supervisor writes it. */
+static void write_end_note(const char *dir, int attempt, double wall, double utime, double stime)
+{
+	char *path = xasprintf("%s/local.end", dir);
+	char *text = xasprintf("{\"attempt\": %d, \"exit\": 0, \"signal\": 0, \"timed_out\": false, \"timeout\": 120,"
+			       " \"error\": null, \"ranks\": 2, \"started\": 1795643893.5, \"ended\": 1795643894.5,"
+			       " \"wall\": %.17g, \"utime\": %.17g, \"stime\": %.17g, \"maxrss_kb\": 51200,"
+			       " \"nvcsw\": 12, \"nivcsw\": 40}\n", attempt, wall, utime, stime);
+	write_file(path, text);
+	free(text);
+	free(path);
+}
+
+static void test_end_note(const char *base)
+{
+	char *dir = xasprintf("%s/note", base);
+	fs_mkdir_p(dir);
+	struct local_end le;
+	struct perr err;
+	is_int(local_end_read(dir, &le, &err), 1, "no end note: 1");
+	write_end_note(dir, 2, 1.25, 2.0, 0.25);
+	is_int(local_end_read(dir, &le, &err), 0, "the end note reads");
+	ok(le.attempt == 2 && le.exit_status == 0 && le.ranks == 2 && !le.timed_out && le.timeout == 120,
+	   "attempt, exit, ranks, timeout");
+	ok(le.wall == 1.25 && le.utime == 2.0 && le.stime == 0.25 && le.maxrss_kb == 51200 && le.nvcsw == 12 &&
+	   le.nivcsw == 40 && le.started == 1795643893.5 && le.ended == 1795643894.5 && !le.error,
+	   "times, RSS, context switches");
+	local_end_release(&le);
+	char *path = xasprintf("%s/local.end", dir);
+	write_file(path, "{\"attempt\": 1,");
+	is_int(local_end_read(dir, &le, &err), -1, "a half-written note is refused");
+	contains(err.msg, path, "naming the file");
+	write_file(path, "{\"attempt\": 1}");
+	is_int(local_end_read(dir, &le, &err), -1, "a note without wall is refused");
+	contains(err.msg, "not a local run's end note", "saying so");
+	free(path);
+	free(dir);
+}
+
+/* A rank record with usage: cpu seconds of user time over wall seconds, bound to cpuset. */
+static void write_rank(const char *dir, int rank, const char *cpuset, double wall, double utime, long long nivcsw)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	hwloc_bitmap_list_sscanf(set, cpuset);
+	struct bind_result res = { .start = 100, .end = 100 + wall, .wall = wall, .pid = 4242, .have_usage = 1,
+				   .usage = { .utime = utime, .stime = 0.01, .cpu_share = (utime + 0.01) / wall,
+					      .maxrss_kb = 2048 + rank, .nvcsw = 3, .nivcsw = nivcsw,
+					      .load_start = 0.5, .load_end = 0.75 } };
+	char *argv[] = { "app", NULL };
+	struct bind_record rec = { .rank = rank, .local_rank = rank, .ranks_per_node = 2, .node = "n1",
+				   .policy = "explicit", .cores_per_rank = -1, .cpuset = set, .cores = set,
+				   .result = &res, .argv = argv };
+	struct perr err;
+	if (bind_record_write(&rec, dir, &err) < 0)
+		diag("%s", err.msg);
+	hwloc_bitmap_free(set);
+}
+
+static void make_plan(struct plan *pl, int reps)
+{
+	static double n[] = { 10, 20, 30 };
+	static struct plan_param params[] = { { "n", NULL, 3, n, 1 } };
+	struct design_spec spec = { .nparams = 1, .params = params, .repetitions = reps };
+	struct perr err;
+	plan_full_factorial(pl, &spec, &err);
+}
+
+static const struct run_resource *rank_of(const struct run_resource *r, int n, int rank)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].rank == rank)
+			return &r[i];
+	return NULL;
+}
+
+/* Run id done with value v of region "k", its one rank at CPU share `share` (nivcsw 2/s). */
+static void finish(struct store *st, long long id, double v, double share)
+{
+	struct perr err;
+	struct measurement_list ml;
+	measurement_list_init(&ml);
+	measurement_list_add(&ml, 0, "k", "time", v);
+	store_mark_submitted(st, id, "1", 100, &err);
+	store_mark_done(st, id, 101, 0, 1, &ml, NULL, &err);
+	measurement_list_release(&ml);
+	struct run_resource r = { .rank = 0, .utime = share, .stime = 0, .wall = 1, .cpu_share = share,
+				  .allowed_share = 1, .maxrss_kb = 1000, .nvcsw = 1, .nivcsw = 2,
+				  .load_start = NAN, .load_end = NAN };
+	if (store_put_resources(st, id, &r, 1, &err) < 0)
+		diag("%s", err.msg);
+}
+
+static void test_store_and_analysis(const char *base, const char *config, const char *label,
+				    int want_disturbed)
+{
+	char *dir = xasprintf("%s/%s", base, label);
+	struct plan pl;
+	make_plan(&pl, 3);
+	struct store *st;
+	struct perr err = { "" };
+	if (store_create(&st, dir, "camp", "local", config, &pl, &err) < 0) {
+		ok(0, "%s: store: %s", label, err.msg);
+		return;
+	}
+	/* n=10: repetition 1 had its core (0.99), 2 and 3 half of it (0.5, 0.45; value 10);
+	   n=20: every repetition its core; n=30: none (0.5, 0.4, 0.5) */
+	struct run *runs;
+	int nruns;
+	store_load_runs(st, 0, &runs, &nruns, &err);
+	for (int i = 0; i < nruns; i++) {
+		double n = runs[i].values[0];
+		int rep = runs[i].repetition;
+		double sh = n == 20 ? 0.98 : n == 30 ? (rep == 2 ? 0.4 : 0.5) : rep == 1 ? 0.99 : rep == 2 ? 0.5 : 0.45;
+		finish(st, runs[i].id, n == 10 && rep > 1 ? 10 : 1 + n / 100, sh);
+	}
+	runs_free(runs, nruns);
+	struct experiment e;
+	experiment_init(&e);
+	struct run_usage u;
+	is_int(run_usage_load(st, NULL, 0, &e, &u, &err), 0, "%s: loads", label);
+	is_int(u.disturbed.njudged, 9, "%s: nine runs judged", label);
+	is_int(u.disturbed.n, want_disturbed, "%s: %d disturbed", label, want_disturbed);
+	is_int(e.npoints, 3, "%s: every point stays in the experiment", label);
+	const struct exp_series *s = experiment_series(&e, 0, 0);
+	int kept = 0;
+	for (int p = 0; s && p < e.npoints; p++)
+		kept += s->at[p].n;
+	is_int(kept, 9 - want_disturbed, "%s: the disturbed runs' values are left out", label);
+	if (want_disturbed) {
+		int p30 = -1, left = 0;
+		for (int p = 0; p < e.npoints; p++)
+			if (experiment_coord(&e, p, 0) == 30)
+				p30 = p;
+		ok(p30 >= 0 && s && s->at[p30].n == 0, "%s: n=30 has no undisturbed value left", label);
+		for (int i = 0; i < u.disturbed.n; i++)
+			left += u.disturbed.runs[i].point == p30;
+		is_int(left, 3, "%s: its three runs are listed at its point", label);
+		double v = 0;
+		for (int p = 0; s && p < e.npoints; p++)
+			for (int i = 0; i < s->at[p].n; i++)
+				v = fmax(v, s->at[p].v[i]);
+		ok(v < 2, "%s: n=10's disturbed repetitions (value 10) are not in the experiment", label);
+		ok(u.point_share && isnan(u.point_share[p30]), "%s: no share known where nothing was kept", label);
+	}
+	int p10 = -1;
+	for (int p = 0; p < e.npoints; p++)
+		if (experiment_coord(&e, p, 0) == 10)
+			p10 = p;
+	/* n=10: runs 1, 4, 7 (0.99, 0.5, 0.45), kept: 1 (and 4 and 7 without the share test) */
+	is_rel(u.point_share ? u.point_share[p10] : NAN, want_disturbed ? 0.99 : 0.5, 1e-12,
+	       "%s: n=10's CPU share is the median of its kept runs' ranks", label);
+	ok(u.table && strstr(u.table, "CPU share"), "%s: the per-point table", label);
+	run_usage_release(&u);
+	experiment_release(&e);
+
+	/* the same runs, judged alone */
+	struct disturbed_result r;
+	is_int(run_usage_judge(st, 0, &r, &err), 0, "%s: judged alone", label);
+	is_int(r.n, want_disturbed, "%s: the same runs", label);
+	disturbed_result_release(&r);
+	store_close(st);
+	plan_release(&pl);
+	free(dir);
+}
+
+static void test_record(const char *base)
+{
+	char *dir = xasprintf("%s/rec", base);
+	struct plan pl;
+	make_plan(&pl, 1);
+	struct store *st;
+	struct perr err = { "" };
+	if (store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err) < 0) {
+		ok(0, "store: %s", err.msg);
+		return;
+	}
+	char *run_dir = store_run_dir(st, 1);
+	/* two ranks an explicit map gave one core, and the run's end note */
+	write_rank(run_dir, 0, "0", 2.0, 0.95, 300);
+	write_rank(run_dir, 1, "0", 2.0, 0.93, 310);
+	write_end_note(run_dir, 1, 2.0, 1.9, 0.02);
+	is_int(run_bindings_record(st, 1, run_dir, 1, &err), 0, "recorded");
+	struct run_resource *r;
+	int n;
+	is_int(store_load_resources(st, 1, &r, &n, &err), 0, "resources read back");
+	is_int(n, 3, "the whole run and its two ranks");
+	const struct run_resource *w = rank_of(r, n, -1), *r0 = rank_of(r, n, 0), *r1 = rank_of(r, n, 1);
+	ok(w && w->utime == 1.9 && w->stime == 0.02 && w->wall == 2.0 && w->maxrss_kb == 51200 && w->nvcsw == 12 &&
+	   w->nivcsw == 40, "the whole run's record is the end note's");
+	is_rel(w ? w->cpu_share : NAN, 1.92 / 2.0, 1e-12, "its share: CPU over wall, summed over the ranks");
+	ok(w && isnan(w->allowed_share) && isnan(w->load_start), "no binding, no load for the whole run");
+	ok(r0 && r0->utime == 0.95 && r0->stime == 0.01 && r0->wall == 2.0 && r0->maxrss_kb == 2048 &&
+	   r0->nvcsw == 3 && r0->nivcsw == 300 && r0->load_start == 0.5 && r0->load_end == 0.75,
+	   "rank 0's record is its rank record's");
+	is_rel(r0 ? r0->cpu_share : NAN, 0.96 / 2.0, 1e-12, "rank 0's share");
+	ok(r0 && r1 && r0->allowed_share == 0.5 && r1->allowed_share == 0.5,
+	   "two ranks bound to one core may each have half of it");
+	free(r);
+
+	/* a stale note (another attempt) is not read: the rank records still count */
+	write_end_note(run_dir, 1, 9.0, 1.0, 0.0);
+	is_int(run_bindings_record(st, 1, run_dir, 2, &err), 0, "recorded again for attempt 2");
+	store_load_resources(st, 1, &r, &n, &err);
+	ok(n == 2 && !rank_of(r, n, -1), "attempt 1's note is left out of attempt 2");
+	free(r);
+	free(run_dir);
+	store_close(st);
+	plan_release(&pl);
+	free(dir);
+}
+
+int main(void)
+{
+	const char *base = tap_tmpdir();
+	test_end_note(base);
+	test_record(base);
+	test_store_and_analysis(base, "name = \"camp\";", "default", 5);
+	test_store_and_analysis(base, "name = \"camp\";\nanalysis = { min_cpu_share = 0.0; };", "share0", 0);
+	return done_testing();
+}
