@@ -1,7 +1,7 @@
 /* Rank records and the end note of a finished run -> the store's bindings and resources. */
 #include "engine/run_bindings.h"
 #include "common/xalloc.h"
-#include "engine/local_end.h"
+#include "engine/supervisor.h"
 #include "placement/bind.h"
 #include <math.h>
 #include <stdlib.h>
@@ -20,19 +20,17 @@ static void rank_resource(const struct bind_info *bi, double allowed, struct run
 /* The end note's figures as the whole-run record (rank -1); 0 when there is none to use. */
 static int run_resource(const char *run_dir, int attempt, struct run_resource *x)
 {
-	struct local_end le;
-	struct perr err;
-	if (local_end_read(run_dir, &le, &err) != 0)
+	struct sv_end le;
+	if (supervisor_read_end(run_dir, &le) != 0 || !(le.wall > 0))
 		return 0;
 	int use = !(attempt > 0 && le.attempt > 0 && le.attempt != attempt);
 	double cpu = le.utime + le.stime;
 	*x = (struct run_resource){
 		.rank = -1, .utime = le.utime, .stime = le.stime, .wall = le.wall,
-		.cpu_share = le.wall > 0 ? cpu / le.wall : NAN, .allowed_share = NAN,
+		.cpu_share = cpu / le.wall, .allowed_share = NAN,
 		.maxrss_kb = le.maxrss_kb, .nvcsw = le.nvcsw, .nivcsw = le.nivcsw,
 		.load_start = NAN, .load_end = NAN,
 	};
-	local_end_release(&le);
 	return use;
 }
 

@@ -2,7 +2,7 @@
  * What each rank of a finished run really had, into the store: from the
  * rank records perfsweep-bind wrote (placement/bind.h) the node and cpuset
  * per rank (the bindings table) and what each rank used (the resources
- * table), and from the local backend's end note (engine/local_end.h) what
+ * table), and from the local backend's end note (engine/supervisor.h, supervisor_read_end) what
  * the whole run used (rank -1).  The contention check, the disturbed
  * check, `export`, `status` and `top` read them from there.
  */

@@ -8,7 +8,7 @@
 #include "campaign/store.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/local_end.h"
+#include "engine/supervisor.h"
 #include "engine/run_bindings.h"
 #include "engine/run_usage.h"
 #include "placement/bind.h"
@@ -42,24 +42,18 @@ static void test_end_note(const char *base)
 {
 	char *dir = xasprintf("%s/note", base);
 	fs_mkdir_p(dir);
-	struct local_end le;
-	struct perr err;
-	is_int(local_end_read(dir, &le, &err), 1, "no end note: 1");
+	struct sv_end le;
+	is_int(supervisor_read_end(dir, &le), -1, "no end note: -1");
 	write_end_note(dir, 2, 1.25, 2.0, 0.25);
-	is_int(local_end_read(dir, &le, &err), 0, "the end note reads");
+	is_int(supervisor_read_end(dir, &le), 0, "the end note reads");
 	ok(le.attempt == 2 && le.exit_status == 0 && le.ranks == 2 && !le.timed_out && le.timeout == 120,
 	   "attempt, exit, ranks, timeout");
 	ok(le.wall == 1.25 && le.utime == 2.0 && le.stime == 0.25 && le.maxrss_kb == 51200 && le.nvcsw == 12 &&
-	   le.nivcsw == 40 && le.started == 1795643893.5 && le.ended == 1795643894.5 && !le.error,
+	   le.nivcsw == 40 && le.started == 1795643893.5 && le.ended == 1795643894.5 && !le.error[0],
 	   "times, RSS, context switches");
-	local_end_release(&le);
 	char *path = xasprintf("%s/local.end", dir);
 	write_file(path, "{\"attempt\": 1,");
-	is_int(local_end_read(dir, &le, &err), -1, "a half-written note is refused");
-	contains(err.msg, path, "naming the file");
-	write_file(path, "{\"attempt\": 1}");
-	is_int(local_end_read(dir, &le, &err), -1, "a note without wall is refused");
-	contains(err.msg, "not a local run's end note", "saying so");
+	is_int(supervisor_read_end(dir, &le), -1, "a half-written note is refused");
 	free(path);
 	free(dir);
 }
