@@ -38,7 +38,13 @@ for fmt in jsonl json extrap-text; do
 	"$PS" export "$T/small.campaign" --format $fmt --out "$T/a.$fmt"; is $? 0 "export $fmt exits 0"
 	"$PS" import $opt "$T/a.$fmt" --out "$T/imp-$fmt" --quiet > /dev/null; is $? 0 "the $fmt export imports"
 	"$PS" export "$T/imp-$fmt" --format $fmt --out "$T/b.$fmt"
-	ok $(cmp -s "$T/a.$fmt" "$T/b.$fmt"; echo $?) "$fmt: export, import, export is lossless"
+	if [ $fmt = jsonl ]; then   # what the runs used is the campaign's, not Extra-P's: not imported
+		for f in a b; do perl -MJSON::PP -ne 'my $h = decode_json($_); delete @$h{qw(cpu_share maxrss_kb nivcsw)};
+			print JSON::PP->new->canonical->encode($h), "\n"' "$T/$f.$fmt" > "$T/$f.cmp"; done
+		ok $(cmp -s "$T/a.cmp" "$T/b.cmp"; echo $?) "$fmt: export, import, export is lossless (its measurements)"
+	else
+		ok $(cmp -s "$T/a.$fmt" "$T/b.$fmt"; echo $?) "$fmt: export, import, export is lossless"
+	fi
 done
 like "$(cat "$T/a.extrap-text")" "REGION dense" "the text export names the regions"
 "$PS" model "$T/a.extrap-text" > "$T/models.txt"; is $? 0 "model reads the text export"

@@ -63,9 +63,9 @@ repetitions = 1;
 collect = { wall = false; regex = ( { region = "k"; metric = "time"; pattern = "time: ([0-9.]+)"; } ); };
 CFG
 "$PS" run "$T/u.cfg" --dir "$T/u" --quiet > /dev/null 2>&1
-is "$("$PS" export "$T/u" --format csv | head -1)" "run,repetition,n,nodes,ranks_per_node,rank,region,metric,value" \
-	"unbound csv: the old header"
-is "$("$PS" export "$T/u" --format jsonl | perl -MJSON::PP -ne 'print join(",", sort keys %{decode_json($_)}), "\n"' | sort -u)" \
-	"callpath,metric,params,value" "unbound jsonl: the old fields"
+is "$("$PS" export "$T/u" --format csv | head -1 | cut -d, -f1-9)" "run,repetition,n,nodes,ranks_per_node,rank,region,metric,value" \
+	"unbound csv: the old header first (what the run used is added after it)"
+is "$("$PS" export "$T/u" --format jsonl | perl -MJSON::PP -ne 'my %h = %{decode_json($_)}; print join(",", grep { exists $h{$_} } qw(callpath metric params value)), "\n"' | sort -u)" \
+	"callpath,metric,params,value" "unbound jsonl: the old fields are all there"
 
 done_testing
