@@ -36,6 +36,24 @@ static inline int __attribute__((format(printf, 2, 3))) ok(int pass, const char 
 	return pass;
 }
 
+/*
+ * A known bug, reported as TAP's TODO: "not ok N - ... # TODO why" while it
+ * fails (prove shows it, the suite does not fail on it), "ok ... # TODO"
+ * once it is fixed (prove says it passed unexpectedly).  For a failure
+ * that is understood to be the code's, not the test's, and said in an issue.
+ */
+static inline int __attribute__((format(printf, 3, 4))) todo_ok(int pass, const char *why, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s %d - ", pass ? "ok" : "not ok", ++tap_n);
+	vprintf(fmt, ap);
+	printf(" # TODO %s\n", why);
+	fflush(stdout);
+	va_end(ap);
+	return pass;
+}
+
 static inline void __attribute__((format(printf, 1, 2))) diag(const char *fmt, ...)
 {
 	va_list ap;
