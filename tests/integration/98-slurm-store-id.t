@@ -98,8 +98,8 @@ bgpid=$!
 # the new store submits its own 6 jobs; they queue behind the old ones
 wait_until 120 sh -c "[ \"\$(squeue -h -t PD -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 8 ]"
 t $? "c3: the new store queued its own 6 jobs behind the old store's 6"
-is "$(squeue -h -t R -o %i -n "$(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',')" | wc -l)" 4 \
-	"c3: the old store's running jobs were not cancelled"
+# (that none of the old store's jobs is cancelled is read from the job log
+# below: a count of running jobs at this moment also moved with the load)
 rm -f "$work/hold"
 wait_until 180 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
 wait $bgpid
