@@ -26,6 +26,7 @@ repetitions = 3;
 order_seed = 1;
 placement = { policy = "explicit"; map = "cores.map"; ranks_per_node = [ 1 ]; };
 collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time ([0-9.]+)"; } ); };
+analysis = { min_cpu_share = 0.0; };   # the program reports the time the test chose
 CFG
 D=$T/segmap.campaign
 (cd "$T" && "$PS" run seg.cfg --quiet) > "$T/out" 2>&1; is $? 0 "the mapped campaign runs, its config named relative to the working directory"
