@@ -33,7 +33,7 @@ static void child_signals(void)
 
 static int kept(const struct child_process *cp, int fd, int notify)
 {
-	if (fd <= 2 || fd == notify)
+	if (fd <= 2 || fd == notify || (cp->capture && fd == cp->pipe_fd))
 		return 1;
 	for (int i = 0; i < cp->nkeep; i++)
 		if (cp->keep_fd[i] == fd)
@@ -96,9 +96,11 @@ _Noreturn static void child_run(struct child_process *cp, pid_t parent, int noti
 	if (cp->close_fds)
 		child_close_fds(cp, notify);
 	int stage = CHILD_REDIRECT;
-	if ((cp->in && redirect(cp->in, O_RDONLY, 0)) ||
-	    (cp->out && redirect(cp->out, O_WRONLY | O_CREAT | O_TRUNC, 1)) ||
-	    (cp->err && !cp->err_to_out && redirect(cp->err, O_WRONLY | O_CREAT | O_TRUNC, 2)) ||
+	/* capture: pipe_fd is the write end here (start_command) */
+	if ((cp->capture && dup2(cp->pipe_fd, cp->capture) < 0) ||
+	    (cp->in && redirect(cp->in, O_RDONLY, 0)) ||
+	    (cp->out && cp->capture != 1 && redirect(cp->out, O_WRONLY | O_CREAT | O_TRUNC, 1)) ||
+	    (cp->err && cp->capture != 2 && !cp->err_to_out && redirect(cp->err, O_WRONLY | O_CREAT | O_TRUNC, 2)) ||
 	    (cp->err_to_out && dup2(1, 2) < 0))
 		goto fail;
 	stage = CHILD_DIR;
@@ -127,10 +129,22 @@ int start_command(struct child_process *cp)
 	cp->exec_errno = 0;
 	cp->exec_stage = 0;
 	cp->finished = 0;
+	int epfd[2] = { -1, -1 };
+	if (cp->capture && pipe2(epfd, O_CLOEXEC))
+		return -1;
+	cp->pipe_fd = epfd[1];   /* the child's end, in the child */
 	/* a close-on-exec pipe: EOF once the child runs, an errno if it cannot */
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC))
+	if (pipe2(pfd, O_CLOEXEC)) {
+		int e = errno;
+		if (cp->capture) {
+			close(epfd[0]);
+			close(epfd[1]);
+		}
+		cp->pipe_fd = -1;
+		errno = e;
 		return -1;
+	}
 	/* no handler of ours may run in the child before it resets them */
 	sigset_t all, prev;
 	sigfillset(&all);
@@ -139,6 +153,8 @@ int start_command(struct child_process *cp)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
+		if (cp->capture)
+			close(epfd[0]);
 		child_run(cp, parent, pfd[1]);
 	}
 	int fork_errno = errno;
@@ -146,8 +162,14 @@ int start_command(struct child_process *cp)
 		setpgid(pid, cp->new_group ? pid : cp->join_group);   /* both sides: no race */
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	close(pfd[1]);
+	if (cp->capture)
+		close(epfd[1]);
+	cp->pipe_fd = epfd[0];
 	if (pid < 0) {
 		close(pfd[0]);
+		if (cp->capture)
+			close(epfd[0]);
+		cp->pipe_fd = -1;
 		errno = fork_errno;
 		return -1;
 	}
@@ -160,6 +182,9 @@ int start_command(struct child_process *cp)
 	cp->pid = pid;
 	if (got == (ssize_t)sizeof(e)) {
 		finish_command(cp);
+		if (cp->capture)
+			close(cp->pipe_fd);
+		cp->pipe_fd = -1;
 		cp->exec_errno = e[0];
 		cp->exec_stage = e[1];
 		errno = e[0];

@@ -28,6 +28,9 @@ struct child_process {
 	const char *in, *out, *err; /* stdin from / stdout, stderr to (created, truncated) these
 	                               files, or NULL: inherited */
 	int err_to_out;             /* stderr goes where stdout goes */
+	int capture;                /* 1 (stdout) or 2 (stderr): that descriptor to a pipe
+	                               whose read end start_command leaves in pipe_fd, for the
+	                               caller to read to EOF and close; 0: none */
 	int new_session;            /* setsid(): a session and process group of its own */
 	int new_group;              /* a process group of its own */
 	pid_t join_group;           /* > 0: join this process group */
@@ -39,6 +42,7 @@ struct child_process {
 
 	/* Filled in. */
 	pid_t pid;                  /* > 0 once started */
+	int pipe_fd;                /* capture: the pipe's read end, or -1 */
 	int exec_errno;             /* start_command failed: why (exec, chdir, redirection) */
 	int exec_stage;             /* and where: enum child_stage */
 	int finished;               /* reaped: status and ru are set */

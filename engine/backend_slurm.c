@@ -41,6 +41,7 @@
  * back-off; other errors fail the run with SLURM's message.
  */
 #include "common/clock.h"
+#include "common/run_command.h"
 #include "engine/backend.h"
 #include "campaign/slurm_extra.h"
 #include "engine/slurm_compat.h"
@@ -1349,26 +1350,11 @@ static int check_slurm_conf(struct perr *err)
 	return 0;
 }
 
-/*
- * Fork a child with a pipe to the parent: in the child 0 with *fd the
- * write end, in the parent the child's pid with *fd the read end, -1 when
- * it cannot.
- */
-static pid_t pipe_child(int *fd)
+static int probe_child(void *data)
 {
-	int fds[2];
-	if (pipe(fds))
-		return -1;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	close(fds[pid == 0 ? 0 : 1]);
-	*fd = fds[pid == 0 ? 1 : 0];
-	return pid;
+	(void)data;
+	slurm_init(NULL);
+	return 0;
 }
 
 /*
@@ -1381,28 +1367,18 @@ static int probe_slurm_conf(struct perr *err)
 	const char *conf = getenv("SLURM_CONF");
 	if (!conf || !*conf)
 		conf = PS_SLURM_DEFAULT_CONF;
-	int fd;
-	pid_t pid = pipe_child(&fd);
-	if (pid < 0)
+	struct child_process cp = { .fn = probe_child, .capture = 2 };
+	if (start_command(&cp))
 		return 0;   /* cannot probe: let libslurm speak for itself */
-	if (pid == 0) {
-		dup2(fd, STDERR_FILENO);
-		slurm_init(NULL);
-		_exit(0);
-	}
 	char buf[2048];
 	size_t len = 0;
 	ssize_t n;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
+	while ((n = read(cp.pipe_fd, buf + len, sizeof(buf) - 1 - len)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			len += (size_t)n;
 	buf[len] = '\0';
-	close(fd);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	close(cp.pipe_fd);
+	if (finish_command(&cp) == 0)
 		return 0;
 	/* "prog: error: MESSAGE" lines: keep the first message */
 	const char *why = "libslurm cannot use it";
@@ -1483,14 +1459,17 @@ static void partition_nodes(const partition_info_t *p, const node_info_msg_t *nm
 }
 
 /* In the asking child: one line "ok NAME MAX_NODES CPUS..." or "no" (no such partition) to fd. */
-static void partition_answer(const char *partition, int fd)
+/* In a child: the answer on stdout. */
+static int partition_answer(void *data)
 {
+	const char *partition = data;
+	int fd = 1;
 	slurm_init(NULL);
 	partition_info_msg_t *pm = NULL;
 	node_info_msg_t *nm = NULL;
 	if (slurm_load_partitions(0, &pm, SHOW_ALL) != SLURM_SUCCESS ||
 	    slurm_load_node(0, &nm, SHOW_ALL) != SLURM_SUCCESS)
-		return;
+		return 0;
 	const partition_info_t *p = NULL;
 	for (uint32_t i = 0; i < pm->record_count && !p; i++) {
 		const partition_info_t *q = &pm->partition_array[i];
@@ -1511,7 +1490,8 @@ static void partition_answer(const char *partition, int fd)
 		free(sp.cpus);
 	}
 	if (write(fd, sb.buf, sb.len) < 0)
-		return;
+		return 1;
+	return 0;
 }
 
 /* Read the child's answer within limit seconds; NULL when it did not answer in time. */
@@ -1569,18 +1549,12 @@ int backend_slurm_partition(const char *partition, struct slurm_partition *out, 
 	struct perr e2;
 	if (check_slurm_conf(&e2) || (slurm_refs == 0 && probe_slurm_conf(&e2)))
 		return 0;   /* no controller to ask */
-	int fd;
-	pid_t pid = pipe_child(&fd);
-	if (pid < 0)
+	struct child_process cp = { .fn = partition_answer, .data = (void *)partition, .capture = 1 };
+	if (start_command(&cp))
 		return 0;
-	if (pid == 0) {
-		partition_answer(partition, fd);
-		_exit(0);
-	}
-	char *text = read_answer(fd, pid, PARTITION_WAIT);
-	close(fd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	char *text = read_answer(cp.pipe_fd, cp.pid, PARTITION_WAIT);
+	close(cp.pipe_fd);
+	finish_command(&cp);
 	int rc = 0;
 	if (text && !strncmp(text, "no", 2))
 		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)

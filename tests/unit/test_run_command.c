@@ -69,6 +69,62 @@ static void test_start_finish(void)
 	free(out);
 }
 
+static char *read_all(int fd)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char buf[256];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			strbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	return strbuf_detach(&sb);
+}
+
+static int say_to_stderr(void *data)
+{
+	fputs((const char *)data, stderr);
+	return 4;
+}
+
+/* capture: one descriptor to a pipe, the other left where it was */
+static void test_capture(void)
+{
+	const char *dir = tap_tmpdir();
+	char *out = xasprintf("%s/cap-out", dir);
+	char *argv[] = { "/bin/sh", "-c", "echo on-out; echo on-err >&2", NULL };
+	struct child_process cp = { .argv = argv, .out = out, .capture = 2, .close_fds = 1 };
+	if (ok(start_command(&cp) == 0 && cp.pipe_fd >= 0, "capture 2: the command starts with a pipe")) {
+		char *got = read_all(cp.pipe_fd);
+		is_str(got, "on-err\n", "stderr came through the pipe");
+		free(got);
+		is_int(finish_command(&cp), 0, "and it ended well");
+		char *text = slurp(out);
+		is_str(text, "on-out\n", "stdout still went to its file");
+		free(text);
+	}
+	struct child_process fn = { .fn = say_to_stderr, .data = "from a function\n", .capture = 2 };
+	if (ok(start_command(&fn) == 0, "a function child with its stderr captured starts")) {
+		char *got = read_all(fn.pipe_fd);
+		is_str(got, "from a function\n", "its stderr came through the pipe (the pipe closes when it ends)");
+		free(got);
+		is_int(finish_command(&fn), 4, "its return is its exit code");
+	}
+	char *echo[] = { "/bin/echo", "answer", NULL };
+	struct child_process o = { .argv = echo, .capture = 1 };
+	if (ok(start_command(&o) == 0, "capture 1 starts")) {
+		char *got = read_all(o.pipe_fd);
+		is_str(got, "answer\n", "stdout came through the pipe");
+		free(got);
+		finish_command(&o);
+	}
+	char *missing[] = { "/nonexistent/prog", NULL };
+	struct child_process bad = { .argv = missing, .capture = 2 };
+	ok(start_command(&bad) == -1 && bad.pipe_fd == -1, "a program that cannot start leaves no pipe open");
+	free(out);
+}
+
 static void test_groups_and_waiting(void)
 {
 	char *argv[] = { "/bin/sleep", "30", NULL };
@@ -107,6 +163,7 @@ static void test_groups_and_waiting(void)
 int main(void)
 {
 	test_start_finish();
+	test_capture();
 	test_groups_and_waiting();
 	return done_testing();
 }
