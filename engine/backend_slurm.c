@@ -359,6 +359,21 @@ static int job_finished(uint32_t state)
 	return (state & JOB_STATE_BASE) > JOB_SUSPENDED;
 }
 
+/* Whether run_dir holds marker (job.step-failed, job.step-aborted). */
+static int has_marker(const char *run_dir, const char *marker)
+{
+	if (!run_dir)
+		return 0;
+	char *path = xasprintf("%s/%s", run_dir, marker);
+	int there = !access(path, F_OK);
+	free(path);
+	return there;
+}
+
+/* srun said 0 but a rank never ended (slurm_script.c): the controller
+   aborted the step, a node went down under it; not the program's fault */
+#define STEP_ABORTED "job step aborted before every rank ended, see job.err"
+
 /* The run result of a finished job. */
 static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 		       const char *run_dir, struct run_result *r)
@@ -395,14 +410,14 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 	}
 	r->failed = 1;
 	char detail[160] = "";
-	char *marker = run_dir ? xasprintf("%s/job.step-failed", run_dir) : NULL;
-	int step_failed = marker && !access(marker, F_OK);
-	free(marker);
-	if (step_failed && (base == JOB_FAILED || base == JOB_COMPLETE)) {
-		/* srun never started a rank: the controller or a node, not the program */
+	if ((base == JOB_FAILED || base == JOB_COMPLETE) &&
+	    (has_marker(run_dir, "job.step-failed") || has_marker(run_dir, "job.step-aborted"))) {
+		/* srun never started a rank, or its step was aborted under it:
+		   the controller or a node, not the program */
 		r->retry_free = 1;
-		snprintf(r->reason, sizeof(r->reason),
-			 "job step could not start, see job.err (slurm job %u)", j->job_id);
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)",
+			 has_marker(run_dir, "job.step-failed") ? "job step could not start, see job.err"
+								 : STEP_ABORTED, j->job_id);
 		return;
 	}
 	if (base == JOB_FAILED || base == JOB_COMPLETE) {
@@ -489,10 +504,9 @@ static int result_from_record(const char *run_dir, const char *store, uint32_t j
 	if (d.exit_status == 0)
 		return 1;
 	r->failed = 1;
-	char *marker = xasprintf("%s/job.step-failed", run_dir);
-	r->retry_free = !access(marker, F_OK);
-	free(marker);
-	const char *what = r->retry_free ? "job step could not start, see job.err" : NULL;
+	const char *what = has_marker(run_dir, "job.step-failed") ? "job step could not start, see job.err"
+			 : has_marker(run_dir, "job.step-aborted") ? STEP_ABORTED : NULL;
+	r->retry_free = what != NULL;
 	char detail[64];
 	if (!what && timeout > 0 && d.exit_status == 124)
 		snprintf(detail, sizeof(detail), "timed out after %g s", timeout);
@@ -617,8 +631,14 @@ static int read_note(struct slurm_backend *sb, const char *dir, const char *name
 			free(path);
 			return -1;
 		}
-		job_ended(sb, i, &r);
-		told = 1;
+		if (r.failed && has_marker(sj->run_dir, "job.step-aborted")) {
+			/* the controller knows why (a node failure): ask it now */
+			sb->poll_interval = sb->poll_min;
+			sb->next_poll = wall_now();
+		} else {
+			job_ended(sb, i, &r);
+			told = 1;
+		}
 	} else if (!sb->jobs[i].running) {
 		/* the note holds the script's start time, as job.done will */
 		struct strbuf sbuf;

@@ -283,7 +283,7 @@ static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
 		      "r=${SLURM_PROCID:-0}; "
 		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "
 		      "else exec >\"$PERFSWEEP_RUN_DIR/rank-$r.stdout\" 2>\"$PERFSWEEP_RUN_DIR/rank-$r.stderr\"; fi; "
-		      "exec \"$@\"' perfsweep-rank");
+		      "\"$@\"; c=$?; echo $c >\"$PERFSWEEP_RUN_DIR/job.rank-$r.exit\"; exit $c' perfsweep-rank");
 	if (rs->policy && rs->bind_path) {
 		struct launch_placement lp = {
 			.policy = rs->policy,
@@ -386,7 +386,7 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	script_quote(&sc, "the store id", store_or_dash(rs), Q_SH_LINE, err);
 	strbuf_addstr(&sc, " >\"$d/job.done.tmp\" && "
 		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
-		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
+		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.step-aborted\" \"$d/job.done\" \"$d\"/job.rank-*.exit\n"
 		      "note start \"$s\"\n"
 		      "trap 'note gone; exit 143' TERM\n"
 		      "cd -- ");
@@ -399,13 +399,19 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	strbuf_addstr(&sc, " || finish 125\nn=0\nwhile :; do\n\t");
 	if (script_srun(&sc, o, rs, err))
 		goto fail;
+	/* srun says 0 when the controller aborted the step (a node set down
+	   under it) before its ranks ended: each rank leaves
+	   job.rank-R.exit as it ends, and 0 without all of them is an
+	   aborted step (job.step-aborted), not a success */
 	strbuf_addf(&sc, "\n\trc=$?\n"
 		    "\tmine || exit 1\n"
+		    "\tif [ $rc -eq 0 ]; then k=0; for f in \"$d\"/job.rank-*.exit; do [ -e \"$f\" ] && k=$((k + 1)); done; "
+		    "[ $k -ge %d ] || { : >\"$d/job.step-aborted\"; rc=1; }; fi\n"
 		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
 		    "\tn=$((n + 1))\n"
 		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
 		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
-		    "done\n", SLURM_STEP_TRIES, SLURM_STEP_PAUSE);
+		    "done\n", rs->ranks, SLURM_STEP_TRIES, SLURM_STEP_PAUSE);
 	*out = strbuf_detach(&sc);
 	return 0;
 fail:

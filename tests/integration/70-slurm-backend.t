@@ -44,7 +44,7 @@ for d in step1 step2; do
 done
 PATH=$work/fake:$PATH PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step1/count FAKE_FAILS=2 \
 	sh "$work/step1/job.sh" >/dev/null 2>&1
-is "$?:$(cat "$work/step1/count"):$(ls "$work/step1" | tr '\n' ' ')" "0:3:count job.done job.sh stderr stdout " \
+is "$?:$(cat "$work/step1/count"):$(ls "$work/step1" | tr '\n' ' ')" "0:3:count job.done job.rank-0.exit job.sh stderr stdout " \
 	"job script: step failed twice, third srun runs the app (exit 0, 3 sruns, no marker)"
 PATH=$work/fake:$PATH PERFSWEEP_STEP_PAUSE=0 FAKE_COUNT=$work/step2/count FAKE_FAILS=99 \
 	sh "$work/step2/job.sh" >/dev/null 2>&1

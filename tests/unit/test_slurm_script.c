@@ -7,7 +7,7 @@
  *  - A control character in a field that is not an application argument or
  *    environment value is refused with an error naming the field.
  *  - Otherwise the script really runs under /bin/sh with a stand-in srun (it
- *    drops its options and starts rank 0): nothing executes that was not
+ *    drops its options and starts each of --ntasks ranks in turn): nothing executes that was not
  *    asked for, and the application receives its arguments byte-exact.
  *  - Each #SBATCH line, read the way sbatch reads it (src/sbatch/opt.c
  *    _get_argument: quotes and backslash escapes, '#' or blank ends the
@@ -93,12 +93,16 @@ static char *sbatch_value(const char *script, const char *opt, int nth, int *one
 	return NULL;
 }
 
+/* Where the stand-in srun is: tmp/bin unless set. */
+static const char *srun_dir;
+
 /* Run the script at path with sh and a stand-in srun; returns its exit status. */
 static int run_script_at(const char *path)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		char *bin = xasprintf("%s/bin:%s", tmp, getenv("PATH"));
+		char *bin = srun_dir ? xasprintf("%s:%s", srun_dir, getenv("PATH"))
+				     : xasprintf("%s/bin:%s", tmp, getenv("PATH"));
 		setenv("PATH", bin, 1);
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
@@ -172,8 +176,12 @@ static void setup(void)
 	char *bin = xasprintf("%s/bin", tmp);
 	mkdir(bin, 0755);
 	char *p = xasprintf("%s/srun", bin);
-	write_exec(p, "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in --*) shift;; *) break;; esac; done\n"
-		      "SLURM_PROCID=0 exec \"$@\"\n");
+	/* every rank of --ntasks, one after another; the last one's status, or
+	   the first failure's, as srun's */
+	write_exec(p, "#!/bin/sh\nn=1\nwhile [ $# -gt 0 ]; do case \"$1\" in --ntasks=*) n=${1#--ntasks=}; shift;; "
+		      "--*) shift;; *) break;; esac; done\n"
+		      "r=0; rc=0\nwhile [ $r -lt $n ]; do SLURM_PROCID=$r \"$@\"; c=$?; [ $rc -ne 0 ] || rc=$c; r=$((r + 1)); done\n"
+		      "exit $rc\n");
 	free(p);
 	p = xasprintf("%s/dumpargs", tmp);
 	write_exec(p, "#!/bin/sh\n: >\"$PERFSWEEP_RUN_DIR/args\"\n"
@@ -343,6 +351,51 @@ static void test_self_contained(void)
 	free(app);
 }
 
+/*
+ * srun says 0 when the controller aborts its step (a node set down under
+ * it) before the ranks end (seen on the test cluster: "srun: error: Node
+ * failure on n1 ... Job step aborted", exit 0).  Stand in for it with an
+ * srun that starts rank 0 only and then says 0 for a 2-rank run.
+ */
+static void test_aborted_step(void)
+{
+	char *rundir = xasprintf("%s/aborted", tmp);
+	mkdir(rundir, 0755);
+	char *bin = xasprintf("%s/bin-aborting", tmp);
+	mkdir(bin, 0755);
+	char *srun = xasprintf("%s/srun", bin);
+	write_exec(srun, "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in --*) shift;; *) break;; esac; done\n"
+			 "SLURM_PROCID=0 \"$@\"; exit 0\n");
+	char *argv[] = { "/bin/true", NULL };
+	struct run_spec rs = { .id = 4, .campaign = "c", .campaign_dir = tmp, .argv = argv,
+			       .run_dir = rundir, .ranks = 2 };
+	struct slurm_script_opts o = { 0 };
+	char *script;
+	struct perr err;
+	is_int(slurm_script_render(&o, &rs, &script, &err), 0, "a 2-rank script rendered");
+	srun_dir = bin;
+	int st = run_script(script, rundir);
+	srun_dir = NULL;
+	ok(st != 0, "srun's 0 with one of two ranks never ended is not a success (exit %d)", st);
+	char *marker = xasprintf("%s/job.step-aborted", rundir), *done = xasprintf("%s/job.done", rundir);
+	ok(access(marker, F_OK) == 0, "it leaves job.step-aborted");
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_read_file(&sb, done);
+	sb.buf[strcspn(sb.buf, "\n")] = '\0';
+	ok(sb.len && !strstr(sb.buf, "exit=0 "), "job.done does not record a success (%s)", sb.buf);
+	/* the same script with an srun that runs both ranks: a success */
+	is_int(run_script(script, rundir), 0, "with both ranks ended the job succeeds");
+	ok(access(marker, F_OK) != 0, "and the marker of the aborted attempt is gone");
+	strbuf_release(&sb);
+	free(marker);
+	free(done);
+	free(script);
+	free(srun);
+	free(bin);
+	free(rundir);
+}
+
 #define STORE_A "0123456789abcdef0123456789abcdef"
 #define STORE_B "fedcba9876543210fedcba9876543210"
 
@@ -454,5 +507,6 @@ int main(void)
 		for (int k = 0; hostile[k]; k++)
 			try_value((enum field)f, hostile[k], k);
 	test_self_contained();
+	test_aborted_step();
 	return done_testing();
 }
