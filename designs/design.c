@@ -32,6 +32,7 @@ struct builder {
 	char *modelled;
 	struct expr *cost;      /* seconds per run, or NULL */
 	struct plan_points *pp; /* the candidates, compactly */
+	int fresh;              /* the points being added are known new: add without looking */
 	struct perr *err;
 };
 
@@ -48,7 +49,8 @@ static void cand_append_reason(struct builder *b, int i, const char *reason)
 static int cand_add(struct builder *b, const uint32_t *ix, int rpn, int required, int contention,
 		    const char *reason)
 {
-	int added, i = plan_points_add(b->pp, ix, rpn, reason, &added);
+	int added = 1, i = b->fresh ? plan_points_append(b->pp, ix, rpn, reason)
+				    : plan_points_add(b->pp, ix, rpn, reason, &added);
 	if (!added) {
 		b->pp->pt[i].required |= (char)required;
 		if (!strstr(b->pp->reasons[b->pp->pt[i].reason], reason))
@@ -167,6 +169,11 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 	for (int j = 0; j < g; j++)
 		n *= (size_t)b->s->params[gp[j]].nvalues;
 	plan_points_reserve(b->pp, (size_t)b->pp->n + n);
+	/* a grid on no points over distinct values has no point twice */
+	b->fresh = b->pp->n == 0;
+	for (int j = 0; j < g; j++)
+		for (int i = 0; i < b->s->params[gp[j]].nvalues; i++)
+			b->fresh &= plan_points_canon(b->pp, gp[j], i) == (uint32_t)i;
 	for (;;) {
 		base_index(b, ix);
 		int online = 0, off = -1;
@@ -180,7 +187,7 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		char line[200];
 		if (online == 0)
 			snprintf(line, sizeof(line), "baseline");
-		else
+		else if (online == 1)
 			snprintf(line, sizeof(line), "line %s", b->s->params[off].name);
 		cand_add(b, ix, rpn, required || online <= 1, 0, online <= 1 ? line : reason);
 		int j = g - 1;
@@ -192,6 +199,7 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		if (j < 0)
 			break;
 	}
+	b->fresh = 0;
 	free(idx);
 	free(ix);
 }

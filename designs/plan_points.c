@@ -106,11 +106,6 @@ static size_t point_slot(const struct plan_points *pp, const uint32_t *ix, int r
 	return i;
 }
 
-int plan_points_find(struct plan_points *pp, const uint32_t *ix, int rpn)
-{
-	return pp->cap ? pp->slots[point_slot(pp, ix, rpn)] : -1;
-}
-
 /* An index of at least cap slots (a power of two), rebuilt. */
 static void index_grow(struct plan_points *pp, size_t cap)
 {
@@ -122,12 +117,44 @@ static void index_grow(struct plan_points *pp, size_t cap)
 	memset(pp->slots, 0xff, sizeof(int) * pp->cap);
 	for (int i = 0; i < pp->n; i++)
 		pp->slots[point_slot(pp, plan_points_index(pp, i), pp->pt[i].rpn)] = i;
+	pp->nindexed = pp->n;
+}
+
+/* Index the points appended since the last look-up, the index at most half full. */
+static void index_catch_up(struct plan_points *pp)
+{
+	if ((size_t)(pp->n + 1) * 2 > pp->cap) {
+		index_grow(pp, (size_t)(pp->n + 1) * 2);
+		return;
+	}
+	for (; pp->nindexed < pp->n; pp->nindexed++) {
+		int i = pp->nindexed;
+		pp->slots[point_slot(pp, plan_points_index(pp, i), pp->pt[i].rpn)] = i;
+	}
+}
+
+int plan_points_find(struct plan_points *pp, const uint32_t *ix, int rpn)
+{
+	index_catch_up(pp);
+	return pp->slots[point_slot(pp, ix, rpn)];
+}
+
+int plan_points_append(struct plan_points *pp, const uint32_t *ix, int rpn, const char *reason)
+{
+	XGROW(pp->pt, (size_t)pp->n + 1, pp->alloc);
+	XGROW(pp->run_ch, (size_t)pp->n + 1, pp->ch_alloc);
+	XGROW(pp->idx, ((size_t)pp->n + 1) * (size_t)(pp->np ? pp->np : 1), pp->idx_alloc);
+	memcpy(pp->idx + (size_t)pp->n * (size_t)pp->np, ix, sizeof(uint32_t) * (size_t)pp->np);
+	struct pp_point *p = &pp->pt[pp->n];
+	memset(p, 0, sizeof(*p));
+	p->rpn = rpn;
+	p->reason = plan_points_intern(pp, reason);
+	pp->run_ch[pp->n] = 0;
+	return pp->n++;
 }
 
 void plan_points_reserve(struct plan_points *pp, size_t n)
 {
-	if (n * 2 > pp->cap)
-		index_grow(pp, n * 2);
 	XGROW(pp->pt, n, pp->alloc);
 	XGROW(pp->run_ch, n, pp->ch_alloc);
 	XGROW(pp->idx, n * (size_t)(pp->np ? pp->np : 1), pp->idx_alloc);
@@ -135,24 +162,14 @@ void plan_points_reserve(struct plan_points *pp, size_t n)
 
 int plan_points_add(struct plan_points *pp, const uint32_t *ix, int rpn, const char *reason, int *added)
 {
-	/* keep the index at most half full */
-	if ((size_t)(pp->n + 1) * 2 > pp->cap)
-		index_grow(pp, pp->cap * 2);
+	index_catch_up(pp);
 	size_t slot = point_slot(pp, ix, rpn);
 	*added = pp->slots[slot] < 0;
 	if (!*added)
 		return pp->slots[slot];
-	XGROW(pp->pt, (size_t)pp->n + 1, pp->alloc);
-	XGROW(pp->run_ch, (size_t)pp->n + 1, pp->ch_alloc);
-	XGROW(pp->idx, ((size_t)pp->n + 1) * (size_t)(pp->np ? pp->np : 1), pp->idx_alloc);
-	pp->slots[slot] = pp->n;
-	pp->run_ch[pp->n] = 0;
-	memcpy(pp->idx + (size_t)pp->n * (size_t)pp->np, ix, sizeof(uint32_t) * (size_t)pp->np);
-	struct pp_point *p = &pp->pt[pp->n];
-	memset(p, 0, sizeof(*p));
-	p->rpn = rpn;
-	p->reason = plan_points_intern(pp, reason);
-	return pp->n++;
+	pp->slots[slot] = plan_points_append(pp, ix, rpn, reason);
+	pp->nindexed = pp->n;
+	return pp->n - 1;
 }
 
 static uint64_t text_hash(const char *s)

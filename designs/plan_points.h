@@ -37,6 +37,7 @@ struct plan_points {
 	size_t alloc, ch_alloc, idx_alloc;
 	int *slots;             /* points by (idx, rpn): open addressing, -1 empty */
 	size_t cap;
+	int nindexed;           /* points [0, nindexed) are in slots; the rest when next looked up */
 	char **reasons;         /* interned, each once */
 	int nreasons;
 	size_t ralloc;
@@ -72,6 +73,8 @@ int plan_points_find(struct plan_points *pp, const uint32_t *ix, int rpn);
 void plan_points_reserve(struct plan_points *pp, size_t n);
 /* The point (ix, rpn): its index, added with reason (and *added set) when new. */
 int plan_points_add(struct plan_points *pp, const uint32_t *ix, int rpn, const char *reason, int *added);
+/* Add the point (ix, rpn) known not to be there (a grid on no points), without looking; its index. */
+int plan_points_append(struct plan_points *pp, const uint32_t *ix, int rpn, const char *reason);
 /* The interned id of reason. */
 int plan_points_intern(struct plan_points *pp, const char *reason);
 
