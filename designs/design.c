@@ -5,7 +5,9 @@
  * trimmed to the budget.  A pure function: no I/O.
  *
  * Counting and costing the full factorial never enumerates it (products
- * of value counts, expr_grid_sum for the cost).
+ * of value counts, expr_grid_sum for the cost).  The candidates are held
+ * compactly (designs/plan_points.h) and the plan keeps them so: a 10^6-point
+ * design costs tens of megabytes, and plan_design alone materialises it.
  */
 #include "designs/analysis.h"
 #include "common/point_text.h"
@@ -165,10 +167,11 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 {
 	int *idx = xcalloc((size_t)g + 1, sizeof(int));
 	uint32_t *ix = new_index(b);
-	size_t n = 1;
+	double n = 1;
 	for (int j = 0; j < g; j++)
-		n *= (size_t)b->s->params[gp[j]].nvalues;
-	plan_points_reserve(b->pp, (size_t)b->pp->n + n);
+		n *= b->s->params[gp[j]].nvalues;
+	if (n <= MAX_PLAN_POINTS)
+		plan_points_reserve(b->pp, (size_t)b->pp->n + (size_t)n);
 	/* a grid on no points over distinct values has no point twice */
 	b->fresh = b->pp->n == 0;
 	for (int j = 0; j < g; j++)
@@ -988,7 +991,6 @@ static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int 
 		pl->runs += r;
 		pl->core_hours += pp->run_ch[i] * r;
 	}
-	pp->nkept = pl->npoints;
 	pl->compact = pp;
 	b->pp = NULL;
 }

@@ -45,7 +45,6 @@ struct plan_points {
 	size_t rcap;
 	/* what the plan keeps and how its points print (set by plan_design) */
 	int *kept;              /* the plan's point i is pt[kept[i]]; NULL: all n */
-	int nkept;
 	int reps;               /* repetitions after the budget: caps each point's */
 	int ranks_param;        /* role "ranks", or -1 */
 	int rpn_param;          /* role "ranks_per_node", or -1 */
