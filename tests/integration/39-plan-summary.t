@@ -90,8 +90,13 @@ floor=20000
 while [ $floor -lt 2000000 ] && ! (ulimit -v $floor; "$PS" plan "$T/tiny.cfg" --json >/dev/null 2>&1); do
 	floor=$((floor + 10000))
 done
-(ulimit -v $((floor + 50000)); "$PS" plan "$T/big.cfg" --json >"$T/big.json" 2>"$T/big.err")
-is "$?" 0 "--json of 300,000 points within a tiny plan's address space + 50 MB"
+if [ $floor -lt 2000000 ]; then
+	(ulimit -v $((floor + 50000)); "$PS" plan "$T/big.cfg" --json >"$T/big.json" 2>"$T/big.err")
+	is "$?" 0 "--json of 300,000 points within a tiny plan's address space + 50 MB"
+else    # a sanitizer build reserves terabytes: no address-space limit applies
+	"$PS" plan "$T/big.cfg" --json >"$T/big.json" 2>"$T/big.err"
+	ok 0 "# SKIP no tiny plan runs in 2 GB of address space (a sanitizer build?)"
+fi
 is "$(cat "$T/big.err")" "" "and says nothing on stderr"
 "$PS" plan "$T/big.cfg" >"$T/big.txt"
 # each point's params, from its line (JSON::PP takes half a minute over 56 MB)
