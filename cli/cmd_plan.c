@@ -81,13 +81,16 @@ static void print_json(const struct plan *pl, const char *dir, const struct stor
 	printf("{\n  \"strategy\": %s,\n  \"points\": [", st);
 	free(st);
 	json_decref(strategy);
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
 	for (int i = 0; i < pl->npoints; i++) {
-		json_t *p = point_json(pl, &pl->points[i]);
+		json_t *p = point_json(pl, plan_point_at(pl, i, &buf, vals));
 		char *text = json_dumps(p, JSON_COMPACT | PLAN_JSON_FLAGS);
 		printf("%s\n    %s", i ? "," : "", text);
 		free(text);
 		json_decref(p);
 	}
+	free(vals);
 	printf("%s],\n", pl->npoints ? "\n  " : "");
 	json_t *root = json_object();
 	json_t *totals = json_object();
@@ -158,28 +161,77 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* --summary: for each parameter, how many of its values the plan measures. */
+/* One parameter's values seen in the plan: marked in its sorted distinct
+   values, or kept aside when outside them (a contention point's may be). */
+struct coverage {
+	double *sorted;
+	char *seen;
+	int n;
+	double *other;
+	int nother;
+	size_t oalloc;
+	double lo, hi;
+};
+
+static void coverage_add(struct coverage *cv, double x)
+{
+	cv->lo = x < cv->lo ? x : cv->lo;
+	cv->hi = x > cv->hi ? x : cv->hi;
+	const double *at = bsearch(&x, cv->sorted, (size_t)cv->n, sizeof(double), cmp_double);
+	if (at) {
+		cv->seen[at - cv->sorted] = 1;
+		return;
+	}
+	for (int i = 0; i < cv->nother; i++)
+		if (cv->other[i] == x)
+			return;
+	XGROW(cv->other, (size_t)cv->nother + 1, cv->oalloc);
+	cv->other[cv->nother++] = x;
+}
+
+/* --summary: for each parameter, how many of its values the plan measures
+   (one pass over the points, however many). */
 static void print_coverage(const struct plan *pl)
 {
-	double *v = xmalloc(sizeof(double) * (size_t)(pl->npoints + 1));
+	struct coverage *cv = xcalloc((size_t)pl->nparams + 1, sizeof(*cv));
+	for (int k = 0; k < pl->nparams; k++) {
+		const struct plan_param *p = &pl->params[k];
+		cv[k].sorted = xmalloc(sizeof(double) * (size_t)(p->nvalues + 1));
+		memcpy(cv[k].sorted, p->values, sizeof(double) * (size_t)p->nvalues);
+		qsort(cv[k].sorted, (size_t)p->nvalues, sizeof(double), cmp_double);
+		for (int i = 0; i < p->nvalues; i++)
+			if (!cv[k].n || cv[k].sorted[cv[k].n - 1] != cv[k].sorted[i])
+				cv[k].sorted[cv[k].n++] = cv[k].sorted[i];
+		cv[k].seen = xcalloc((size_t)cv[k].n + 1, 1);
+		cv[k].lo = INFINITY;
+		cv[k].hi = -INFINITY;
+	}
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
+	for (int i = 0; i < pl->npoints; i++) {
+		const struct plan_point *pt = plan_point_at(pl, i, &buf, vals);
+		for (int k = 0; k < pl->nparams; k++)
+			coverage_add(&cv[k], pt->values[k]);
+	}
 	printf("coverage:\n");
 	for (int k = 0; k < pl->nparams; k++) {
-		for (int i = 0; i < pl->npoints; i++)
-			v[i] = pl->points[i].values[k];
-		qsort(v, (size_t)pl->npoints, sizeof(double), cmp_double);
-		int distinct = 0;
-		for (int i = 0; i < pl->npoints; i++)
-			distinct += !i || v[i] != v[i - 1];
+		int distinct = cv[k].nother;
+		for (int i = 0; i < cv[k].n; i++)
+			distinct += cv[k].seen[i];
 		printf("  %s: %d of %d values", pl->params[k].name, distinct, pl->params[k].nvalues);
 		if (pl->npoints) {
 			char lo[32], hi[32];
-			value_text(lo, sizeof(lo), v[0]);
-			value_text(hi, sizeof(hi), v[pl->npoints - 1]);
+			value_text(lo, sizeof(lo), cv[k].lo);
+			value_text(hi, sizeof(hi), cv[k].hi);
 			printf(" (%s..%s)", lo, hi);
 		}
 		putchar('\n');
+		free(cv[k].sorted);
+		free(cv[k].seen);
+		free(cv[k].other);
 	}
-	free(v);
+	free(cv);
+	free(vals);
 }
 
 static void print_header(const struct campaign_config *c, const struct plan *pl)
@@ -194,15 +246,19 @@ static void print_header(const struct campaign_config *c, const struct plan *pl)
 static void print_points(const struct plan *pl, int explain)
 {
 	int placed = 0;
-	for (int i = 0; i < pl->npoints; i++)
-		placed |= pl->points[i].nodes > 0 || pl->points[i].ranks_per_node > 0;
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
+	for (int i = 0; i < pl->npoints && !placed; i++) {
+		const struct plan_point *pt = plan_point_at(pl, i, &buf, vals);
+		placed = pt->nodes > 0 || pt->ranks_per_node > 0;
+	}
 	for (int k = 0; k < pl->nparams; k++)
 		printf("%10s ", pl->params[k].name);
 	if (placed)
 		printf("%6s %5s %-8s ", "nodes", "rpn", "policy");
 	printf("%5s %12s%s\n", "reps", "core-hours", explain ? "  reason" : "");
 	for (int i = 0; i < pl->npoints; i++) {
-		const struct plan_point *pt = &pl->points[i];
+		const struct plan_point *pt = plan_point_at(pl, i, &buf, vals);
 		for (int k = 0; k < pl->nparams; k++) {
 			char v[64];
 			template_format_value(v, sizeof(v), pt->values[k], pl->params[k].is_int);
@@ -220,6 +276,7 @@ static void print_points(const struct plan *pl, int explain)
 			printf("  %s", pt->reason ? pt->reason : "");
 		putchar('\n');
 	}
+	free(vals);
 	putchar('\n');
 }
 
@@ -284,13 +341,16 @@ static int exec_plan(struct cli_args *a)
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
-	int rc = plan_build(&pl, &cfg, &err);
+	/* the points stay compact, printed one at a time */
+	int rc = plan_build_compact(&pl, &cfg, &err);
 	if (rc) {
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
 	const char *dir = cli_value(a, 'd');
 	struct store_diff d;
+	if (dir)
+		plan_materialize(&pl);      /* the store compares whole points */
 	int found = dir ? campaign_diff(dir, &cfg, &pl, &d, &err) : 1;
 	if (found <= 0) {
 		if (!found)

@@ -5,13 +5,16 @@
  * trimmed to the budget.  A pure function: no I/O.
  *
  * Counting and costing the full factorial never enumerates it (products
- * of value counts, expr_grid_sum for the cost).
+ * of value counts, expr_grid_sum for the cost).  The candidates are held
+ * compactly (designs/plan_points.h) and the plan keeps them so: a 10^6-point
+ * design costs tens of megabytes, and plan_design alone materialises it.
  */
 #include "designs/analysis.h"
 #include "common/point_text.h"
 #include "designs/expr.h"
 #include "designs/plan.h"
 #include "designs/plan_internal.h"
+#include "designs/plan_points.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <math.h>
@@ -24,128 +27,48 @@
 
 enum kind { K_LINE, K_GROUP, K_EXTRA, K_FULL, K_PLACEMENT, K_CONTENTION };
 
-struct cand {
-	double *v;
-	int rpn;
-	int required;
-	int contention;
-	int reps;
-	double run_ch;          /* core-hours of one run */
-	struct strbuf reason;
-};
-
 struct builder {
 	const struct design_spec *s;
 	int np;
 	int *base;              /* baseline value index per parameter */
 	char *modelled;
-	int ranks_param;        /* index of the parameter with role "ranks", or -1 */
-	int rpn_param;          /* index of the parameter with role "ranks_per_node", or -1 */
 	struct expr *cost;      /* seconds per run, or NULL */
-	struct cand *c;
-	int nc;
-	size_t alloc;
-	int *slots;             /* the candidates' index: open addressing by values and */
-	size_t cap;             /* rpn, -1 for an empty slot (cap a power of two) */
+	struct plan_points *pp; /* the candidates, compactly */
+	int fresh;              /* the points being added are known new: add without looking */
 	struct perr *err;
 };
 
-/* The hash of a point: its values' bits and its ranks per node. */
-static uint64_t cand_hash(const struct builder *b, const double *v, int rpn)
+/* Append reason to point i's. */
+static void cand_append_reason(struct builder *b, int i, const char *reason)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)rpn;
-	for (int k = 0; k < b->np; k++) {
-		uint64_t bits;
-		memcpy(&bits, &v[k], sizeof(bits));
-		h = (h ^ bits) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 33);
-}
-
-/* The slot of the point (v, rpn): where it is, or the empty one it would take. */
-static size_t cand_slot(const struct builder *b, const double *v, int rpn)
-{
-	size_t i = cand_hash(b, v, rpn) & (b->cap - 1);
-	for (; b->slots[i] >= 0; i = (i + 1) & (b->cap - 1)) {
-		const struct cand *c = &b->c[b->slots[i]];
-		if (c->rpn == rpn && !memcmp(c->v, v, sizeof(double) * (size_t)b->np))
-			break;
-	}
-	return i;
-}
-
-/* Keep the index at most half full: 0 slots at first, then doubling. */
-static void cand_index_grow(struct builder *b)
-{
-	if ((size_t)(b->nc + 1) * 2 <= b->cap)
-		return;
-	free(b->slots);
-	b->cap = b->cap ? b->cap * 2 : 64;
-	b->slots = xmalloc(sizeof(int) * b->cap);
-	memset(b->slots, 0xff, sizeof(int) * b->cap);
-	for (int i = 0; i < b->nc; i++)
-		b->slots[cand_slot(b, b->c[i].v, b->c[i].rpn)] = i;
+	struct pp_point *c = &b->pp->pt[i];
+	char *both = xasprintf("%s; %s", b->pp->reasons[c->reason], reason);
+	c->reason = plan_points_intern(b->pp, both);
+	free(both);
 }
 
 /* Add a point (or merge its reason and requirement into an existing one). */
-static int cand_add(struct builder *b, const double *v, int rpn, int required, int contention,
+static int cand_add(struct builder *b, const uint32_t *ix, int rpn, int required, int contention,
 		    const char *reason)
 {
-	cand_index_grow(b);
-	size_t slot = cand_slot(b, v, rpn);
-	int i = b->slots[slot];
-	if (i >= 0) {
-		struct cand *c = &b->c[i];
-		c->required |= required;
-		if (!strstr(c->reason.buf, reason)) {
-			strbuf_addstr(&c->reason, "; ");
-			strbuf_addstr(&c->reason, reason);
-		}
+	int added = 1, i = b->fresh ? plan_points_append(b->pp, ix, rpn, reason)
+				    : plan_points_add(b->pp, ix, rpn, reason, &added);
+	if (!added) {
+		b->pp->pt[i].required |= (char)required;
+		if (!strstr(b->pp->reasons[b->pp->pt[i].reason], reason))
+			cand_append_reason(b, i, reason);
 		return i;
 	}
-	XGROW(b->c, (size_t)b->nc + 1, b->alloc);
-	struct cand *c = &b->c[b->nc];
-	memset(c, 0, sizeof(*c));
-	c->v = xmalloc(sizeof(double) * (size_t)(b->np ? b->np : 1));
-	memcpy(c->v, v, sizeof(double) * (size_t)b->np);
-	c->rpn = rpn;
-	c->required = required;
-	c->contention = contention;
-	strbuf_init(&c->reason);
-	strbuf_addstr(&c->reason, reason);
-	b->slots[slot] = b->nc;
-	return b->nc++;
-}
-
-static int cand_find(const struct builder *b, const double *v, int rpn)
-{
-	return b->cap ? b->slots[cand_slot(b, v, rpn)] : -1;
-}
-
-/* The ranks of a run at v: the ranks parameter, else one node of the ranks-per-node parameter. */
-static double ranks_of(const struct builder *b, const double *v)
-{
-	if (b->ranks_param >= 0)
-		return v[b->ranks_param];
-	if (b->rpn_param >= 0)
-		return v[b->rpn_param];
-	return b->s->ranks > 0 ? b->s->ranks : 1;
-}
-
-/* Ranks per node at v: the parameter with role "ranks_per_node" when there is one, else rpn. */
-static int rpn_of(const struct builder *b, const double *v, int rpn)
-{
-	return b->rpn_param >= 0 ? (int)v[b->rpn_param] : rpn;
+	b->pp->pt[i].required = (char)required;
+	b->pp->pt[i].contention = (char)contention;
+	return i;
 }
 
 /* Charged resources of one run at values v and ranks-per-node rpn. */
 static double resources(const struct builder *b, const double *v, int rpn)
 {
-	double ranks = ranks_of(b, v);
-	rpn = rpn_of(b, v, rpn);
+	double ranks = plan_points_ranks(b->pp, v);
+	rpn = plan_points_rpn(b->pp, v, rpn);
 	if (b->s->charge == CHARGE_NODE) {
 		int per = rpn > 0 ? rpn : b->s->cores_per_node;
 		return ceil(ranks / per) * b->s->cores_per_node;
@@ -165,11 +88,9 @@ static void builder_point_text(struct strbuf *sb, const struct builder *b, const
 	point_text(sb, names, v, n, sep);
 }
 
-static double run_cost(struct builder *b, const double *v, int rpn)
+/* Core-hours of one run at v taking t seconds; -1 with err for a bad t. */
+static double run_cost_at(struct builder *b, const double *v, int rpn, double t)
 {
-	if (!b->cost)
-		return 0;
-	double t = expr_eval(b->cost, v);
 	if (!isfinite(t) || t < 0) {
 		struct strbuf sb;
 		strbuf_init(&sb);
@@ -181,10 +102,34 @@ static double run_cost(struct builder *b, const double *v, int rpn)
 	return t * resources(b, v, rpn) / 3600.0;
 }
 
+static double run_cost(struct builder *b, const double *v, int rpn)
+{
+	return b->cost ? run_cost_at(b, v, rpn, expr_eval(b->cost, v)) : 0;
+}
+
 static void base_values(const struct builder *b, double *v)
 {
 	for (int k = 0; k < b->np; k++)
 		v[k] = b->s->params[k].values[b->base[k]];
+}
+
+/* The baseline's indices. */
+static void base_index(const struct builder *b, uint32_t *ix)
+{
+	for (int k = 0; k < b->np; k++)
+		ix[k] = plan_points_canon(b->pp, k, b->base[k]);
+}
+
+static uint32_t *new_index(const struct builder *b)
+{
+	return xmalloc(sizeof(uint32_t) * (size_t)(b->np + 1));
+}
+
+/* The indices of values v (a value outside a parameter's list gets one). */
+static void values_index(struct builder *b, const double *v, uint32_t *ix)
+{
+	for (int k = 0; k < b->np; k++)
+		ix[k] = plan_points_value_index(b->pp, k, v[k]);
 }
 
 static void add_note(struct plan *pl, char *note)
@@ -197,9 +142,9 @@ static void add_note(struct plan *pl, char *note)
 
 static void add_lines(struct builder *b, int rpn)
 {
-	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
-	base_values(b, v);
-	cand_add(b, v, rpn, 1, 0, "baseline");
+	uint32_t *ix = new_index(b);
+	base_index(b, ix);
+	cand_add(b, ix, rpn, 1, 0, "baseline");
 	for (int k = 0; k < b->np; k++) {
 		if (!b->modelled[k])
 			continue;
@@ -208,12 +153,12 @@ static void add_lines(struct builder *b, int rpn)
 		for (int i = 0; i < b->s->params[k].nvalues; i++) {
 			if (i == b->base[k])
 				continue;
-			base_values(b, v);
-			v[k] = b->s->params[k].values[i];
-			cand_add(b, v, rpn, 1, 0, reason);
+			base_index(b, ix);
+			ix[k] = plan_points_canon(b->pp, k, i);
+			cand_add(b, ix, rpn, 1, 0, reason);
 		}
 	}
-	free(v);
+	free(ix);
 }
 
 /* The grid over params gp[0..g) (others at baseline). */
@@ -221,12 +166,22 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		     int required)
 {
 	int *idx = xcalloc((size_t)g + 1, sizeof(int));
-	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	uint32_t *ix = new_index(b);
+	double n = 1;
+	for (int j = 0; j < g; j++)
+		n *= b->s->params[gp[j]].nvalues;
+	if (n <= MAX_PLAN_POINTS)
+		plan_points_reserve(b->pp, (size_t)b->pp->n + (size_t)n);
+	/* a grid on no points over distinct values has no point twice */
+	b->fresh = b->pp->n == 0;
+	for (int j = 0; j < g; j++)
+		for (int i = 0; i < b->s->params[gp[j]].nvalues; i++)
+			b->fresh &= plan_points_canon(b->pp, gp[j], i) == (uint32_t)i;
 	for (;;) {
-		base_values(b, v);
+		base_index(b, ix);
 		int online = 0, off = -1;
 		for (int j = 0; j < g; j++) {
-			v[gp[j]] = b->s->params[gp[j]].values[idx[j]];
+			ix[gp[j]] = plan_points_canon(b->pp, gp[j], idx[j]);
 			if (idx[j] != b->base[gp[j]]) {
 				online++;
 				off = gp[j];
@@ -235,9 +190,9 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		char line[200];
 		if (online == 0)
 			snprintf(line, sizeof(line), "baseline");
-		else
+		else if (online == 1)
 			snprintf(line, sizeof(line), "line %s", b->s->params[off].name);
-		cand_add(b, v, rpn, required || online <= 1, 0, online <= 1 ? line : reason);
+		cand_add(b, ix, rpn, required || online <= 1, 0, online <= 1 ? line : reason);
 		int j = g - 1;
 		for (; j >= 0; j--) {
 			if (++idx[j] < b->s->params[gp[j]].nvalues)
@@ -247,8 +202,9 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		if (j < 0)
 			break;
 	}
+	b->fresh = 0;
 	free(idx);
-	free(v);
+	free(ix);
 }
 
 /* Rank of a candidate for "cheapest first": its cost, or without a model its distance from the baseline. */
@@ -318,11 +274,12 @@ static int popcount(unsigned x)
 /* Is planned point i off baseline in exactly the parameters mask selects from gp? */
 static int support_matches(const struct builder *b, int i, const int *gp, int g, unsigned mask, int rpn)
 {
-	const struct cand *c = &b->c[i];
+	const struct pp_point *c = &b->pp->pt[i];
 	if (c->rpn != rpn || c->contention)
 		return 0;
+	const uint32_t *ix = plan_points_index(b->pp, i);
 	for (int k = 0; k < b->np; k++) {
-		int off = c->v[k] != b->s->params[k].values[b->base[k]], in = 0;
+		int off = b->pp->vals[k][ix[k]] != b->s->params[k].values[b->base[k]], in = 0;
 		for (int j = 0; j < g; j++)
 			if (gp[j] == k)
 				in = mask >> j & 1;
@@ -336,7 +293,7 @@ static int support_matches(const struct builder *b, int i, const int *gp, int g,
 static int count_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
 {
 	int n = 0;
-	for (int i = 0; i < b->nc; i++)
+	for (int i = 0; i < b->pp->n; i++)
 		n += support_matches(b, i, gp, g, mask, rpn);
 	return n;
 }
@@ -344,7 +301,7 @@ static int count_support(const struct builder *b, const int *gp, int g, unsigned
 /* An already planned point whose off-baseline parameters are exactly mask of gp, or -1. */
 static int find_support(const struct builder *b, const int *gp, int g, unsigned mask, int rpn)
 {
-	for (int i = 0; i < b->nc; i++) {
+	for (int i = 0; i < b->pp->n; i++) {
 		if (support_matches(b, i, gp, g, mask, rpn))
 			return i;
 	}
@@ -454,10 +411,16 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 			break;
 	}
 	int added = 0;
+	uint32_t *ix = new_index(b);
 	for (int i = 0; i < bl.n; i++) {
-		if (rc == 0 && added < want && cand_find(b, bl.v[i], rpn) < 0) {
+		if (rc == 0 && added < want) {
+			values_index(b, bl.v[i], ix);
+			if (plan_points_find(b->pp, ix, rpn) >= 0) {
+				free(bl.v[i]);
+				continue;
+			}
 			char *why = required ? NULL : extra_reason(b, reason, bl.v[i]);
-			cand_add(b, bl.v[i], rpn, required, 0, why ? why : reason);
+			cand_add(b, ix, rpn, required, 0, why ? why : reason);
 			free(why);
 			added++;
 		}
@@ -471,6 +434,7 @@ static int add_cheapest(struct builder *b, const int *gp, int g, unsigned mask, 
 	free(bl.cost);
 	free(pos);
 	free(idx);
+	free(ix);
 	free(v);
 	return rc;
 }
@@ -499,10 +463,8 @@ static int add_sparse(struct builder *b, const int *gp, int g, const char *gname
 			strbuf_addstr(&r, ": separates the product from the sum");
 			int have = find_support(b, gp, g, mask, rpn), rc = 0;
 			if (have >= 0) {        /* another group's point serves this subset too */
-				struct cand *c = &b->c[have];
-				c->required = 1;
-				strbuf_addstr(&c->reason, "; ");
-				strbuf_addstr(&c->reason, r.buf);
+				b->pp->pt[have].required = 1;
+				cand_append_reason(b, have, r.buf);
 			} else {
 				rc = add_cheapest(b, gp, g, mask, 1, rpn, r.buf, 1, budget);
 			}
@@ -598,15 +560,15 @@ static int full_factorial(struct builder *b, struct plan *pl)
 	for (int r = 0; r < nplace && rc == 0; r++) {
 		int rpn = s->nrpn > 0 ? s->rpn[r] : 0;
 		char ranks[200];
-		if (b->ranks_param >= 0)
-			snprintf(ranks, sizeof(ranks), "(%s)", names[b->ranks_param]);
+		if (b->pp->ranks_param >= 0)
+			snprintf(ranks, sizeof(ranks), "(%s)", names[b->pp->ranks_param]);
 		else
 			snprintf(ranks, sizeof(ranks), "%d", s->ranks > 0 ? s->ranks : 1);
-		if (b->ranks_param < 0 && b->rpn_param >= 0)
-			snprintf(ranks, sizeof(ranks), "(%s)", names[b->rpn_param]);
+		if (b->pp->ranks_param < 0 && b->pp->rpn_param >= 0)
+			snprintf(ranks, sizeof(ranks), "(%s)", names[b->pp->rpn_param]);
 		char per[200];
-		if (b->rpn_param >= 0)
-			snprintf(per, sizeof(per), "(%s)", names[b->rpn_param]);
+		if (b->pp->rpn_param >= 0)
+			snprintf(per, sizeof(per), "(%s)", names[b->pp->rpn_param]);
 		else
 			snprintf(per, sizeof(per), "%d", rpn > 0 ? rpn : s->cores_per_node);
 		char *text;
@@ -640,19 +602,20 @@ static int full_factorial(struct builder *b, struct plan *pl)
 static double plan_cost(const struct builder *b, const char *keep, int reps)
 {
 	double t = 0;
-	for (int i = 0; i < b->nc; i++)
+	for (int i = 0; i < b->pp->n; i++)
 		if (keep[i]) {
-			int r = b->c[i].reps < reps ? b->c[i].reps : reps;
-			t += b->c[i].run_ch * r;
+			int r = b->pp->pt[i].reps < reps ? b->pp->pt[i].reps : reps;
+			t += b->pp->run_ch[i] * r;
 		}
 	return t;
 }
 
 static int cmp_cost_desc(const void *x, const void *y, void *arg)
 {
-	const struct builder *b = arg;
-	double a = b->c[*(const int *)x].run_ch, c = b->c[*(const int *)y].run_ch;
-	return (a < c) - (a > c);
+	const double *ch = arg;
+	int i = *(const int *)x, j = *(const int *)y;
+	/* equal costs keep their order, whatever sort qsort is */
+	return ch[i] != ch[j] ? (ch[i] < ch[j]) - (ch[i] > ch[j]) : (i > j) - (i < j);
 }
 
 static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_out)
@@ -676,20 +639,20 @@ static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_
 	*reps_out = reps;
 	if (plan_cost(b, keep, reps) <= budget + eps)
 		return 0;
-	int *order = xmalloc(sizeof(int) * (size_t)(b->nc + 1));
+	int *order = xmalloc(sizeof(int) * (size_t)(b->pp->n + 1));
 	int n = 0;
-	for (int i = 0; i < b->nc; i++)
-		if (!b->c[i].required)
+	for (int i = 0; i < b->pp->n; i++)
+		if (!b->pp->pt[i].required)
 			order[n++] = i;
-	qsort_r(order, (size_t)n, sizeof(int), cmp_cost_desc, b);
+	qsort_r(order, (size_t)n, sizeof(int), cmp_cost_desc, b->pp->run_ch);
 	/* a running cost: each drop subtracts its point's cost, so trimming is
 	   one sort and one pass (the total is summed afresh once, below) */
 	int dropped = 0;
 	double cost = plan_cost(b, keep, reps);
 	for (int i = 0; i < n && cost > budget + eps; i++) {
-		const struct cand *c = &b->c[order[i]];
+		const struct pp_point *c = &b->pp->pt[order[i]];
 		keep[order[i]] = 0;
-		cost -= c->run_ch * (c->reps < reps ? c->reps : reps);
+		cost -= b->pp->run_ch[order[i]] * (c->reps < reps ? c->reps : reps);
 		dropped++;
 	}
 	free(order);
@@ -726,15 +689,16 @@ static int setup_params(struct builder *b)
 	const struct design_spec *s = b->s;
 	b->base = xcalloc((size_t)s->nparams + 1, sizeof(int));
 	b->modelled = xcalloc((size_t)s->nparams + 1, 1);
-	b->ranks_param = b->rpn_param = -1;
+	b->pp->ranks_param = b->pp->rpn_param = -1;
+	b->pp->ranks = s->ranks > 0 ? s->ranks : 1;
 	for (int k = 0; k < s->nparams; k++) {
 		const struct plan_param *p = &s->params[k];
 		if (p->nvalues < 1)
 			return perr_set(b->err, "parameter '%s' has no values", p->name);
 		if (p->role && !strcmp(p->role, "ranks"))
-			b->ranks_param = k;
+			b->pp->ranks_param = k;
 		if (p->role && !strcmp(p->role, "ranks_per_node"))
-			b->rpn_param = k;
+			b->pp->rpn_param = k;
 		int bi = 0;
 		for (int i = 1; i < p->nvalues; i++)
 			if (p->values[i] < p->values[bi])
@@ -760,9 +724,9 @@ static int check_placement(const struct builder *b)
 	const struct design_spec *s = b->s;
 	if (s->charge == CHARGE_NODE && s->cores_per_node <= 0)
 		return perr_set(b->err, "charge \"node\" needs cores_per_node");
-	if (b->rpn_param >= 0 && (s->nrpn > 0 || s->ncontention > 0))
+	if (b->pp->rpn_param >= 0 && (s->nrpn > 0 || s->ncontention > 0))
 		return perr_set(b->err, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
-				"give no other ranks_per_node list", s->params[b->rpn_param].name);
+				"give no other ranks_per_node list", s->params[b->pp->rpn_param].name);
 	for (int i = 0; i < s->nrpn; i++)
 		if (s->rpn[i] <= 0)
 			return perr_set(b->err, "ranks per node must be positive, not %d", s->rpn[i]);
@@ -878,30 +842,46 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	return 0;
 }
 
-/* A note naming the points whose estimated run time is below the floor. */
-static void floor_warning(struct builder *b, struct plan *pl)
+/*
+ * Each candidate's repetitions and the cost of one run, and a note naming
+ * the points whose estimated run time is below the floor: one evaluation
+ * of the cost model per point.  -1 with err when the model misbehaves.
+ */
+static int price_points(struct builder *b, struct plan *pl)
 {
-	if (!b->cost)
-		return;
+	const struct design_spec *s = b->s;
 	double fl = run_floor(b);
-	int n = 0;
+	int n = 0, rc = 0;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	for (int i = 0; i < b->nc; i++) {
-		double secs = expr_eval(b->cost, b->c[i].v);
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	for (int i = 0; i < b->pp->n; i++) {
+		struct pp_point *c = &b->pp->pt[i];
+		c->reps = c->contention && s->contention_repetitions > 0 ? s->contention_repetitions
+									: s->repetitions;
+		if (!b->cost)
+			continue;
+		plan_points_values(b->pp, plan_points_index(b->pp, i), v);
+		double secs = expr_eval(b->cost, v);
+		if ((b->pp->run_ch[i] = run_cost_at(b, v, c->rpn, secs)) < 0) {
+			rc = -1;
+			break;
+		}
 		if (!(secs < fl) || ++n > 3)
 			continue;
 		strbuf_addstr(&sb, n > 1 ? "; " : "");
-		builder_point_text(&sb, b, b->c[i].v, " ");
-		if (b->c[i].rpn > 0)
-			strbuf_addf(&sb, " rpn=%d", b->c[i].rpn);
+		builder_point_text(&sb, b, v, " ");
+		if (b->pp->pt[i].rpn > 0)
+			strbuf_addf(&sb, " rpn=%d", b->pp->pt[i].rpn);
 		strbuf_addf(&sb, " (%.3g s)", secs);
 	}
-	if (n)
+	if (n && rc == 0)
 		add_note(pl, xasprintf("warning: %d point%s estimated below min_run_seconds = %g s per run, "
 				       "too short to measure reliably: %s%s", n, n == 1 ? " is" : "s are", fl,
 				       sb.buf, n > 3 ? "; ..." : ""));
 	strbuf_release(&sb);
+	free(v);
+	return rc;
 }
 
 static int group_index(const struct design_spec *s, const char *name)
@@ -948,107 +928,113 @@ static int add_points(struct builder *b, const struct plan *pl, int rpn0)
 static void add_rpn_points(struct builder *b)
 {
 	const struct design_spec *s = b->s;
-	int nbase = b->nc;
+	int nbase = b->pp->n;
+	double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
+	uint32_t *ix = new_index(b);
 	for (int r = 1; r < s->nrpn; r++) {
 		for (int i = 0; i < nbase; i++) {
-			if (!attached(b, b->c[i].v))
+			/* a copy: adding a point moves the indices */
+			memcpy(ix, plan_points_index(b->pp, i), sizeof(uint32_t) * (size_t)b->np);
+			plan_points_values(b->pp, ix, v);
+			if (!attached(b, v))
 				continue;
-			char *reason = xasprintf("placement %d ranks/node; %s", s->rpn[r], b->c[i].reason.buf);
-			cand_add(b, b->c[i].v, s->rpn[r], 0, 0, reason);
+			char *reason = xasprintf("placement %d ranks/node; %s", s->rpn[r],
+						 b->pp->reasons[b->pp->pt[i].reason]);
+			cand_add(b, ix, s->rpn[r], 0, 0, reason);
 			free(reason);
 		}
 	}
 	/* contention: one point, ranks per node varied */
 	for (int r = 0; r < s->ncontention; r++) {
-		double *v = xmalloc(sizeof(double) * (size_t)(b->np + 1));
 		base_values(b, v);
 		for (int k = 0; k < b->np; k++)
 			if (s->contention_point && !isnan(s->contention_point[k]))
 				v[k] = s->contention_point[k];
+		values_index(b, v, ix);
 		char *reason = xasprintf("contention %d ranks/node", s->contention_rpn[r]);
-		int i = cand_add(b, v, s->contention_rpn[r], 0, 1, reason);
-		b->c[i].contention = 1;
+		int i = cand_add(b, ix, s->contention_rpn[r], 0, 1, reason);
+		b->pp->pt[i].contention = 1;
 		free(reason);
-		free(v);
 	}
+	free(v);
+	free(ix);
 }
 
-/* The plan: the kept candidates (their values and reasons move into pl) at reps repetitions. */
+/* The plan: the kept candidates at reps repetitions, compactly (the points move into pl). */
 static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int reps)
 {
 	const struct design_spec *s = b->s;
+	struct plan_points *pp = b->pp;
 	plan_copy_params(pl, s);
 	static const char *names[] = { "full", "taint", "sparse" };
 	pl->strategy = names[s->strategy >= 0 && s->strategy <= 2 ? s->strategy : 0];
 	pl->cost_known = b->cost != NULL;
 	pl->repetitions = reps;
-	int n = 0;
-	for (int i = 0; i < b->nc; i++)
-		n += keep[i];
-	pl->points = xcalloc((size_t)n + 1, sizeof(*pl->points));
-	int placed = s->nrpn > 0 || s->ncontention > 0;
-	for (int i = 0; i < b->nc; i++) {
+	pp->reps = reps;
+	pp->placed = s->nrpn > 0 || s->ncontention > 0;
+	pp->policy = s->policy ? xstrdup(s->policy) : NULL;
+	pp->map = s->map ? xstrdup(s->map) : NULL;
+	pp->cores_per_rank = s->cores_per_rank ? xstrdup(s->cores_per_rank) : NULL;
+	for (int i = 0; i < pp->n; i++) {
 		if (!keep[i])
 			continue;
-		struct cand *c = &b->c[i];
-		struct plan_point *pt = &pl->points[pl->npoints++];
-		pt->values = c->v;
-		c->v = NULL;
-		pt->ranks_per_node = rpn_of(b, pt->values, c->rpn);
-		if ((placed || b->rpn_param >= 0) && pt->ranks_per_node > 0)
-			pt->nodes = (int)ceil(ranks_of(b, pt->values) / pt->ranks_per_node);
-		pt->policy = s->policy ? xstrdup(s->policy) : NULL;
-		pt->repetitions = c->reps < reps ? c->reps : reps;
-		pt->core_hours = c->run_ch * pt->repetitions;
-		pt->reason = strbuf_detach(&c->reason);
-		pl->runs += pt->repetitions;
-		pl->core_hours += pt->core_hours;
+		if (pl->npoints < i) {  /* a point dropped: say which are kept */
+			if (!pp->kept) {
+				pp->kept = xmalloc(sizeof(int) * (size_t)(pp->n + 1));
+				for (int j = 0; j < pl->npoints; j++)
+					pp->kept[j] = j;
+			}
+			pp->kept[pl->npoints] = i;
+		}
+		int r = pp->pt[i].reps < reps ? pp->pt[i].reps : reps;
+		pl->npoints++;
+		pl->runs += r;
+		pl->core_hours += pp->run_ch[i] * r;
 	}
+	pl->compact = pp;
+	b->pp = NULL;
 }
 
-int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
+int plan_design_compact(struct plan *pl, const struct design_spec *s, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
 	struct builder b = { .s = s, .np = s->nparams, .err = err };
 	struct deps_analysis an;
 	int have_an = 0, rc = -1;
 	char *keep = NULL;
+	b.pp = plan_points_new(s->params, s->nparams > 0 ? s->nparams : 0);
 	if (setup(&b, pl, &an, &have_an) < 0)
 		goto done;
 	if (add_points(&b, pl, s->nrpn > 0 ? s->rpn[0] : 0) < 0)
 		goto done;
 	add_rpn_points(&b);
-	for (int i = 0; i < b.nc; i++) {
-		struct cand *c = &b.c[i];
-		c->reps = c->contention && s->contention_repetitions > 0 ? s->contention_repetitions
-									: s->repetitions;
-		if ((c->run_ch = run_cost(&b, c->v, c->rpn)) < 0)
-			goto done;
-	}
-	floor_warning(&b, pl);
+	if (price_points(&b, pl) < 0)
+		goto done;
 	full_factorial(&b, pl);
-	keep = xmalloc((size_t)b.nc + 1);
-	memset(keep, 1, (size_t)b.nc + 1);
+	keep = xmalloc((size_t)b.pp->n + 1);
+	memset(keep, 1, (size_t)b.pp->n + 1);
 	int reps;
 	if (fit_budget(&b, pl, keep, &reps) < 0)
 		goto done;
 	emit_plan(&b, pl, keep, reps);
 	rc = 0;
 done:
-	if (rc < 0) {
+	if (rc < 0)
 		plan_release(pl);
-	}
-	for (int i = 0; i < b.nc; i++) {
-		free(b.c[i].v);
-		strbuf_release(&b.c[i].reason);
-	}
-	free(b.c);
+	plan_points_free(b.pp);
 	free(keep);
 	free(b.base);
 	free(b.modelled);
 	expr_free(b.cost);
-	free(b.slots);
 	if (have_an)
 		deps_analysis_release(&an);
+	return rc;
+}
+
+int plan_design(struct plan *pl, const struct design_spec *s, struct perr *err)
+{
+	int rc = plan_design_compact(pl, s, err);
+	if (rc == 0)
+		plan_materialize(pl);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* Plans: the design points a campaign executes. */
 #include "designs/plan.h"
 #include "designs/plan_internal.h"
+#include "designs/plan_points.h"
 #include "common/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,36 @@ int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct 
 	return 0;
 }
 
+const struct plan_point *plan_point_at(const struct plan *pl, int i, struct plan_point *buf, double *vals)
+{
+	if (!pl->compact)
+		return &pl->points[i];
+	plan_points_get(pl->compact, i, buf, vals);
+	return buf;
+}
+
+void plan_materialize(struct plan *pl)
+{
+	if (!pl->compact)
+		return;
+	pl->points = xcalloc((size_t)pl->npoints + 1, sizeof(*pl->points));
+	for (int i = 0; i < pl->npoints; i++) {
+		struct plan_point *pt = &pl->points[i], tmp;
+		pt->values = xmalloc(sizeof(double) * (size_t)(pl->nparams ? pl->nparams : 1));
+		plan_points_get(pl->compact, i, &tmp, pt->values);
+		*pt = (struct plan_point){
+			.values = pt->values, .nodes = tmp.nodes, .ranks_per_node = tmp.ranks_per_node,
+			.policy = tmp.policy ? xstrdup(tmp.policy) : NULL,
+			.map = tmp.map ? xstrdup(tmp.map) : NULL,
+			.cores_per_rank = tmp.cores_per_rank ? xstrdup(tmp.cores_per_rank) : NULL,
+			.repetitions = tmp.repetitions, .core_hours = tmp.core_hours,
+			.reason = xstrdup(tmp.reason),
+		};
+	}
+	plan_points_free(pl->compact);
+	pl->compact = NULL;
+}
+
 int plan_param_is_study_axis(const struct plan_param *p)
 {
 	return p->role && (!strcmp(p->role, "ranks") || !strcmp(p->role, "ranks_per_node"));
@@ -65,7 +96,8 @@ void plan_release(struct plan *pl)
 		free(pl->params[k].role);
 		free(pl->params[k].values);
 	}
-	for (int i = 0; i < pl->npoints; i++) {
+	plan_points_free(pl->compact);
+	for (int i = 0; pl->points && i < pl->npoints; i++) {
 		free(pl->points[i].values);
 		free(pl->points[i].policy);
 		free(pl->points[i].map);

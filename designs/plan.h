@@ -44,11 +44,19 @@ struct plan_group {
 	char **funcs;           /* functions whose product term is exactly this group */
 };
 
+struct plan_points;
+
+/*
+ * points holds the npoints points, unless the plan keeps them compactly
+ * (plan_design_compact): then points is NULL and plan_point_at reads them
+ * from compact one at a time; plan_materialize turns it into points.
+ */
 struct plan {
 	int nparams;
 	struct plan_param *params;
 	int npoints;
 	struct plan_point *points;
+	struct plan_points *compact;
 	long long runs;         /* sum of repetitions */
 	double core_hours;
 	/* filled by plan_design (zero/NULL from plan_full_factorial) */
@@ -133,6 +141,8 @@ struct design_spec {
 	int nrpn;
 	const int *rpn;             /* ranks-per-node values; they multiply the attached points */
 	const char *policy;         /* "compact", "spread", "explicit" or NULL */
+	const char *map;            /* the explicit policy's map file, or NULL */
+	const char *cores_per_rank; /* "N" or "all" for the other policies, or NULL */
 	int nattach;
 	char *const *attach;        /* "all" (default), "baseline", or parameter names (their lines) */
 	/* contention experiment: one fixed point, ranks per node varied */
@@ -151,6 +161,17 @@ int plan_full_factorial(struct plan *pl, const struct design_spec *spec, struct 
  * and when the budget cannot be met, saying by how much.
  */
 int plan_design(struct plan *pl, const struct design_spec *spec, struct perr *err);
+/* The same plan with its points kept compactly (pl->compact), for printing. */
+int plan_design_compact(struct plan *pl, const struct design_spec *spec, struct perr *err);
 void plan_release(struct plan *pl);
+
+/*
+ * Point i of pl: &pl->points[i], or from a compact plan *buf filled with
+ * its values in vals (pl->nparams doubles) and strings borrowed from pl,
+ * valid until the next call with the same buf and vals.
+ */
+const struct plan_point *plan_point_at(const struct plan *pl, int i, struct plan_point *buf, double *vals);
+/* Give a compact plan its points array (a plan with points is left alone). */
+void plan_materialize(struct plan *pl);
 
 #endif

@@ -414,23 +414,9 @@ static int parse_placement(struct pb *b)
 	return 0;
 }
 
-/*
- * What the plan carries beyond the design: each placed point's map and
- * cores per rank (so the store and the fingerprint cover them), and a note
- * with a cost model fitted to an earlier campaign.
- */
-static void carry_placement(struct plan *pl, const struct campaign_config *c, const char *fitted,
-			    const config_setting_t *cost)
+/* A note with a cost model fitted to an earlier campaign. */
+static void note_fitted(struct plan *pl, const char *fitted, const config_setting_t *cost)
 {
-	for (int i = 0; i < pl->npoints; i++) {
-		struct plan_point *pt = &pl->points[i];
-		if (!pt->policy)
-			continue;
-		if (c->placement_map && !strcmp(pt->policy, "explicit"))
-			pt->map = xstrdup(c->placement_map);
-		if (c->cores_per_rank && strcmp(pt->policy, "explicit"))
-			pt->cores_per_rank = xstrdup(c->cores_per_rank);
-	}
 	if (!fitted)
 		return;
 	const config_setting_t *camp = config_setting_get_member(cost, "campaign");
@@ -468,7 +454,7 @@ static int plan_check_backend(const struct plan *pl, const struct campaign_confi
 /* Runs are rows of the store: cap them as the planner caps points. */
 #define MAX_PLAN_RUNS 10000000
 
-int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
+int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
 	struct pb b = { .c = c, .err = err, .overrun = 0.1 };
@@ -476,6 +462,9 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	b.spec.params = c->params;
 	b.spec.repetitions = c->repetitions;
 	b.spec.ranks = 1;
+	/* each placed point's map and cores per rank, so the store and the fingerprint cover them */
+	b.spec.map = c->placement_map;
+	b.spec.cores_per_rank = c->cores_per_rank;
 	int rc = -1;
 	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
 		goto done;
@@ -490,7 +479,7 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		b.have_deps = 1;
 		b.spec.deps = &b.deps;
 	}
-	if (plan_design(pl, &b.spec, err) < 0) {
+	if (plan_design_compact(pl, &b.spec, err) < 0) {
 		/* cost-model and budget problems point at those, others at the
 		   design, else at the parameters that make the plan */
 		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
@@ -512,7 +501,7 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 		plan_release(pl);
 		goto done;
 	}
-	carry_placement(pl, c, b.cost_text, c->cost_model);
+	note_fitted(pl, b.cost_text, c->cost_model);
 	pl->order = c->order;
 	pl->order_seed = c->have_order_seed ? c->order_seed
 		: (unsigned long)(wall_now() * 1000.0) ^ ((unsigned long)getpid() << 16);
@@ -545,5 +534,13 @@ done:
 	free(b.cpoint);
 	free(b.attach);
 	free(b.cost_text);
+	return rc;
+}
+
+int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err)
+{
+	int rc = plan_build_compact(pl, c, err);
+	if (rc == 0)
+		plan_materialize(pl);
 	return rc;
 }

@@ -8,5 +8,8 @@
 #include "campaign/config.h"
 
 int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *err);
+/* The same plan with its points kept compactly (pl->compact): for printing
+   a large plan one point at a time (plan_point_at). */
+int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct perr *err);
 
 #endif

@@ -23,7 +23,9 @@ static int point_ranks(const struct plan *pl, const struct plan_point *pt)
 /* "point 3 (np=2, n=10): placement 2x1 compact" */
 static void describe(struct strbuf *sb, const struct plan *pl, int i, int ranks, int rpn)
 {
-	const struct plan_point *pt = &pl->points[i];
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
+	const struct plan_point *pt = plan_point_at(pl, i, &buf, vals);
 	strbuf_addf(sb, "point %d (", i + 1);
 	for (int k = 0; k < pl->nparams; k++) {
 		char v[64];
@@ -32,6 +34,7 @@ static void describe(struct strbuf *sb, const struct plan *pl, int i, int ranks,
 	}
 	strbuf_addf(sb, "): placement %d rank%s, %d per node, %s", ranks, ranks == 1 ? "" : "s", rpn,
 		    pt->policy ? pt->policy : "compact");
+	free(vals);
 }
 
 /* Refuse point i: "point 3 (np=2, n=10): placement ... why". */
@@ -64,8 +67,11 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 					"PATH; install the package %s", c->backend.mpi, MPI_WORLD_LAUNCHER,
 					MPI_WORLD_PACKAGE);
 	}
-	for (int i = 0; i < pl->npoints; i++) {
-		const struct plan_point *pt = &pl->points[i];
+	struct plan_point at;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
+	int rc = 0;
+	for (int i = 0; i < pl->npoints && rc == 0; i++) {
+		const struct plan_point *pt = plan_point_at(pl, i, &at, vals);
 		/* unbound: the ranks share whatever cores there are; a world's
 		   ranks each need a core of their own */
 		if (!pt->policy && pt->ranks_per_node <= 0 && !world)
@@ -85,18 +91,22 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 			why = buf;
 		}
 		if (why)
-			return refuse(pl, i, ranks, rpn, why, err);
+			rc = refuse(pl, i, ranks, rpn, why, err);
 	}
-	return 0;
+	free(vals);
+	return rc;
 }
 
 char *plan_check_local_note(const struct plan *pl, const struct campaign_config *c)
 {
 	int most = 1;
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
 	for (int i = 0; i < pl->npoints; i++) {
-		int r = point_ranks(pl, &pl->points[i]);
+		int r = point_ranks(pl, plan_point_at(pl, i, &buf, vals));
 		most = r > most ? r : most;
 	}
+	free(vals);
 	if (most < 2)
 		return NULL;
 	if (c->backend.mpi)
@@ -132,9 +142,11 @@ static int misfit(const struct slurm_partition *part, int nodes, long need, char
 int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
 			 const struct slurm_partition *parts, int nparts, struct perr *err)
 {
-	int cpr = c->placement_spec.cores_per_rank;
-	for (int i = 0; i < pl->npoints; i++) {
-		const struct plan_point *pt = &pl->points[i];
+	int cpr = c->placement_spec.cores_per_rank, rc = 0;
+	struct plan_point buf;
+	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));
+	for (int i = 0; i < pl->npoints && rc == 0; i++) {
+		const struct plan_point *pt = plan_point_at(pl, i, &buf, vals);
 		int ranks = point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : 0;
 		int nodes = pt->nodes > 0 ? pt->nodes : rpn > 0 ? (ranks + rpn - 1) / rpn : 1;
@@ -145,7 +157,8 @@ int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
 		for (int k = 1; k < nparts && refused; k++)
 			refused = misfit(&parts[k], nodes, need, other, sizeof(other));
 		if (refused)
-			return refuse(pl, i, ranks, rpn > 0 ? rpn : (ranks + nodes - 1) / nodes, why, err);
+			rc = refuse(pl, i, ranks, rpn > 0 ? rpn : (ranks + nodes - 1) / nodes, why, err);
 	}
-	return 0;
+	free(vals);
+	return rc;
 }

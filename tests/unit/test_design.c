@@ -373,6 +373,75 @@ static void test_contention(void)
 	plan_release(&pl);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Point i of a and b: the same values, placement, repetitions, cost and reason. */
+static int same_point(const struct plan *a, const struct plan *b, int i)
+{
+	struct plan_point ba, bb;
+	double va[8], vb[8];
+	const struct plan_point *p = plan_point_at(a, i, &ba, va), *q = plan_point_at(b, i, &bb, vb);
+	int same = p->nodes == q->nodes && p->ranks_per_node == q->ranks_per_node &&
+		   p->repetitions == q->repetitions && p->core_hours == q->core_hours &&
+		   same_str(p->policy, q->policy) && same_str(p->map, q->map) &&
+		   same_str(p->cores_per_rank, q->cores_per_rank) && same_str(p->reason, q->reason);
+	for (int k = 0; k < a->nparams; k++)
+		same &= p->values[k] == q->values[k];
+	return same;
+}
+
+/* A plan kept compactly has the points of the plan with a points array, one at a time and materialised. */
+static void test_compact(void)
+{
+	double A[] = { 1, 2, 3, 4, 5 }, P[] = { 2, 4, 8 }, point[] = { 2.5, 2 };
+	struct plan_param pp[] = { { "a", NULL, 5, A, 1 }, { "p", "ranks", 3, P, 1 } };
+	int rpn[] = { 2, 4 }, crpn[] = { 1, 2, 4 };
+	char *att[] = { "p" };
+	struct design_spec s = { .nparams = 2, .params = pp, .repetitions = 4, .strategy = DESIGN_FULL,
+				 .cost_model = "a * 60", .nrpn = 2, .rpn = rpn, .policy = "spread",
+				 .map = "cores.map", .cores_per_rank = "2", .nattach = 1, .attach = att,
+				 .ncontention = 3, .contention_rpn = crpn, .contention_point = point,
+				 .contention_repetitions = 2, .budget_core_hours = 4 };
+	struct plan whole, compact;
+	struct perr err;
+	if (!ok(plan_design(&whole, &s, &err) == 0, "placed, contended and trimmed design plans"))
+		diag("%s", err.msg);
+	ok(whole.dropped > 0, "the budget drops points (%d)", whole.dropped);
+	ok(plan_design_compact(&compact, &s, &err) == 0, "and plans compactly");
+	ok(compact.points == NULL && compact.compact != NULL, "without a points array");
+	is_int(compact.npoints, whole.npoints, "the same number of points");
+	ok(compact.runs == whole.runs && compact.core_hours == whole.core_hours, "the same runs and core-hours");
+	is_int(compact.dropped, whole.dropped, "the same points dropped");
+	int same = 1, contention = 0;
+	for (int i = 0; i < whole.npoints; i++) {
+		same &= same_point(&whole, &compact, i);
+		if (strstr(whole.points[i].reason, "contention")) {
+			contention++;
+			same &= whole.points[i].values[0] == 2.5;
+		}
+	}
+	ok(same, "point by point the same, the contention points at a = 2.5 (not one of a's values)");
+	is_int(contention, 3, "three contention points");
+	is_str(whole.points[0].cores_per_rank, "2", "cores per rank go with policy spread");
+	ok(whole.points[0].map == NULL, "a map does not");
+	plan_materialize(&compact);
+	ok(compact.points != NULL && compact.compact == NULL, "materialised: a points array");
+	same = 1;
+	for (int i = 0; i < whole.npoints; i++)
+		same &= same_point(&whole, &compact, i);
+	ok(same, "with the same points");
+	plan_release(&compact);
+	plan_release(&whole);
+	s.policy = "explicit";
+	ok(plan_design(&whole, &s, &err) == 0, "policy explicit plans");
+	is_str(whole.points[0].map, "cores.map", "the map goes with policy explicit");
+	ok(whole.points[0].cores_per_rank == NULL, "cores per rank do not");
+	plan_release(&whole);
+}
+
 static void test_budget(void)
 {
 	struct deps d;
@@ -583,6 +652,7 @@ int main(void)
 	test_study_axes();
 	test_floor();
 	test_budget();
+	test_compact();
 	test_big();
 	return done_testing();
 }
