@@ -443,6 +443,16 @@ static double region_share(const struct validation *v, const struct vregion *r)
 	return total > 0 ? mine / total : 1;
 }
 
+/* Is region ri flagged segmented along k?  Then its one model spans two regimes, and
+   that it mispredicts beyond the range is the regime change, not a reason to extend. */
+static int segmented_along(const struct validation *v, int ri, int k)
+{
+	for (int i = 0; i < v->nflags; i++)
+		if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_SEGMENTED && v->flags[i].param == k)
+			return 1;
+	return 0;
+}
+
 static void region_findings(struct flist *l, const struct validation *v, int ri)
 {
 	const struct vregion *r = &v->regions[ri];
@@ -460,7 +470,7 @@ static void region_findings(struct flist *l, const struct validation *v, int ri)
 			finding_add(l, REFINE_NOISE, name, p)->severity = r->noise.cov[p];
 	for (int k = 0; k < v->e->nparams; k++) {
 		const struct extrap_result *x = &r->extrap[k];
-		if (!r->extrap_tested || !r->extrap_tested[k] || !x->unstable)
+		if (!r->extrap_tested || !r->extrap_tested[k] || !x->unstable || segmented_along(v, ri, k))
 			continue;
 		struct refine_finding *f = finding_add(l, REFINE_EXTRAPOLATION, name, point_at(v->e, k, x->xmax));
 		f->param = k;

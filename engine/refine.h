@@ -126,7 +126,9 @@ struct validation;
  * matter (keeping one in moves its point's estimate by min_growth, or it
  * lies REFINE_OUTLIER_NOISE times its point's noise from the median),
  * noisy points of noise-flagged regions, blocking segmented flags (not a
- * located change), unstable extrapolations and not-testable contention
+ * located change), unstable extrapolations (not along a parameter the
+ * region is flagged segmented on: one model of two regimes mispredicts
+ * beyond them, and more range does not change that) and not-testable contention
  * checks.  Regions under min_share of their metric's total (summed point
  * medians over those of the top-level regions) give none but disturbed
  * runs.  *f is malloc'ed (*nf entries); region names point into v's
