@@ -398,8 +398,10 @@ static void disturbed_findings(struct flist *l, const struct validation *v)
 /*
  * Is an outlier worth a new attempt: does keeping it in move its point's
  * estimate by min_growth (enough to change a model or a flag), or is it
- * REFINE_OUTLIER_NOISE times the point's noise from the median (the larger
- * of the point's CoV without outliers and the region's median CoV)?
+ * further from the median than noise explains: REFINE_OUTLIER_NOISE times
+ * the point's noise (the larger of its CoV without outliers and the
+ * region's median CoV), and at least the noise threshold (closer, it
+ * could not make the point noisy either)?
  */
 static int outlier_matters(const struct validation *v, const struct vregion *r, const struct noise_outlier *o)
 {
@@ -415,7 +417,7 @@ static int outlier_matters(const struct validation *v, const struct vregion *r, 
 	double noise = r->noise.cov[o->point];
 	if (!(noise >= r->noise.median_cov))
 		noise = r->noise.median_cov;
-	return isfinite(noise) && fabs(o->ratio - 1) > REFINE_OUTLIER_NOISE * noise;
+	return isfinite(noise) && fabs(o->ratio - 1) > fmax(REFINE_OUTLIER_NOISE * noise, v->opt.cov_threshold);
 }
 
 /*

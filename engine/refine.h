@@ -124,7 +124,8 @@ struct validation;
 /*
  * The actionable findings of a validation: disturbed runs, outliers that
  * matter (keeping one in moves its point's estimate by min_growth, or it
- * lies REFINE_OUTLIER_NOISE times its point's noise from the median),
+ * lies REFINE_OUTLIER_NOISE times its point's noise, and at least the noise
+ * threshold, from the median),
  * noisy points of noise-flagged regions, blocking segmented flags (not a
  * located change), unstable extrapolations (not along a parameter the
  * region is flagged segmented on: one model of two regimes mispredicts
