@@ -735,23 +735,26 @@ static int check_better(struct campaign_config *c, const config_setting_t *g, st
 
 /*
  * analysis = { aggregate = "mean" | "median" | "min"; lower_is_better = [...];
- * higher_is_better = [...]; min_cpu_share = 0.9; }: how model, validate and
- * top estimate a point, and which runs they leave out as disturbed
- * (validator/disturbed.h; read from the stored config by engine/run_usage.c).
+ * higher_is_better = [...]; min_cpu_share = 0.9; min_share = 0.01; }: how
+ * model, validate and top estimate a point, which runs they leave out as
+ * disturbed (validator/disturbed.h; read from the stored config by
+ * engine/run_usage.c), and which regions are too small to drive refine's runs.
  */
 static int parse_analysis(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *g = config_setting_get_member(config_root_setting(&c->cfg), "analysis");
 	static const char *const keys[] = { "aggregate", "lower_is_better", "higher_is_better", "min_cpu_share",
-					    NULL };
+					    "min_share", NULL };
 	enum model_aggregate a;
 	double share = 0;
+	c->min_share = CONFIG_MIN_SHARE;
 	if (!g)
 		return 0;
 	if (!config_setting_is_group(g))
 		return config_error(c, g, err, "analysis must be a group: analysis = { aggregate = \"median\"; }");
 	if (config_check_keys(c, g, keys, "analysis", err) || config_get_string(c, g, "aggregate", &c->aggregate, 0, err) ||
-	    config_get_number(c, g, "min_cpu_share", &share, err))
+	    config_get_number(c, g, "min_cpu_share", &share, err) ||
+	    config_get_number(c, g, "min_share", &c->min_share, err))
 		return -1;
 	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
 		return config_error(c, config_setting_get_member(g, "aggregate"), err,
@@ -760,6 +763,10 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 		return config_error(c, config_setting_get_member(g, "min_cpu_share"), err,
 			   "min_cpu_share must be between 0 and 1, not %g (0.9 for a program that computes, "
 			   "0 for one that waits on I/O or the network)", share);
+	if (!(c->min_share >= 0 && c->min_share < 1))
+		return config_error(c, config_setting_get_member(g, "min_share"), err,
+			   "min_share must be at least 0 and below 1, not %g (0.01: regions under 1%% of the "
+			   "time drive no refinement)", c->min_share);
 	return check_better(c, g, err);
 }
 

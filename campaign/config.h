@@ -19,6 +19,9 @@
 #include "placement/placement_spec.h"
 #include <libconfig.h>
 
+/* analysis.min_share's default: a region under 1% of the time drives no refinement. */
+#define CONFIG_MIN_SHARE 0.01
+
 /* The backend section: which backend runs the campaign, and its settings. */
 struct backend_config {
 	char *type;                 /* "local" or "slurm" */
@@ -70,6 +73,7 @@ struct campaign_config {
 	/* paths, absolute: resolved against dir when loaded */
 	char *dependencies;         /* NULL when unset */
 	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
+	double min_share;           /* analysis.min_share: regions below this share of the time drive no new runs */
 	/* analysis.lower_is_better [0] and higher_is_better [1]: metric names */
 	char **better[2];
 	int nbetter[2];

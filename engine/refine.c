@@ -5,6 +5,7 @@
 #include "common/point_text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "models/points.h"
 #include "validator/validate.h"
 #include <math.h>
 #include <stdlib.h>
@@ -140,33 +141,6 @@ static void propose_noise(struct plist *l, const struct refine_space *s, const s
 	strbuf_release(&sb);
 }
 
-/* Is the line through point p along k log-spaced (every value > 0)? */
-static int log_spaced(double lo, double hi, int is_int)
-{
-	return lo > 0 && hi / lo >= 2 && !(is_int && hi - lo <= REFINE_SEGMENT_POINTS + 1);
-}
-
-/* The values strictly between lo and hi a segmented finding asks for. */
-static int between_values(const struct refine_space *s, int k, double lo, double hi, double *out)
-{
-	int n = 0;
-	if (s->is_int[k] && hi - lo - 1 <= REFINE_SEGMENT_POINTS) {
-		for (double x = floor(lo) + 1; x < hi - 1e-9; x += 1)
-			out[n++] = x;
-		return n;
-	}
-	int geo = log_spaced(lo, hi, s->is_int[k]);
-	for (int i = 1; i <= REFINE_SEGMENT_POINTS; i++) {
-		double t = (double)i / (REFINE_SEGMENT_POINTS + 1);
-		double x = geo ? lo * pow(hi / lo, t) : lo + t * (hi - lo);
-		if (s->is_int[k])
-			x = round(x);
-		if (x > lo && x < hi && (n == 0 || x != out[n - 1]))
-			out[n++] = x;
-	}
-	return n;
-}
-
 /* The larger of the costs of two neighbours along a line (the point itself if none). */
 static double neighbour_cost(const struct refine_space *s, const double *c, int k, double lo, double hi)
 {
@@ -186,8 +160,8 @@ static double neighbour_cost(const struct refine_space *s, const double *c, int 
 static void propose_segment(struct plist *l, const struct refine_space *s, const struct refine_finding *f)
 {
 	int k = f->param;
-	double xs[REFINE_SEGMENT_POINTS + 2];
-	int nx = between_values(s, k, f->lo, f->hi, xs);
+	double xs[SEGMENT_BETWEEN_POINTS];
+	int nx = segment_between_values(f->lo, f->hi, s->is_int[k], xs);
 	double *c = xmalloc((size_t)s->nparams * sizeof(double));
 	memcpy(c, s->points[f->point].coords, (size_t)s->nparams * sizeof(double));
 	double cost = neighbour_cost(s, c, k, f->lo, f->hi);
@@ -224,6 +198,8 @@ static void propose_extrap(struct plist *l, const struct refine_space *s, const 
 {
 	int k = f->param;
 	double top, next;
+	if (s->extending && s->extending[k])    /* the last extension has no result yet */
+		return;
 	top_values(s, k, &top, &next);
 	if (!isfinite(next))
 		return;
@@ -419,12 +395,74 @@ static void disturbed_findings(struct flist *l, const struct validation *v)
 	}
 }
 
+/*
+ * Is an outlier worth a new attempt: does keeping it in move its point's
+ * estimate by min_growth (enough to change a model or a flag), or is it
+ * further from the median than noise explains: REFINE_OUTLIER_NOISE times
+ * the point's noise (the larger of its CoV without outliers and the
+ * region's median CoV), and at least the noise threshold (closer, it
+ * could not make the point noisy either)?
+ */
+static int outlier_matters(const struct validation *v, const struct vregion *r, const struct noise_outlier *o)
+{
+	const struct exp_series *s = experiment_series(v->e, r->callpath, r->metric);
+	const struct exp_values *vals = &s->at[o->point];
+	double scov = point_series_cov(s->at, v->e->npoints);
+	enum point_side side = point_side_of_series(v->e, s);
+	struct point_estimate in, out;
+	point_estimate(vals, v->opt.model.aggregate, 0, scov, side, &in);
+	point_estimate(vals, v->opt.model.aggregate, 1, scov, side, &out);
+	if (out.value != 0 && fabs(in.value - out.value) >= v->opt.min_growth * fabs(out.value))
+		return 1;
+	double noise = r->noise.cov[o->point];
+	if (!(noise >= r->noise.median_cov))
+		noise = r->noise.median_cov;
+	return isfinite(noise) && fabs(o->ratio - 1) > fmax(REFINE_OUTLIER_NOISE * noise, v->opt.cov_threshold);
+}
+
+/*
+ * The region's share of its metric's total: its values summed over the
+ * points (each point's median), over the same sum of the top-level regions
+ * (call paths without "->"); 1 when there is nothing to compare with.
+ */
+static double region_share(const struct validation *v, const struct vregion *r)
+{
+	double mine = 0, total = 0;
+	for (int ri = 0; ri < v->nregions; ri++) {
+		const struct vregion *q = &v->regions[ri];
+		if (q->metric != r->metric)
+			continue;
+		const struct exp_series *s = experiment_series(v->e, q->callpath, q->metric);
+		double sum = 0;
+		for (int p = 0; s && p < v->e->npoints; p++)
+			if (s->at[p].n)
+				sum += fabs(point_median(&s->at[p]));
+		if (q == r)
+			mine = sum;
+		if (!strstr(v->e->callpaths[q->callpath], "->"))
+			total += sum;
+	}
+	return total > 0 ? mine / total : 1;
+}
+
+/* Is region ri flagged segmented along k?  Then its one model spans two regimes, and
+   that it mispredicts beyond the range is the regime change, not a reason to extend. */
+static int segmented_along(const struct validation *v, int ri, int k)
+{
+	for (int i = 0; i < v->nflags; i++)
+		if (v->flags[i].region == ri && v->flags[i].kind == VFLAG_SEGMENTED && v->flags[i].param == k)
+			return 1;
+	return 0;
+}
+
 static void region_findings(struct flist *l, const struct validation *v, int ri)
 {
 	const struct vregion *r = &v->regions[ri];
 	const char *name = v->e->callpaths[r->callpath];
 	for (int i = 0; i < r->noise.noutliers; i++) {
 		const struct noise_outlier *o = &r->noise.outliers[i];
+		if (!outlier_matters(v, r, o))
+			continue;
 		struct refine_finding *f = finding_add(l, REFINE_OUTLIER, name, o->point);
 		f->rep = o->rep;
 		f->severity = o->ratio;
@@ -434,7 +472,7 @@ static void region_findings(struct flist *l, const struct validation *v, int ri)
 			finding_add(l, REFINE_NOISE, name, p)->severity = r->noise.cov[p];
 	for (int k = 0; k < v->e->nparams; k++) {
 		const struct extrap_result *x = &r->extrap[k];
-		if (!r->extrap_tested || !r->extrap_tested[k] || !x->unstable)
+		if (!r->extrap_tested || !r->extrap_tested[k] || !x->unstable || segmented_along(v, ri, k))
 			continue;
 		struct refine_finding *f = finding_add(l, REFINE_EXTRAPOLATION, name, point_at(v->e, k, x->xmax));
 		f->param = k;
@@ -442,16 +480,23 @@ static void region_findings(struct flist *l, const struct validation *v, int ri)
 	}
 }
 
-void refine_findings(const struct validation *v, struct refine_finding **out, int *nout)
+void refine_findings(const struct validation *v, double min_share, struct refine_finding **out, int *nout)
 {
 	struct flist l = { 0, 0, NULL };
+	/* regions below min_share of the time drive no runs: they are only reported */
+	unsigned char *small = xcalloc((size_t)v->nregions + 1, 1);
+	for (int ri = 0; ri < v->nregions; ri++)
+		small[ri] = min_share > 0 && region_share(v, &v->regions[ri]) < min_share;
 	disturbed_findings(&l, v);
 	for (int ri = 0; ri < v->nregions; ri++)
-		region_findings(&l, v, ri);
+		if (!small[ri])
+			region_findings(&l, v, ri);
 	for (int i = 0; i < v->nflags; i++) {
 		const struct vflag *fl = &v->flags[i];
 		const struct vregion *r = &v->regions[fl->region];
-		if (fl->kind != VFLAG_SEGMENTED || fl->param < 0 || !r->segment_tested[fl->param])
+		/* a located change (not blocking) is a result: nothing to add */
+		if (fl->kind != VFLAG_SEGMENTED || fl->param < 0 || !r->segment_tested[fl->param] ||
+		    !fl->blocking || small[fl->region])
 			continue;
 		const struct segment_result *sg = &r->segment[fl->param];
 		struct refine_finding *f = finding_add(&l, REFINE_SEGMENTED, v->e->callpaths[r->callpath],
@@ -463,13 +508,15 @@ void refine_findings(const struct validation *v, struct refine_finding **out, in
 	}
 	for (int i = 0; i < v->nchecks; i++) {
 		const struct vcheck *c = &v->checks[i];
-		if (strcmp(c->check, "contention") || c->status != VCHECK_NOT_TESTABLE || c->param < 0)
+		if (strcmp(c->check, "contention") || c->status != VCHECK_NOT_TESTABLE || c->param < 0 ||
+		    small[c->region])
 			continue;
 		const struct vregion *r = &v->regions[c->region];
 		struct refine_finding *f = finding_add(&l, REFINE_CONTENTION, v->e->callpaths[r->callpath],
 						baseline_point(v->e, c->param));
 		f->param = c->param;
 	}
+	free(small);
 	*out = l.f;
 	*nout = l.n;
 }

@@ -14,11 +14,13 @@
  *   segmented      points between the two values where the regime changes,
  *                  so that the change is then located to one step (every
  *                  integer between them when there are at most
- *                  REFINE_SEGMENT_POINTS, else that many evenly spaced, in
- *                  the spacing of the line: geometric for log-spaced values)
+ *                  SEGMENT_BETWEEN_POINTS, else that many evenly spaced, in
+ *                  the spacing of the line: geometric for log-spaced values;
+ *                  validator/segment.h); none once it is located
  *   extrapolation  one larger value along the parameter (one step beyond its
  *                  largest, in the line's spacing) at every point at the
- *                  largest value
+ *                  largest value; none while an earlier extension of that
+ *                  parameter has no result (refine_space.extending)
  *   contention     (not-testable) the missing line points: every value of the
  *                  parameter at the fixed other coordinates of the baseline
  *
@@ -38,7 +40,9 @@
 #ifndef PS_REFINE_H
 #define PS_REFINE_H
 
-#define REFINE_SEGMENT_POINTS 3
+/* An outlier this many times its point's noise from the median is measured
+   again even when it moves no model (refine_findings). */
+#define REFINE_OUTLIER_NOISE 10
 
 enum refine_kind {
 	REFINE_OUTLIER,
@@ -69,6 +73,9 @@ struct refine_space {
 	int repetitions;        /* repetitions of a new point */
 	int max_repetitions;    /* cap on a point's repetitions for noise (0: none) */
 	double budget;          /* remaining core-hours; < 0: no budget */
+	/* per parameter: 1 while a run beyond its measured range has no result
+	   (an extension not measured yet): no further extension (may be NULL) */
+	const unsigned char *extending;
 };
 
 /* One actionable finding of a validation (refine_findings). */
@@ -115,11 +122,19 @@ void refine_result_release(struct refine_result *r);
 
 struct validation;
 /*
- * The actionable findings of a validation: disturbed runs, outlier notes,
- * noisy points of noise-flagged regions, segmented flags, unstable
- * extrapolations and not-testable contention checks.  *f is malloc'ed (*nf entries); region
- * names point into v's experiment.
+ * The actionable findings of a validation: disturbed runs, outliers that
+ * matter (keeping one in moves its point's estimate by min_growth, or it
+ * lies REFINE_OUTLIER_NOISE times its point's noise, and at least the noise
+ * threshold, from the median),
+ * noisy points of noise-flagged regions, blocking segmented flags (not a
+ * located change), unstable extrapolations (not along a parameter the
+ * region is flagged segmented on: one model of two regimes mispredicts
+ * beyond them, and more range does not change that) and not-testable contention
+ * checks.  Regions under min_share of their metric's total (summed point
+ * medians over those of the top-level regions) give none but disturbed
+ * runs.  *f is malloc'ed (*nf entries); region names point into v's
+ * experiment.
  */
-void refine_findings(const struct validation *v, struct refine_finding **f, int *nf);
+void refine_findings(const struct validation *v, double min_share, struct refine_finding **f, int *nf);
 
 #endif

@@ -75,6 +75,27 @@ static int common_reps(const struct refine_campaign *rc)
 	return best ? best : 3;
 }
 
+/*
+ * Per parameter: does a run lie beyond the largest value measured (an
+ * extension, or a planned point, without a result: failed, cancelled, left
+ * out as disturbed)?  Then extrapolation waits for it instead of extending
+ * again.
+ */
+static void mark_extending(struct refine_campaign *rc, const struct run *runs, int n)
+{
+	const struct experiment *e = &rc->cv.in.e;
+	rc->extending = xcalloc((size_t)e->nparams + 1, 1);
+	for (int k = 0; k < rc->store_params; k++) {
+		double top = -INFINITY;
+		for (int p = 0; p < e->npoints; p++)
+			if (rc->points[p].nreps)
+				top = fmax(top, experiment_coord(e, p, k));
+		for (int i = 0; i < n && isfinite(top); i++)
+			if (runs[i].state != RUN_RETIRED && runs[i].values[k] > top * (1 + 1e-9))
+				rc->extending[k] = 1;
+	}
+}
+
 static void build_space(struct refine_campaign *rc, struct store *st, const struct run *runs, int n)
 {
 	const struct experiment *e = &rc->cv.in.e;
@@ -101,6 +122,7 @@ static void build_space(struct refine_campaign *rc, struct store *st, const stru
 				rc->is_int[k] = 0;
 	}
 	fold_runs(rc, runs, n);
+	mark_extending(rc, runs, n);
 	/* new runs launch as the point's runs did: its map and cores per rank */
 	for (int p = 0; p < e->npoints; p++) {
 		struct perr err;
@@ -123,19 +145,20 @@ static void propose(struct refine_campaign *rc, const struct refine_campaign_opt
 		.npoints = e->npoints, .points = rc->points,
 		.repetitions = o->repetitions > 0 ? o->repetitions : common_reps(rc),
 		.max_repetitions = o->max_repetitions > 0 ? o->max_repetitions : 10,
-		.budget = remaining,
+		.budget = remaining, .extending = rc->extending,
 	};
-	refine_findings(&rc->cv.v, &rc->findings, &rc->nfindings);
+	refine_findings(&rc->cv.v, rc->min_share, &rc->findings, &rc->nfindings);
 	/* runs not yet executed: their results come first, nothing is proposed */
 	refine_propose(&s, rc->findings, rc->pending ? 0 : rc->nfindings, &rc->r);
 }
 
 /* Runs refine writes are executed by `perfsweep run` with the campaign's
    config: a campaign without one (imported measurements) is not refined. */
-static int check_runnable(struct store *st, const char *dir, struct perr *err)
+static int check_runnable(struct refine_campaign *r, struct store *st, const char *dir, struct perr *err)
 {
 	struct campaign_config c;
 	int rc = campaign_open_config(st, &c, err);
+	r->min_share = rc ? CONFIG_MIN_SHARE : c.min_share;
 	config_release(&c);
 	if (rc > 0)
 		return perr_set(err, "'%s' holds imported measurements without a config to run new runs with; "
@@ -152,7 +175,7 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 	int n = 0;
 	if (store_open(&st, dir, STORE_READONLY, err) < 0)
 		return -1;
-	int rc_ = check_runnable(st, dir, err);
+	int rc_ = check_runnable(rc, st, dir, err);
 	if (!rc_)
 		rc_ = store_load_runs(st, 0, &runs, &n, err);
 	if (!rc_)
@@ -236,6 +259,7 @@ void refine_campaign_release(struct refine_campaign *rc)
 	free(rc->points);
 	free(rc->repetition);
 	free(rc->is_int);
+	free(rc->extending);
 	free(rc->findings);
 	refine_result_release(&rc->r);
 	campaign_validation_release(&rc->cv);

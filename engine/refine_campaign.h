@@ -50,6 +50,8 @@ struct refine_campaign {
 	struct refine_point *points;
 	struct refine_place *place;
 	int *is_int;
+	unsigned char *extending;       /* per parameter (refine_space.extending) */
+	double min_share;               /* the config's analysis.min_share */
 	int store_params;               /* experiment parameters that are store parameters */
 	int rpn_param;                  /* the experiment's ranks_per_node, -1 if none */
 	int *repetition;                /* per point and repetition index: the run's repetition */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make demo: plan and run the demo campaign on the local backend, then show
-# what was measured (and, where this build has them, models and the
-# validity report).
+# make demo: plan the demo campaign and run it on the local backend with the
+# refine loop (run --until publishable: its per-round table), then show what
+# was measured (status --points) and, where this build has them, models and
+# the validity report the loop ended with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PS=bin/perfsweep
@@ -11,8 +12,13 @@ rm -rf "$DIR"
 echo "== plan (configs/demo.cfg)"
 $PS plan configs/demo.cfg | tail -n 3
 echo
-echo "== run: one run at a time, so that runs do not disturb each other's timings"
-$PS run configs/demo.cfg --dir "$DIR" --jobs 1
+echo "== run until publishable: run, validate, refine what can change the verdict, run that, ..."
+echo "   (one run at a time, so that runs do not disturb each other's timings; docs/refine.md)"
+set +e
+$PS run configs/demo.cfg --dir "$DIR" --jobs 1 --quiet --until publishable --rounds 3
+loop=$?
+set -e
+echo "(run --until publishable exit status $loop: 0 publishable, 3 still blocked)"
 echo
 echo "== status"
 $PS status "$DIR"

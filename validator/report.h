@@ -17,7 +17,8 @@
  * oversubscribed; parameter, growth and p_value are null where they do not
  * apply; flags also carry cpu_share_first and cpu_share_last (the ranks'
  * CPU share at the parameter's ends, contention and oversubscribed; else
- * null).  check
+ * null); segmented flags also carry located, change_between [before,
+ * after], model_before, model_after, p_before and p_after.  check
  * is one of noise, contention, false-dependency, segmented, volume,
  * extrapolation; status passed, flagged or not-testable.  Regions also
  * carry "outliers" ([{point, repetition, repetitions, value, ratio}]) and

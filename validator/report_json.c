@@ -185,6 +185,21 @@ static json_t *region_json(const struct validation *v, const struct vregion *r)
 	return o;
 }
 
+/* A segmented flag's change: located or not, between which values, the model of each side. */
+static void segment_json(json_t *o, const struct validation *v, const struct vflag *f)
+{
+	const struct segment_result *sr = &v->regions[f->region].segment[f->param];
+	char *ml = pmnf_format(&sr->left, 4), *mr = pmnf_format(&sr->right, 4);
+	json_object_set_new(o, "located", json_boolean(segment_located(sr, v->opt.alpha)));
+	json_object_set_new(o, "change_between", json_pack("[ff]", sr->x_before, sr->x_after));
+	json_object_set_new(o, "model_before", json_string(ml));
+	json_object_set_new(o, "model_after", json_string(mr));
+	json_object_set_new(o, "p_before", number_or_null(sr->p_left));
+	json_object_set_new(o, "p_after", number_or_null(sr->p_right));
+	free(ml);
+	free(mr);
+}
+
 json_t *report_json(const struct validation *v)
 {
 	const struct experiment *e = v->e;
@@ -205,6 +220,8 @@ json_t *report_json(const struct validation *v)
 		json_object_set_new(o, "cpu_share_first", number_or_null(f->share_first));
 		json_object_set_new(o, "cpu_share_last", number_or_null(f->share_last));
 		json_object_set_new(o, "detail", json_string(f->detail));
+		if (f->kind == VFLAG_SEGMENTED)
+			segment_json(o, v, f);
 		json_array_append_new(flags, o);
 	}
 	json_object_set_new(root, "flags", flags);

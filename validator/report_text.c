@@ -193,8 +193,10 @@ void report_text(FILE *f, const struct validation *v)
 	for (int i = 0; i < v->nflags; i++) {
 		const struct vflag *fl = &v->flags[i];
 		const struct vregion *r = &v->regions[fl->region];
-		fprintf(f, "%-8s %s [%s] %s: ", fl->blocking ? "BLOCKING" : "warning",
-			e->callpaths[r->callpath], e->metrics[r->metric], vflag_kind_name(fl->kind));
+		int located = fl->kind == VFLAG_SEGMENTED && !fl->blocking;
+		fprintf(f, "%-8s %s [%s] %s%s: ", fl->blocking ? "BLOCKING" : located ? "result" : "warning",
+			e->callpaths[r->callpath], e->metrics[r->metric], vflag_kind_name(fl->kind),
+			located ? " (located)" : "");
 		key_figure(f, v, fl);
 		fprintf(f, "\n         %s\n", fl->detail);
 	}

@@ -120,6 +120,15 @@ static int best_split(const struct seg_line *l, char *name, const struct model_o
 	return 0;
 }
 
+/* Lack-of-fit p-value of model m on points [lo, hi) against the repetitions (NaN without them). */
+static double side_p(const struct seg_line *l, int lo, int hi, const struct pmnf_model *m)
+{
+	if (l->nz.dof == 0)
+		return NAN;
+	int k = model_dof(m), n = hi - lo;
+	return lof_p(range_chi2(l, lo, hi, m, NULL), n, k > n ? n : k, &l->nz);
+}
+
 /* The test of two models against one (see segment.h). */
 static void seg_significance(const struct seg_line *l, struct segment_result *r)
 {
@@ -133,6 +142,8 @@ static void seg_significance(const struct seg_line *l, struct segment_result *r)
 		r->f = gain / r->df1;
 		r->p_value = gain > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
 		r->p_one = lof_p(r->rss_one, n, k1 > n ? n : k1, &l->nz);
+		r->p_left = side_p(l, 0, r->change, &r->left);
+		r->p_right = side_p(l, r->change, n, &r->right);
 		return;
 	}
 	r->df2 = n - k2;
@@ -151,7 +162,7 @@ static void seg_result_init(struct segment_result *r, const struct experiment *e
 	memset(r, 0, sizeof(*r));
 	r->param = line->param;
 	r->change = -1;
-	r->x_before = r->x_after = r->f = r->p_value = r->p_one = NAN;
+	r->x_before = r->x_after = r->f = r->p_value = r->p_one = r->p_left = r->p_right = NAN;
 	r->rss_one = r->rss_two = r->improvement = r->max_dev = NAN;
 	char *names[1] = { e->params[line->param] };
 	pmnf_init(&r->one, 1, names);
@@ -191,11 +202,49 @@ int segment_test(const struct experiment *e, const struct exp_series *s, const s
 		goto out;
 	r->x_before = l.x[r->change - 1];
 	r->x_after = l.x[r->change];
+	r->is_int = 1;
+	for (int p = 0; p < e->npoints; p++)
+		if (experiment_coord(e, p, line->param) != floor(experiment_coord(e, p, line->param)))
+			r->is_int = 0;
 	seg_significance(&l, r);
 	rc = 1;
 out:
 	seg_line_release(&l);
 	return rc;
+}
+
+/* One step apart: nothing left to measure between them. */
+static int one_step(double lo, double hi, int is_int)
+{
+	return is_int ? hi - lo <= 1 + 1e-9 : hi - lo <= SEGMENT_RESOLUTION * fabs(lo);
+}
+
+int segment_located(const struct segment_result *r, double alpha)
+{
+	return r->change > 0 && one_step(r->x_before, r->x_after, r->is_int) && r->p_left >= alpha &&
+	       r->p_right >= alpha;
+}
+
+int segment_between_values(double lo, double hi, int is_int, double *out)
+{
+	int n = 0;
+	if (one_step(lo, hi, is_int))
+		return 0;
+	if (is_int && hi - lo - 1 <= SEGMENT_BETWEEN_POINTS) {
+		for (double x = floor(lo) + 1; x < hi - 1e-9; x += 1)
+			out[n++] = x;
+		return n;
+	}
+	int geo = lo > 0 && hi / lo >= 2;
+	for (int i = 1; i <= SEGMENT_BETWEEN_POINTS; i++) {
+		double t = (double)i / (SEGMENT_BETWEEN_POINTS + 1);
+		double x = geo ? lo * pow(hi / lo, t) : lo + t * (hi - lo);
+		if (is_int)
+			x = round(x);
+		if (x > lo && x < hi && (n == 0 || x != out[n - 1]))
+			out[n++] = x;
+	}
+	return n;
 }
 
 void segment_result_release(struct segment_result *r)

@@ -29,6 +29,11 @@
 #include "validator/vline.h"
 
 #define SEGMENT_MIN_SIDE 3
+/* A change between non-integer values this close (relative to the smaller)
+   is located: the resolution a segmented finding is refined to. */
+#define SEGMENT_RESOLUTION 0.01
+/* Points a refinement adds between the two values around a change. */
+#define SEGMENT_BETWEEN_POINTS 3
 
 struct segment_result {
 	int param;
@@ -42,8 +47,27 @@ struct segment_result {
 	double p_one;                   /* lack-of-fit p-value of the one model (NaN without repetitions) */
 	double max_dev;                 /* the one model's largest relative deviation from a point */
 	int df1, df2;
+	double p_left, p_right;         /* lack-of-fit p-value of each side's model (NaN without repetitions) */
+	int is_int;                     /* every value of the parameter is an integer */
 	struct pmnf_model one, left, right;
 };
+
+/*
+ * Is the change located: x_before and x_after one step apart (consecutive
+ * integers for an integer parameter, else within SEGMENT_RESOLUTION of
+ * each other), and neither side's model rejected by the repetitions
+ * (lack-of-fit p-value at least alpha; without repetitions, never)?
+ */
+int segment_located(const struct segment_result *r, double alpha);
+
+/*
+ * The values strictly between lo and hi that locate a change between them
+ * (out has room for SEGMENT_BETWEEN_POINTS): every integer between them
+ * when there are at most SEGMENT_BETWEEN_POINTS, else that many evenly
+ * spaced in the line's spacing (geometric when lo > 0 and hi >= 2 lo).
+ * None once lo and hi are one step apart (segment_located).
+ */
+int segment_between_values(double lo, double hi, int is_int, double *out);
 
 /*
  * Test one line of series s.  Returns 1 when tested, 0 when the line has

@@ -287,30 +287,75 @@ static int strongest_segment(struct validation *v, int ri, const struct exp_seri
 	return 0;
 }
 
+/* Does the dependency file exclude parameter k from region ri (segmented and
+   extrapolation then do not look along k: false-dependency and contention do)? */
+static int excluded_param(const struct validation *v, int ri, const int *allowed, const int *known, int k)
+{
+	return v->regions[ri].func && known[k] && !allowed[k];
+}
+
+/* "119, 124 and 129": the values that locate a change between lo and hi. */
+static void between_text(struct strbuf *sb, const struct segment_result *sr)
+{
+	double xs[SEGMENT_BETWEEN_POINTS];
+	int n = segment_between_values(sr->x_before, sr->x_after, sr->is_int, xs);
+	for (int i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%g", i == 0 ? "" : i == n - 1 ? " and " : ", ", xs[i]);
+}
+
+/*
+ * A located change (segment_located) is a result: two models and the
+ * change point, not blocking.  An unlocated one blocks, naming the values
+ * to add (or, one step apart, the side whose model the repetitions reject).
+ */
 static void flag_segment(struct validation *v, int ri, int k)
 {
 	const struct experiment *e = v->e;
 	const struct segment_result *sr = &v->regions[ri].segment[k];
 	char *ml = model_string(&sr->left), *mr = model_string(&sr->right), *mo = model_string(&sr->one);
-	struct vflag *f = add_flag(v, ri, VFLAG_SEGMENTED, k, NAN, sr->p_value, 1);
-	f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g "
-			      "(one model %s misses a point by %.0f%%); add points between %g and %g "
-			      "or model the ranges separately", e->params[k], sr->x_before, e->params[k],
-			      sr->x_after, ml, sr->x_before, mr, sr->x_after, mo, 100 * sr->max_dev,
-			      sr->x_before, sr->x_after);
-	add_check(v, ri, "segmented", k, VCHECK_FLAGGED, "regime change between %s=%g and %g (p=%.2g)",
-		  e->params[k], sr->x_before, sr->x_after, sr->p_value);
+	int located = segment_located(sr, v->opt.alpha);
+	struct vflag *f = add_flag(v, ri, VFLAG_SEGMENTED, k, NAN, sr->p_value, !located);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	between_text(&sb, sr);
+	if (located)
+		f->detail = xasprintf("regime change located between %s=%g and %s=%g: %s up to %g, %s from %g "
+				      "(one model %s misses a point by %.0f%%); report the two models",
+				      e->params[k], sr->x_before, e->params[k], sr->x_after, ml, sr->x_before, mr,
+				      sr->x_after, mo, 100 * sr->max_dev);
+	else if (sb.len)
+		f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g "
+				      "(one model %s misses a point by %.0f%%); add points at %s=%s to locate "
+				      "it, or model the ranges separately", e->params[k], sr->x_before,
+				      e->params[k], sr->x_after, ml, sr->x_before, mr, sr->x_after, mo,
+				      100 * sr->max_dev, e->params[k], sb.buf);
+	else
+		f->detail = xasprintf("regime changes between %s=%g and %s=%g: %s up to %g, %s from %g "
+				      "(one model %s misses a point by %.0f%%); the repetitions reject a side's "
+				      "model (p=%.2g before, %.2g after): model the ranges separately",
+				      e->params[k], sr->x_before, e->params[k], sr->x_after, ml, sr->x_before, mr,
+				      sr->x_after, mo, 100 * sr->max_dev, sr->p_left, sr->p_right);
+	add_check(v, ri, "segmented", k, VCHECK_FLAGGED, "regime change %sbetween %s=%g and %g (p=%.2g)",
+		  located ? "located " : "", e->params[k], sr->x_before, sr->x_after, sr->p_value);
+	strbuf_release(&sb);
 	free(ml);
 	free(mr);
 	free(mo);
 }
 
-static int check_segments(struct validation *v, int ri, const struct exp_series *s, struct perr *err)
+static int check_segments(struct validation *v, int ri, const struct exp_series *s, const int *allowed,
+			  const int *known, struct perr *err)
 {
 	struct vregion *r = &v->regions[ri];
 	const struct experiment *e = v->e;
 	for (int k = 0; k < e->nparams; k++) {
 		int longest;
+		if (excluded_param(v, ri, allowed, known, k)) {
+			add_check(v, ri, "segmented", k, VCHECK_PASSED, "not looked for: the dependencies "
+				  "exclude %s (the false-dependency and contention checks look along it)",
+				  e->params[k]);
+			continue;
+		}
 		if (strongest_segment(v, ri, s, k, &longest, err) < 0)
 			return -1;
 		if (!r->segment_tested[k]) {
@@ -631,13 +676,18 @@ static int check_volume(struct validation *v, const struct validate_input *in, i
 }
 
 /* Extrapolation: refit without each parameter's largest value and predict it. */
-static int check_extrapolation(struct validation *v, int ri, const struct exp_series *s,
-			       struct perr *err)
+static int check_extrapolation(struct validation *v, int ri, const struct exp_series *s, const int *allowed,
+			       const int *known, struct perr *err)
 {
 	struct vregion *r = &v->regions[ri];
 	const struct experiment *e = v->e;
 	for (int k = 0; k < e->nparams; k++) {
 		struct extrap_result *x = &r->extrap[k];
+		if (excluded_param(v, ri, allowed, known, k)) {
+			add_check(v, ri, "extrapolation", k, VCHECK_PASSED, "not looked for: the dependencies "
+				  "exclude %s", e->params[k]);
+			continue;
+		}
 		int t = extrapolate_test(e, s, k, &v->opt.model, x, err);
 		if (t < 0)
 			return -1;
@@ -695,8 +745,9 @@ static int check_region(struct validation *v, const struct validate_input *in, i
 		r->has_constrained = 1;
 	}
 	if (check_contention(v, ri, s, allowed, known, err) < 0 ||
-	    check_falsedeps(v, ri, s, allowed, known, err) < 0 || check_segments(v, ri, s, err) < 0 ||
-	    check_volume(v, in, ri, s, allowed, err) < 0 || check_extrapolation(v, ri, s, err) < 0)
+	    check_falsedeps(v, ri, s, allowed, known, err) < 0 || check_segments(v, ri, s, allowed, known, err) < 0 ||
+	    check_volume(v, in, ri, s, allowed, err) < 0 ||
+	    check_extrapolation(v, ri, s, allowed, known, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -23,12 +23,17 @@
  *                     (validator/disturbed.h), left out of the input by its
  *                     reader; listed, and the points left with too few
  *                     undisturbed repetitions named for re-measurement
- *   segmented         a line of >= 8 points is better described by two models
+ *   segmented         a line of >= 8 points is better described by two models;
+ *                     located (segment_located: one step apart, neither side's
+ *                     model rejected) it is a result, not blocking
  *   volume            the hypothesis c0 + c1 * expect is rejected and
  *                     measured / expected volume drifts across the design
  *                     (needs `expect` expressions and an evaluator)
  *
- * Blocking: contention, oversubscribed, segmented, and noise in a modelled
+ * Segmented and extrapolation look only along parameters the region's
+ * dependencies allow, when a dependency file names them.
+ *
+ * Blocking: contention, oversubscribed, segmented (not located), and noise in a modelled
  * region; points with too few undisturbed repetitions, and a shared machine
  * (more than a quarter of the runs disturbed); with strict also
  * false-dependency and volume.  docs/validation.md has the rules.

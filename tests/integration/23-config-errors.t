@@ -44,4 +44,8 @@ check "CPU share not a number" 4 "'min_cpu_share' must be a number, not a string
 $A
 $P
 analysis = { min_cpu_share = \"high\"; };"
+check "region share out of range" 4 "min_share must be at least 0 and below 1, not 1" "name = \"t\";
+$A
+$P
+analysis = { min_share = 1; };"
 done_testing

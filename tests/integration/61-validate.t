@@ -28,14 +28,27 @@ is "$rc" 3; ok $? "segmented input is blocked (exit 3)"
 has "$out" "BLOCKING main [runtime] segmented: change between p=20 and 24"; ok $? "text names the change point"
 has "$out" "verdict: blocked"; ok $? "text gives the verdict"
 
-run "$PS" validate --json "$DATA/one_parameter_segmented_1.txt"
+run "$PS" validate --json "$DATA/one_parameter_segmented_2.txt"
 is "$rc" 3; ok $? "--json keeps the exit code"
 is "$(printf '%s' "$out" | jq_ '$_->{verdict}')" blocked; ok $? "json verdict blocked"
 is "$(printf '%s' "$out" | jq_ 'join(",", sort keys %$_)')" "aggregate,checks,disturbed,flags,regions,selection,verdict"; ok $? "json top-level keys (checks, selection, aggregate, disturbed added)"
 is "$(printf '%s' "$out" | jq_ 'join(",", sort keys %{$_->{flags}[0]})')" \
-   "callpath,cpu_share_first,cpu_share_last,detail,growth,kind,metric,p_value,parameter"; ok $? "json flag keys are the contract (the CPU shares added)"
+   "callpath,change_between,cpu_share_first,cpu_share_last,detail,growth,kind,located,metric,model_after,model_before,p_after,p_before,p_value,parameter"
+ok $? "json flag keys are the contract (the CPU shares, a segmented change's location and models added)"
 is "$(printf '%s' "$out" | jq_ '$_->{flags}[0]{kind} . " " . $_->{flags}[0]{parameter}')" "segmented p"
 ok $? "json flag kind and parameter"
+is "$(printf '%s' "$out" | jq_ '($_->{flags}[0]{located} ? "located" : "not located") . " " . join("|", @{$_->{flags}[0]{change_between}})')" "not located 20|24"
+ok $? "a change between p=20 and 24 is not located: it blocks"
+has "$(printf '%s' "$out" | jq_ '$_->{flags}[0]{detail}')" "add points at p=21, 22 and 23 to locate it"; ok $? "naming the points to add"
+
+# a change between two consecutive integers, each side's model exact: a result, not a blocker
+run "$PS" validate --json "$DATA/one_parameter_segmented_1.txt"
+is "$rc" 0; ok $? "a located change does not block (exit 0)"
+is "$(printf '%s' "$out" | jq_ '$_->{verdict} . " " . ($_->{flags}[0]{located} ? "located" : "not located") . " " . join("|", @{$_->{flags}[0]{change_between}}) . " " . $_->{flags}[0]{model_before} . " / " . $_->{flags}[0]{model_after}')" \
+   "publishable located 5|6 0 + 1 * p^(2) / 30 + 1 * p^(1)"
+ok $? "json: located between p=5 and 6, with both models"
+run "$PS" validate "$DATA/one_parameter_segmented_1.txt"
+has "$out" "result   main [runtime] segmented (located): change between p=5 and 6"; ok $? "text: segmented (located)"
 
 # --- clean data ---
 run "$PS" validate "$DATA/one_parameter_1.txt"

@@ -24,7 +24,7 @@ static struct refine_space line_space(double budget)
 		line_coords[i] = 2 * (i + 1);
 		line_points[i] = (struct refine_point){ &line_coords[i], 5, 0.001 * (i + 1) };
 	}
-	return (struct refine_space){ 1, line_names, line_int, 8, line_points, 5, 10, budget };
+	return (struct refine_space){ 1, line_names, line_int, 8, line_points, 5, 10, budget, NULL };
 }
 
 static const struct refine_proposal *find(const struct refine_result *r, enum refine_kind k, double x)
@@ -100,7 +100,7 @@ static void test_segment_spacing(void)
 {
 	double xs[2] = { 16, 64 };
 	struct refine_point pts[2] = { { &xs[0], 3, 0.01 }, { &xs[1], 3, 0.02 } };
-	struct refine_space s = { 1, line_names, line_int, 2, pts, 3, 0, -1 };
+	struct refine_space s = { 1, line_names, line_int, 2, pts, 3, 0, -1, NULL };
 	struct refine_finding f = { REFINE_SEGMENTED, "main", 0, -1, 0, 16, 64, 0.8, 0 };
 	struct refine_result r;
 	refine_propose(&s, &f, 1, &r);
@@ -124,7 +124,7 @@ static void test_max_and_contention(void)
 	struct refine_point pts[3] = { { c[0], 8, 0.01 }, { c[1], 8, 0.01 }, { c[2], 8, 0.02 } };
 	char *names[] = { "n", "p" };
 	int ints[] = { 1, 1 };
-	struct refine_space s = { 2, names, ints, 3, pts, 3, 10, -1 };
+	struct refine_space s = { 2, names, ints, 3, pts, 3, 10, -1, NULL };
 	struct refine_finding f[] = {
 		{ REFINE_NOISE, "main", 0, -1, -1, 0, 0, 0.3, 0 },
 		{ REFINE_CONTENTION, "main", 0, -1, 1, 0, 0, 0, 0 },
@@ -176,7 +176,7 @@ static void test_findings(void)
 		diag("validate: %s", err.msg);
 	struct refine_finding *f;
 	int nf, seen[REFINE_NKINDS] = { 0 };
-	refine_findings(&v, &f, &nf);
+	refine_findings(&v, 0.01, &f, &nf);
 	for (int i = 0; i < nf; i++) {
 		seen[f[i].kind]++;
 		if (f[i].kind == REFINE_SEGMENTED)
