@@ -129,7 +129,7 @@ config kill "1, 2, 3, 4, 5, 6, 7, 8" 2
 reset_rpc
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" --quiet >"$work/kill1.out" 2>&1 &
 bgpid=$!
-wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 2 ] && [ \"\$(sqlite3 $work/kill/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL')\" = 8 ]"
+wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 2 ] && [ \"\$(sqlite3 $work/kill/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 8 ]"
 t $? "2 tasks running, 8 recorded"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
@@ -147,7 +147,7 @@ config lost "1, 2, 3, 4, 5" 2
 reset_rpc
 "$perfsweep" run "$work/lost.cfg" --dir "$work/lost" --quiet >"$work/lost1.out" 2>&1 &
 bgpid=$!
-wait_until 60 sh -c "[ \"\$(sqlite3 $work/lost/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL')\" = 5 ]"
+wait_until 60 sh -c "[ \"\$(sqlite3 $work/lost/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 5 ]"
 t $? "5 tasks recorded"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
