@@ -124,6 +124,8 @@ struct slurm_backend {
 	uint32_t max_array;               /* the controller's MaxArraySize (0: not asked yet) */
 	struct queued *queue;
 	size_t nqueue, aqueue;
+	struct qgroup { size_t rep, n; } *groups;   /* the queue's shapes: a run of each, how many */
+	size_t ngroups, agroups;
 	struct sarray { uint32_t job; int throttle, left; } *arr;
 	size_t narr, aarr;
 	unsigned long tag_seq;
@@ -1414,27 +1416,36 @@ static int queue_run(struct slurm_backend *sb, const struct run_spec *rs, int no
 			    .point = rs->point ? xstrdup(rs->point) : NULL,
 			    .policy = rs->policy ? xstrdup(rs->policy) : NULL };
 	/* every array needs a task slot: chunks of MaxArraySize tasks per shape */
-	size_t same = 0, chunks = 0;
-	for (size_t i = 0; i < sb->nqueue; i++) {
-		size_t n = 0, first = 1;
-		for (size_t k = 0; k < i && first; k++)
-			first = !same_shape(&sb->queue[k], &sb->queue[i]);
-		if (!first)
-			continue;
-		for (size_t k = i; k < sb->nqueue; k++)
-			n += same_shape(&sb->queue[k], &sb->queue[i]);
-		chunks += (n + sb->max_array - 1) / sb->max_array;
-		if (same_shape(&sb->queue[i], &q))
-			same = n;
+	size_t chunks = 0, g = sb->ngroups;
+	for (size_t i = 0; i < sb->ngroups; i++) {
+		chunks += (sb->groups[i].n + sb->max_array - 1) / sb->max_array;
+		if (same_shape(&sb->queue[sb->groups[i].rep], &q))
+			g = i;
 	}
-	int new_chunk = same % sb->max_array == 0;
+	int new_chunk = g == sb->ngroups || sb->groups[g].n % sb->max_array == 0;
 	if (new_chunk && throttle_used(sb) + (int)chunks + 1 > sb->max_inflight) {
 		queue_release(&q);
 		return 1;
 	}
+	if (g == sb->ngroups) {
+		XGROW(sb->groups, sb->ngroups + 1, sb->agroups);
+		sb->groups[sb->ngroups++] = (struct qgroup){ .rep = sb->nqueue };
+	}
+	sb->groups[g].n++;
 	XGROW(sb->queue, sb->nqueue + 1, sb->aqueue);
 	sb->queue[sb->nqueue++] = q;
 	return 0;
+}
+
+/* Take back the run queued last. */
+static void unqueue_last(struct slurm_backend *sb)
+{
+	struct queued *q = &sb->queue[--sb->nqueue];
+	for (size_t i = 0; i < sb->ngroups; i++)
+		if (same_shape(&sb->queue[sb->groups[i].rep < sb->nqueue ? sb->groups[i].rep : sb->nqueue], q) &&
+		    --sb->groups[i].n == 0)
+			sb->groups[i] = sb->groups[--sb->ngroups];
+	queue_release(q);
 }
 
 /* A run spec with what a queued run keeps (no argv: its job.sh is written). */
@@ -1627,6 +1638,7 @@ static int sl_flush(struct backend *b, struct backend_flushed **out, struct perr
 	struct queued *q = sb->queue;
 	sb->queue = NULL;
 	sb->nqueue = sb->aqueue = 0;
+	sb->ngroups = 0;
 	struct backend_flushed *f = xcalloc(n, sizeof(*f));
 	/* runs grouped by shape, in queue order */
 	struct queued *g = xcalloc(n, sizeof(*g));
@@ -1709,7 +1721,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 	if (sb->arrays) {
 		int rc = queue_run(sb, rs, nodes, tl);
 		if (rc == 0 && write_script(&js, sb, rs, nodes, tl, err)) {
-			queue_release(&sb->queue[--sb->nqueue]);
+			unqueue_last(sb);
 			rc = -1;
 		}
 		job_strings_release(&js);
@@ -1943,6 +1955,7 @@ static void sl_free(struct backend *b)
 	for (size_t i = 0; i < sb->nqueue; i++)
 		queue_release(&sb->queue[i]);
 	free(sb->queue);
+	free(sb->groups);
 	free(sb->arr);
 	free(sb->ready);
 	free(sb->scan_key);
