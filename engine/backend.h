@@ -86,7 +86,8 @@ struct backend_ops {
 	/* How many more runs may start now. */
 	int (*capacity)(struct backend *b);
 	/* Start a run.  0: started, *backend_id set (caller frees); 1: transient
-	   failure, try later; -1: permanent failure, err says why. */
+	   failure, try later; -1: permanent failure, err says why; 2: queued
+	   for flush (backends with flush only), no backend id yet. */
 	int (*start)(struct backend *b, const struct run_spec *rs, char **backend_id,
 		     struct perr *err);
 	/* Wait up to timeout seconds for finished runs; fills up to max results and

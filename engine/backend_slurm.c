@@ -1,6 +1,8 @@
 /*
- * The SLURM backend: one batch job per run, submitted, polled and cancelled
- * through libslurm (never by running sbatch/squeue/scancel).
+ * The SLURM backend: runs submitted, polled and cancelled through libslurm
+ * (never by running sbatch/squeue/scancel); one batch job per run, or,
+ * with backend.arrays (the default), one job array per batch of runs of
+ * one shape ("Job arrays" below: start() queues, flush() submits).
  *
  * A run's job is named "ps:<campaign>:<run id>.<attempt>" (one name per
  * attempt) and its comment is "perfsweep <store id> <campaign dir> run <run
@@ -39,6 +41,16 @@
  * unreachable or rate-limiting, job, QOS and association limits) make
  * start() return 1 and hold further submissions back with exponential
  * back-off; other errors fail the run with SLURM's message.
+ *
+ * Job arrays: runs handed over together whose job descriptions differ only
+ * in the run go out as one array of at most MaxArraySize tasks; its script
+ * runs/.arrays/<tag>.sh (slurm_script.h) is written before submission and
+ * maps each task to its run, and the array's comment names it, so that
+ * adopt() and recover() know every task after a restart.  A task is
+ * tracked, noted and recorded as "ARRAYJOB_TASK"; each array's "%N"
+ * throttle takes a share of max_inflight.  Where the controller takes no
+ * arrays (MaxArraySize 0 or 1, an array refused), runs go out one job each
+ * from then on, told once through recover()/flush().
  */
 #include "common/clock.h"
 #include "engine/backend.h"
