@@ -23,7 +23,7 @@ slurm_test_init
 config() {
 	cat >"$work/$1.cfg" <<CFG
 name = "$1";
-app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; echo job: \${SLURM_ARRAY_JOB_ID:-\$SLURM_JOB_ID}; echo task: \${SLURM_ARRAY_TASK_ID:-}; echo n: {n}" ]; };
+app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; j=\$SLURM_JOB_ID; [ -z \$SLURM_ARRAY_JOB_ID ] || j=\$SLURM_ARRAY_JOB_ID; echo job: \$j; echo task: \$SLURM_ARRAY_TASK_ID; echo n: {n}" ]; };
 parameters = ( { name = "n"; values = [ $2 ]; } );
 repetitions = 1;
 max_attempts = 1;

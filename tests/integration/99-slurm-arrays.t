@@ -11,6 +11,7 @@
 #  6. kill -9 between submission and recording (the store is put back to
 #     "never submitted"): resume finds the array through its comment and
 #     map, submits nothing again;
+#  6b. the node of one task fails: that run alone is retried;
 #  7. MaxArraySize 3: batches split into arrays of at most 3 tasks;
 #  8. MaxArraySize 1 (arrays refused): one job per run, said once;
 #  9. backend.arrays = false: one job per run, no note.
@@ -160,6 +161,38 @@ is "$(submits)" 1 "nothing submitted again"
 is "$(status_field "$work/lost" done)" 5 "all 5 runs done"
 is "$(right_values "$work/lost")" 5 "each value under its own point"
 is "$(task_ids "$work/lost")" 5 "each run recorded with its array task"
+
+# 6b. The node of one task fails: that run alone is retried, as a job of its own.
+touch "$work/hold-nodefail"
+config nodefail "1, 2, 3, 4" 4 "" 'extra = [ "--no-requeue" ];'
+"$perfsweep" run "$work/nodefail.cfg" --dir "$work/nodefail" --quiet >"$work/nodefail.out" 2>&1 &
+bgpid=$!
+wait_until 60 sh -c "[ \"\$(squeue -h -r -t R | wc -l)\" = 4 ] && [ \"\$(sqlite3 $work/nodefail/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 4 ]"
+t $? "4 tasks running, 4 recorded"
+bid=$(db "$work/nodefail" "SELECT backend_id FROM runs WHERE id = 2")
+node=$(squeue -h -r -j "$bid" -o %N)
+scontrol update nodename="$node" state=down reason=perfsweep-test
+t $? "the node of run 2's task ($bid on $node) set down"
+wait_until 60 sh -c "[ \"\$(sqlite3 $work/nodefail/campaign.db 'SELECT attempts FROM runs WHERE id = 2' 2>/dev/null)\" = 2 ]"
+r=$?
+# (test_backend_slurm.c 8c: a run on a node set down was sometimes reported done)
+if [ $r = 0 ]; then t 0 "run 2 is retried"; else echo "not ok $((tap_n += 1)) - run 2 is retried # TODO sometimes reported done when its node goes down"; fi
+rm -f "$work/hold-nodefail"
+scontrol update nodename="$node" state=resume >/dev/null 2>&1
+wait_until 60 sh -c "! kill -0 $bgpid 2>/dev/null"
+wait $bgpid
+rc=$?
+bgpid=
+is "$(db "$work/nodefail" "SELECT count(*) FROM runs WHERE id != 2 AND attempts != 1")" 0 "the other runs ran once"
+is "$(db "$work/nodefail" "SELECT count(*) FROM runs WHERE id != 2 AND state = 3")" 3 "and are done"
+if [ $r = 0 ]; then
+	is "$rc" 0 "the campaign completes"
+	is "$(right_values "$work/nodefail")" 4 "each value under its own point"
+	db "$work/nodefail" "SELECT detail FROM run_events WHERE run = 2" | grep -q "node failure"
+	t $? "run 2's first attempt failed with its node"
+else   # the known mis-report: say what run 2 became
+	diag "run 2: $(db "$work/nodefail" "SELECT state, attempts, reason, collect_error FROM runs WHERE id = 2")"
+fi
 
 # 7. MaxArraySize 3: arrays of 3 tasks at most.
 echo "MaxArraySize=3" >>"$cdir/slurm.conf"
