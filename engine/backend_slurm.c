@@ -574,13 +574,9 @@ static int result_from_record(const char *run_dir, const char *store, uint32_t j
 		return 1;
 	r->failed = 1;
 	char *marker = xasprintf("%s/job.step-failed", run_dir);
-	char *node = xasprintf("%s/job.node-failed", run_dir);   /* srun said so, and exited 0 */
-	int node_failed = !access(node, F_OK);
-	r->retry_free = node_failed || !access(marker, F_OK);
+	r->retry_free = !access(marker, F_OK);
 	free(marker);
-	free(node);
-	const char *what = node_failed ? "node failure"
-			 : r->retry_free ? "job step could not start, see job.err" : NULL;
+	const char *what = r->retry_free ? "job step could not start, see job.err" : NULL;
 	char detail[64];
 	if (!what && timeout > 0 && d.exit_status == 124)
 		snprintf(detail, sizeof(detail), "timed out after %g s", timeout);

@@ -404,7 +404,7 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	script_quote(&sc, "the store id", store_or_dash(rs), Q_SH_LINE, err);
 	strbuf_addstr(&sc, " >\"$d/job.done.tmp\" && "
 		      "mv -f \"$d/job.done.tmp\" \"$d/job.done\"; note done; exit \"$1\"; }\n"
-		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.node-failed\" \"$d/job.done\"\n"
+		      "rm -f \"$d/stdout\" \"$d/job.step-failed\" \"$d/job.done\"\n"
 		      "note start \"$s\"\n"
 		      "trap 'note gone; exit 143' TERM\n"
 		      "cd -- ");
@@ -413,16 +413,12 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 		goto fail;
 	/* srun needs the controller to start its step.  When no rank started
 	   (rank 0 creates stdout first thing), wait for the controller and try
-	   again; give up after SLURM_STEP_TRIES and leave job.step-failed behind.
-	   srun exits 0 when a node of its step failed ("srun: error: Node
-	   failure on NODE" in job.err): leave job.node-failed and fail. */
+	   again; give up after SLURM_STEP_TRIES and leave job.step-failed behind. */
 	strbuf_addstr(&sc, " || finish 125\nn=0\nwhile :; do\n\t");
 	if (script_srun(&sc, o, rs, err))
 		goto fail;
 	strbuf_addf(&sc, "\n\trc=$?\n"
 		    "\tmine || exit 1\n"
-		    "\tif grep -q '^srun: error: Node failure on ' \"$d/job.err\" 2>/dev/null; then "
-		    ": >\"$d/job.node-failed\"; finish 1; fi\n"
 		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
 		    "\tn=$((n + 1))\n"
 		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
