@@ -457,10 +457,10 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	return wr ? -1 : 0;
 }
 
-/* Record what the backend submitted of the runs its start() queued
-   (SLURM job arrays): as start_run does for one run.  0 or -1 (err). */
 static int start_some(struct engine *e, struct perr *err);
 
+/* Record what the backend submitted of the runs its start() queued
+   (SLURM job arrays): as start_run does for one run.  0 or -1 (err). */
 static int flush_started(struct engine *e, struct perr *err)
 {
 	if (!e->b->ops->flush)
