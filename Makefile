@@ -3,6 +3,7 @@
 #
 #   make                 build bin/perfsweep, bin/perfsweep-bind, the demo app
 #   make check           install missing packages, build with -Werror, run every test
+#   make check-slurm-noarrays  the SLURM tests again, without job arrays
 #   make demo            install, build, run the demo campaign and its report
 #   make bench           benchmarks (timings live here, never in tests)
 #   make fuzz            build the libFuzzer targets (clang)
@@ -52,7 +53,7 @@ ifneq ($(MPICC),)
 EXAMPLES  += $(BIN)/mpi-stream
 endif
 
-.PHONY: all deps check demo bench fuzz clean test-build install uninstall
+.PHONY: all deps check check-slurm-noarrays demo bench fuzz clean test-build install uninstall
 all: $(PROGS) $(EXAMPLES)
 
 deps:
@@ -108,6 +109,14 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) DEVELOPER=1 test-build
 	PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) scripts/check-tests.sh $(CHECK_JOBS) \
 	  $(UNIT_TESTS:%=./%) $(sort $(wildcard ./tests/integration/*.t))
+
+# The SLURM tests once more without job arrays (backend.arrays = false for
+# every campaign: PERFSWEEP_SLURM_ARRAYS=0), one after another.
+SLURM_TESTS = $(shell grep -l slurm_test_init tests/integration/*.t)
+check-slurm-noarrays: deps
+	$(MAKE) -j$(CHECK_JOBS) DEVELOPER=1 test-build
+	PERFSWEEP_SLURM_ARRAYS=0 PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) \
+	  prove --timer -e '' $(SLURM_TESTS:%=./%)
 
 demo: deps
 	$(MAKE) all

@@ -332,7 +332,8 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		b->type = xstrdup(config_setting_get_string(s));
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
-						    "max_inflight", "extra", "mpi", "poll", NULL };
+						    "max_inflight", "extra", "mpi", "poll", "arrays", NULL };
+		int arrays = 1;
 		if (config_check_keys(c, s, keys, "backend", err) ||
 		    config_get_string(c, s, "type", &b->type, 1, err) ||
 		    config_get_string(c, s, "partition", &b->partition, 0, err) ||
@@ -341,8 +342,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		    config_get_string(c, s, "mpi", &b->mpi, 0, err) ||
 		    check_mpi(c, s, b->mpi, err) ||
 		    config_get_int(c, s, "time_limit", INT_MIN, &b->time_limit, err) ||
-		    config_get_int(c, s, "max_inflight", INT_MIN, &b->max_inflight, err))
+		    config_get_int(c, s, "max_inflight", INT_MIN, &b->max_inflight, err) ||
+		    config_get_bool(c, s, "arrays", &arrays, err))
 			return -1;
+		b->no_arrays = !arrays;
 		if (b->time_limit < 0)
 			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");

@@ -29,7 +29,9 @@ struct backend_config {
 	char *mpi;                  /* slurm: srun --mpi= plugin ("pmix"), a plain word; local:
 	                               "openmpi", one mpirun world per run; or NULL */
 	int time_limit;             /* minutes, 0 = from the cost estimate */
-	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64 */
+	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64; with
+	                               job arrays each array's task throttle ("%N") */
+	int no_arrays;              /* slurm: backend.arrays = false: one batch job per run */
 	int nextra;
 	char **extra;               /* extra "#SBATCH" lines, verbatim options */
 	/* slurm polling (seconds; 0 = default): right after a change, the

@@ -69,6 +69,16 @@ enum attempt_fate {
 };
 
 
+/* How a queued run's submission went (flush). */
+struct backend_flushed {
+	long long id;
+	int rc;                     /* 0 submitted, 1 transient (start it again later),
+	                               -1 failed for good (why says why) */
+	char *backend_id;           /* rc 0: its job */
+	char why[512];
+};
+void backend_flushed_free(struct backend_flushed *f, int n);
+
 struct backend;
 
 struct backend_ops {
@@ -76,7 +86,8 @@ struct backend_ops {
 	/* How many more runs may start now. */
 	int (*capacity)(struct backend *b);
 	/* Start a run.  0: started, *backend_id set (caller frees); 1: transient
-	   failure, try later; -1: permanent failure, err says why. */
+	   failure, try later; -1: permanent failure, err says why; 2: queued
+	   for flush (backends with flush only), no backend id yet. */
 	int (*start)(struct backend *b, const struct run_spec *rs, char **backend_id,
 		     struct perr *err);
 	/* Wait up to timeout seconds for finished runs; fills up to max results and
@@ -107,6 +118,13 @@ struct backend_ops {
 	   alone), each told once. */
 	int (*recover)(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       enum attempt_fate *fate, struct perr *err);
+	/* Optional (NULL: start() never returns 2).  start() may queue a run
+	   (returns 2, no backend id yet) to submit it with others (SLURM job
+	   arrays); flush submits what is queued and says of each run how it
+	   went: *out (caller frees with backend_flushed_free) gets the count
+	   returned, or -1 (err) with nothing submitted.  Returning >= 0 it may
+	   leave a note for the user in err->msg (arrays refused), told once. */
+	int (*flush)(struct backend *b, struct backend_flushed **out, struct perr *err);
 	/* Runs in flight right now. */
 	int (*inflight)(struct backend *b);
 	void (*free)(struct backend *b);

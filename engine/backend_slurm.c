@@ -1,6 +1,8 @@
 /*
- * The SLURM backend: one batch job per run, submitted, polled and cancelled
- * through libslurm (never by running sbatch/squeue/scancel).
+ * The SLURM backend: runs submitted, polled and cancelled through libslurm
+ * (never by running sbatch/squeue/scancel); one batch job per run, or,
+ * with backend.arrays (the default), one job array per batch of runs of
+ * one shape ("Job arrays" below: start() queues, flush() submits).
  *
  * A run's job is named "ps:<campaign>:<run id>.<attempt>" (one name per
  * attempt) and its comment is "perfsweep <store id> <campaign dir> run <run
@@ -39,6 +41,16 @@
  * unreachable or rate-limiting, job, QOS and association limits) make
  * start() return 1 and hold further submissions back with exponential
  * back-off; other errors fail the run with SLURM's message.
+ *
+ * Job arrays: runs handed over together whose job descriptions differ only
+ * in the run go out as one array of at most MaxArraySize tasks; its script
+ * runs/.arrays/<tag>.sh (slurm_script.h) is written before submission and
+ * maps each task to its run, and the array's comment names it, so that
+ * adopt() and recover() know every task after a restart.  A task is
+ * tracked, noted and recorded as "ARRAYJOB_TASK"; each array's "%N"
+ * throttle takes a share of max_inflight.  Where the controller takes no
+ * arrays (MaxArraySize 0 or 1, an array refused), runs go out one job each
+ * from then on, told once through recover()/flush().
  */
 #include "common/clock.h"
 #include "common/run_command.h"
@@ -74,10 +86,14 @@ extern char **environ;
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
+#define ARRAY_WINDOW 10000    /* runs queued in SLURM at once with job arrays */
+
+#define NO_TASK NO_VAL           /* sjob.task of a job of its own, not an array task */
 
 struct sjob {
 	long long run;
-	uint32_t job;
+	uint32_t job;         /* its job id; of an array task: the array's */
+	uint32_t task;        /* its array task id, or NO_TASK */
 	int missing;          /* full job lists in a row that did not show it */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
 	int running;          /* its start was reported ... */
@@ -112,6 +128,21 @@ struct slurm_backend {
 	size_t nevdirs, aevdirs;
 	int had_outage;                   /* ... at some time since we started */
 
+	/* Job arrays (backend.arrays): start() queues runs, flush() submits
+	   runs of one shape as one array each; arrays counts each array's
+	   unfinished tasks against its throttle ("%N"), which together with
+	   single jobs stay within max_inflight. */
+	int arrays;                       /* 1: on; 0: off (config, or refused by the controller) */
+	int arrays_told;                  /* that they are refused was said (note) */
+	uint32_t max_array;               /* the controller's MaxArraySize (0: not asked yet) */
+	struct queued *queue;
+	size_t nqueue, aqueue;
+	struct qgroup { size_t rep, n; } *groups;   /* the queue's shapes: a run of each, how many */
+	size_t ngroups, agroups;
+	struct sarray { uint32_t job; int throttle, left; } *arr;
+	size_t narr, aarr;
+	unsigned long tag_seq;
+
 	double submit_after;              /* back-off after a transient submit error */
 	double submit_backoff;
 
@@ -120,7 +151,7 @@ struct slurm_backend {
 	int scanned;
 	char *scan_key;                   /* whose jobs: campaign, store id and directory */
 	struct strmap orphans;
-	uint32_t *orphan_ids;
+	struct orphan { uint32_t job, task; } *orphan_ids;   /* job 0: taken */
 	size_t norphans, aorphans;
 	/* Live jobs of other stores at the same path, left alone: told once. */
 	uint32_t *foreign;
@@ -128,7 +159,21 @@ struct slurm_backend {
 	char *note;                       /* the next thing recover() tells, or NULL */
 };
 
+/* A run start() queued for the next array: what flush() needs of it. */
+struct queued {
+	long long run;
+	int attempt, nodes, ranks, rpn;
+	uint32_t tl;
+	double timeout;
+	char *run_dir, *store, *campaign, *campaign_dir, *point, *policy;
+};
+
 static int slurm_refs;
+
+static int job_task_is_runs(const slurm_job_info_t *j, uint32_t task, const struct run_spec *rs,
+			    int legacy);
+static char *array_map(const struct slurm_comment *c);
+static void arrays_refused(struct slurm_backend *sb, const char *why);
 
 
 static void sleep_for(double s)
@@ -269,10 +314,12 @@ static char **job_env(const struct run_spec *rs, uint32_t *n)
 	for (char *const *a = rs->env; a && *a; a++)
 		if (strchr(*a, '='))
 			env_set(&env, &cnt, &alloc, &keys, xstrdup(*a));
-	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir));
-	env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id));
-	env_set(&env, &cnt, &alloc, &keys,
-		xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : ""));
+	if (rs->run_dir) {   /* an array's tasks: each run's job.sh sets its own */
+		env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir));
+		env_set(&env, &cnt, &alloc, &keys, xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id));
+		env_set(&env, &cnt, &alloc, &keys,
+			xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : ""));
+	}
 	strmap_release(&keys);
 	*n = (uint32_t)cnt;
 	return env;
@@ -316,26 +363,49 @@ static void watch_events(struct slurm_backend *sb, const char *run_dir)
 	sb->evdirs[sb->nevdirs++] = (struct events_dir){ .path = path, .seen = -1 };
 }
 
-/* The tracked job with this id: its index, or njobs. */
-static size_t tracked(const struct slurm_backend *sb, uint32_t job)
+/* The tracked job with this id (task: its array task, or NO_TASK): its index, or njobs. */
+static size_t tracked(const struct slurm_backend *sb, uint32_t job, uint32_t task)
 {
 	size_t i = 0;
-	while (i < sb->njobs && sb->jobs[i].job != job)
+	while (i < sb->njobs && (sb->jobs[i].job != job || sb->jobs[i].task != task))
 		i++;
 	return i;
 }
 
-/* Track job as run rs's. */
-static void track(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
+/* The array job: its index in sb->arr, or narr. */
+static size_t array_of(const struct slurm_backend *sb, uint32_t job)
 {
-	if (tracked(sb, job) < sb->njobs)
+	size_t k = 0;
+	while (k < sb->narr && sb->arr[k].job != job)
+		k++;
+	return k;
+}
+
+/* "JOB" or, of an array task, "JOB_TASK" (SLURM's notation; caller frees). */
+static char *job_text(uint32_t job, uint32_t task)
+{
+	return task == NO_TASK ? xasprintf("%u", job) : xasprintf("%u_%u", job, task);
+}
+
+/* Track job (task) as run's. */
+static void track_job(struct slurm_backend *sb, long long run, double timeout, const char *run_dir,
+		      const char *store, uint32_t job, uint32_t task)
+{
+	if (tracked(sb, job, task) < sb->njobs)
 		return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
-	sb->jobs[sb->njobs++] = (struct sjob){ .run = rs->id, .job = job, .timeout = rs->timeout,
-					       .run_dir = rs->run_dir ? xstrdup(rs->run_dir) : NULL,
-					       .store = rs->store_id ? xstrdup(rs->store_id) : NULL };
-	if (rs->run_dir)
-		watch_events(sb, rs->run_dir);
+	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .task = task, .timeout = timeout,
+					       .run_dir = run_dir ? xstrdup(run_dir) : NULL,
+					       .store = store ? xstrdup(store) : NULL };
+	size_t k = task == NO_TASK ? sb->narr : array_of(sb, job);
+	if (task != NO_TASK && k == sb->narr) {   /* adopted: throttle unknown, count it as 1 */
+		XGROW(sb->arr, sb->narr + 1, sb->aarr);
+		sb->arr[sb->narr++] = (struct sarray){ .job = job, .throttle = 1 };
+	}
+	if (k < sb->narr)
+		sb->arr[k].left++;
+	if (run_dir)
+		watch_events(sb, run_dir);
 	if (sb->notes_live)
 		return;   /* its notes will tell */
 	sb->poll_interval = sb->poll_min;
@@ -343,8 +413,17 @@ static void track(struct slurm_backend *sb, const struct run_spec *rs, uint32_t 
 		sb->next_poll = wall_now() + sb->poll_min;
 }
 
+/* Track job (task) as run rs's. */
+static void track(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job, uint32_t task)
+{
+	track_job(sb, rs->id, rs->timeout, rs->run_dir, rs->store_id, job, task);
+}
+
 static void untrack(struct slurm_backend *sb, size_t i)
 {
+	size_t k = sb->jobs[i].task == NO_TASK ? sb->narr : array_of(sb, sb->jobs[i].job);
+	if (k < sb->narr && --sb->arr[k].left <= 0)
+		sb->arr[k] = sb->arr[--sb->narr];
 	free(sb->jobs[i].run_dir);
 	free(sb->jobs[i].store);
 	sb->jobs[i] = sb->jobs[--sb->njobs];
@@ -410,14 +489,19 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 	}
 	r->failed = 1;
 	char detail[160] = "";
+	char jt[32];   /* the job as SLURM names it: "JOB" or "JOB_TASK" */
+	if (j->array_task_id != NO_VAL && j->array_job_id)
+		snprintf(jt, sizeof(jt), "%u_%u", j->array_job_id, j->array_task_id);
+	else
+		snprintf(jt, sizeof(jt), "%u", j->job_id);
 	if ((base == JOB_FAILED || base == JOB_COMPLETE) &&
 	    (has_marker(run_dir, "job.step-failed") || has_marker(run_dir, "job.step-aborted"))) {
 		/* srun never started a rank, or its step was aborted under it:
 		   the controller or a node, not the program */
 		r->retry_free = 1;
-		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)",
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s)",
 			 has_marker(run_dir, "job.step-failed") ? "job step could not start, see job.err"
-								 : STEP_ABORTED, j->job_id);
+								 : STEP_ABORTED, jt);
 		return;
 	}
 	if (base == JOB_FAILED || base == JOB_COMPLETE) {
@@ -433,9 +517,9 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 				 j->state_desc ? ": " : "", j->state_desc ? j->state_desc : "");
 		else
 			snprintf(detail, sizeof(detail), "job failed");
-		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", detail, j->job_id);
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s)", detail, jt);
 	} else {
-		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u)", why, j->job_id);
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s)", why, jt);
 	}
 }
 
@@ -479,8 +563,8 @@ static void job_ended(struct slurm_backend *sb, size_t i, struct run_result *r)
  * a store (perfsweep before store ids) only for its job.
  * 1: r filled; 0: no such record.
  */
-static int result_from_record(const char *run_dir, const char *store, uint32_t job, int attempt,
-			      long long run, double timeout, int live, struct run_result *r)
+static int result_from_record(const char *run_dir, const char *store, uint32_t job, uint32_t task,
+			      int attempt, long long run, double timeout, int live, struct run_result *r)
 {
 	if (!run_dir)
 		return 0;
@@ -490,7 +574,8 @@ static int result_from_record(const char *run_dir, const char *store, uint32_t j
 	struct slurm_done d;
 	int ok = !strbuf_read_file(&sb, path) && !slurm_done_parse(sb.buf, &d) &&
 		 (d.store[0] ? store && !strcmp(d.store, store) : job != 0) &&
-		 (job ? d.job == job : d.attempt == (attempt > 0 ? attempt : 1));
+		 (job ? d.job == job && (task == NO_TASK ? d.task < 0 : d.task == (long)task)
+		      : d.attempt == (attempt > 0 ? attempt : 1));
 	free(path);
 	strbuf_release(&sb);
 	if (!ok)
@@ -514,8 +599,10 @@ static int result_from_record(const char *run_dir, const char *store, uint32_t j
 		snprintf(detail, sizeof(detail), "killed by signal %d", d.exit_status - 128);
 	else
 		snprintf(detail, sizeof(detail), "%s%d", what ? "" : "exit status ", what ? 0 : d.exit_status);
-	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %u%s)", what ? what : detail, d.job,
+	char *jt = job_text(d.job, d.task < 0 ? NO_TASK : (uint32_t)d.task);
+	snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s%s)", what ? what : detail, jt,
 		 live ? "" : ", from job.done");
+	free(jt);
 	return 1;
 }
 
@@ -582,9 +669,10 @@ static int poll_missing(struct slurm_backend *sb)
 		}
 		struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
 					.retry_free = 1, .ended_at = wall_now() };
-		snprintf(r.reason, sizeof(r.reason), "slurm job %u disappeared from the controller",
-			 sb->jobs[i].job);
-		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].store, sb->jobs[i].job, 0,
+		char *jt = job_text(sb->jobs[i].job, sb->jobs[i].task);
+		snprintf(r.reason, sizeof(r.reason), "slurm job %s disappeared from the controller", jt);
+		free(jt);
+		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].store, sb->jobs[i].job, sb->jobs[i].task, 0,
 				   sb->jobs[i].run, sb->jobs[i].timeout, 0, &r);
 		job_ended(sb, i, &r);
 		changed = 1;
@@ -592,10 +680,72 @@ static int poll_missing(struct slurm_backend *sb)
 	return changed;
 }
 
+/* A tracked job's sort key: its job id, then its array task. */
+struct job_key {
+	uint64_t key;
+	size_t i;
+};
+
+static uint64_t key_of(uint32_t job, uint32_t task)
+{
+	return (uint64_t)job << 32 | task;
+}
+
 static int cmp_job(const void *a, const void *b)
 {
-	uint32_t x = ((const uint32_t *)a)[0], y = ((const uint32_t *)b)[0];
+	uint64_t x = ((const struct job_key *)a)->key, y = ((const struct job_key *)b)->key;
 	return x < y ? -1 : x > y;
+}
+
+/* Whether task is in a job record's array_task_str ("3-9%2", "[1,4-7:3]"). */
+static int task_in_str(const char *str, uint32_t task)
+{
+	if (!str)
+		return 0;
+	for (const char *p = str + (*str == '['); *p && *p != '%' && *p != ']';) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo, step = 1;
+		if (end == p)
+			return 0;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (*end == ':')
+			step = strtoul(end + 1, &end, 10);
+		if (task >= lo && task <= hi && step > 0 && (task - lo) % step == 0)
+			return 1;
+		p = end + (*end == ',');
+	}
+	return 0;
+}
+
+/* The tracked job that job record j is (a job of its own or one array
+   task); its index in ix, or n.  An array's record of tasks still pending
+   (one record for them all) marks them seen and is no one's. */
+static size_t record_of(struct slurm_backend *sb, const slurm_job_info_t *j, struct job_key *ix,
+			size_t n, size_t *nseen)
+{
+	struct job_key want = { .key = key_of(j->job_id, NO_TASK) };
+	if (j->array_job_id && j->array_task_id != NO_VAL) {
+		want.key = key_of(j->array_job_id, j->array_task_id);
+	} else if (j->array_job_id && j->array_task_str) {
+		/* the first of this array's tasks, then on while they are the array's */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (ix[mid].key < key_of(j->array_job_id, 0))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && ix[lo].key >> 32 == j->array_job_id; lo++)
+			if (task_in_str(j->array_task_str, (uint32_t)ix[lo].key)) {
+				sb->jobs[ix[lo].i].missing = 0;
+				(*nseen)++;
+			}
+		return n;
+	}
+	struct job_key *hit = bsearch(&want, ix, n, sizeof(*ix), cmp_job);
+	return hit ? (size_t)(hit - ix) : n;
 }
 
 static double mtime_of(const struct stat *st)
@@ -611,12 +761,14 @@ static int read_note(struct slurm_backend *sb, const char *dir, const char *name
 {
 	char *end;
 	errno = 0;
-	unsigned long job = strtoul(name, &end, 10);
-	if (end == name || errno || job == 0 || job >= NO_VAL ||
+	unsigned long job = strtoul(name, &end, 10), task = NO_TASK;
+	if (end != name && *end == '_' && end[1] >= '0' && end[1] <= '9')   /* an array task */
+		task = strtoul(end + 1, &end, 10);
+	if (end == name || errno || job == 0 || job >= NO_VAL || task > NO_TASK ||
 	    (strcmp(end, ".start") && strcmp(end, ".done") && strcmp(end, ".gone")))
 		return 0;   /* not a note (a temporary file, a stranger): leave it */
 	char *path = xasprintf("%s/%s", dir, name);
-	size_t i = tracked(sb, (uint32_t)job);
+	size_t i = tracked(sb, (uint32_t)job, (uint32_t)task);
 	int told = 0;
 	if (i == sb->njobs) {
 		;   /* a job we no longer track: its record stays */
@@ -627,7 +779,7 @@ static int read_note(struct slurm_backend *sb, const char *dir, const char *name
 	} else if (!strcmp(end, ".done")) {
 		struct sjob *sj = &sb->jobs[i];
 		struct run_result r;
-		if (!result_from_record(sj->run_dir, sj->store, sj->job, 0, sj->run, sj->timeout, 1, &r)) {
+		if (!result_from_record(sj->run_dir, sj->store, sj->job, sj->task, 0, sj->run, sj->timeout, 1, &r)) {
 			free(path);
 			return -1;
 		}
@@ -723,13 +875,12 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	/* a restarted controller may date its list before ours: ask for all */
 	sb->last_update = sb->outage ? 0 : msg->last_update;
 	sb->outage = 0;
-	/* tracked jobs by id: (job, index) pairs, sorted */
+	/* tracked jobs by id and array task, sorted */
 	size_t n = sb->njobs;
-	uint32_t (*ix)[2] = xcalloc(n + 1, sizeof(*ix));
+	struct job_key *ix = xcalloc(n + 1, sizeof(*ix));
 	for (size_t i = 0; i < n; i++) {
 		sb->jobs[i].missing++;
-		ix[i][0] = sb->jobs[i].job;
-		ix[i][1] = (uint32_t)i;
+		ix[i] = (struct job_key){ key_of(sb->jobs[i].job, sb->jobs[i].task), i };
 	}
 	qsort(ix, n, sizeof(*ix), cmp_job);
 	/* results first, removals last: untrack() moves jobs around */
@@ -738,11 +889,10 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	int changed = 0;
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
-		uint32_t key[2] = { j->job_id, 0 };
-		uint32_t (*hit)[2] = bsearch(key, ix, n, sizeof(*ix), cmp_job);
-		if (!hit)
+		size_t h = record_of(sb, j, ix, n, &nseen);
+		if (h == n)
 			continue;
-		size_t i = (*hit)[1];
+		size_t i = ix[h].i;
 		sb->jobs[i].missing = 0;
 		nseen++;
 		if (job_finished(j->job_state))
@@ -751,7 +901,10 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			changed = 1;   /* a start: with notes, theirs to tell */
 	}
 	for (size_t d = 0; d < ndone; d++) {
-		size_t i = tracked(sb, msg->job_array[done[d]].job_id);
+		const slurm_job_info_t *j = &msg->job_array[done[d]];
+		size_t i = j->array_job_id && j->array_task_id != NO_VAL
+				   ? tracked(sb, j->array_job_id, j->array_task_id)
+				   : tracked(sb, j->job_id, NO_TASK);
 		if (i < sb->njobs)
 			changed |= poll_job(sb, i, &msg->job_array[done[d]]) > 0;
 	}
@@ -766,16 +919,31 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 }
 
 /*
- * Whose job j is for run spec rs: 1 when its comment carries rs's store id,
- * campaign directory and run id (with legacy set, also the comment of a
- * perfsweep before store ids naming that directory and run: a job the store
- * recorded before it got its id); else 0.
+ * Whose job j (task: of an array job, its task; else NO_TASK) is for run
+ * spec rs: 1 when its comment carries rs's store id, campaign directory
+ * and run id (with legacy set, also the comment of a perfsweep before
+ * store ids naming that directory and run: a job the store recorded before
+ * it got its id), or, of an array task, when the array's comment carries
+ * the store id and directory and its map names rs's run (and attempt, when
+ * rs has one); else 0.
  */
-static int job_is_runs(const slurm_job_info_t *j, const struct run_spec *rs, int legacy)
+static int job_task_is_runs(const slurm_job_info_t *j, uint32_t task, const struct run_spec *rs,
+			    int legacy)
 {
 	struct slurm_comment c;
 	if (j->user_id != getuid() || slurm_comment_parse(j->comment, &c))
 		return 0;
+	if (c.array[0] || task != NO_TASK) {
+		if (!c.array[0] || task == NO_TASK || !slurm_comment_is_dir(&c, rs->store_id, rs->campaign_dir))
+			return 0;
+		char *map = array_map(&c);
+		long long run = 0;
+		int attempt = 0;
+		int ok = map && !slurm_array_lookup(map, task, &run, &attempt) && run == rs->id &&
+			 (rs->attempt <= 0 || attempt == rs->attempt);
+		free(map);
+		return ok;
+	}
 	if (slurm_comment_is(&c, rs->store_id, rs->campaign_dir, rs->id))
 		return 1;
 	return legacy && !c.store[0] && slurm_comment_is(&c, "", rs->campaign_dir, rs->id);
@@ -787,10 +955,10 @@ static void foreign_job(struct slurm_backend *sb, const slurm_job_info_t *j)
 	if (job_finished(j->job_state))
 		return;
 	for (size_t k = 0; k < sb->nforeign; k++)
-		if (sb->foreign[k] == j->job_id)
+		if (sb->foreign[k] == (j->array_job_id ? j->array_job_id : j->job_id))
 			return;
 	XGROW(sb->foreign, sb->nforeign + 1, sb->aforeign);
-	sb->foreign[sb->nforeign++] = j->job_id;
+	sb->foreign[sb->nforeign++] = j->array_job_id ? j->array_job_id : j->job_id;
 	struct strbuf t;
 	strbuf_init(&t);
 	if (sb->note) {
@@ -801,8 +969,52 @@ static void foreign_job(struct slurm_backend *sb, const slurm_job_info_t *j)
 		strbuf_addstr(&t, "slurm jobs of another campaign store made earlier in this directory "
 			      "are queued or running; left alone (scancel them if unwanted): ");
 	}
-	strbuf_addf(&t, "%u (%s)", j->job_id, j->name);
+	strbuf_addf(&t, "%u (%s)", j->array_job_id ? j->array_job_id : j->job_id, j->name);
 	sb->note = strbuf_detach(&t);
+}
+
+static void add_orphan(struct slurm_backend *sb, const char *name, uint32_t job, uint32_t task)
+{
+	XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
+	sb->orphan_ids[sb->norphans] = (struct orphan){ job, task };
+	strmap_put(&sb->orphans, name, (int)sb->norphans);
+	sb->norphans++;
+}
+
+/* The text of the map of the array with comment c, or NULL (caller frees). */
+static char *array_map(const struct slurm_comment *c)
+{
+	char *dir = xasprintf("%.*s", (int)c->dir_len, c->dir);
+	char *ad = slurm_arrays_dir(dir);
+	char *path = xasprintf("%s/%s.sh", ad, c->array);
+	struct strbuf t;
+	strbuf_init(&t);
+	int bad = strbuf_read_file(&t, path);
+	free(path);
+	free(ad);
+	free(dir);
+	if (bad) {
+		strbuf_release(&t);
+		return NULL;
+	}
+	return strbuf_detach(&t);
+}
+
+/* Every task of array job (comment c) as an orphan, by its run's job name. */
+static void array_orphans(struct slurm_backend *sb, const struct run_spec *rs,
+			  const struct slurm_comment *c, uint32_t job)
+{
+	char *map = array_map(c);
+	long long run;
+	int attempt;
+	for (unsigned long t = 0; map && !slurm_array_lookup(map, t, &run, &attempt); t++) {
+		if (tracked(sb, job, (uint32_t)t) < sb->njobs)
+			continue;
+		char *name = slurm_job_name(rs->campaign, run, attempt);
+		add_orphan(sb, name, job, (uint32_t)t);
+		free(name);
+	}
+	free(map);
 }
 
 /* Find the jobs of this store left by an earlier orchestrator (queued,
@@ -826,6 +1038,8 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, con
 	char *prefix = xasprintf("ps:%s:", rs->campaign ? rs->campaign : "");
 	const char *dir = rs->campaign_dir ? rs->campaign_dir : "";
 	uid_t uid = getuid();
+	struct strmap arrays_seen;
+	strmap_init(&arrays_seen);
 	for (uint32_t k = 0; k < msg->record_count; k++) {
 		const slurm_job_info_t *j = &msg->job_array[k];
 		struct slurm_comment c;
@@ -837,16 +1051,21 @@ static int scan_orphans(struct slurm_backend *sb, const struct run_spec *rs, con
 			foreign_job(sb, j);
 			continue;
 		}
+		if (c.array[0]) {   /* an array: its map names its tasks' runs, read once */
+			if (j->array_job_id && strmap_get(&arrays_seen, c.array) < 0) {
+				strmap_put(&arrays_seen, c.array, 1);
+				array_orphans(sb, rs, &c, j->array_job_id);
+			}
+			continue;
+		}
 		char *name = slurm_job_name(rs->campaign, c.run, c.attempt);
 		int named = !strcmp(name, j->name);
 		free(name);
-		if (!named || tracked(sb, j->job_id) < sb->njobs)
+		if (!named || tracked(sb, j->job_id, NO_TASK) < sb->njobs)
 			continue;
-		XGROW(sb->orphan_ids, sb->norphans + 1, sb->aorphans);
-		sb->orphan_ids[sb->norphans] = j->job_id;
-		strmap_put(&sb->orphans, j->name, (int)sb->norphans);
-		sb->norphans++;
+		add_orphan(sb, j->name, j->job_id, NO_TASK);
 	}
+	strmap_release(&arrays_seen);
 	free(prefix);
 	slurm_free_job_info_msg(msg);
 	sb->scanned = 1;
@@ -861,11 +1080,28 @@ static int sl_inflight(struct backend *b)
 	return (int)sb->njobs;
 }
 
+/* Tasks that may run at once now: each array's unfinished tasks up to its
+   throttle, and every job of its own. */
+static int throttle_used(const struct slurm_backend *sb)
+{
+	size_t in_arrays = 0;
+	int used = 0;
+	for (size_t k = 0; k < sb->narr; k++) {
+		in_arrays += (size_t)sb->arr[k].left;
+		used += sb->arr[k].left < sb->arr[k].throttle ? sb->arr[k].left : sb->arr[k].throttle;
+	}
+	return used + (int)(sb->njobs - in_arrays);
+}
+
 static int sl_capacity(struct backend *b)
 {
 	struct slurm_backend *sb = b->priv;
 	if (wall_now() < sb->submit_after)
 		return 0;
+	if (sb->arrays) {   /* queued runs wait for flush(); arrays throttle what runs */
+		int c = ARRAY_WINDOW - (int)(sb->njobs + sb->nqueue);
+		return c > 0 && throttle_used(sb) < sb->max_inflight ? c : 0;
+	}
 	int c = sb->max_inflight - (int)sb->njobs;
 	return c > 0 ? c : 0;
 }
@@ -882,13 +1118,38 @@ static int take_over_record(struct slurm_backend *sb, const struct run_spec *rs,
 			    enum attempt_fate *fate)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, rs->store_id, 0, rs->attempt, rs->id, rs->timeout, 0, &r)) {
+	if (!result_from_record(rs->run_dir, rs->store_id, 0, NO_TASK, rs->attempt, rs->id, rs->timeout, 0, &r)) {
 		*fate = FATE_UNKNOWN;
 		return 0;
 	}
 	push_ready(sb, &r);
 	*backend_id = xstrdup("job.done");
 	return 1;
+}
+
+/*
+ * The record of job (an array's task, or NO_TASK) in msg, or NULL; *pending
+ * set when it is the array's one record of its tasks still pending.
+ */
+static const slurm_job_info_t *find_record(const job_info_msg_t *msg, uint32_t job, uint32_t task,
+					   int *pending)
+{
+	*pending = 0;
+	for (uint32_t k = 0; k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (task == NO_TASK ? j->job_id == job && !j->array_job_id
+				    : j->array_job_id == job && j->array_task_id == task)
+			return j;
+	}
+	for (uint32_t k = 0; task != NO_TASK && k < msg->record_count; k++) {
+		const slurm_job_info_t *j = &msg->job_array[k];
+		if (j->array_job_id == job && j->array_task_id == NO_VAL &&
+		    task_in_str(j->array_task_str, task)) {
+			*pending = 1;
+			return j;
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -913,14 +1174,14 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 	int oi = strmap_get(&sb->orphans, name);
 	free(name);
 	*fate = FATE_FINISHED;   /* unless tracked below */
-	if (oi < 0 || !sb->orphan_ids[oi])
+	if (oi < 0 || !sb->orphan_ids[oi].job)
 		return take_over_record(sb, rs, backend_id, fate);
-	uint32_t job = sb->orphan_ids[oi];
+	uint32_t job = sb->orphan_ids[oi].job, task = sb->orphan_ids[oi].task;
 	job_info_msg_t *msg = NULL;
 	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = slurm_get_errno();
 		if (e == ESLURM_INVALID_JOB_ID) {   /* purged meanwhile: only its record is left */
-			sb->orphan_ids[oi] = 0;
+			sb->orphan_ids[oi].job = 0;
 			return take_over_record(sb, rs, backend_id, fate);
 		}
 		if (slurm_transient(e))
@@ -928,18 +1189,23 @@ static int take_over(struct slurm_backend *sb, const struct run_spec *rs, char *
 		return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
 				slurm_errstr(e));
 	}
-	sb->orphan_ids[oi] = 0;
-	const slurm_job_info_t *j = msg->record_count ? &msg->job_array[0] : NULL;
-	if (j && job_finished(j->job_state)) {
+	sb->orphan_ids[oi].job = 0;
+	int pending = 0;
+	const slurm_job_info_t *j = find_record(msg, job, task, &pending);
+	if (!j && task != NO_TASK) {   /* an array task purged before the rest: its record */
+		slurm_free_job_info_msg(msg);
+		return take_over_record(sb, rs, backend_id, fate);
+	}
+	if (j && !pending && job_finished(j->job_state)) {
 		struct run_result r;
 		job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 		push_ready(sb, &r);
 	} else {
-		track(sb, rs, job);
+		track(sb, rs, job, task);
 		*fate = FATE_RUNNING;
 	}
 	slurm_free_job_info_msg(msg);
-	*backend_id = xasprintf("%u", job);
+	*backend_id = job_text(job, task);
 	return 1;
 }
 
@@ -1104,13 +1370,375 @@ static int never_fits(int ec)
 	       ec == ESLURM_TOO_MANY_REQUESTED_CPUS || ec == ESLURM_BAD_TASK_COUNT;
 }
 
+
+/* ---- job arrays ------------------------------------------------------------ */
+
+static void queue_release(struct queued *q)
+{
+	free(q->run_dir);
+	free(q->store);
+	free(q->campaign);
+	free(q->campaign_dir);
+	free(q->point);
+	free(q->policy);
+}
+
+/* Whether two queued runs can be tasks of one array: everything in the job
+   description but the run itself is the same. */
+static int same_shape(const struct queued *a, const struct queued *b)
+{
+	return a->nodes == b->nodes && a->ranks == b->ranks && a->rpn == b->rpn && a->tl == b->tl &&
+	       !strcmp(a->store, b->store) && !strcmp(a->campaign, b->campaign) &&
+	       !strcmp(a->campaign_dir, b->campaign_dir);
+}
+
+/*
+ * The controller's MaxArraySize, asked once: 0, or -1 when it cannot be
+ * asked now.  Arrays of at most one task are no arrays: then runs go out
+ * as jobs of their own and a note says so (once).
+ */
+static int array_limit(struct slurm_backend *sb, struct perr *err)
+{
+	(void)err;
+	if (sb->max_array)
+		return 0;
+	slurm_conf_t *conf = NULL;
+	if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
+		int e = slurm_get_errno();
+		if (slurm_transient(e)) {
+			submit_backoff(sb);
+			return -1;
+		}
+		sb->max_array = 1;   /* cannot tell: as if refused */
+	} else {
+		sb->max_array = conf->max_array_sz;
+		slurm_free_ctl_conf(conf);
+	}
+	if (sb->max_array <= 1)
+		arrays_refused(sb, "MaxArraySize is 0 or 1");
+	return 0;
+}
+
+/* The controller does not take job arrays: jobs of their own from now on, said once. */
+static void arrays_refused(struct slurm_backend *sb, const char *why)
+{
+	sb->arrays = 0;
+	if (sb->arrays_told)
+		return;
+	sb->arrays_told = 1;
+	char *n = xasprintf("slurm does not take job arrays here (%s): one job per run instead "
+			    "(set backend.arrays = false; to say so)", why);
+	if (sb->note) {
+		char *both = xasprintf("%s; %s", sb->note, n);
+		free(n);
+		n = both;
+		free(sb->note);
+	}
+	sb->note = n;
+}
+
+/* Queue rs for the next array: 0; 1 when no array may take it now (the
+   tasks of the arrays in flight and queued would pass max_inflight). */
+static int queue_run(struct slurm_backend *sb, const struct run_spec *rs, int nodes, uint32_t tl)
+{
+	struct queued q = { .run = rs->id, .attempt = rs->attempt > 0 ? rs->attempt : 1,
+			    .nodes = nodes, .ranks = rs->ranks, .rpn = rs->ranks_per_node, .tl = tl,
+			    .timeout = rs->timeout, .run_dir = xstrdup(rs->run_dir),
+			    .store = xstrdup(rs->store_id), .campaign = xstrdup(rs->campaign ? rs->campaign : ""),
+			    .campaign_dir = xstrdup(rs->campaign_dir ? rs->campaign_dir : ""),
+			    .point = rs->point ? xstrdup(rs->point) : NULL,
+			    .policy = rs->policy ? xstrdup(rs->policy) : NULL };
+	/* every array needs a task slot: chunks of MaxArraySize tasks per shape */
+	size_t chunks = 0, g = sb->ngroups;
+	for (size_t i = 0; i < sb->ngroups; i++) {
+		chunks += (sb->groups[i].n + sb->max_array - 1) / sb->max_array;
+		if (same_shape(&sb->queue[sb->groups[i].rep], &q))
+			g = i;
+	}
+	int new_chunk = g == sb->ngroups || sb->groups[g].n % sb->max_array == 0;
+	if (new_chunk && throttle_used(sb) + (int)chunks + 1 > sb->max_inflight) {
+		queue_release(&q);
+		return 1;
+	}
+	if (g == sb->ngroups) {
+		XGROW(sb->groups, sb->ngroups + 1, sb->agroups);
+		sb->groups[sb->ngroups++] = (struct qgroup){ .rep = sb->nqueue };
+	}
+	sb->groups[g].n++;
+	XGROW(sb->queue, sb->nqueue + 1, sb->aqueue);
+	sb->queue[sb->nqueue++] = q;
+	return 0;
+}
+
+/* Take back the run queued last. */
+static void unqueue_last(struct slurm_backend *sb)
+{
+	struct queued *q = &sb->queue[--sb->nqueue];
+	for (size_t i = 0; i < sb->ngroups; i++)
+		if (same_shape(&sb->queue[sb->groups[i].rep < sb->nqueue ? sb->groups[i].rep : sb->nqueue], q) &&
+		    --sb->groups[i].n == 0)
+			sb->groups[i] = sb->groups[--sb->ngroups];
+	queue_release(q);
+}
+
+/* A run spec with what a queued run keeps (no argv: its job.sh is written). */
+static struct run_spec queued_spec(const struct queued *q)
+{
+	return (struct run_spec){ .id = q->run, .campaign = q->campaign, .campaign_dir = q->campaign_dir,
+				  .store_id = q->store, .run_dir = q->run_dir, .timeout = q->timeout,
+				  .ranks = q->ranks, .nodes = q->nodes, .ranks_per_node = q->rpn,
+				  .attempt = q->attempt, .point = q->point, .policy = q->policy };
+}
+
+/* Submit queued run q as a job of its own, its script from its job.sh. */
+static void flush_single(struct slurm_backend *sb, const struct queued *q, struct backend_flushed *f)
+{
+	struct run_spec rs = queued_spec(q);
+	struct perr err = { "" };
+	f->id = q->run;
+	struct job_strings js = { .name = slurm_job_name(q->campaign, q->run, q->attempt) };
+	struct strbuf text;
+	strbuf_init(&text);
+	char *path = xasprintf("%s/job.sh", q->run_dir);
+	if (strbuf_read_file(&text, path)) {
+		f->rc = -1;
+		snprintf(f->why, sizeof(f->why), "cannot read '%s': %s", path, strerror(errno));
+		free(path);
+		strbuf_release(&text);
+		job_strings_release(&js);
+		return;
+	}
+	free(path);
+	js.script = strbuf_detach(&text);
+	job_desc_msg_t d;
+	fill_desc(&d, &js, sb, &rs, q->nodes, q->tl);
+	submit_response_msg_t *resp = NULL;
+	int rc = slurm_submit_batch_job(&d, &resp);
+	int e = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+	job_strings_release(&js);
+	if (rc != SLURM_SUCCESS) {
+		f->rc = submit_refused(sb, &rs, e, &err);
+		snprintf(f->why, sizeof(f->why), "%s", err.msg);
+		return;
+	}
+	uint32_t job = resp->job_id;
+	int ec = (int)resp->error_code;
+	slurm_free_submit_response_response_msg(resp);
+	if (never_fits(ec)) {
+		slurm_kill_job(job, SIGKILL, 0);
+		f->rc = job_refused(sb, &rs, slurm_errstr(ec), &err);
+		snprintf(f->why, sizeof(f->why), "%s", err.msg);
+		return;
+	}
+	track(sb, &rs, job, NO_TASK);
+	f->backend_id = xasprintf("%u", job);
+}
+
+/* Errors that say this controller takes no arrays (or not this large). */
+static int array_error(int e)
+{
+	return e == ESLURM_INVALID_ARRAY;
+}
+
+/*
+ * Submit queued runs q[0..n-1] (one shape) as one array with this
+ * throttle; f[i] says how run q[i] went.  Returns 0, or 1 when the
+ * controller refused arrays (nothing submitted: submit them singly).
+ */
+static int flush_array(struct slurm_backend *sb, const struct queued *q, int n, int throttle,
+		       struct backend_flushed *f)
+{
+	struct run_spec rs = queued_spec(&q[0]);
+	struct perr err = { "" };
+	struct slurm_array_task *t = xcalloc((size_t)n, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		t[i] = (struct slurm_array_task){ q[i].run, q[i].attempt, q[i].run_dir };
+		f[i].id = q[i].run;
+	}
+	char tag[SLURM_ARRAY_TAG_LEN + 1];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(tag, sizeof(tag), "%08lx%08lx",
+		 ((unsigned long)now.tv_sec ^ ((unsigned long)getpid() << 12)) & 0xffffffffUL,
+		 ((++sb->tag_seq << 20) ^ (unsigned long)(now.tv_nsec / 1000)) & 0xffffffffUL);
+	struct job_strings js = { .name = xasprintf("ps:%s:array", q[0].campaign),
+				  .comment = NULL };
+	char *dir = slurm_arrays_dir(q[0].campaign_dir);
+	char *map = xasprintf("%s/%s.sh", dir, tag);
+	/* the map goes to disk before the array exists: a restarted
+	   orchestrator finds which run each task is */
+	int bad = slurm_array_render(q[0].store, t, n, &js.script, &err) ||
+		  ((mkdir(dir, 0755) && errno != EEXIST)
+			   ? perr_set(&err, "cannot make '%s': %s", dir, strerror(errno))
+			   : write_file(map, js.script, &err));
+	free(t);
+	if (bad) {
+		for (int i = 0; i < n; i++) {
+			f[i].rc = -1;
+			snprintf(f[i].why, sizeof(f[i].why), "%s", err.msg);
+		}
+		free(dir);
+		free(map);
+		job_strings_release(&js);
+		return 0;
+	}
+	job_desc_msg_t d;
+	uint32_t env_size;
+	fill_desc(&d, &js, sb, &rs, q[0].nodes, q[0].tl);
+	free(js.comment);
+	js.comment = slurm_array_comment(q[0].store, q[0].campaign_dir, tag);
+	d.comment = js.comment;
+	env_free(js.env);
+	struct run_spec base = { .campaign = q[0].campaign };
+	js.env = job_env(&base, &env_size);
+	d.environment = js.env;
+	d.env_size = env_size;
+	d.std_out = "/dev/null";   /* each task writes its run's job.out and job.err */
+	d.std_err = "/dev/null";
+	d.work_dir = dir;
+	char *inx = xasprintf("0-%d%%%d", n - 1, throttle);
+	d.array_inx = inx;
+	submit_response_msg_t *resp = NULL;
+	int rc = slurm_submit_batch_job(&d, &resp);
+	int e = rc == SLURM_SUCCESS ? 0 : slurm_get_errno();
+	job_strings_release(&js);
+	free(inx);
+	free(dir);
+	if (rc != SLURM_SUCCESS) {
+		if (array_error(e)) {
+			unlink(map);
+			free(map);
+			arrays_refused(sb, slurm_errstr(e));
+			return 1;
+		}
+		free(map);
+		int r = submit_refused(sb, &rs, e, &err);
+		for (int i = 0; i < n; i++) {
+			f[i].rc = r;
+			if (r < 0)   /* the message names the first run: each its own */
+				job_refused(sb, &(struct run_spec){ .id = q[i].run, .ranks = q[i].ranks,
+					.nodes = q[i].nodes, .ranks_per_node = q[i].rpn, .point = q[i].point,
+					.policy = q[i].policy }, slurm_errstr(e), &err);
+			snprintf(f[i].why, sizeof(f[i].why), "%s", err.msg);
+		}
+		return 0;
+	}
+	free(map);
+	sb->submit_backoff = 0;
+	sb->submit_after = 0;
+	uint32_t job = resp->job_id;
+	int ec = (int)resp->error_code;
+	slurm_free_submit_response_response_msg(resp);
+	if (never_fits(ec)) {
+		slurm_kill_job(job, SIGKILL, 0);
+		for (int i = 0; i < n; i++) {
+			f[i].rc = -1;
+			job_refused(sb, &(struct run_spec){ .id = q[i].run, .ranks = q[i].ranks,
+				.nodes = q[i].nodes, .ranks_per_node = q[i].rpn, .point = q[i].point,
+				.policy = q[i].policy }, slurm_errstr(ec), &err);
+			snprintf(f[i].why, sizeof(f[i].why), "%s", err.msg);
+		}
+		return 0;
+	}
+	XGROW(sb->arr, sb->narr + 1, sb->aarr);
+	sb->arr[sb->narr++] = (struct sarray){ .job = job, .throttle = throttle };
+	for (int i = 0; i < n; i++) {
+		track_job(sb, q[i].run, q[i].timeout, q[i].run_dir, q[i].store, job, (uint32_t)i);
+		f[i].backend_id = job_text(job, (uint32_t)i);
+	}
+	return 0;
+}
+
+void backend_flushed_free(struct backend_flushed *f, int n)
+{
+	for (int i = 0; f && i < n; i++)
+		free(f[i].backend_id);
+	free(f);
+}
+
+/*
+ * Submit the queued runs: per shape, arrays of at most MaxArraySize tasks
+ * whose throttles share what max_inflight leaves (each at least 1); a
+ * shape with one run goes out as a job of its own.
+ */
+static int sl_flush(struct backend *b, struct backend_flushed **out, struct perr *err)
+{
+	struct slurm_backend *sb = b->priv;
+	*out = NULL;
+	if (!sb->nqueue)
+		return 0;
+	size_t n = sb->nqueue;
+	struct queued *q = sb->queue;
+	sb->queue = NULL;
+	sb->nqueue = sb->aqueue = 0;
+	sb->ngroups = 0;
+	struct backend_flushed *f = xcalloc(n, sizeof(*f));
+	/* runs grouped by shape, in queue order */
+	struct queued *g = xcalloc(n, sizeof(*g));
+	size_t *at = xcalloc(n, sizeof(*at));   /* where f's entries go */
+	char *used = xcalloc(n, 1);
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i; k < n && !(k == i && used[i]); k++)
+			if (!used[k] && same_shape(&q[i], &q[k])) {
+				used[k] = 1;
+				at[ng] = k;
+				g[ng++] = q[k];
+			}
+	/* chunks: runs [lo, hi) of one shape, MaxArraySize at most */
+	size_t nchunks = 0;
+	for (size_t lo = 0; lo < n;) {
+		size_t hi = lo + 1;
+		while (hi < n && hi - lo < sb->max_array && same_shape(&g[lo], &g[hi]))
+			hi++;
+		nchunks++;
+		lo = hi;
+	}
+	int budget = sb->max_inflight - throttle_used(sb);
+	int share = budget / (int)nchunks, extra = budget % (int)nchunks;
+	struct backend_flushed *gf = xcalloc(n, sizeof(*gf));
+	for (size_t lo = 0; lo < n;) {
+		size_t hi = lo + 1;
+		while (hi < n && hi - lo < sb->max_array && same_shape(&g[lo], &g[hi]))
+			hi++;
+		int throttle = share + (extra > 0);
+		extra -= extra > 0;
+		if (throttle < 1)
+			throttle = 1;
+		if (throttle > (int)(hi - lo))
+			throttle = (int)(hi - lo);
+		if (!sb->arrays || hi - lo == 1 ||
+		    flush_array(sb, g + lo, (int)(hi - lo), throttle, gf + lo))
+			for (size_t i = lo; i < hi; i++)
+				flush_single(sb, &g[i], &gf[i]);
+		lo = hi;
+	}
+	for (size_t i = 0; i < n; i++) {
+		f[at[i]] = gf[i];
+		queue_release(&g[i]);
+	}
+	free(gf);
+	free(g);
+	free(at);
+	free(used);
+	free(q);
+	if (sb->note) {
+		perr_set(err, "%s", sb->note);
+		free(sb->note);
+		sb->note = NULL;
+	}
+	*out = f;
+	return (int)n;
+}
+
 static int sl_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		    struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
 	if (check_spec(rs, err))
 		return -1;
-	if ((int)sb->njobs >= sb->max_inflight || wall_now() < sb->submit_after)
+	if (wall_now() < sb->submit_after ||
+	    (sb->arrays ? sl_capacity(b) == 0 : (int)sb->njobs >= sb->max_inflight))
 		return 1;
 	/* Take over a job an earlier orchestrator submitted for this attempt. */
 	enum attempt_fate fate = FATE_UNKNOWN;
@@ -1120,7 +1748,18 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 
 	int nodes = slurm_job_nodes(rs);
 	uint32_t tl = job_time_limit(sb, rs);
+	if (sb->arrays && array_limit(sb, err) < 0)
+		return 1;   /* cannot ask the controller now: try later */
 	struct job_strings js = { .name = slurm_job_name(rs->campaign, rs->id, rs->attempt) };
+	if (sb->arrays) {
+		int rc = queue_run(sb, rs, nodes, tl);
+		if (rc == 0 && write_script(&js, sb, rs, nodes, tl, err)) {
+			unqueue_last(sb);
+			rc = -1;
+		}
+		job_strings_release(&js);
+		return rc == 0 ? 2 : rc;
+	}
 	if (write_script(&js, sb, rs, nodes, tl, err)) {
 		job_strings_release(&js);
 		return -1;
@@ -1143,7 +1782,7 @@ static int sl_start(struct backend *b, const struct run_spec *rs, char **backend
 		slurm_kill_job(job, SIGKILL, 0);
 		return job_refused(sb, rs, slurm_errstr(ec), err);
 	}
-	track(sb, rs, job);
+	track(sb, rs, job, NO_TASK);
 	*backend_id = xasprintf("%u", job);
 	return 0;
 }
@@ -1190,30 +1829,35 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 	}
 }
 
-static int parse_job_id(const char *s, uint32_t *job)
+/* A backend id: "JOB", or "JOB_TASK" of an array task (task NO_TASK for "JOB"). */
+static int parse_job_id(const char *s, uint32_t *job, uint32_t *task)
 {
 	char *end;
 	errno = 0;
-	unsigned long v = s ? strtoul(s, &end, 10) : 0;
-	if (!s || errno || end == s || *end || v == 0 || v >= NO_VAL)
+	unsigned long v = s && *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0, t = NO_TASK;
+	if (v && *end == '_' && end[1] >= '0' && end[1] <= '9') {
+		t = strtoul(end + 1, &end, 10);
+		if (t >= NO_VAL)
+			return -1;
+	}
+	if (!v || errno || *end || v >= NO_VAL)
 		return -1;
 	*job = (uint32_t)v;
+	*task = (uint32_t)t;
 	return 0;
 }
 
-/* Whether job is run rs's and not finished (legacy: see job_is_runs): 1;
-   0 when it is gone, finished or not rs's; -1 when the controller does
-   not answer (slurm_get_errno says why). */
-static int live_job_of(uint32_t job, const struct run_spec *rs)
+/* Whether job (task) is run rs's and not finished (legacy: see
+   job_task_is_runs): 1; 0 when it is gone, finished or not rs's; -1 when the
+   controller does not answer (slurm_get_errno says why). */
+static int live_job_of(uint32_t job, uint32_t task, const struct run_spec *rs)
 {
 	job_info_msg_t *msg = NULL;
 	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS)
 		return slurm_get_errno() == ESLURM_INVALID_JOB_ID ? 0 : -1;
-	int live = 0;
-	for (uint32_t k = 0; k < msg->record_count; k++) {
-		const slurm_job_info_t *j = &msg->job_array[k];
-		live |= j->job_id == job && !job_finished(j->job_state) && job_is_runs(j, rs, 1);
-	}
+	int pending;
+	const slurm_job_info_t *j = find_record(msg, job, task, &pending);
+	int live = j && (pending || !job_finished(j->job_state)) && job_task_is_runs(j, task, rs, 1);
 	slurm_free_job_info_msg(msg);
 	return live;
 }
@@ -1222,27 +1866,35 @@ static int sl_cancel(struct backend *b, const struct run_spec *rs, const char *b
 		     struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
-	uint32_t job;
-	if (parse_job_id(backend_id, &job))
+	uint32_t job, task;
+	if (parse_job_id(backend_id, &job, &task))
 		return perr_set(err, "run %lld: '%s' is not a slurm job id", rs->id,
 				backend_id ? backend_id : "");
 	/* a job we track is ours; any other is killed only if it is rs's */
-	int ours = tracked(sb, job) < sb->njobs;
+	int ours = tracked(sb, job, task) < sb->njobs;
+	char *jt = job_text(job, task);
 	double give_up = wall_now() + 60;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
-		int live = ours ? 1 : live_job_of(job, rs);
-		if (live == 0)
+		int live = ours ? 1 : live_job_of(job, task, rs);
+		if (live == 0) {
+			free(jt);
 			return 0;   /* nothing of this run's to cancel */
-		if (live > 0 && slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+		}
+		/* "JOB_TASK" kills that array task only */
+		if (live > 0 && slurm_kill_job2(jt, SIGKILL, 0, NULL) == SLURM_SUCCESS)
 			break;
 		int e = slurm_get_errno();
 		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
 			break;
-		if (!slurm_transient(e) || wall_now() + pause > give_up)
-			return perr_set(err, "cannot cancel slurm job %u of run %lld: %s", job, rs->id,
-					slurm_errstr(e));
+		if (!slurm_transient(e) || wall_now() + pause > give_up) {
+			perr_set(err, "cannot cancel slurm job %s of run %lld: %s", jt, rs->id,
+				 slurm_errstr(e));
+			free(jt);
+			return -1;
+		}
 		sleep_for(pause);
 	}
+	free(jt);
 	/* Still tracked: the cancelled state comes back through wait(). */
 	if (ours) {
 		sb->poll_interval = sb->poll_min;
@@ -1251,10 +1903,11 @@ static int sl_cancel(struct backend *b, const struct run_spec *rs, const char *b
 	return 0;
 }
 
-static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job)
+static int adopt_from_record(struct slurm_backend *sb, const struct run_spec *rs, uint32_t job,
+			     uint32_t task)
 {
 	struct run_result r;
-	if (!result_from_record(rs->run_dir, rs->store_id, job, 0, rs->id, rs->timeout, 0, &r))
+	if (!result_from_record(rs->run_dir, rs->store_id, job, task, 0, rs->id, rs->timeout, 0, &r))
 		return 0;
 	push_ready(sb, &r);
 	return 1;
@@ -1264,9 +1917,11 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		    enum attempt_fate *fate, struct perr *err)
 {
 	struct slurm_backend *sb = b->priv;
-	uint32_t job;
-	if (parse_job_id(backend_id, &job) || !rs->store_id || !*rs->store_id)
+	uint32_t job, task;
+	if (parse_job_id(backend_id, &job, &task) || !rs->store_id || !*rs->store_id)
 		return 0;   /* no job was recorded (or no store owns one): nothing to adopt */
+	if (tracked(sb, job, task) < sb->njobs)
+		return 1;
 	job_info_msg_t *msg = NULL;
 	double give_up = wall_now() + ADOPT_PATIENCE;
 	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
@@ -1275,7 +1930,7 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		int e = slurm_get_errno();
 		if (e == ESLURM_INVALID_JOB_ID) {   /* purged: its record may say how it ended */
 			*fate = FATE_FINISHED;
-			return adopt_from_record(sb, rs, job);
+			return adopt_from_record(sb, rs, job, task);
 		}
 		if (!slurm_transient(e))
 			return perr_set(err, "cannot look up slurm job %u of run %lld: %s", job, rs->id,
@@ -1285,23 +1940,26 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 					ADOPT_PATIENCE, slurm_errstr(e));
 		sleep_for(pause);
 	}
-	int adopted = 0;
+	int adopted = 0, pending;
+	const slurm_job_info_t *j = find_record(msg, job, task, &pending);
 	char *name = slurm_job_name(rs->campaign, rs->id, rs->attempt);
-	for (uint32_t k = 0; k < msg->record_count; k++) {
-		const slurm_job_info_t *j = &msg->job_array[k];
-		/* the recorded id may be another store's job since (ids reused) */
-		if (j->job_id != job || !j->name || strcmp(j->name, name) || !job_is_runs(j, rs, 1))
-			continue;
+	/* the recorded id may be another store's job since (ids reused); an
+	   array task's name is the array's, its map names the run */
+	if (j && (task != NO_TASK || (j->name && !strcmp(j->name, name))) &&
+	    job_task_is_runs(j, task, rs, 1)) {
 		adopted = 1;
-		if (job_finished(j->job_state)) {
+		if (!pending && job_finished(j->job_state)) {
 			struct run_result r;
 			job_result(j, rs->id, rs->timeout, rs->run_dir, &r);
 			push_ready(sb, &r);
 			*fate = FATE_FINISHED;
 		} else {
-			track(sb, rs, job);
+			track(sb, rs, job, task);
 			*fate = FATE_RUNNING;
 		}
+	} else if (!j && task != NO_TASK) {   /* the task was purged before the rest */
+		*fate = FATE_FINISHED;
+		adopted = adopt_from_record(sb, rs, job, task);
 	}
 	free(name);
 	slurm_free_job_info_msg(msg);
@@ -1327,6 +1985,11 @@ static void sl_free(struct backend *b)
 		free(sb->jobs[i].store);
 	}
 	free(sb->jobs);
+	for (size_t i = 0; i < sb->nqueue; i++)
+		queue_release(&sb->queue[i]);
+	free(sb->queue);
+	free(sb->groups);
+	free(sb->arr);
 	free(sb->ready);
 	free(sb->scan_key);
 	free(sb->foreign);
@@ -1350,6 +2013,7 @@ static const struct backend_ops slurm_ops = {
 	.cancel = sl_cancel,
 	.adopt = sl_adopt,
 	.recover = sl_recover,
+	.flush = sl_flush,
 	.inflight = sl_inflight,
 	.free = sl_free,
 };
@@ -1452,6 +2116,9 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	}
 	if (sb->max_inflight <= 0)
 		sb->max_inflight = 64;
+	/* PERFSWEEP_SLURM_ARRAYS=0: the test suite's lane without arrays */
+	const char *ea = getenv("PERFSWEEP_SLURM_ARRAYS");
+	sb->arrays = !(cfg && cfg->no_arrays) && !(ea && !strcmp(ea, "0"));
 	sb->poll_min = cfg && cfg->poll_min > 0 ? cfg->poll_min : POLL_MIN;
 	sb->poll_max = cfg && cfg->poll_max > 0 ? cfg->poll_max : fmax(POLL_MAX, sb->poll_min);
 	sb->poll_factor = cfg && cfg->poll_factor >= 1 ? cfg->poll_factor : POLL_FACTOR;

@@ -434,6 +434,10 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	if (!rc)
 		write_argv(sb.run_dir, sb.argv);
 	rc = rc < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
+	if (rc == 2) {   /* queued: flush_started records it */
+		spec_release(&sb);
+		return 0;
+	}
 	if (rc) {
 		spec_release(&sb);
 		return rc == 1 ? 1      /* transient: try again after a wait */
@@ -453,8 +457,66 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	return wr ? -1 : 0;
 }
 
-/* Start queued runs while the backend has room.  0 or -1 (err). */
+static int start_some(struct engine *e, struct perr *err);
+
+/* Record what the backend submitted of the runs its start() queued
+   (SLURM job arrays): as start_run does for one run.  0 or -1 (err). */
+static int flush_started(struct engine *e, struct perr *err)
+{
+	if (!e->b->ops->flush)
+		return 0;
+	struct backend_flushed *f;
+	struct perr serr = { "" };
+	double t = wall_now();
+	int n = e->b->ops->flush(e->b, &f, &serr);
+	if (n < 0)
+		return perr_set(err, "%s", serr.msg);
+	if (serr.msg[0])
+		event(e->o, 0, "warning", serr.msg);   /* arrays refused: one job per run */
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		if (f[i].rc == 1) {          /* transient: start it again later */
+			push(&e->q, f[i].id);
+			continue;
+		}
+		if (f[i].rc < 0) {
+			rc = start_failed(e, f[i].id, t, f[i].why, err);
+			continue;
+		}
+		live_add(e, f[i].id);
+		e->stats->started++;
+		int wr = store_mark_submitted(e->st, f[i].id, f[i].backend_id, t, err);
+		if (wr == 1) {
+			struct run r;
+			if (store_load_run(e->st, f[i].id, &r, err)) {
+				rc = -1;
+				break;
+			}
+			struct spec_buf sb;
+			spec_build(&sb, e->c, e->st, &r, e->o);
+			sb.spec.attempt = r.attempts + 1;
+			wr = started_after_cancel(e, &sb.spec, f[i].backend_id, err);
+			spec_release(&sb);
+			run_release(&r);
+		} else if (!wr) {
+			event(e->o, f[i].id, "started", f[i].backend_id);
+		}
+		rc = wr ? -1 : 0;
+	}
+	backend_flushed_free(f, n);
+	return rc;
+}
+
+/* Start queued runs while the backend has room, then submit what the
+   backend queued.  0 or -1 (err). */
 static int start_queued(struct engine *e, struct perr *err)
+{
+	int rc = start_some(e, err);
+	return flush_started(e, err) || rc ? -1 : 0;
+}
+
+/* Hand queued runs to the backend while it has room.  0 or -1 (err). */
+static int start_some(struct engine *e, struct perr *err)
 {
 	while (!e->stats->budget_stopped && e->q.head < e->q.n && e->b->ops->capacity(e->b) > 0) {
 		long long id = e->q.ids[e->q.head];

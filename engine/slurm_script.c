@@ -128,6 +128,17 @@ int slurm_comment_parse(const char *comment, struct slurm_comment *c)
 		memcpy(c->store, p, STORE_ID_LEN);
 		p += STORE_ID_LEN + 1;
 	}
+	/* " array TAG" at the end: a job array, its runs in its map */
+	size_t len = strlen(p);
+	static const char arr[] = " array ";
+	if (c->store[0] && len > SLURM_ARRAY_TAG_LEN + sizeof(arr) - 1 &&
+	    !strncmp(p + len - SLURM_ARRAY_TAG_LEN - (sizeof(arr) - 1), arr, sizeof(arr) - 1) &&
+	    strspn(p + len - SLURM_ARRAY_TAG_LEN, "0123456789abcdef") == SLURM_ARRAY_TAG_LEN) {
+		memcpy(c->array, p + len - SLURM_ARRAY_TAG_LEN, SLURM_ARRAY_TAG_LEN);
+		c->dir = p;
+		c->dir_len = len - SLURM_ARRAY_TAG_LEN - (sizeof(arr) - 1);
+		return 0;
+	}
 	/* the directory may hold " run ": the last one ends it */
 	const char *tail = NULL;
 	for (const char *q = strstr(p, " run "); q; q = strstr(q + 1, " run "))
@@ -146,9 +157,15 @@ int slurm_comment_parse(const char *comment, struct slurm_comment *c)
 	return 0;
 }
 
-int slurm_comment_is(const struct slurm_comment *c, const char *store_id, const char *dir, long long run)
+int slurm_comment_is_dir(const struct slurm_comment *c, const char *store_id, const char *dir)
 {
 	return store_id && !strcmp(c->store, store_id) && dir && strlen(dir) == c->dir_len &&
+	       !strncmp(c->dir, dir, c->dir_len);
+}
+
+int slurm_comment_is(const struct slurm_comment *c, const char *store_id, const char *dir, long long run)
+{
+	return !c->array[0] && store_id && !strcmp(c->store, store_id) && dir && strlen(dir) == c->dir_len &&
 	       !strncmp(c->dir, dir, c->dir_len) && c->run == run;
 }
 
@@ -377,6 +394,7 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 		      "mine() { " MINE "; }\n"
 		      "mine || { echo \"perfsweep: $d belongs to another attempt or campaign store now: nothing done\" >&2; exit 1; }\n"
 		      "j=${SLURM_JOB_ID:-}\n"
+		      "[ -z \"${SLURM_ARRAY_TASK_ID:-}\" ] || j=${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID\n"
 		      "s=$(date +%s)\n"
 		      "note() { [ -z \"$j\" ] || { printf '%s\\n' \"$2\" >\"$e/$j.$1\"; } 2>/dev/null; }\n");
 	strbuf_addstr(&sc, "finish() { mine || exit \"$1\"; "
@@ -429,10 +447,20 @@ char *slurm_events_dir(const char *run_dir)
 int slurm_done_parse(const char *text, struct slurm_done *d)
 {
 	memset(d, 0, sizeof(*d));
-	unsigned long job;
+	d->task = -1;
 	int n = 0, m = 0;
-	if (!text || sscanf(text, "job=%lu attempt=%d exit=%d start=%lld end=%lld%n", &job, &d->attempt,
-			    &d->exit_status, &d->start, &d->end, &n) != 5 || n == 0)
+	if (!text || strncmp(text, "job=", 4) || text[4] < '0' || text[4] > '9')
+		return -1;
+	char *end;
+	unsigned long job = strtoul(text + 4, &end, 10);
+	if (*end == '_') {   /* an array task: job=JOB_TASK */
+		if (end[1] < '0' || end[1] > '9')
+			return -1;
+		d->task = (long)strtoul(end + 1, &end, 10);
+	}
+	text = end;
+	if (sscanf(text, " attempt=%d exit=%d start=%lld end=%lld%n", &d->attempt,
+		   &d->exit_status, &d->start, &d->end, &n) != 4 || n == 0)
 		return -1;
 	d->job = (unsigned)job;
 	/* " store=ID" since store ids; "-": a script rendered without one */
@@ -440,4 +468,70 @@ int slurm_done_parse(const char *text, struct slurm_done *d)
 	if (sscanf(text + n, " store=%32[0-9a-f-]%n", store, &m) == 1 && m > 0 && strcmp(store, "-"))
 		memcpy(d->store, store, sizeof(store));
 	return 0;
+}
+
+char *slurm_arrays_dir(const char *campaign_dir)
+{
+	return xasprintf("%s/runs/.arrays", campaign_dir ? campaign_dir : ".");
+}
+
+char *slurm_array_comment(const char *store_id, const char *campaign_dir, const char *tag)
+{
+	return xasprintf("perfsweep %s %s array %s", store_id && *store_id ? store_id : "-",
+			 campaign_dir ? campaign_dir : "", tag);
+}
+
+int slurm_array_render(const char *store_id, const struct slurm_array_task *t, int n, char **out,
+		       struct perr *err)
+{
+	struct strbuf sc;
+	strbuf_init(&sc);
+	*out = NULL;
+	if (!store_id || !is_store_id(store_id, '\0')) {
+		strbuf_release(&sc);
+		return perr_set(err, "the store id is not %d hex digits", STORE_ID_LEN);
+	}
+	strbuf_addf(&sc, "#!/bin/sh\n# perfsweep job array of store %s: task T runs the run's own "
+		    "runs/<id>/job.sh\n", store_id);
+	for (int i = 0; i < n; i++)
+		strbuf_addf(&sc, "# task %d run %lld attempt %d\n", i, t[i].run,
+			    t[i].attempt > 0 ? t[i].attempt : 1);
+	strbuf_addstr(&sc, "case ${SLURM_ARRAY_TASK_ID:-} in\n");
+	for (int i = 0; i < n; i++) {
+		strbuf_addf(&sc, "%d) d=", i);
+		if (script_quote(&sc, "the run directory", t[i].run_dir, Q_SH_LINE, err))
+			goto fail;
+		strbuf_addf(&sc, "; o='# perfsweep job: store %s run %lld attempt %d' ;;\n", store_id,
+			    t[i].run, t[i].attempt > 0 ? t[i].attempt : 1);
+	}
+	/* the script is read once and checked before it runs: a later attempt
+	   that takes the run directory meanwhile is never run by this task */
+	strbuf_addstr(&sc, "*) echo \"perfsweep: no run for array task ${SLURM_ARRAY_TASK_ID:-}\" >&2; exit 1 ;;\n"
+		      "esac\n"
+		      "exec >\"$d/job.out\" 2>\"$d/job.err\" </dev/null\n"
+		      "s=$(cat -- \"$d/job.sh\") || exit 1\n"
+		      "printf '%s\\n' \"$s\" | grep -qxF -e \"$o\" || { echo \"perfsweep: $d belongs to another "
+		      "attempt or campaign store now: nothing done\" >&2; exit 1; }\n"
+		      "exec /bin/sh -c \"$s\" \"$d/job.sh\"\n");
+	*out = strbuf_detach(&sc);
+	return 0;
+fail:
+	strbuf_release(&sc);
+	return -1;
+}
+
+int slurm_array_lookup(const char *text, unsigned long task, long long *run, int *attempt)
+{
+	char head[48];
+	int hn = snprintf(head, sizeof(head), "# task %lu run ", task);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (*p != '#')
+			break;   /* the map lines come first */
+		if (strncmp(p, head, (size_t)hn))
+			continue;
+		int n = -1;
+		if (sscanf(p + hn, "%lld attempt %d%n", run, attempt, &n) == 2 && n > 0 && *run > 0)
+			return 0;
+	}
+	return -1;
 }

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	struct backend_config cfg = { .type = "slurm", .partition = "emu", .max_inflight = n };
+	struct backend_config cfg = { .type = "slurm", .partition = "emu", .max_inflight = n,
+				      .no_arrays = 1 };   /* start() submits each run at once */
 	struct backend *b;
 	struct perr err;
 	if (backend_slurm_new(&b, &cfg, &err)) {

@@ -21,8 +21,9 @@ CFG
 }
 
 # duplicated PREFIX: job names with this prefix submitted more than once
-duplicated() { scontrol -o show jobs | grep -o "JobName=$1[0-9.]* " | sort | uniq -d | tr '\n' ' '; }
-njobs() { scontrol -o show jobs | grep -c "JobName=$1[0-9.]* " || true; }
+# (an array task counts as its run's own job: slurm_jobs)
+duplicated() { slurm_jobs | grep -o "^$1[0-9.]* " | sort | uniq -d | tr '\n' ' '; }
+njobs() { slurm_jobs | grep -c "^$1[0-9.]* " || true; }
 
 # 1. A failing run is retried; ranks become job tasks.
 mkdir -p "$work/marks"
@@ -34,10 +35,11 @@ is "$rc" 0 "campaign with a failing run exits 0 after the retry"
 [ $rc = 0 ] || sed 's/^/# /' "$work/retry.out"
 is "$(status_field "$work/retry" done)" 6 "all 6 runs done"
 is "$(status_field "$work/retry" failed)" 0 "none failed"
-is "$(grep -c 'Name=ps:retry:[0-9]*\.1 JobState=FAILED' "$cdir/log/jobcomp.log")" 2 "two first attempts failed (n = 2, both rank counts)"
+slurm_jobcomp >"$work/jobcomp.log"
+is "$(grep -c 'Name=ps:retry:[0-9]*\.1 JobState=FAILED' "$work/jobcomp.log")" 2 "two first attempts failed (n = 2, both rank counts)"
 # job names are ps:<campaign>:<run>.<attempt>
-failed=$(grep -o 'Name=ps:retry:[0-9]*\.1 JobState=FAILED' "$cdir/log/jobcomp.log" | cut -d' ' -f1 | sed 's/\.1$//' | sort)
-again=$(for f in $failed; do grep -q "$f\.2 JobState=COMPLETED" "$cdir/log/jobcomp.log" && echo "$f"; done | tr '\n' ' ')
+failed=$(grep -o 'Name=ps:retry:[0-9]*\.1 JobState=FAILED' "$work/jobcomp.log" | cut -d' ' -f1 | sed 's/\.1$//' | sort)
+again=$(for f in $failed; do grep -q "$f\.2 JobState=COMPLETED" "$work/jobcomp.log" && echo "$f"; done | tr '\n' ' ')
 is "$again" "$(echo "$failed" | tr '\n' ' ')" "each failed run completed on its second attempt's job"
 is "$(njobs ps:retry:)" 8 "8 jobs for 6 runs"
 is "$(scontrol -o show jobs | grep 'JobName=ps:retry:' | grep -c 'NumTasks=2 ')" 4 "runs with p = 2 asked for 2 tasks (3 done + 1 failed)"
@@ -56,7 +58,7 @@ t $? "campaign under way (2 runs done)"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
-inflight=$(squeue -h -n "$(seq -f 'ps:kill:%g' 1 8 | tr '\n' ',')" | wc -l)
+inflight=$(slurm_jobs | grep -c '^ps:kill:.* \(PENDING\|RUNNING\)$')
 diag "jobs in flight after kill -9: $inflight"
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" >"$work/kill2.out" 2>&1
 rc=$?
@@ -112,14 +114,15 @@ is "$(status_field "$work/down" done)" 2 "both runs done"
 config cancel emu 4 '"/bin/sleep", "60"' '{ name = "n"; values = [ 1, 2, 3, 4 ]; }'
 "$perfsweep" run "$work/cancel.cfg" --dir "$work/cancel" --quiet >"$work/cancel.out" 2>&1 &
 bgpid=$!
-wait_until 60 sh -c "[ \"\$(squeue -h -t R -n ps:cancel:1.1,ps:cancel:2.1,ps:cancel:3.1,ps:cancel:4.1 | wc -l)\" = 4 ]"
+cancel_jobs() { slurm_jobs | grep "^ps:cancel:[1-4]\.1 $1\$" | wc -l; }
+wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 4 ]"
 t $? "4 jobs running"
 out=$("$perfsweep" cancel "$work/cancel" 2>&1)
 t $? "perfsweep cancel exits 0"
 is "$out" "cancelled 4 runs (4 slurm jobs killed)" "cancel reports what it did"
-wait_until 30 sh -c "[ -z \"\$(squeue -h -n ps:cancel:1.1,ps:cancel:2.1,ps:cancel:3.1,ps:cancel:4.1)\" ]"
+wait_until 30 sh -c "[ -z \"\$(squeue -h)\" ]"
 t $? "no job left in the queue"
-is "$(scontrol -o show jobs | grep 'JobName=ps:cancel:' | grep -c 'JobState=CANCELLED')" 4 "the 4 jobs are cancelled in SLURM"
+is "$(cancel_jobs CANCELLED)" 4 "the 4 jobs are cancelled in SLURM"
 wait_until 30 sh -c "! kill -0 $bgpid 2>/dev/null"
 wait $bgpid
 is "$?" 0 "the running orchestrator stops without failures"

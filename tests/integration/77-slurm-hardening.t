@@ -63,6 +63,8 @@ parameters = ( { name = "n"; values = [ 1, 2 ]; } );
 repetitions = 1;
 backend = { type = "slurm"; partition = "emu"; time_limit = 5; };
 CFG
+# no_live_jobs NAME: none of runs 1 and 2's jobs (or array tasks) is queued or running
+no_live_jobs() { ! slurm_jobs | grep -q "^ps:$1:[12]\.1 \(PENDING\|RUNNING\|COMPLETING\|CONFIGURING\)\$"; }
 # start_and_kill CFG DIR NAME: start, wait until both runs are recorded in
 # flight ("running" counts submitted ones too), kill -9, let the jobs finish
 start_and_kill() {
@@ -73,7 +75,7 @@ start_and_kill() {
 	kill -9 $bgpid
 	wait $bgpid 2>/dev/null
 	bgpid=
-	wait_until 60 sh -c "! squeue -h -n ps:$3:1.1,ps:$3:2.1 | grep -q ."
+	wait_until 60 no_live_jobs "$3"
 	t $? "$3: their jobs finished with no orchestrator"
 }
 start_and_kill "$work/adopt.cfg" "$work/adopt" adopt

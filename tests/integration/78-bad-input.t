@@ -86,6 +86,10 @@ check "poll.safety" 4 "backend.poll.safety must be from 1 to 3600 seconds" "name
 $A
 $P
 backend = { type = \"slurm\"; poll = { safety = 0.5; }; };"
+check "arrays not a boolean" 4 "'arrays' must be true or false" "name = \"t\";
+$A
+$P
+backend = { type = \"slurm\"; arrays = 1; };"
 
 check "NaN cost model" 4 "cost model gives -nan seconds" "name = \"t\";
 $A

@@ -89,7 +89,8 @@ collect = { wall = false; };
 CFG
 "$perfsweep" run "$work/quiet.cfg" --dir "$work/quiet" --quiet >"$work/quiet.out" 2>&1 &
 qpid=$!
-sleeper() { squeue -h -n ps:quiet:1.1,ps:quiet:2.1 -t R -o %i; }
+# the running job (or array task, JOB_TASK) of the quiet campaign
+sleeper() { squeue -h -t R -o '%i %j' | awk '$2 ~ /^ps:quiet:/ { print $1 }'; }
 quiet_ready() { [ "$(status_field "$work/quiet" done)" = 1 ] && [ "$(sleeper | wc -l)" = 1 ]; }
 wait_until 60 quiet_ready
 t $? "the quick run is done (its note read) while the other one runs"

@@ -17,17 +17,19 @@ root=${PERFSWEEP_ROOT:-$(pwd)}
 . "$root/tests/slurm/testlib.sh"
 slurm_test_init
 
-# config NAME VALUES MAX_INFLIGHT: each execution prints its own job id and
-# its point's n; while $work/hold exists it waits first.
+# config NAME VALUES MAX_INFLIGHT: each execution prints its own job id (an
+# array task: its array's job id and its task id) and its point's n; while
+# $work/hold exists it waits first.
 config() {
 	cat >"$work/$1.cfg" <<CFG
 name = "$1";
-app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; echo job: \$SLURM_JOB_ID; echo n: {n}" ]; };
+app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; j=\$SLURM_JOB_ID; [ -z \$SLURM_ARRAY_JOB_ID ] || j=\$SLURM_ARRAY_JOB_ID; echo job: \$j; echo task: \$SLURM_ARRAY_TASK_ID; echo n: {n}" ]; };
 parameters = ( { name = "n"; values = [ $2 ]; } );
 repetitions = 1;
 max_attempts = 1;
 backend = { type = "slurm"; partition = "emu"; max_inflight = $3; time_limit = 5; };
 collect = { regex = ( { region = "k"; metric = "job"; pattern = "^job: ([0-9]+)"; },
+                      { region = "k"; metric = "task"; pattern = "^task: ([0-9]+)"; },
                       { region = "k"; metric = "n"; pattern = "^n: ([0-9]+)"; } ); };
 CFG
 }
@@ -43,7 +45,9 @@ own_values() {
 		grep -q "^job=$bid .* store=$(db "$dir" "SELECT value FROM meta WHERE key = 'store_id'")\$" \
 			"$dir/runs/$id/job.done" 2>/dev/null && n=$((n + 1))
 	done < <(db "$dir" "SELECT r.id, r.backend_id FROM runs r WHERE r.state = 3
-		AND (SELECT value FROM measurements WHERE run = r.id AND metric = 'job') = CAST(r.backend_id AS REAL)
+		AND CAST(CAST((SELECT value FROM measurements WHERE run = r.id AND metric = 'job') AS INTEGER) AS TEXT) ||
+		    COALESCE('_' || CAST(CAST((SELECT value FROM measurements WHERE run = r.id AND metric = 'task')
+					   AS INTEGER) AS TEXT), '') = r.backend_id
 		AND (SELECT value FROM measurements WHERE run = r.id AND metric = 'n') =
 		    (SELECT value FROM point_values WHERE point = r.point)")
 	echo $n
@@ -51,7 +55,15 @@ own_values() {
 # common WORDS1 WORDS2: the words in both
 common() { comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(tr ' ' '\n' <<<"$2" | sort) | grep . | tr '\n' ' '; }
 session() { grep '^this session:' "$1"; }
-squeue_n() { squeue -h -n "$(seq -f "ps:$1:%g.1" 1 "$2" | tr '\n' ',')" ${3:+-t "$3"} | wc -l; }
+# live CAMPAIGN STATE: its jobs and array tasks in that state (R, PD)
+live() { squeue -h -r -t "$2" -o %j | grep -c "^ps:$1:" || true; }
+# was_cancelled ID: the job log says job (or array task JOB_TASK) ID was cancelled
+was_cancelled() {
+	case $1 in
+	*_*) grep -q "JobState=CANCELLED .* ArrayJobId=${1%_*} ArrayTaskId=${1#*_} " "$cdir/log/jobcomp.log" ;;
+	*) grep -q "JobId=$1 .*JobState=CANCELLED" "$cdir/log/jobcomp.log" ;;
+	esac
+}
 
 fresh() {   # NAME DIR OLD_JOBS RUNS: the checks after running a recreated campaign
 	local out=$2.out
@@ -85,18 +97,19 @@ config c3 '1, 2, 3, 4, 5, 6' 6
 touch "$work/hold"
 "$perfsweep" run "$work/c3.cfg" --dir "$work/c3" --quiet >"$work/c3-first.out" 2>&1 &
 bgpid=$!
-wait_until 120 sh -c "[ \"\$(squeue -h -t R -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 4 ] &&
-	[ \"\$(squeue -h -t PD -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 2 ]"
+c3_first() { [ "$(live c3 R)" = 4 ] && [ "$(live c3 PD)" = 2 ]; }
+wait_until 120 c3_first
 t $? "c3: the first orchestrator's jobs: 4 running, 2 queued"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
-old=$(squeue -h -o %i -n "$(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',')" | sort -n | tr '\n' ' ')
+old=$(squeue -h -r -o '%i %j' | awk '$2 ~ /^ps:c3:/ { print $1 }' | sort -n | tr '\n' ' ')
 rm -f "$work/c3"/campaign.db*
 "$perfsweep" run "$work/c3.cfg" --dir "$work/c3" --quiet >"$work/c3.out" 2>&1 &
 bgpid=$!
 # the new store submits its own 6 jobs; they queue behind the old ones
-wait_until 120 sh -c "[ \"\$(squeue -h -t PD -n $(seq -f 'ps:c3:%g.1' 1 6 | tr '\n' ',') | wc -l)\" = 8 ]"
+c3_queued() { [ "$(live c3 PD)" = 8 ]; }
+wait_until 120 c3_queued
 t $? "c3: the new store queued its own 6 jobs behind the old store's 6"
 # (that none of the old store's jobs is cancelled is read from the job log
 # below: a count of running jobs at this moment also moved with the load)
@@ -110,10 +123,12 @@ is "$rc" 0 "c3: the campaign made afresh completes"
 fresh c3 "$work/c3" "$old" 6
 warn=$(grep '^warning:' "$work/c3.out")
 is "$(grep -c '^warning:' "$work/c3.out")" 1 "c3: the old store's live jobs are told of once"
-told=$(for j in $old; do case "$warn" in *" $j (ps:c3:"*) echo "$j" ;; esac; done | tr '\n' ' ')
-is "$told" "$old" "c3: the warning names each of them"
+# an array is named once, by its job id
+oldj=$(for j in $old; do echo "${j%_*}"; done | sort -un | tr '\n' ' ')
+told=$(for j in $oldj; do case "$warn" in *" $j (ps:c3:"*) echo "$j" ;; esac; done | tr '\n' ' ')
+is "$told" "$oldj" "c3: the warning names each of them"
 diag "$warn"
-cancelled=$(for j in $old; do grep -q "JobId=$j .*JobState=CANCELLED" "$cdir/log/jobcomp.log" && echo "$j"; done | tr '\n' ' ')
+cancelled=$(for j in $old; do was_cancelled "$j" && echo "$j"; done | tr '\n' ' ')
 is "$cancelled" "" "c3: none of the old store's jobs was cancelled"
 
 # 4. jobs cancelled earlier
@@ -121,7 +136,8 @@ config c4 '1, 2, 3, 4' 4
 touch "$work/hold"
 "$perfsweep" run "$work/c4.cfg" --dir "$work/c4" --quiet >"$work/c4-first.out" 2>&1 &
 bgpid=$!
-wait_until 120 sh -c "[ \"\$(squeue -h -t R -n ps:c4:1.1,ps:c4:2.1,ps:c4:3.1,ps:c4:4.1 | wc -l)\" = 4 ]"
+c4_running() { [ "$(live c4 R)" = 4 ]; }
+wait_until 120 c4_running
 t $? "c4: 4 jobs running"
 is "$("$perfsweep" cancel "$work/c4" 2>&1)" "cancelled 4 runs (4 slurm jobs killed)" "c4: the campaign is cancelled"
 wait_until 60 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"

@@ -64,9 +64,92 @@ slurm_test_cleanup() {
 	rm -rf "$work"
 }
 
-# jobs_named NAME: how many SLURM jobs (any state) carry this name.
+# slurm_task_names: the job names a job array's tasks stand for, from
+# `scontrol -o show jobs` on stdin: one line "ARRAYJOB TASK NAME" per task,
+# NAME the run's own job name (ps:<campaign>:<run>.<attempt>) from the
+# array's map (runs/.arrays/TAG.sh, named by its comment); a pending
+# record's task range ("2-7%2") gives a line per task.
+slurm_task_names() {
+	awk '
+	function field(k,   r) {
+		r = ""
+		if (match($0, " " k "=[^ ]*"))
+			r = substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+		return r
+	}
+	{
+		if (substr($0, 1, 6) != "JobId=")
+			next
+		name = field("JobName"); task = field("ArrayTaskId"); aj = field("ArrayJobId")
+		if (task == "" || name !~ /:array$/ || !match($0, / Comment=perfsweep [0-9a-f]+ .* array [0-9a-f]+ /))
+			next
+		c = substr($0, RSTART + 1, RLENGTH - 2); n = split(c, w, " "); tag = w[n]
+		dir = c; sub(/^Comment=perfsweep [0-9a-f]+ /, "", dir); sub(/ array [0-9a-f]+$/, "", dir)
+		camp = name; sub(/array$/, "", camp)
+		map = dir "/runs/.arrays/" tag ".sh"
+		split("", run)
+		while ((getline line < map) > 0)
+			if (line ~ /^# task /) { split(line, f, " "); run[f[3]] = f[5] "." f[7] }
+		close(map)
+		sub(/%.*/, "", task)
+		np = split(task, parts, ",")
+		for (i = 1; i <= np; i++) {
+			lo = parts[i]; hi = lo
+			if (index(lo, "-")) { split(lo, r, "-"); lo = r[1]; hi = r[2] }
+			for (t = lo + 0; t <= hi + 0; t++)
+				print aj, t, camp run[t]
+		}
+	}'
+}
+
+# slurm_jobs: one line "NAME STATE" per job SLURM knows of (any state), an
+# array task named as its run's own job would be (slurm_task_names).
+slurm_jobs() {
+	local all
+	all=$(scontrol -o show jobs 2>/dev/null)
+	printf '%s\n' "$all" | slurm_task_names | sort -u >"$work/.tasknames"
+	printf '%s\n' "$all" | awk -v names="$work/.tasknames" '
+	BEGIN { while ((getline line < names) > 0) { split(line, f, " "); nm[f[1] " " f[2]] = f[3] } }
+	function field(k,   r) {
+		r = ""
+		if (match($0, " " k "=[^ ]*"))
+			r = substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+		return r
+	}
+	substr($0, 1, 6) == "JobId=" {
+		name = field("JobName"); state = field("JobState"); task = field("ArrayTaskId"); aj = field("ArrayJobId")
+		if (task == "" || name !~ /:array$/) { print name, state; next }
+		sub(/%.*/, "", task)
+		np = split(task, parts, ",")
+		for (i = 1; i <= np; i++) {
+			lo = parts[i]; hi = lo
+			if (index(lo, "-")) { split(lo, r, "-"); lo = r[1]; hi = r[2] }
+			for (t = lo + 0; t <= hi + 0; t++)
+				print ((aj " " t) in nm ? nm[aj " " t] : name), state
+		}
+	}'
+}
+
+# slurm_jobcomp: the job completion log, an array task's Name= its run's
+# own job name (slurm_task_names; the controller must still know the array).
+slurm_jobcomp() {
+	scontrol -o show jobs 2>/dev/null | slurm_task_names | sort -u >"$work/.tasknames"
+	awk -v names="$work/.tasknames" '
+	BEGIN { while ((getline line < names) > 0) { split(line, f, " "); nm[f[1] " " f[2]] = f[3] } }
+	{
+		aj = ""; t = ""
+		if (match($0, / ArrayJobId=[0-9]+/)) aj = substr($0, RSTART + 12, RLENGTH - 12)
+		if (match($0, / ArrayTaskId=[0-9]+/)) t = substr($0, RSTART + 13, RLENGTH - 13)
+		if (aj != "" && (aj " " t) in nm)
+			sub(/ Name=[^ ]*/, " Name=" nm[aj " " t])
+		print
+	}' "$cdir/log/jobcomp.log"
+}
+
+# jobs_named NAME: how many SLURM jobs (any state) carry this name (an
+# array task: its run's own job name, slurm_jobs).
 jobs_named() {
-	scontrol -o show jobs 2>/dev/null | grep -c " JobName=$1 " || true
+	slurm_jobs | grep -c "^$1 " || true
 }
 
 # wait_until SECONDS COMMAND...: poll (0.2 s) until COMMAND succeeds.

@@ -104,7 +104,8 @@ static int wait_run(struct backend *b, long long id, struct run_result *out, dou
 static struct backend *new_backend(const char *partition, int max_inflight)
 {
 	struct backend_config cfg = { .type = "slurm", .partition = (char *)partition,
-				      .max_inflight = max_inflight };
+				      .max_inflight = max_inflight,
+				      .no_arrays = 1 };   /* start() submits at once: one job per run */
 	struct backend *b = NULL;
 	struct perr err = { "" };
 	if (backend_slurm_new(&b, &cfg, &err)) {
@@ -498,7 +499,8 @@ int main(void)
 
 	/* 8c. A node failure: retried without using up an attempt. */
 	char *noreq[] = { "--no-requeue" };
-	struct backend_config cfgn = { .type = "slurm", .partition = "emu", .nextra = 1, .extra = noreq };
+	struct backend_config cfgn = { .type = "slurm", .partition = "emu", .nextra = 1, .extra = noreq,
+				       .no_arrays = 1 };
 	struct backend *bn = NULL;
 	if (backend_slurm_new(&bn, &cfgn, &err)) {
 		ok(0, "backend with --no-requeue: %s", err.msg);

@@ -498,10 +498,47 @@ static void test_owner(void)
 	free(rundir);
 }
 
+/* Job arrays: the array's comment, its map, and a task's job.done. */
+static void test_array(void)
+{
+	char *c = slurm_array_comment(STORE_A, "/x/a run 5 attempt 2", "0123456789abcdef");
+	is_str(c, "perfsweep " STORE_A " /x/a run 5 attempt 2 array 0123456789abcdef", "an array's comment");
+	struct slurm_comment pc;
+	ok(!slurm_comment_parse(c, &pc) && !strcmp(pc.array, "0123456789abcdef") && pc.run == 0 &&
+	   pc.dir_len == strlen("/x/a run 5 attempt 2") && !strcmp(pc.store, STORE_A),
+	   "parses back: its tag, store and directory (with ' run ' in it)");
+	ok(slurm_comment_is_dir(&pc, STORE_A, "/x/a run 5 attempt 2") &&
+	   !slurm_comment_is_dir(&pc, STORE_B, "/x/a run 5 attempt 2"), "it is store A's, not B's");
+	ok(!slurm_comment_is(&pc, STORE_A, "/x/a run 5 attempt 2", 5), "and no single run's");
+	free(c);
+	is_int(slurm_comment_parse("perfsweep " STORE_A " /x array 0123", &pc), -1, "a short tag is no array's");
+
+	struct slurm_array_task t[] = { { 7, 1, "/x/runs/7" }, { 9, 2, "/x/runs/9" } };
+	char *map = NULL;
+	struct perr err = { "" };
+	is_int(slurm_array_render(STORE_A, t, 2, &map, &err), 0, "the array's script renders");
+	long long run = 0;
+	int attempt = 0;
+	ok(!slurm_array_lookup(map, 1, &run, &attempt) && run == 9 && attempt == 2, "task 1 is run 9, attempt 2");
+	ok(!slurm_array_lookup(map, 0, &run, &attempt) && run == 7 && attempt == 1, "task 0 is run 7, attempt 1");
+	is_int(slurm_array_lookup(map, 2, &run, &attempt), -1, "there is no task 2");
+	free(map);
+	is_int(slurm_array_render("01234", t, 2, &map, &err), -1, "a store id that is not hex digits is refused");
+
+	struct slurm_done d;
+	is_int(slurm_done_parse("job=41_3 attempt=2 exit=0 start=1 end=2 store=" STORE_A "\n", &d), 0,
+	       "an array task's job.done parses");
+	ok(d.job == 41 && d.task == 3 && d.attempt == 2, "job 41, task 3");
+	is_int(slurm_done_parse("job=41 attempt=2 exit=0 start=1 end=2\n", &d), 0, "a single job's still does");
+	is_int((int)d.task, -1, "with no task");
+	is_int(slurm_done_parse("job=41_ attempt=2 exit=0 start=1 end=2\n", &d), -1, "'41_' is no job");
+}
+
 int main(void)
 {
 	setup();
 	test_comment();
+	test_array();
 	test_owner();
 	for (int f = 0; f < NFIELDS; f++)
 		for (int k = 0; hostile[k]; k++)
