@@ -165,7 +165,7 @@ static void test_slope_change_line(void)
 				located += v.regions[0].segment_tested[0] &&
 					   abs(v.regions[0].segment[0].change - 5) <= 1;
 				if (seed == 0 && f)
-					contains(f->detail, "add points between", "slope change: recommends points");
+					contains(f->detail, "add points at x=", "slope change: recommends points");
 			} else {
 				clean_flags += f != NULL;
 			}
