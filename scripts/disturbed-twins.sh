@@ -1,7 +1,8 @@
 #!/bin/sh
 # The disturbed check's known truth (docs/validation.md, "Disturbed runs"):
 # a program that computes for a fixed amount of CPU time, 0.0004 n^2 s, and
-# reports the wall time that took, one rank bound to a core.  Each of N
+# reports the wall time that took, one rank bound to the last core (other
+# campaigns' compact placements on a shared machine start at core 0).  Each of N
 # pairs of campaigns is
 #   - a campaign whose even repetitions run with a busy loop on the same
 #     core (the rank gets half of it: CPU share ~0.5, twice the wall time),
@@ -55,13 +56,15 @@ rc=$?
 exit $rc
 SH
 chmod +x "$OUT/cpu-app" "$OUT/compete.sh"
+# the rank on the last core: other campaigns' compact placements start at core 0
+echo "$(($(nproc) - 1))" > "$OUT/core.map"
 cfg() {  # cfg NAME COMPETE
 	cat > "$OUT/$1.cfg" <<CFG
 name = "$1";
 app = { command = [ "$OUT/compete.sh", "$OUT/cpu-app", "{n}" ]; env = [ "COMPETE=$2" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 16, 20, 24, 28, 32 ]; },
                { name = "np"; values = [ 1 ]; role = "ranks"; } );
-placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
+placement = { policy = "explicit"; map = "core.map"; ranks_per_node = [ 1 ]; };
 repetitions = 4;
 order_seed = 5;
 collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time: ([0-9.eE+-]+)"; } ); };
@@ -81,7 +84,7 @@ for k in $(seq "$N"); do
 	waited=0
 	while :; do
 		quiet=$(idle)
-		[ "$quiet" -ge 80 ] || [ "$waited" -ge "${QUIET_WAIT:-0}" ] && break
+		[ "$quiet" -ge "${QUIET_IDLE:-80}" ] || [ "$waited" -ge "${QUIET_WAIT:-0}" ] && break
 		waited=$((waited + 5))
 	done
 	before=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -358,6 +358,7 @@ static void share_text(struct strbuf *sb, const struct vflag *f, const char *par
 static enum vflag_kind flag_contention(struct validation *v, int ri, int k, const struct exp_series *s,
 				       int by_share)
 {
+	int modelled = v->regions[ri].modelled;
 	const struct experiment *e = v->e;
 	const struct growth_test *g = &v->regions[ri].growth[k];
 	double first, last;
@@ -378,7 +379,9 @@ static enum vflag_kind flag_contention(struct validation *v, int ri, int k, cons
 		strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
 	else
 		strbuf_addstr(&sb, ", no repetitions for ANOVA");
-	if (by_share) {
+	if (by_share && !modelled) {
+		strbuf_addstr(&sb, "; the region is too noisy to model, but the CPU share shows it");
+	} else if (by_share) {
 		double d = validation_flaggable_growth(v, g);
 		strbuf_addf(&sb, "; not beyond the time's noise by itself (p=%.2g, ", g->p_value);
 		if (isnan(d))
@@ -438,7 +441,12 @@ static void contention_entry(struct validation *v, int ri, int k, int t, const s
 	if (!t)
 		strbuf_addf(&sb, "no line along %s with 2 values and room for a test: add values of %s at "
 			    "fixed other parameters", e->params[k], e->params[k]);
-	else if (!v->regions[ri].modelled)
+	else if (!v->regions[ri].modelled && share_shows(v, ri, k, s)) {
+		/* the share is measured per rank: the time's noise does not hide it */
+		flag_contention(v, ri, k, s, 1);
+		strbuf_addstr(&sb, "oversubscribed (the ranks' CPU share fell; the region is too noisy to model): ");
+		st = VCHECK_FLAGGED;
+	} else if (!v->regions[ri].modelled)
 		strbuf_addstr(&sb, "too noisy to model; ");
 	else if (g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
 		if (flag_contention(v, ri, k, s, 0) == VFLAG_OVERSUBSCRIBED)

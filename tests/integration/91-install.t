@@ -22,8 +22,8 @@ share/perfsweep/configs/contention-slurm.cfg share/perfsweep/configs/cpusets-job
 share/perfsweep/configs/demo-slurm.cfg share/perfsweep/configs/demo-sparse.cfg
 share/perfsweep/configs/demo.cfg share/perfsweep/configs/demo.deps
 share/perfsweep/configs/hpcc-run.sh share/perfsweep/configs/hpcc-slurm.cfg
-share/perfsweep/configs/hpcc.deps share/perfsweep/configs/lulesh-sparse.cfg
-share/perfsweep/configs/one-core.map share/perfsweep/configs/oversubscribed-local.cfg
+share/perfsweep/configs/hpcc.deps share/perfsweep/configs/last-core.map
+share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed-local.cfg
 share/perfsweep/configs/oversubscribed-local.deps
 share/perfsweep/data/lulesh/ATTRIBUTION share/perfsweep/data/lulesh/lulesh.ll.json
 share/perfsweep/examples/demo-app.c"
