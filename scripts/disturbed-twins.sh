@@ -18,7 +18,8 @@
 #
 #   scripts/disturbed-twins.sh [N] [BINDIR] [OUTDIR]
 #
-# QUIET_WAIT as in scripts/verdict-campaigns.sh (default 0: no wait).
+# QUIET_WAIT and QUIET_IDLE as in scripts/verdict-campaigns.sh (default: no
+# wait); the figures in docs were taken with QUIET_IDLE=45 QUIET_WAIT=60.
 set -e
 N=${1:-10}
 BIN=$(cd "${2:-bin}" && pwd)
