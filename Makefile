@@ -147,8 +147,9 @@ DATADIR := $(PREFIX)/share/perfsweep
 MAN1    := docs/man/perfsweep.1 docs/man/perfsweep-bind.1
 MAN5    := docs/man/perfsweep.cfg.5 docs/man/perfsweep-deps.5
 # The MPI configs name ../bin/mpi-stream, which needs mpicc: not installed.
+# Map files (placement.map) go beside the configs that name them.
 CONFIGS := $(filter-out configs/lulesh-sparse.cfg configs/%-mpi-local.cfg configs/%-mpi-local.deps,\
-	   $(wildcard configs/*.cfg configs/*.deps))
+	   $(wildcard configs/*.cfg configs/*.deps configs/*.map))
 SCRIPTS := $(wildcard configs/*.sh)
 INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
 	$(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man5/,$(notdir $(MAN5))) \

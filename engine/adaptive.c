@@ -1,5 +1,6 @@
 /* Adaptive repetitions (adaptive.h). */
 #include "engine/adaptive.h"
+#include "engine/run_usage.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "validator/validate.h"
@@ -102,25 +103,42 @@ static void point_precision(const struct experiment *e, int m, int p, struct ada
 		ap->nreps = 0;
 }
 
-static void fill_points(const struct experiment *e, int store_params, const struct run *runs, int nr,
-			const struct adaptive_spec *a, struct adaptive_point *pts)
+/* Point p's disturbed runs (u's runs carry experiment points) into ap. */
+static void point_disturbed(const struct run_usage *u, int p, struct adaptive_point *ap)
+{
+	const struct disturbed_result *d = &u->disturbed;
+	for (int i = 0; i < d->n; i++)
+		if (d->runs[i].point == p) {
+			if (!ap->disturbed)
+				ap->disturbed = xcalloc((size_t)d->n, sizeof(*ap->disturbed));
+			ap->disturbed[ap->ndisturbed++] = d->runs[i].run;
+		}
+}
+
+static void fill_points(const struct experiment *e, const struct run_usage *u, int store_params,
+			const struct run *runs, int nr, const struct adaptive_spec *a, struct adaptive_point *pts)
 {
 	int m = experiment_find_metric(e, "time");
+	for (int i = 0; i < nr; i++) {
+		if (runs[i].state != RUN_DONE)
+			continue;
+		int p = adaptive_run_point(e, store_params, &runs[i]);
+		if (p < 0)
+			continue;
+		pts[p].nruns++;
+		if (!pts[p].run && !adaptive_superseded(runs, nr, i))
+			pts[p].run = runs[i].id;
+	}
 	for (int p = 0; p < e->npoints; p++) {
 		struct strbuf sb;
 		strbuf_init(&sb);
 		validate_point_name(&sb, e, p);
 		pts[p].name = strbuf_detach(&sb);
 		point_precision(e, m, p, &pts[p]);
-		pts[p].converging = a->target > 0 && pts[p].nreps < a->max &&
-				    (isnan(pts[p].ci) || pts[p].ci > a->target);
-	}
-	for (int i = 0; i < nr; i++) {
-		if (runs[i].state != RUN_DONE || adaptive_superseded(runs, nr, i))
-			continue;
-		int p = adaptive_run_point(e, store_params, &runs[i]);
-		if (p >= 0 && !pts[p].run)
-			pts[p].run = runs[i].id;
+		point_disturbed(u, p, &pts[p]);
+		int room = a->target > 0 && pts[p].nruns < a->max;
+		pts[p].converging = room && (pts[p].ndisturbed ||
+					     (pts[p].nreps < a->max && (isnan(pts[p].ci) || pts[p].ci > a->target)));
 	}
 }
 
@@ -128,58 +146,85 @@ int adaptive_points(struct store *st, const struct adaptive_spec *a, struct adap
 		    struct perr *err)
 {
 	struct experiment e;
+	struct run_usage u;
 	struct run *runs = NULL;
 	int nr = 0;
 	*pts = NULL;
 	*n = 0;
 	experiment_init(&e);
+	memset(&u, 0, sizeof(u));
 	if (store_read_begin(st, err))
 		return -1;
-	int rc = store_load_experiment(st, NULL, &e, err);
+	/* the runs analysis reads, without the disturbed ones */
+	int rc = run_usage_load(st, NULL, 0, &e, &u, err);
 	if (!rc)
 		rc = store_load_runs(st, 0, &runs, &nr, err);
 	store_read_end(st);
 	if (!rc && e.npoints) {
 		*pts = xcalloc((size_t)e.npoints, sizeof(**pts));
 		*n = e.npoints;
-		fill_points(&e, store_nparams(st), runs, nr, a, *pts);
+		fill_points(&e, &u, store_nparams(st), runs, nr, a, *pts);
 	}
 	runs_free(runs, nr);
+	run_usage_release(&u);
 	experiment_release(&e);
 	return rc;
 }
 
 void adaptive_points_free(struct adaptive_point *pts, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		free(pts[i].name);
+		free(pts[i].disturbed);
+	}
 	free(pts);
 }
 
-/* Append one repetition at every converging point; *added gets how many. */
+/* The new run of one more measurement like done run r: its repetition rep again (0: the next free one). */
+static struct store_new_run new_run_like(const struct campaign_config *c, const struct run *r, int rep)
+{
+	return (struct store_new_run){ .values = r->values, .nodes = r->nodes,
+				       .ranks_per_node = r->ranks_per_node, .policy = r->policy,
+				       .map = c->placement_map, .cores_per_rank = c->cores_per_rank,
+				       .core_hours = r->core_hours, .origin = "adaptive", .repetition = rep };
+}
+
+/*
+ * Append this pass's runs: at every converging point its disturbed
+ * repetitions again (as many as max leaves room for), or else one more
+ * repetition; *added gets how many.
+ */
 static int add_pass(struct store *st, const struct campaign_config *c, const struct adaptive_spec *a,
 		    int *added, struct perr *err)
 {
 	struct adaptive_point *pts;
-	int n, k = 0;
+	int n, k = 0, total = 0;
 	*added = 0;
 	if (adaptive_points(st, a, &pts, &n, err))
 		return -1;
-	struct store_new_run *nr = xcalloc((size_t)n + 1, sizeof(*nr));
-	struct run *runs = xcalloc((size_t)n + 1, sizeof(*runs));
+	for (int p = 0; p < n; p++)
+		total += pts[p].ndisturbed + 1;
+	struct store_new_run *nr = xcalloc((size_t)total + 1, sizeof(*nr));
+	struct run *runs = xcalloc((size_t)total + 1, sizeof(*runs));
 	int rc = 0;
 	for (int p = 0; p < n && !rc; p++) {
 		if (!pts[p].converging || !pts[p].run)
 			continue;
-		rc = store_load_run(st, pts[p].run, &runs[k], err);
-		if (rc)
-			break;
-		const struct run *r = &runs[k];
-		nr[k] = (struct store_new_run){ .values = r->values, .nodes = r->nodes,
-						.ranks_per_node = r->ranks_per_node, .policy = r->policy,
-						.map = c->placement_map, .cores_per_rank = c->cores_per_rank,
-						.core_hours = r->core_hours, .origin = "adaptive" };
-		k++;
+		if (!pts[p].ndisturbed) {
+			rc = store_load_run(st, pts[p].run, &runs[k], err);
+			if (!rc) {
+				nr[k] = new_run_like(c, &runs[k], 0);
+				k++;
+			}
+			continue;
+		}
+		for (int i = 0; i < pts[p].ndisturbed && i < a->max - pts[p].nruns && !rc; i++) {
+			rc = store_load_run(st, pts[p].disturbed[i], &runs[k], err);
+			if (!rc) {
+				nr[k] = new_run_like(c, &runs[k], runs[k].repetition);
+				k++;
+			}
+		}
 	}
 	if (!rc && k)
 		rc = store_append_runs(st, nr, k, NULL, err);

@@ -15,6 +15,14 @@
  * counts.  Extra repetitions are appended to the store (origin "adaptive",
  * the point's next free repetition), so a kill -9 between passes loses and
  * duplicates nothing: the next `run` finds the pass pending.
+ *
+ * Disturbed runs (engine/run_usage.h: other work had their cores) are left
+ * out of a point's precision, as the analysis leaves them out.  A point
+ * with disturbed runs gets those repetitions measured again (new attempts,
+ * origin "adaptive") instead of more repetitions: their noise is the
+ * machine's, not the program's, and may be all of the point's.  max bounds
+ * the runs a point gets, disturbed ones included, so a machine that stays
+ * busy cannot keep the passes going.
  */
 #ifndef PS_ADAPTIVE_H
 #define PS_ADAPTIVE_H
@@ -37,9 +45,13 @@ int adaptive_spec_store(struct store *st, const struct adaptive_spec *a, struct 
 /* One measured point of a campaign and its precision. */
 struct adaptive_point {
 	long long run;          /* a done run there (its point and placement) */
-	int nreps;              /* done repetitions (the fewest over the regions) */
-	double ci;              /* the widest relative half-width over the regions, NaN if unknown */
-	int converging;         /* ci above target (or unknown) and nreps below max */
+	int nreps;              /* undisturbed done repetitions (the fewest over the regions) */
+	int nruns;              /* done runs, every attempt and disturbed ones included */
+	int ndisturbed;         /* repetitions whose latest measurement was disturbed */
+	long long *disturbed;   /* those runs, by id */
+	double ci;              /* the widest relative half-width over the regions (undisturbed), NaN if unknown */
+	int converging;         /* runs below max, and disturbed runs to measure again, or ci above target
+				   (or unknown) with nreps below max */
 	char *name;             /* "n=6,p=2" */
 };
 

@@ -389,3 +389,11 @@ int growth_test_oversubscribed(const struct growth_test *g, double first, double
 		return 0;
 	return first / last - 1 >= g->growth / 2;
 }
+
+int growth_test_share_shows(const struct growth_test *g, double first, double last, double min_growth)
+{
+	if (!(first > 0) || !(last > 0) || last >= (1 - CONTENTION_SHARE_FALL) * first)
+		return 0;
+	double explained = first / last - 1;
+	return explained >= min_growth && g->growth_hi >= explained / 2;
+}

@@ -91,4 +91,15 @@ void growth_test_shares(const struct experiment *e, const struct exp_series *s, 
 /* 1 when the shares first and last explain g's growth as oversubscription (the rule above). */
 int growth_test_oversubscribed(const struct growth_test *g, double first, double last);
 
+/*
+ * Oversubscription the CPU share shows by itself, when the growth test
+ * found no growth beyond the time's noise: the share fell by more than
+ * CONTENTION_SHARE_FALL, the growth that fall explains, first / last - 1,
+ * is at least min_growth, and the time is consistent with it: the upper
+ * end of the 95% interval of g's growth reaches half of that growth.  The
+ * share is measured per rank from its CPU and wall time, so a fall is seen
+ * even where the time is too noisy to show the growth it causes.
+ */
+int growth_test_share_shows(const struct growth_test *g, double first, double last, double min_growth);
+
 #endif

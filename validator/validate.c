@@ -395,14 +395,21 @@ static void share_text(struct strbuf *sb, const struct vflag *f, const char *par
 			    : "held", f->share_first, f->share_last, param);
 }
 
-/* A growth along k beyond noise: contention, or oversubscribed when the ranks' CPU share fell as much. */
-static enum vflag_kind flag_contention(struct validation *v, int ri, int k, const struct exp_series *s)
+/*
+ * A growth along k beyond noise: contention, or oversubscribed when the
+ * ranks' CPU share fell as much; or (by_share) oversubscribed because the
+ * share fell although the time's growth is not beyond its noise.
+ */
+static enum vflag_kind flag_contention(struct validation *v, int ri, int k, const struct exp_series *s,
+				       int by_share)
 {
+	int modelled = v->regions[ri].modelled;
 	const struct experiment *e = v->e;
 	const struct growth_test *g = &v->regions[ri].growth[k];
 	double first, last;
 	growth_test_shares(e, s, g, v->point_share, &first, &last);
-	enum vflag_kind kind = growth_test_oversubscribed(g, first, last) ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
+	enum vflag_kind kind = by_share || growth_test_oversubscribed(g, first, last) ? VFLAG_OVERSUBSCRIBED
+										   : VFLAG_CONTENTION;
 	char *m = model_string(&g->model);
 	struct vflag *f = add_flag(v, ri, kind, k, g->growth, g->p_value, 1);
 	f->share_first = first;
@@ -417,6 +424,17 @@ static enum vflag_kind flag_contention(struct validation *v, int ri, int k, cons
 		strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
 	else
 		strbuf_addstr(&sb, ", no repetitions for ANOVA");
+	if (by_share && !modelled) {
+		strbuf_addstr(&sb, "; the region is too noisy to model, but the CPU share shows it");
+	} else if (by_share) {
+		double d = validation_flaggable_growth(v, g);
+		strbuf_addf(&sb, "; not beyond the time's noise by itself (p=%.2g, ", g->p_value);
+		if (isnan(d))
+			strbuf_addstr(&sb, "no growth is detectable");
+		else
+			strbuf_addf(&sb, "the check flags growth from %.0f%%", 100 * d);
+		strbuf_addstr(&sb, "), but the CPU share shows it");
+	}
 	if (v->point_share)
 		share_text(&sb, f, e->params[k]);
 	f->detail = strbuf_detach(&sb);
@@ -445,6 +463,17 @@ static void growth_sensitivity(struct strbuf *sb, const struct validation *v, co
 		    100 * v->opt.min_growth);
 }
 
+/* The ranks' CPU share along k shows oversubscription by itself (growth_test_share_shows). */
+static int share_shows(struct validation *v, int ri, int k, const struct exp_series *s)
+{
+	const struct growth_test *g = &v->regions[ri].growth[k];
+	double first, last;
+	if (!v->point_share)
+		return 0;
+	growth_test_shares(v->e, s, g, v->point_share, &first, &last);
+	return growth_test_share_shows(g, first, last, v->opt.min_growth);
+}
+
 /* One contention check of parameter k on a tested growth g (t 1) or not (t 0). */
 static void contention_entry(struct validation *v, int ri, int k, int t, const struct exp_series *s)
 {
@@ -457,11 +486,22 @@ static void contention_entry(struct validation *v, int ri, int k, int t, const s
 	if (!t)
 		strbuf_addf(&sb, "no line along %s with 2 values and room for a test: add values of %s at "
 			    "fixed other parameters", e->params[k], e->params[k]);
-	else if (!v->regions[ri].modelled)
+	else if (!v->regions[ri].modelled && share_shows(v, ri, k, s)) {
+		/* the share is measured per rank: the time's noise does not hide it */
+		flag_contention(v, ri, k, s, 1);
+		strbuf_addstr(&sb, "oversubscribed (the ranks' CPU share fell; the region is too noisy to model): ");
+		st = VCHECK_FLAGGED;
+	} else if (!v->regions[ri].modelled)
 		strbuf_addstr(&sb, "too noisy to model; ");
 	else if (g->p_value < v->opt.alpha && g->growth >= v->opt.min_growth) {
-		if (flag_contention(v, ri, k, s) == VFLAG_OVERSUBSCRIBED)
+		if (flag_contention(v, ri, k, s, 0) == VFLAG_OVERSUBSCRIBED)
 			strbuf_addstr(&sb, "oversubscribed (the ranks' CPU share fell): ");
+		st = VCHECK_FLAGGED;
+	} else if (share_shows(v, ri, k, s)) {
+		/* the ranks waited for a core: measured, whatever the time's noise lets the growth test see */
+		flag_contention(v, ri, k, s, 1);
+		strbuf_addstr(&sb, "oversubscribed (the ranks' CPU share fell; the growth is not beyond the "
+			      "time's noise by itself): ");
 		st = VCHECK_FLAGGED;
 	} else if (!(d <= v->opt.max_detectable)) {
 		/* a check that could not have seen a growth it should see has not passed */

@@ -668,6 +668,78 @@ static void test_oversubscribed(void)
 }
 
 /*
+ * Oversubscription the CPU share shows by itself: +100% with ranks per node
+ * at 60% noise and two repetitions is not beyond the time's noise (the
+ * growth test flags nothing, and could not see below 50%), but the ranks'
+ * share halved: oversubscribed, flagged, not "not testable".  With the
+ * share held it stays not testable; when the time clearly did not grow
+ * (1% noise, no growth) a halved share explains nothing: passed.  In a
+ * region too noisy to model the same: the share is measured per rank, the
+ * time's noise does not hide it.
+ */
+static void test_oversubscribed_by_share(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double rpns[] = { 1, 2 };
+	const double *vals[] = { sizes, rpns };
+	int nvals[] = { 3, 2 };
+	static const struct { double g, noise, share2; enum vcheck_status want; const char *what; } cases[] = {
+		{ 1.0, 0.3, 0.5, VCHECK_FLAGGED, "noisy +100%, share halves" },
+		{ 1.0, 0.3, 0.99, VCHECK_NOT_TESTABLE, "noisy +100%, share holds" },
+		{ 0.0, 0.01, 0.5, VCHECK_PASSED, "no growth, share halves" },
+		{ 1.0, 0.5, 0.5, VCHECK_FLAGGED, "too noisy to model, share halves" },
+		{ 1.0, 0.5, 0.99, VCHECK_NOT_TESTABLE, "too noisy to model, share holds" },
+	};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int i = 0; i < 5; i++) {
+		gsl_rng_set(rng, 2100 + i);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		struct cont_truth ct = { cases[i].g, 1, 2 };
+		gen_grid(&e, "main", 2, cases[i].noise, truth_contention, &ct, vals, nvals, rng);
+		double share[6];
+		for (int p = 0; p < e.npoints; p++)
+			share[p] = experiment_coord(&e, p, 1) == 2 ? cases[i].share2 : 0.99;
+		struct validate_input in = { .e = &e, .point_share = share };
+		struct validate_options o;
+		validate_options_init(&o);
+		if (i < 3)
+			o.cov_threshold = 10;   /* modelled however noisy: the contention check is the point */
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, &o, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
+		const struct vcheck *c = NULL;
+		for (int k = 0; k < v.nchecks; k++)
+			if (!strcmp(v.checks[k].check, "contention"))
+				c = &v.checks[k];
+		const struct growth_test *g = c ? &v.regions[c->region].growth[1] : NULL;
+		if (i < 3)
+			ok(g && (g->p_value >= o.alpha || g->growth < o.min_growth),
+			   "%s: the growth test alone flags nothing (growth %+.0f%%, p=%.2g)", cases[i].what,
+			   g ? 100 * g->growth : NAN, g ? g->p_value : NAN);
+		else
+			ok(c && !v.regions[c->region].modelled, "%s: unreliable, not modelled", cases[i].what);
+		ok(c && c->status == cases[i].want, "%s: %s (%s)", cases[i].what, vcheck_status_name(cases[i].want),
+		   c ? c->reason : "no check");
+		const struct vflag *f = find_flag(&v, VFLAG_OVERSUBSCRIBED, 1);
+		ok((f != NULL) == (cases[i].want == VCHECK_FLAGGED) && !find_flag(&v, VFLAG_CONTENTION, 1),
+		   "%s: %s", cases[i].what, f ? "an oversubscribed flag" : "no flag");
+		if (f && cases[i].want == VCHECK_FLAGGED) {
+			ok(f->blocking, "%s: blocks", cases[i].what);
+			contains(f->detail, i < 3 ? "not beyond the time's noise by itself" : "too noisy to model",
+				 "%s: says the time alone does not show it", cases[i].what);
+			contains(f->detail, "but the CPU share shows it", "%s: says the share shows it", cases[i].what);
+			contains(f->detail, "waited for a core", "%s: names the cause", cases[i].what);
+		}
+		validation_release(&v);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+/*
  * A contention check that cannot see: at 60% noise with two repetitions,
  * the smallest growth it would flag is far above --max-detectable 50%, so
  * a +10% growth it misses is not testable, never passed; with the bound
@@ -786,6 +858,7 @@ static void test_disturbed(void)
 int main(void)
 {
 	test_oversubscribed();
+	test_oversubscribed_by_share();
 	test_max_detectable();
 	test_disturbed();
 	test_lines();
