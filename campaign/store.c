@@ -83,29 +83,88 @@ int sdb_exec(struct store *st, const char *sql, struct perr *err)
 	return 0;
 }
 
+#define MAX_KEPT_STATEMENTS 64
+
+struct cached_stmt {
+	char *sql;
+	sqlite3_stmt *s;
+	int busy;
+};
+
+sqlite3_stmt *sdb_prepare(struct store *st, const char *sql, struct perr *err)
+{
+	int k;
+	for (k = 0; k < st->nstmts && strcmp(st->stmts[k].sql, sql); k++)
+		;
+	if (k < st->nstmts && !st->stmts[k].busy) {
+		st->stmts[k].busy = 1;
+		return st->stmts[k].s;
+	}
+	int keep = k == st->nstmts && st->nstmts < MAX_KEPT_STATEMENTS;
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v3(st->db, sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL) != SQLITE_OK) {
+		sdb_err(st, err, "prepare");
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	if (keep) {
+		if (!st->stmts)
+			st->stmts = xcalloc(MAX_KEPT_STATEMENTS, sizeof(*st->stmts));
+		st->stmts[st->nstmts++] = (struct cached_stmt){ .sql = xstrdup(sql), .s = s, .busy = 1 };
+	}
+	return s;
+}
+
+void sdb_finish(struct store *st, sqlite3_stmt *s)
+{
+	if (!s)
+		return;
+	for (int k = 0; k < st->nstmts; k++)
+		if (st->stmts[k].s == s) {
+			sqlite3_reset(s);
+			sqlite3_clear_bindings(s);
+			st->stmts[k].busy = 0;
+			return;
+		}
+	sqlite3_finalize(s);
+}
+
+void sdb_forget_statements(struct store *st)
+{
+	for (int k = 0; k < st->nstmts; k++) {
+		sqlite3_finalize(st->stmts[k].s);
+		free(st->stmts[k].sql);
+	}
+	free(st->stmts);
+	st->stmts = NULL;
+	st->nstmts = 0;
+}
+
+/* A statement without results, through the kept statements. */
+static int run_kept(struct store *st, const char *sql, struct perr *err)
+{
+	sqlite3_stmt *s = sdb_prepare(st, sql, err);
+	if (!s)
+		return -1;
+	int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sdb_err(st, err, sql);
+	sdb_finish(st, s);
+	return rc;
+}
+
 int sdb_begin(struct store *st, struct perr *err)
 {
-	return sdb_exec(st, "BEGIN IMMEDIATE", err);
+	return run_kept(st, "BEGIN IMMEDIATE", err);
 }
 
 int sdb_commit(struct store *st, struct perr *err)
 {
-	return sdb_exec(st, "COMMIT", err);
+	return run_kept(st, "COMMIT", err);
 }
 
 void sdb_rollback(struct store *st)
 {
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-sqlite3_stmt *sdb_prepare(struct store *st, const char *sql, struct perr *err)
-{
-	sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		sdb_err(st, err, "prepare");
-		return NULL;
-	}
-	return s;
+	struct perr ignored;
+	run_kept(st, "ROLLBACK", &ignored);
 }
 
 
@@ -155,14 +214,14 @@ int sdb_load_params(struct store *st, struct perr *err)
 		st->param_roles[st->nparams] = role ? xstrdup((const char *)role) : NULL;
 		st->nparams++;
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 
 	s = sdb_prepare(st, "SELECT COALESCE(MAX(id), -1) + 1 FROM points", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
 		st->npoints = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	st->point_values = xcalloc((size_t)st->npoints * (size_t)(st->nparams ? st->nparams : 1),
 				   sizeof(double));
 	s = sdb_prepare(st, "SELECT point, param, value FROM point_values", err);
@@ -173,7 +232,7 @@ int sdb_load_params(struct store *st, struct perr *err)
 		if (p >= 0 && p < st->npoints && k >= 0 && k < st->nparams)
 			st->point_values[(size_t)p * st->nparams + k] = sqlite3_column_double(s, 2);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -247,7 +306,7 @@ static char *read_schema(struct store *st, int *rc)
 		if (*rc == SQLITE_ROW || *rc == SQLITE_DONE)
 			*rc = SQLITE_OK;
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return v;
 }
 
@@ -286,6 +345,7 @@ static int reopen_immutable(struct store *st)
 		sqlite3_close(db);
 		return -1;
 	}
+	sdb_forget_statements(st);
 	sqlite3_close(st->db);
 	st->db = db;
 	return 0;
@@ -312,7 +372,7 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 		if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) == SQLITE_OK &&
 		    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
 			check = xstrdup((const char *)sqlite3_column_text(s, 0));
-		sqlite3_finalize(s);
+		sdb_finish(st, s);
 		if (check && !strcmp(check, "ok")) {
 			free(check);
 			return -1;      /* not corrupt: the caller's own message */
@@ -357,7 +417,7 @@ static int has_column(struct store *st, const char *table, const char *column)
 	char *sql = xasprintf("SELECT 1 FROM pragma_table_info('%s') WHERE name = '%s'", table, column);
 	sqlite3_stmt *s = NULL;
 	int found = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	free(sql);
 	return found;
 }
@@ -432,7 +492,7 @@ static int load_store_id(struct store *st, struct perr *err)
 		return -1;
 	sqlite3_bind_text(s, 1, id, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE)
 		return sdb_err(st, err, "write meta");
 	st->id = store_get_meta(st, "store_id");
@@ -467,6 +527,7 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
+	sdb_forget_statements(st);
 	sqlite3_close(st->db);
 	free_params(st);
 	free(st->id);
@@ -483,7 +544,7 @@ char *store_get_meta(struct store *st, const char *key)
 	char *v = NULL;
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
 		v = xstrdup((const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return v;
 }
 
@@ -498,7 +559,7 @@ int sdb_put_meta(struct store *st, const char *key, const char *value, struct pe
 	if (value)
 		sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "write meta");
 }
 
@@ -638,12 +699,12 @@ static int insert_params(struct store *st, const struct plan *pl, struct perr *e
 			sqlite3_bind_null(sp, 3);
 		sqlite3_bind_int(sp, 4, pl->params[k].is_int);
 		if (sqlite3_step(sp) != SQLITE_DONE) {
-			sqlite3_finalize(sp);
+			sdb_finish(st, sp);
 			return sdb_err(st, err, "write parameters");
 		}
 		sqlite3_reset(sp);
 	}
-	sqlite3_finalize(sp);
+	sdb_finish(st, sp);
 	return 0;
 }
 
@@ -683,8 +744,8 @@ int sdb_insert_point(struct store *st, int id, const struct plan_point *pt, cons
 	}
 	if (!ok && spt && spv)
 		sdb_err(st, err, "write plan");
-	sqlite3_finalize(spt);
-	sqlite3_finalize(spv);
+	sdb_finish(st, spt);
+	sdb_finish(st, spv);
 	return ok ? 0 : -1;
 }
 
@@ -699,7 +760,7 @@ static int insert_plan(struct store *st, const struct plan *pl, struct perr *err
 				   " policy, state, core_hours, seq, exit_status, wall)"
 				   " VALUES(?,?,?,?,?,?,0,?,?,-1,-1)", err);
 	int ret = sr ? insert_runs(st, pl, sr, err) : -1;
-	sqlite3_finalize(sr);
+	sdb_finish(st, sr);
 	return ret;
 }
 
@@ -930,7 +991,7 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 		case RUN_CANCELLED: c->cancelled = n; break;
 		}
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	/* spent: run_spent_core_hours summed over every run's last attempt */
 	s = sdb_prepare(st, "SELECT COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs"
 		    " WHERE wall > 0", err);
@@ -938,13 +999,13 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
 		c->core_hours_spent = sqlite3_column_double(s, 0);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	s = sdb_prepare(st, "SELECT COUNT(*) FROM measurements", err);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
 		c->measurements = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1011,7 +1072,7 @@ static int load_runs_sql(struct store *st, const char *fmt, long long arg, struc
 		XGROW(*runs, (size_t)*n + 1, alloc);
 		read_run(st, s, &(*runs)[(*n)++]);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE) {
 		runs_free(*runs, *n);
 		*runs = NULL;
@@ -1054,7 +1115,7 @@ int store_pass(struct store *st, int *pass, int *passes, long long *collect_erro
 		*pass = sqlite3_column_int(s, 1);
 		*collect_errors = sqlite3_column_int64(s, 2);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return rc == SQLITE_ROW ? 0 : sdb_err(st, err, "read the repetition pass");
 }
 
@@ -1068,7 +1129,7 @@ int store_load_run(struct store *st, long long id, struct run *r, struct perr *e
 	int found = sqlite3_step(s) == SQLITE_ROW;
 	if (found)
 		read_run(st, s, r);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return found ? 0 : perr_set(err, "%s: no run %lld", st->dir, id);
 }
 
@@ -1107,7 +1168,7 @@ long long store_last_seq(struct store *st)
 	if (sqlite3_prepare_v2(st->db, "SELECT COALESCE(MAX(seq), 0) FROM runs", -1, &s, NULL) == SQLITE_OK &&
 	    sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return v;
 }
 
@@ -1127,7 +1188,7 @@ int store_run_events(struct store *st, long long id, struct run_event **act, int
 		e->state = (enum run_state)sqlite3_column_int(s, 1);
 		e->detail = sdb_col_str(s, 2);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1150,7 +1211,7 @@ static int run_guard(struct store *st, long long id, enum run_action act, int *t
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	if (sqlite3_step(s) != SQLITE_ROW) {
-		sqlite3_finalize(s);
+		sdb_finish(st, s);
 		return perr_set(err, "%s: no run %lld", st->dir, id);
 	}
 	enum run_state from = (enum run_state)sqlite3_column_int(s, 0);
@@ -1160,7 +1221,7 @@ static int run_guard(struct store *st, long long id, enum run_action act, int *t
 		*was = (int)from;
 	if (backend_id)
 		*backend_id = sdb_col_str(s, 2);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	*to = run_transition(from, act, retired_from);
 	if (*to < 0) {
 		perr_set(err, "run %lld is %s: cannot %s it", id, run_state_name(from), run_action_name(act));
@@ -1191,7 +1252,7 @@ static int apply_to(struct store *st, long long id, int to, const char *detail, 
 	sqlite3_bind_int64(s, 10, c->ival[0]);
 	sqlite3_bind_int64(s, 11, c->ival[1]);
 	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE)
 		return sdb_err(st, err, "update run");
 	if (sqlite3_changes(st->db) != 1)
@@ -1207,7 +1268,7 @@ static int apply_to(struct store *st, long long id, int to, const char *detail, 
 	else
 		sqlite3_bind_null(s, 4);
 	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "record event");
 }
 
@@ -1288,8 +1349,8 @@ static int replace_collected(struct store *st, long long id, const struct measur
 	ret = 0;
 out:
 	free(del);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(miss);
+	sdb_finish(st, ins);
+	sdb_finish(st, miss);
 	return ret;
 }
 
@@ -1332,7 +1393,7 @@ static int run_state_of(struct store *st, long long id, struct perr *err)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	int state = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return state < 0 ? perr_set(err, "%s: no run %lld", st->dir, id) : state;
 }
 
@@ -1368,7 +1429,7 @@ int store_collect_misses(struct store *st, struct store_miss **out, int *n, stru
 	if (sqlite3_prepare_v2(st->db, "SELECT m.collector, COUNT(*) FROM collect_misses m"
 			       " JOIN runs r ON r.id = m.run WHERE r.state = ?"
 			       " GROUP BY m.collector ORDER BY m.collector", -1, &s, NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
+		sdb_finish(st, s);
 		return st->readonly ? 0 : sdb_err(st, err, "read collector misses");
 	}
 	sqlite3_bind_int(s, 1, RUN_DONE);
@@ -1379,7 +1440,7 @@ int store_collect_misses(struct store *st, struct store_miss **out, int *n, stru
 		(*out)[*n].collector = sdb_col_str(s, 0);
 		(*out)[(*n)++].runs = sqlite3_column_int64(s, 1);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE) {
 		store_misses_free(*out, *n);
 		*out = NULL;
@@ -1456,7 +1517,7 @@ int store_load_measurements(struct store *st, long long id, struct measurement_l
 	while (sqlite3_step(s) == SQLITE_ROW)
 		measurement_list_add(ml, sqlite3_column_int(s, 0), (const char *)sqlite3_column_text(s, 1),
 				     (const char *)sqlite3_column_text(s, 2), sqlite3_column_double(s, 3));
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1519,7 +1580,7 @@ int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n
 		r->planned = sqlite3_column_int(s, 2);
 		r->real = bound && sqlite3_column_type(s, 3) != SQLITE_NULL ? sqlite3_column_int(s, 3) : -1;
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1724,7 +1785,7 @@ int store_load_experiment_leaving_out(struct store *st, const char *metric, int 
 	free(cur_metric);
 	free(coords);
 	free(rr);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1755,8 +1816,8 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 	}
 	if (!ok && (del && ins))
 		sdb_err(st, err, "write bindings");
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
+	sdb_finish(st, del);
+	sdb_finish(st, ins);
 	if (!ok) {
 		sdb_rollback(st);
 		return -1;
@@ -1773,7 +1834,7 @@ int store_load_bindings(struct store *st, long long id, struct run_binding **out
 	/* a store from before the bindings table, opened read-only, has none */
 	if (sqlite3_prepare_v2(st->db, "SELECT rank, node, cpuset, cores FROM bindings WHERE run = ?"
 			       " ORDER BY rank", -1, &s, NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
+		sdb_finish(st, s);
 		return strstr(sqlite3_errmsg(st->db), "no such table") ? 0 : sdb_err(st, err, "read bindings");
 	}
 	sqlite3_bind_int64(s, 1, id);
@@ -1786,7 +1847,7 @@ int store_load_bindings(struct store *st, long long id, struct run_binding **out
 		b->cpuset = sdb_col_str(s, 2);
 		b->cores = sdb_col_str(s, 3);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1848,8 +1909,8 @@ int store_put_resources(struct store *st, long long id, const struct run_resourc
 	}
 	if (!ok && del && ins)
 		sdb_err(st, err, "write resources");
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
+	sdb_finish(st, del);
+	sdb_finish(st, ins);
 	if (!ok) {
 		sdb_rollback(st);
 		return -1;
@@ -1894,7 +1955,7 @@ static sqlite3_stmt *resources_query(struct store *st, const char *sql, int *abs
 	*absent = 0;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK)
 		return s;
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (strstr(sqlite3_errmsg(st->db), "no such table"))
 		*absent = 1;
 	else
@@ -1918,7 +1979,7 @@ int store_load_resources(struct store *st, long long id, struct run_resource **o
 		XGROW(*out, (size_t)*n + 1, alloc);
 		read_resource(s, 0, &(*out)[(*n)++]);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -1946,7 +2007,7 @@ int store_load_analysed_resources(struct store *st, int flags, struct run_usage_
 		u->ranks = sqlite3_column_int(s, 3);
 		read_resource(s, 4, &u->r);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE) {
 		free(*out);
 		*out = NULL;

@@ -86,7 +86,7 @@ static int load_points(struct grow *g, struct perr *err)
 			memcpy(p->values, &st->point_values[(size_t)p->id * st->nparams],
 			       sizeof(double) * (size_t)st->nparams);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ static int load_runs(struct grow *g, struct perr *err)
 		r->state = sqlite3_column_int(s, 4);
 		r->retired_from = sqlite3_column_int(s, 5);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(g->st, s);
 	if (g->nruns > 1)
 		qsort(g->runs, (size_t)g->nruns, sizeof(*g->runs), cmp_run);
 	return 0;
@@ -369,7 +369,7 @@ static int insert_run(struct store *st, const struct new_row *w, long long *id, 
 	if (w->origin)
 		sqlite3_bind_text(s, 9, w->origin, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	if (rc != SQLITE_DONE)
 		return sdb_err(st, err, "add run");
 	long long rid = sqlite3_last_insert_rowid(st->db);
@@ -382,7 +382,7 @@ static int insert_run(struct store *st, const struct new_row *w, long long *id, 
 	sqlite3_bind_double(s, 2, wall_now());
 	sqlite3_bind_text(s, 3, w->detail, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return rc == SQLITE_DONE ? 0 : sdb_err(st, err, "record event");
 }
 
@@ -431,7 +431,7 @@ static int write_points(struct grow *g, struct perr *err)
 		g->match[i] = add_spoint(g, next++, pt->nodes, pt->ranks_per_node, vals);
 		g->sp[g->match[i]].plan = i;
 	}
-	sqlite3_finalize(up);
+	sdb_finish(g->st, up);
 	free(vals);
 	return rc;
 }
@@ -550,7 +550,7 @@ static int query_int(struct store *st, const char *sql, int point, int rep, int 
 	sqlite3_bind_int(s, 2, rep);
 	int rc = sqlite3_step(s);
 	*out = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return rc == SQLITE_ROW ? 0 : sdb_err(st, err, "read runs");
 }
 
@@ -609,7 +609,7 @@ int store_point_launch(struct store *st, int point, char **map, char **cores_per
 		*map = sdb_col_str(s, 0);
 		*cores_per_rank = sdb_col_str(s, 1);
 	}
-	sqlite3_finalize(s);
+	sdb_finish(st, s);
 	return 0;
 }
 
