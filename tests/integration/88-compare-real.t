@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # perfsweep compare on real runs of two versions of the demo app: NEW runs
 # with --more setup:1.3 (the setup kernel does 30% more work at every size:
-# a constant slowdown) and --log regime (the regime kernel's work gains a
-# factor log2(n): n -> n log2 n, a scaling regression in n); sort does not
-# change.  compare must name exactly that: setup regressed without a scaling
-# regression, regime scales worse in n, sort did not regress, and the only
-# difference of the stored configs is those arguments of the command.
+# a constant slowdown) and --log sort (the sort kernel's work gains a factor
+# log2(n): n^2 log2 n -> n^2 log2(n)^2, a scaling regression in n); dense
+# does not change.  compare must name exactly that: setup regressed without
+# a scaling regression, sort scales worse in n, dense did not regress, and
+# the only difference of the stored configs is those arguments of the
+# command.
 #
 # Kept robust on a loaded machine: the kernels are timed in CPU seconds
-# (-c cpu) on one bound core; the two campaigns grow one repetition at a
-# time in turn (base pass 1, new pass 1, base pass 2, ...), so that a slow
-# spell of the machine falls on both; n spans 6..48 (8x; log2 n goes from
-# 2.6 to 5.6) at 10 sizes below regime's switch at 128, so the trend has 8
-# degrees of freedom; only verdict names are checked, from the region-level
-# tests, never a time or a single point's test (4 repetitions cannot reach
-# p < 0.01 at a point).  About 9 s of CPU; with two busy loops and other
-# builds on the 2 cores, regime's trend kept p < 1e-5 in every trial.
+# (-c cpu) on one bound core, and all three keep their data in the core's
+# own caches (sort's arrays of n^2 doubles are 18 KB at n = 48, dense works
+# in L2-sized blocks): the regime kernel, which streams 330000 n values
+# through memory, was used here before, and beside the SLURM lane of make
+# check its CPU time scattered enough (base adj. R^2 0.87) to hide its trend
+# in 1 trial of 8.  The two campaigns grow one repetition at a time in turn
+# (base pass 1, new pass 1, base pass 2, ...), so that a slow spell of the
+# machine falls on both; n spans 6..48 (8x; log2 n goes from 2.6 to 5.6) at
+# 10 sizes, so the trend has 8 degrees of freedom; only verdict names are
+# checked, from the region-level tests, never a time or a single point's
+# test (4 repetitions cannot reach p < 0.01 at a point).
 . "$(dirname "$0")/../lib/tap.sh"
 
 cfg() {  # cfg NAME REPETITIONS [EXTRA ARGUMENTS...]
@@ -24,7 +28,7 @@ cfg() {  # cfg NAME REPETITIONS [EXTRA ARGUMENTS...]
 	for a in "$@"; do extra="$extra, \"$a\""; done
 	cat > "$T/$name.cfg" <<CFG
 name = "$name";
-app = { command = [ "$DEMO", "-n", "{n}", "-k", "setup,sort,regime", "-c", "cpu"$extra ]; timeout = 60.0; };
+app = { command = [ "$DEMO", "-n", "{n}", "-k", "setup,dense,sort", "-c", "cpu"$extra ]; timeout = 60.0; };
 parameters = (
   { name = "n"; values = [ 6, 8, 10, 12, 16, 20, 24, 32, 40, 48 ]; },
   { name = "np"; values = [ 1 ]; role = "ranks"; }
@@ -39,7 +43,7 @@ collect = {
   regex = (
     { region = "setup";  pattern = "^setup: ([0-9.eE+-]+) s"; },
     { region = "sort";   pattern = "sort: ([0-9.eE+-]+) s"; },
-    { region = "regime"; pattern = "regime: ([0-9.eE+-]+) s"; }
+    { region = "dense";  pattern = "dense: ([0-9.eE+-]+) s"; }
   );
 };
 CFG
@@ -48,7 +52,7 @@ CFG
 fails=0
 for r in 1 2 3 4; do
 	cfg base $r
-	cfg new $r --more setup:1.3 --log regime
+	cfg new $r --more setup:1.3 --log sort
 	"$PS" run "$T/base.cfg" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1))
 	"$PS" run "$T/new.cfg" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1))
 done
@@ -60,15 +64,15 @@ region() {  # region CALLPATH PERL-EXPRESSION-ON-$m
 }
 is "$(region setup '$m->{region}{status}')" regression "setup: all points together regressed"
 is "$(region setup '$m->{scaling_regression} ? "scaling" : "constant"')" constant "setup: a constant change, no scaling regression"
-is "$(region regime '$m->{scaling_regression} ? "scaling" : "constant"')" scaling "regime: a scaling regression"
-is "$(region regime 'join ",", @{$m->{scaling_parameters}}')" n "regime: in n"
-is "$(region sort '($m->{region} ? $m->{region}{status} : "not compared") =~ /^(unchanged|improvement|not compared)$/ ? "no" : "yes"')" no \
-	"sort: no region-level regression"
-is "$(region sort '$m->{scaling_regression} ? 1 : 0')" 0 "sort: no scaling regression"
+is "$(region sort '$m->{scaling_regression} ? "scaling" : "constant"')" scaling "sort: a scaling regression"
+is "$(region sort 'join ",", @{$m->{scaling_parameters}}')" n "sort: in n"
+is "$(region dense '($m->{region} ? $m->{region}{status} : "not compared") =~ /^(unchanged|improvement|not compared)$/ ? "no" : "yes"')" no \
+	"dense: no region-level regression"
+is "$(region dense '$m->{scaling_regression} ? 1 : 0')" 0 "dense: no scaling regression"
 
 is "$(json "$T/c.json" 'scalar @{$j->{config_diff}}')" 1 "the stored configs differ in one setting"
 is "$(json "$T/c.json" 'my $d = $j->{config_diff}[0]; "$d->{key} " . ($d->{base} // "absent") . " -> $d->{new}"')" \
-	'app.command[7..10] absent -> "--more", "setup:1.3", "--log", "regime"' "the arguments added to the command"
+	'app.command[7..10] absent -> "--more", "setup:1.3", "--log", "sort"' "the arguments added to the command"
 is "$(json "$T/c.json" '$j->{machines}{base}{hostname} . " " . $j->{machines}{new}{hostname}')" "$(hostname) $(hostname)" \
 	"both campaigns recorded this machine"
 
