@@ -53,7 +53,7 @@ CFG
 # are done; the user's job lists the controller served meanwhile in $polls,
 # the campaign's wall time in $wall
 measured_campaign() {
-	local before after t0 t1
+	local before after t1   # t0: the campaign's start, read below
 	before=$(user_lists)
 	t0=$(date +%s.%N)
 	run_campaign "$1.cfg" "$1" "$3 exits 0"
@@ -69,10 +69,15 @@ campaign_cfg notes "$work/c" 48
 measured_campaign "$work/c" 48 "campaign of 48 runs next to 500 finished jobs"
 [ -d "$work/c/runs/.events" ] && [ -z "$(ls -A "$work/c/runs/.events")" ]
 t $? "the jobs left notes in runs/.events, and every one was read and removed"
-# the start-up scan, the polls until the first note (the first job's end),
-# then one per poll.max (5 s) at most, and two of slack; without notes this
-# campaign asks 1-2 times a second (part 3)
-limit=$(echo "$wall / 5 + 4" | bc)
+# the start-up scan; until the first note (the first job's start, T s
+# after the campaign began: an array's tasks may wait for the scheduler)
+# the back-off from poll.min 0.1 s by 1.5, at most log(1 + 5T) / log(1.5)
+# polls; then one per poll.max (5 s) at most; and two of slack.  Without
+# notes this campaign asks 1-2 times a second (part 3).
+first=$(sqlite3 "$work/c/campaign.db" "SELECT MIN(started_at) FROM runs" 2>/dev/null)
+limit=$(awk -v t0="$t0" -v first="${first:-$t0}" -v wall="$wall" 'BEGIN {
+	T = first - t0; if (T < 0) T = 0
+	print int(log(1 + 5 * T) / log(1.5)) + 1 + int((wall - T) / 5) + 3 }')
 [ "$polls" -le "$limit" ]
 t $? "with notes, the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
 
