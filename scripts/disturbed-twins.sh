@@ -77,20 +77,11 @@ CFG
 cfg compete 1
 cfg twin ""
 
-idle() {  # the cores' idle share over the next 5 s, in percent
-	a=$(head -1 /proc/stat); sleep 5; b=$(head -1 /proc/stat)
-	echo "$a $b" | awk '{ t1 = 0; for (i = 2; i <= 11; i++) t1 += $i; t2 = 0; for (i = 13; i <= 22; i++) t2 += $i;
-		printf "%.0f\n", 100 * ($16 - $5) / (t2 - t1) }'
-}
+. "$(dirname "$0")/quiet.sh"
 
 echo "# disturbed twins x $N, $(date -u '+%F %H:%M UTC')"
 for k in $(seq "$N"); do
-	waited=0
-	while :; do
-		quiet=$(idle)
-		[ "$quiet" -ge "${QUIET_IDLE:-80}" ] || [ "$waited" -ge "${QUIET_WAIT:-0}" ] && break
-		waited=$((waited + 5))
-	done
+	wait_quiet
 	before=$(cut -d' ' -f1-3 /proc/loadavg)
 	for c in compete twin; do
 		D=$OUT/$k.$c

@@ -20,11 +20,7 @@
 # REVALIDATE=1 runs nothing and validates the campaigns kept there again.
 set -e
 
-idle() {  # the cores' idle share over the next 5 s, in percent
-	a=$(head -1 /proc/stat); sleep 5; b=$(head -1 /proc/stat)
-	echo "$a $b" | awk '{ t1 = 0; for (i = 2; i <= 11; i++) t1 += $i; t2 = 0; for (i = 13; i <= 22; i++) t2 += $i;
-		printf "%.0f\n", 100 * ($16 - $5) / (t2 - t1) }'
-}
+. "$(dirname "$0")/quiet.sh"
 CFG=$1
 DEPS=$2
 N=${3:-5}
@@ -42,12 +38,7 @@ for k in $(seq "$N"); do
 		before=${before% -> *}
 	else
 		rm -rf "$D"
-		waited=0
-		while :; do
-			quiet=$(idle)
-			[ "$quiet" -ge "${QUIET_IDLE:-80}" ] || [ "$waited" -ge "${QUIET_WAIT:-0}" ] && break
-			waited=$((waited + 5))
-		done
+		wait_quiet
 		before=$(cut -d' ' -f1-3 /proc/loadavg)
 		start=$(date +%s)
 		"$BIN/perfsweep" run "$CFG" --dir "$D" --quiet > "$OUT/$k.run" 2>&1 || true
