@@ -116,7 +116,7 @@ SLURM_TESTS = $(shell grep -l slurm_test_init tests/integration/*.t)
 check-slurm-noarrays: deps
 	$(MAKE) -j$(CHECK_JOBS) DEVELOPER=1 test-build
 	PERFSWEEP_SLURM_ARRAYS=0 PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) \
-	  prove --timer -e '' $(SLURM_TESTS:%=./%)
+	  prove --timer --failures -e '' $(SLURM_TESTS:%=./%)
 
 demo: deps
 	$(MAKE) all

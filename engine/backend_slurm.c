@@ -25,9 +25,11 @@
  * cancelled or timed-out job) polls the controller at once.  Once notes
  * arrive, the controller is only the safety net for jobs that end without
  * one (cancelled while queued, lost with a node): asked every
- * poll.safety seconds (30; at least poll.max), and sooner only when it told
- * us something the notes did not.  Without notes (a run directory the
- * nodes cannot write), the controller is polled as follows.
+ * poll.safety seconds (30; at least poll.max); what such a poll finds (a
+ * note written while we asked) brings the next one no sooner.  Before the
+ * first note, a start the controller lists does not either: notes will
+ * tell of it and of the end.  Without notes (a run directory the nodes
+ * cannot write), the controller is polled as follows.
  *
  * Polling loads this user's jobs only (slurm_load_job_user; after a
  * controller outage the incremental full list instead), with back-off
@@ -355,7 +357,8 @@ static void watch_events(struct slurm_backend *sb, const char *run_dir)
 			free(path);
 			return;
 		}
-	if (mkdir(path, 0755) && errno != EEXIST) {
+	struct stat st;
+	if ((mkdir(path, 0755) && errno != EEXIST) || stat(path, &st) || !S_ISDIR(st.st_mode)) {
 		free(path);   /* no notes then: the controller tells */
 		return;
 	}
@@ -897,8 +900,8 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		nseen++;
 		if (job_finished(j->job_state))
 			done[ndone++] = (uint32_t)k;
-		else if (poll_job(sb, i, j) && !sb->notes_live)
-			changed = 1;   /* a start: with notes, theirs to tell */
+		else if (poll_job(sb, i, j) && !sb->nevdirs)
+			changed = 1;   /* a start: where notes may come, theirs to tell */
 	}
 	for (size_t d = 0; d < ndone; d++) {
 		const slurm_job_info_t *j = &msg->job_array[done[d]];
@@ -914,7 +917,9 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	changed |= poll_missing(sb);
 	slurm_free_job_info_msg(msg);
 	poll_floor(sb, msg_records, nseen, thread_cpu_now() - cpu0);
-	poll_again(sb, changed);
+	/* with notes telling, what this poll found was a note not yet swept
+	   (written under load between our sweep and the list): no news */
+	poll_again(sb, changed && !sb->notes_live);
 	return 0;
 }
 

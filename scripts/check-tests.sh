@@ -11,7 +11,7 @@ set -uo pipefail
 jobs=$1
 shift
 if [ "$jobs" -le 1 ]; then
-	exec prove --timer -e '' "$@"
+	exec prove --timer --failures -e '' "$@"
 fi
 slurm=() rest=()
 for t in "$@"; do
@@ -25,10 +25,10 @@ log=$(mktemp "${TMPDIR:-/tmp}/perfsweep-check-slurm-XXXXXX")
 trap 'rm -f "$log"' EXIT
 rc1=0
 if [ ${#slurm[@]} -gt 0 ]; then
-	prove --timer -e '' "${slurm[@]}" >"$log" 2>&1 &
+	prove --timer --failures -e '' "${slurm[@]}" >"$log" 2>&1 &
 	pid=$!
 fi
-prove --timer -e '' "${rest[@]}"
+prove --timer --failures -e '' "${rest[@]}"
 rc2=$?
 if [ ${#slurm[@]} -gt 0 ]; then
 	wait "$pid"

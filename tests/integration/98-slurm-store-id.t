@@ -18,18 +18,18 @@ root=${PERFSWEEP_ROOT:-$(pwd)}
 slurm_test_init
 
 # config NAME VALUES MAX_INFLIGHT: each execution prints its own job id (an
-# array task: its array's job id and its task id) and its point's n; while
-# $work/hold exists it waits first.
+# array task: its array's job id and its task id; a job of its own: task
+# -1) and its point's n; while $work/hold exists it waits first.
 config() {
 	cat >"$work/$1.cfg" <<CFG
 name = "$1";
-app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; j=\$SLURM_JOB_ID; [ -z \$SLURM_ARRAY_JOB_ID ] || j=\$SLURM_ARRAY_JOB_ID; echo job: \$j; echo task: \$SLURM_ARRAY_TASK_ID; echo n: {n}" ]; };
+app = { command = [ "/bin/sh", "-c", "while [ -e $work/hold ]; do sleep 0.2; done; j=\$SLURM_JOB_ID; [ -z \$SLURM_ARRAY_JOB_ID ] || j=\$SLURM_ARRAY_JOB_ID; echo job: \$j; t=-1; [ -z \$SLURM_ARRAY_TASK_ID ] || t=\$SLURM_ARRAY_TASK_ID; echo task: \$t; echo n: {n}" ]; };
 parameters = ( { name = "n"; values = [ $2 ]; } );
 repetitions = 1;
 max_attempts = 1;
 backend = { type = "slurm"; partition = "emu"; max_inflight = $3; time_limit = 5; };
 collect = { regex = ( { region = "k"; metric = "job"; pattern = "^job: ([0-9]+)"; },
-                      { region = "k"; metric = "task"; pattern = "^task: ([0-9]+)"; },
+                      { region = "k"; metric = "task"; pattern = "^task: (-?[0-9]+)"; },
                       { region = "k"; metric = "n"; pattern = "^n: ([0-9]+)"; } ); };
 CFG
 }
@@ -46,7 +46,7 @@ own_values() {
 			"$dir/runs/$id/job.done" 2>/dev/null && n=$((n + 1))
 	done < <(db "$dir" "SELECT r.id, r.backend_id FROM runs r WHERE r.state = 3
 		AND CAST(CAST((SELECT value FROM measurements WHERE run = r.id AND metric = 'job') AS INTEGER) AS TEXT) ||
-		    COALESCE('_' || CAST(CAST((SELECT value FROM measurements WHERE run = r.id AND metric = 'task')
+		    COALESCE('_' || CAST(CAST(NULLIF((SELECT value FROM measurements WHERE run = r.id AND metric = 'task'), -1)
 					   AS INTEGER) AS TEXT), '') = r.backend_id
 		AND (SELECT value FROM measurements WHERE run = r.id AND metric = 'n') =
 		    (SELECT value FROM point_values WHERE point = r.point)")
