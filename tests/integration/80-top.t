@@ -137,11 +137,12 @@ ok $(! kill -0 "$pid" 2> /dev/null; echo $?) "its process is gone"
 is "$(json "$T/st.json" '$j->{cancelled}')" 1 "the store has it cancelled"
 
 # marking and cancelling several runs (pending ones)
+# (--jobs 2: once run 5 is cancelled, runs 6 and 7 run for 60 s and run 8
+# waits; until the orchestrator has started 7, two are pending)
 keys main / C-u state=pending Enter
-wait_for main "runs match 'state=pending'"; ok $? "filter on state"
-npend=$(screen main | sed -n "s/.*\([0-9]\) of 8 runs match 'state=pending'.*/\1/p")
+wait_for main "1 of 8 runs match 'state=pending'" 15; ok $? "filter on state: run 8 is the one pending"
+npend=1 runs=run
 keys main a
-runs=runs; [ "$npend" = 1 ] && runs=run
 wait_for main "marked $npend $runs"; ok $? "a marks every shown run ($npend)"
 keys main c
 wait_for main "cancel $npend $runs? [y/N]"; ok $? "c asks for all marked runs"
