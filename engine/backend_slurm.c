@@ -456,6 +456,16 @@ static int has_marker(const char *run_dir, const char *marker)
    aborted the step, a node went down under it; not the program's fault */
 #define STEP_ABORTED "job step aborted before every rank ended, see job.err"
 
+/* What the job script's markers in run_dir say went wrong with its step
+   (it could not start, or was aborted: the controller or a node, not the
+   program), or NULL. */
+static const char *step_trouble(const char *run_dir)
+{
+	return has_marker(run_dir, "job.step-failed")	 ? "job step could not start, see job.err"
+	       : has_marker(run_dir, "job.step-aborted") ? STEP_ABORTED
+							 : NULL;
+}
+
 /* The run result of a finished job. */
 static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 		       const char *run_dir, struct run_result *r)
@@ -497,14 +507,10 @@ static void job_result(const slurm_job_info_t *j, long long run, double timeout,
 		snprintf(jt, sizeof(jt), "%u_%u", j->array_job_id, j->array_task_id);
 	else
 		snprintf(jt, sizeof(jt), "%u", j->job_id);
-	if ((base == JOB_FAILED || base == JOB_COMPLETE) &&
-	    (has_marker(run_dir, "job.step-failed") || has_marker(run_dir, "job.step-aborted"))) {
-		/* srun never started a rank, or its step was aborted under it:
-		   the controller or a node, not the program */
+	const char *trouble = base == JOB_FAILED || base == JOB_COMPLETE ? step_trouble(run_dir) : NULL;
+	if (trouble) {
 		r->retry_free = 1;
-		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s)",
-			 has_marker(run_dir, "job.step-failed") ? "job step could not start, see job.err"
-								 : STEP_ABORTED, jt);
+		snprintf(r->reason, sizeof(r->reason), "%s (slurm job %s)", trouble, jt);
 		return;
 	}
 	if (base == JOB_FAILED || base == JOB_COMPLETE) {
@@ -592,8 +598,7 @@ static int result_from_record(const char *run_dir, const char *store, uint32_t j
 	if (d.exit_status == 0)
 		return 1;
 	r->failed = 1;
-	const char *what = has_marker(run_dir, "job.step-failed") ? "job step could not start, see job.err"
-			 : has_marker(run_dir, "job.step-aborted") ? STEP_ABORTED : NULL;
+	const char *what = step_trouble(run_dir);
 	r->retry_free = what != NULL;
 	char detail[64];
 	if (!what && timeout > 0 && d.exit_status == 124)

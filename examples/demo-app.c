@@ -27,7 +27,7 @@
  * machine) at the demo's smallest point (n=72, i=1); every allocation and
  * initialisation happens before the kernel's clock starts.
  *
- * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP]
+ * usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-w FACTOR] [-s SLEEP]
  *                 [--more KERNEL:FACTOR] [--log KERNEL] [--fail-once FILE] [--echo] [ARGS...]
  *   -k  comma-separated kernels to run (default: all)
  *   --more KERNEL:FACTOR  KERNEL does FACTOR times its work (a constant slowdown: 1.3 is 30%)
@@ -35,6 +35,8 @@
  *                         log2(n): regime becomes O(n log n * i)); the two are "a new
  *                         version" for perfsweep compare (docs/compare.md); not for dense
  *   -a  doubles per stream array (default STREAM_LEN; the work, n^2 * i, does not change)
+ *   -w  every kernel does FACTOR times its work, keeping its law in n and i (dense: its
+ *       matrices FACTOR^(1/3) times the size); the demo's -w 0.5 halves its run time
  *   -c  the kernels' clock: wall (default) or cpu, the CPU time of the thread
  *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
  *   --fail-once FILE  exit 3 if FILE does not exist, after creating it (tests: retries)
@@ -78,6 +80,7 @@ static long stream_len = STREAM_LEN;
 enum { K_SETUP, K_STREAM, K_SORT, K_REGIME, K_N };
 static const char *const kernel_names[K_N] = { "setup", "stream", "sort", "regime" };
 static double work[K_N] = { 1, 1, 1, 1 };
+static double dense_scale = DENSE_SCALE;   /* -w f: times f^(1/3) */
 
 /* Cache-line aligned arrays: malloc returns large blocks 16 bytes past a
    page boundary, which makes vector loads straddle lines and the timings
@@ -128,7 +131,7 @@ static void dense_block(const double *a, const double *b, double *c, long n, lon
 
 static double dense(long n, long iters)
 {
-	n = (long)(n * DENSE_SCALE);
+	n = (long)(n * dense_scale);
 	double *a = array(n * n), *b = array(n * n), *c = array(n * n);
 	for (long i = 0; i < n * n; i++) {
 		a[i] = (double)(i % 7) * 0.5;
@@ -302,7 +305,7 @@ int main(int argc, char **argv)
 			more[nmore++][1] = argv[++i];
 		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
 			fail_once = argv[++i];
-		} else if (argv[i][0] == '-' && strchr("nikcas", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
+		} else if (argv[i][0] == '-' && strchr("nikcasw", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
 			char o = argv[i][1];
 			const char *v = argv[++i];
 			char *end;
@@ -319,7 +322,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 			double x = strtod(v, &end);
-			if (*end || x < 0 || (o == 'a' && x < 1)) {
+			if (*end || x < 0 || (o == 'a' && x < 1) || (o == 'w' && !(x > 0))) {
 				fprintf(stderr, "demo-app: bad value '%s' for -%c\n", v, o);
 				return 2;
 			}
@@ -329,10 +332,15 @@ int main(int argc, char **argv)
 				iters = (long)x;
 			else if (o == 'a')
 				stream_len = (long)x;
+			else if (o == 'w') {
+				for (int k = 0; k < K_N; k++)
+					work[k] *= x;
+				dense_scale *= cbrt(x);
+			}
 			else
 				nap = x;
 		} else if (!echo) {
-			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-s SLEEP] "
+			fprintf(stderr, "usage: demo-app -n SIZE [-i ITERS] [-k KERNELS] [-c cpu|wall] [-a LEN] [-w FACTOR] [-s SLEEP] "
 				"[--more KERNEL:FACTOR] [--log KERNEL] [--fail-once FILE] [--echo]\n");
 			return 2;
 		}

@@ -20,6 +20,14 @@ is $? 2 "a bad clock is a usage error (exit 2)"
 is "$(cat "$T/err")" "demo-app: bad clock 'bogus'; write -c cpu or -c wall" "one line naming the clock and what to write"
 [ ! -s "$T/out" ]; ok $? "nothing is measured"
 
+out=$("$DEMO" -n 6 -i 2 -c cpu -w 0.5 2>&1)
+is "$(echo "$out" | grep -cE '^(setup|dense|stream|sort|regime|total): [0-9.]+ s$')" 6 "-w 0.5 (half of every kernel's work) runs every kernel"
+for w in 0 -1 x; do
+	"$DEMO" -n 6 -w $w > "$T/out" 2> "$T/err"
+	is $? 2 "-w $w: a usage error (exit 2)"
+	is "$(cat "$T/err")" "demo-app: bad value '$w' for -w" "-w $w: one line naming it"
+done
+
 # the options that make "a new version" for perfsweep compare (tests/integration/88-compare-real.t)
 out=$("$DEMO" -n 8 -k setup,regime -c cpu --more setup:1.3 --log regime 2>&1)
 is "$(echo "$out" | cut -d: -f1 | tr '\n' ' ')" "setup regime total " "--more KERNEL:FACTOR and --log KERNEL run"
