@@ -153,18 +153,42 @@ static int run_kept(struct store *st, const char *sql, struct perr *err)
 
 int sdb_begin(struct store *st, struct perr *err)
 {
-	return run_kept(st, "BEGIN IMMEDIATE", err);
+	return run_kept(st, st->batch ? "SAVEPOINT change" : "BEGIN IMMEDIATE", err);
 }
 
 int sdb_commit(struct store *st, struct perr *err)
 {
-	return run_kept(st, "COMMIT", err);
+	return run_kept(st, st->batch ? "RELEASE change" : "COMMIT", err);
 }
 
 void sdb_rollback(struct store *st)
 {
 	struct perr ignored;
+	if (st->batch) {   /* this change only: the batch's others stay */
+		run_kept(st, "ROLLBACK TO change", &ignored);
+		run_kept(st, "RELEASE change", &ignored);
+		return;
+	}
 	run_kept(st, "ROLLBACK", &ignored);
+}
+
+int store_batch_begin(struct store *st, struct perr *err)
+{
+	if (st->batch || run_kept(st, "BEGIN IMMEDIATE", err))
+		return st->batch ? perr_set(err, "store: a batch inside a batch") : -1;
+	st->batch = 1;
+	return 0;
+}
+
+int store_batch_end(struct store *st, struct perr *err)
+{
+	if (!st->batch)
+		return 0;
+	st->batch = 0;
+	if (!run_kept(st, "COMMIT", err))
+		return 0;
+	sdb_rollback(st);
+	return -1;
 }
 
 

@@ -109,6 +109,18 @@ const char *store_param_role(const struct store *st, int k);   /* NULL if none *
 
 int store_counts(struct store *st, struct store_counts *c, struct perr *err);
 
+/*
+ * One transaction for several state changes (the results one wait of the
+ * backend reported): each change still applies or is refused on its own,
+ * as a savepoint, and the store sees all of them at store_batch_end, or
+ * none when the orchestrator dies before it.  What a change tells the
+ * caller (applied, refused) holds once the batch ends.  Saves a commit
+ * per change: the WAL frames of the runs table and its indexes.
+ * 0 or -1 (err); store_batch_end of no batch does nothing.
+ */
+int store_batch_begin(struct store *st, struct perr *err);
+int store_batch_end(struct store *st, struct perr *err);
+
 /* One snapshot for several reads: everything read between store_read_begin
    and store_read_end sees the store as it was at the first read, whatever
    writers do meanwhile.  Not around writes. */

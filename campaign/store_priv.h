@@ -24,6 +24,7 @@ struct store {
 	char *id;                   /* meta store_id, NULL: a read-only store made before store ids */
 	struct cached_stmt *stmts;  /* sdb_prepare's statements, kept by their SQL */
 	int nstmts;
+	int batch;                  /* inside store_batch_begin: writes are savepoints */
 };
 
 /*
@@ -40,7 +41,9 @@ struct change {
 
 int sdb_err(struct store *st, struct perr *err, const char *what);
 int sdb_exec(struct store *st, const char *sql, struct perr *err);
-int sdb_begin(struct store *st, struct perr *err);      /* BEGIN IMMEDIATE */
+/* BEGIN IMMEDIATE .. COMMIT, or ROLLBACK; inside a batch a savepoint of
+   the batch's transaction, released or rolled back to on its own */
+int sdb_begin(struct store *st, struct perr *err);
 int sdb_commit(struct store *st, struct perr *err);
 void sdb_rollback(struct store *st);
 /* A prepared statement for sql: kept for the life of the store and handed

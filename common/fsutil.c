@@ -34,6 +34,12 @@ int fs_mkdir_p(const char *path)
 		errno = ENOENT;
 		return -1;
 	}
+	/* the whole path first: its parents usually exist (a run directory
+	   under runs/), and each mkdir of an existing one is a path walk */
+	if (mkdir_one(path) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
 	char *p = xstrdup(path);
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')

@@ -169,7 +169,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 		       const struct run *r, const struct runner_options *o)
 {
 	memset(sb, 0, sizeof(*sb));
-	sb->run_dir = store_run_dir(st, r->id);
+	sb->run_dir = store_run_path(st, r->id);   /* made by clean_run_dir, when it starts */
 	sb->argv = runner_build_argv(c, st, r, sb->run_dir);
 	struct run_vars rv;
 	run_vars(&rv, c, st, r, NULL, sb->run_dir);
@@ -473,7 +473,7 @@ static int flush_started(struct engine *e, struct perr *err)
 		return perr_set(err, "%s", serr.msg);
 	if (serr.msg[0])
 		event(e->o, 0, "warning", serr.msg);   /* arrays refused: one job per run */
-	int rc = 0;
+	int rc = n > 1 ? store_batch_begin(e->st, err) : 0;   /* one commit for the array */
 	for (int i = 0; i < n && !rc; i++) {
 		if (f[i].rc == 1) {          /* transient: start it again later */
 			push(&e->q, f[i].id);
@@ -503,6 +503,9 @@ static int flush_started(struct engine *e, struct perr *err)
 		}
 		rc = wr ? -1 : 0;
 	}
+	struct perr later = { "" };   /* after an error, the first one is told */
+	if (n > 1 && store_batch_end(e->st, rc ? &later : err))
+		rc = -1;
 	backend_flushed_free(f, n);
 	return rc;
 }
@@ -588,7 +591,7 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 static int apply_success(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
 {
-	char *run_dir = store_run_dir(e->st, x->id);
+	char *run_dir = store_run_path(e->st, x->id);
 	struct collector_set cs;
 	struct collect_result cr;
 	config_collectors(e->c, &cs);
@@ -692,6 +695,8 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
 	sum->budget_stopped |= s->budget_stopped;
 }
 
+#define BATCH_HOLD 0.5   /* seconds a batch of results holds the store */
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {
@@ -720,9 +725,23 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			goto done;
 		if (idle && n == 0)
 			break;   /* nothing left to report: check_settled() tells */
-		for (int i = 0; i < n; i++)
-			if (apply_result(&e, &res[i], err))
-				goto done;
+		/* one commit for what this wait reported (store_batch_begin), held
+		   no longer than BATCH_HOLD: collectors run inside it, and a
+		   cancel from another process waits for it */
+		if (n > 1 && store_batch_begin(st, err))
+			goto done;
+		int bad = 0;
+		double held = wall_now();
+		for (int i = 0; i < n && !bad; i++) {
+			bad = apply_result(&e, &res[i], err);
+			if (!bad && n > 1 && i + 1 < n && wall_now() - held > BATCH_HOLD) {
+				bad = store_batch_end(st, err) || store_batch_begin(st, err);
+				held = wall_now();
+			}
+		}
+		struct perr later = { "" };   /* after an error, the first one is told */
+		if ((n > 1 && store_batch_end(st, bad ? &later : err)) || bad)
+			goto done;
 	}
 	ret = stats->interrupted ? 0 : check_settled(st, err);
 done:

@@ -20,6 +20,9 @@
 #
 # QUIET_WAIT and QUIET_IDLE as in scripts/verdict-campaigns.sh (default: no
 # wait); the figures in docs were taken with QUIET_IDLE=45 QUIET_WAIT=60.
+# CONTROL=1 runs the first campaign of each pair without its busy loop too:
+# two undisturbed twins, which tells how often the comparison calls two
+# campaigns of one undisturbed truth different.
 set -e
 N=${1:-10}
 BIN=$(cd "${2:-bin}" && pwd)
@@ -53,7 +56,14 @@ if [ -n "$COMPETE" ] && [ $((PERFSWEEP_REPETITION % 2)) -eq 0 ]; then
 fi
 "$@"
 rc=$?
-[ -f "$PERFSWEEP_RUN_DIR/competitor.pid" ] && kill "$(cat "$PERFSWEEP_RUN_DIR/competitor.pid")" 2> /dev/null
+# and gone before this run ends, so that it takes nothing of the next run
+# on the same core: timeout exits once its busy loop has, and then stays a
+# zombie until it is reaped (kill -0 would wait for that: seconds)
+if [ -f "$PERFSWEEP_RUN_DIR/competitor.pid" ]; then
+	pid=$(cat "$PERFSWEEP_RUN_DIR/competitor.pid")
+	kill "$pid" 2> /dev/null
+	while s=$(cut -d' ' -f3 "/proc/$pid/stat" 2> /dev/null) && [ "$s" != Z ]; do sleep 0.01; done
+fi
 exit $rc
 SH
 chmod +x "$OUT/cpu-app" "$OUT/compete.sh"
@@ -74,7 +84,7 @@ order_seed = 5;
 collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time: ([0-9.eE+-]+)"; } ); };
 CFG
 }
-cfg compete 1
+if [ -n "$CONTROL" ]; then cfg compete ""; else cfg compete 1; fi
 cfg twin ""
 
 . "$(dirname "$0")/quiet.sh"
@@ -180,7 +190,7 @@ for k in $(seq "$N"); do
 			my $ci = $t * sqrt($sc->[$i] ** 2 + $st->[$i] ** 2);
 			my $in = abs($d) <= $ci;
 			$all &&= $in;
-			push @out, sprintf "%s %.4g vs %.4g (%+.1f%%, CI of the difference +-%.4g: %s; all runs kept %+.1f%%)",
+			push @out, sprintf "%s %.4g vs %.4g (%+.2f%%, CI of the difference +-%.4g: %s; all runs kept %+.1f%%)",
 				$i ? "n-term" : "constant", $bc->[$i], $bt->[$i], $bt->[$i] ? 100 * $d / abs($bt->[$i]) : 0, $ci,
 				$in ? "within" : "OUTSIDE", $bt->[$i] ? 100 * ($ba->[$i] - $bt->[$i]) / abs($bt->[$i]) : 0;
 		}

@@ -64,19 +64,36 @@ slurm_test_cleanup() {
 	rm -rf "$work"
 }
 
+# awk functions shared by the programs below: field(k), the record's value
+# of key k ("JobName=..."); tasks(spec, out), the task ids of an array's
+# task spec ("2-7%2", "1,4-6") in out[1..n], returning n.
+slurm_awk_lib='
+function field(k,   r) {
+	r = ""
+	if (match($0, " " k "=[^ ]*"))
+		r = substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+	return r
+}
+function tasks(spec, out,   parts, np, i, lo, hi, r, t, n) {
+	sub(/%.*/, "", spec)
+	n = 0
+	np = split(spec, parts, ",")
+	for (i = 1; i <= np; i++) {
+		lo = parts[i]; hi = lo
+		if (index(lo, "-")) { split(lo, r, "-"); lo = r[1]; hi = r[2] }
+		for (t = lo + 0; t <= hi + 0; t++)
+			out[++n] = t
+	}
+	return n
+}'
+
 # slurm_task_names: the job names a job array's tasks stand for, from
 # `scontrol -o show jobs` on stdin: one line "ARRAYJOB TASK NAME" per task,
 # NAME the run's own job name (ps:<campaign>:<run>.<attempt>) from the
 # array's map (runs/.arrays/TAG.sh, named by its comment); a pending
 # record's task range ("2-7%2") gives a line per task.
 slurm_task_names() {
-	awk '
-	function field(k,   r) {
-		r = ""
-		if (match($0, " " k "=[^ ]*"))
-			r = substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		return r
-	}
+	awk "$slurm_awk_lib"'
 	{
 		if (substr($0, 1, 6) != "JobId=")
 			next
@@ -91,14 +108,9 @@ slurm_task_names() {
 		while ((getline line < map) > 0)
 			if (line ~ /^# task /) { split(line, f, " "); run[f[3]] = f[5] "." f[7] }
 		close(map)
-		sub(/%.*/, "", task)
-		np = split(task, parts, ",")
-		for (i = 1; i <= np; i++) {
-			lo = parts[i]; hi = lo
-			if (index(lo, "-")) { split(lo, r, "-"); lo = r[1]; hi = r[2] }
-			for (t = lo + 0; t <= hi + 0; t++)
-				print aj, t, camp run[t]
-		}
+		n = tasks(task, ts)
+		for (i = 1; i <= n; i++)
+			print aj, ts[i], camp run[ts[i]]
 	}'
 }
 
@@ -108,25 +120,14 @@ slurm_jobs() {
 	local all
 	all=$(scontrol -o show jobs 2>/dev/null)
 	printf '%s\n' "$all" | slurm_task_names | sort -u >"$work/.tasknames"
-	printf '%s\n' "$all" | awk -v names="$work/.tasknames" '
+	printf '%s\n' "$all" | awk -v names="$work/.tasknames" "$slurm_awk_lib"'
 	BEGIN { while ((getline line < names) > 0) { split(line, f, " "); nm[f[1] " " f[2]] = f[3] } }
-	function field(k,   r) {
-		r = ""
-		if (match($0, " " k "=[^ ]*"))
-			r = substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
-		return r
-	}
 	substr($0, 1, 6) == "JobId=" {
 		name = field("JobName"); state = field("JobState"); task = field("ArrayTaskId"); aj = field("ArrayJobId")
 		if (task == "" || name !~ /:array$/) { print name, state; next }
-		sub(/%.*/, "", task)
-		np = split(task, parts, ",")
-		for (i = 1; i <= np; i++) {
-			lo = parts[i]; hi = lo
-			if (index(lo, "-")) { split(lo, r, "-"); lo = r[1]; hi = r[2] }
-			for (t = lo + 0; t <= hi + 0; t++)
-				print ((aj " " t) in nm ? nm[aj " " t] : name), state
-		}
+		n = tasks(task, ts)
+		for (i = 1; i <= n; i++)
+			print ((aj " " ts[i]) in nm ? nm[aj " " ts[i]] : name), state
 	}'
 }
 

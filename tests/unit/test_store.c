@@ -3,6 +3,7 @@
 #include "common/xalloc.h"
 #include "tests/lib/tap.h"
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void make_plan(struct plan *pl, int reps)
@@ -22,6 +23,66 @@ static int hex_id(const char *id)
 		if (!strchr("0123456789abcdef", *p))
 			return 0;
 	return 1;
+}
+
+static int state_of(struct store *st, long long id)
+{
+	struct run r;
+	struct perr err = { "" };
+	if (store_load_run(st, id, &r, &err))
+		return -1;
+	int s = r.state;
+	run_release(&r);
+	return s;
+}
+
+/* A batch of changes is one transaction: readers see none of it until it
+   ends, a change it refuses leaves the others, and an orchestrator killed
+   inside it leaves the store as it was before the batch. */
+static void test_batch(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/batch", tap_tmpdir());
+	struct plan pl;
+	make_plan(&pl, 1);
+	struct store *st, *ro;
+	struct perr err = { "" };
+	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "batch: store created");
+	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "batch: a reader");
+	is_int(store_batch_begin(st, &err), 0, "batch begins");
+	ok(store_batch_begin(st, &err) == -1, "a batch inside a batch is refused");
+	is_int(store_mark_submitted(st, 1, "7_0", 100, &err), 0, "run 1 submitted in the batch");
+	is_int(store_mark_submitted(st, 2, "7_1", 100, &err), 0, "run 2 submitted in the batch");
+	is_int(store_mark_cancelled(st, 3, 100, "by hand", &err), 0, "run 3 cancelled in the batch");
+	is_int(store_mark_running(st, 3, 101, &err), 1, "a change the state machine refuses, in the batch");
+	is_int(store_mark_running(st, 2, 101, &err), 0, "and the next change applies");
+	is_int(state_of(ro, 1), RUN_PENDING, "a reader sees nothing of an open batch");
+	is_int(store_batch_end(st, &err), 0, "batch ends");
+	is_int(state_of(ro, 1), RUN_SUBMITTED, "then it sees run 1 submitted");
+	is_int(state_of(ro, 2), RUN_RUNNING, "run 2 running");
+	is_int(state_of(ro, 3), RUN_CANCELLED, "and run 3 cancelled: the refused change undid nothing else");
+	is_int(store_batch_end(st, &err), 0, "ending no batch does nothing");
+	store_close(st);
+
+	pid_t pid = fork();
+	if (pid == 0) {   /* an orchestrator killed inside its batch */
+		struct store *w;
+		struct perr e2 = { "" };
+		if (store_open(&w, dir, 0, &e2) || store_batch_begin(w, &e2) ||
+		    store_mark_submitted(w, 4, "8_0", 200, &e2) || store_mark_submitted(w, 5, "8_1", 200, &e2))
+			_exit(2);
+		_exit(0);   /* no store_batch_end, no close */
+	}
+	int ws = 0;
+	waitpid(pid, &ws, 0);
+	is_int(WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, 0, "the killed orchestrator had marked runs 4 and 5");
+	ok(state_of(ro, 4) == RUN_PENDING && state_of(ro, 5) == RUN_PENDING,
+	   "after it died inside its batch, runs 4 and 5 are still pending");
+	is_int(store_open(&st, dir, 0, &err), 0, "and the store opens for writing");
+	is_int(store_mark_submitted(st, 4, "9_0", 300, &err), 0, "run 4 is submitted afresh");
+	store_close(st);
+	store_close(ro);
+	plan_release(&pl);
 }
 
 /* Each store has its own id: kept on reopen, new for a store made afresh at
@@ -176,5 +237,6 @@ int main(void)
 	contains(err.msg, "not a campaign directory", "with a clear reason");
 	measurement_list_release(&ml);
 	test_store_id();
+	test_batch();
 	return done_testing();
 }
