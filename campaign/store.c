@@ -174,8 +174,10 @@ void sdb_rollback(struct store *st)
 
 int store_batch_begin(struct store *st, struct perr *err)
 {
-	if (st->batch || run_kept(st, "BEGIN IMMEDIATE", err))
-		return st->batch ? perr_set(err, "store: a batch inside a batch") : -1;
+	if (st->batch)
+		return perr_set(err, "store: a batch inside a batch");
+	if (run_kept(st, "BEGIN IMMEDIATE", err))
+		return -1;
 	st->batch = 1;
 	return 0;
 }
@@ -202,12 +204,6 @@ char *store_run_path(const struct store *st, long long id)
 	return xasprintf("%s/runs/%lld", st->dir, id);
 }
 
-char *store_run_dir(const struct store *st, long long id)
-{
-	char *d = store_run_path(st, id);
-	fs_mkdir_p(d);
-	return d;
-}
 
 static void free_params(struct store *st)
 {

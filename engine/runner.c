@@ -459,6 +459,14 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 
 static int start_some(struct engine *e, struct perr *err);
 
+/* End the store batch, if one is open, after work that returned rc: 0, or
+   -1 when rc was or the commit fails (err keeps the first error). */
+static int end_batch(struct store *st, int rc, struct perr *err)
+{
+	struct perr later = { "" };
+	return (store_batch_end(st, rc ? &later : err) || rc) ? -1 : 0;
+}
+
 /* Record what the backend submitted of the runs its start() queued
    (SLURM job arrays): as start_run does for one run.  0 or -1 (err). */
 static int flush_started(struct engine *e, struct perr *err)
@@ -503,9 +511,7 @@ static int flush_started(struct engine *e, struct perr *err)
 		}
 		rc = wr ? -1 : 0;
 	}
-	struct perr later = { "" };   /* after an error, the first one is told */
-	if (n > 1 && store_batch_end(e->st, rc ? &later : err))
-		rc = -1;
+	rc = end_batch(e->st, rc, err);
 	backend_flushed_free(f, n);
 	return rc;
 }
@@ -697,6 +703,25 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
 
 #define BATCH_HOLD 0.5   /* seconds a batch of results holds the store */
 
+/* Apply what one wait reported, in one commit (store_batch_begin) held no
+   longer than BATCH_HOLD: collectors run inside it, and a cancel from
+   another process waits for it.  0 or -1 (err). */
+static int apply_results(struct engine *e, const struct run_result *res, int n, struct perr *err)
+{
+	if (n > 1 && store_batch_begin(e->st, err))
+		return -1;
+	int rc = 0;
+	double held = wall_now();
+	for (int i = 0; i < n && !rc; i++) {
+		rc = apply_result(e, &res[i], err);
+		if (!rc && n > 1 && i + 1 < n && wall_now() - held > BATCH_HOLD) {
+			rc = store_batch_end(e->st, err) || store_batch_begin(e->st, err) ? -1 : 0;
+			held = wall_now();
+		}
+	}
+	return end_batch(e->st, rc, err);
+}
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {
@@ -725,22 +750,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 			goto done;
 		if (idle && n == 0)
 			break;   /* nothing left to report: check_settled() tells */
-		/* one commit for what this wait reported (store_batch_begin), held
-		   no longer than BATCH_HOLD: collectors run inside it, and a
-		   cancel from another process waits for it */
-		if (n > 1 && store_batch_begin(st, err))
-			goto done;
-		int bad = 0;
-		double held = wall_now();
-		for (int i = 0; i < n && !bad; i++) {
-			bad = apply_result(&e, &res[i], err);
-			if (!bad && n > 1 && i + 1 < n && wall_now() - held > BATCH_HOLD) {
-				bad = store_batch_end(st, err) || store_batch_begin(st, err);
-				held = wall_now();
-			}
-		}
-		struct perr later = { "" };   /* after an error, the first one is told */
-		if ((n > 1 && store_batch_end(st, bad ? &later : err)) || bad)
+		if (apply_results(&e, res, n, err))
 			goto done;
 	}
 	ret = stats->interrupted ? 0 : check_settled(st, err);

@@ -277,7 +277,7 @@ int top_details_load(struct top_details *d, struct top_model *m, long long id, i
 		run_release(&nd.run);
 		return -1;
 	}
-	char *dir = store_run_dir(m->st, id);
+	char *dir = store_run_path(m->st, id);   /* a viewer makes nothing */
 	nd.argv = load_argv(dir);
 	load_binding(&nd.bind, dir);
 	struct perr rerr;   /* what a run used is shown when it can be read */

@@ -2,6 +2,7 @@
    region/metric; the collectors pinned in the store; a config that changes
    more than its collect section; config_diff itself. */
 #include "campaign/config_diff.h"
+#include "common/fsutil.h"
 #include "engine/plan_build.h"
 #include "engine/recollect.h"
 #include "tests/lib/tap.h"
@@ -52,7 +53,8 @@ static void make_campaign(const char *cfg_path, const char *dir)
 	   !store_create(&st, dir, c.name, "local", c.text, &pl, &err), "campaign created");
 	struct measurement_list ml;
 	for (long long id = 1; id <= 4; id++) {
-		char *rd = store_run_dir(st, id), path[800];
+		char *rd = store_run_path(st, id), path[800];
+		fs_mkdir_p(rd);
 		snprintf(path, sizeof(path), "%s/stdout", rd);
 		write_file(path, id == 1 ? "t: 5\nu: 50\n" : "x t: 6\nt: 7\nu: 70\n");
 		free(rd);

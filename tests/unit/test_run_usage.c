@@ -195,7 +195,8 @@ static void test_record(const char *base)
 		ok(0, "store: %s", err.msg);
 		return;
 	}
-	char *run_dir = store_run_dir(st, 1);
+	char *run_dir = store_run_path(st, 1);
+	fs_mkdir_p(run_dir);
 	/* two ranks an explicit map gave one core, and the run's end note */
 	write_rank(run_dir, 0, "0", 2.0, 0.95, 300);
 	write_rank(run_dir, 1, "0", 2.0, 0.93, 310);
