@@ -58,7 +58,32 @@ for r in 1 2 3 4; do
 done
 is $fails 0 "both campaigns ran, grown one repetition at a time in turn"
 
-"$PS" compare "$T/base.campaign" "$T/new.campaign" --json > "$T/c.json"; is $? 3 "compare: exit 3"
+# A region noisy on either side is not compared (a slow spell of the host
+# can make a CPU time 1.7-3x for a while: seen beside make check's SLURM lane
+# and, for the compute-bound dense, in most pairs run beside two busy loops).
+# That is the right answer on noisy data, and the user's next step is the one
+# taken here: refine re-measures the noisy points, the two campaigns run
+# again in turn, and compare looks again, at most 3 times, until setup and
+# sort, whose changes are the point, are compared (dense may stay noisy: its
+# check accepts "not compared").  A wrong verdict on a region that was
+# compared is not excused: setup and dense must never show a scaling
+# regression, in any round.
+rounds=0 wrong=0
+while :; do
+	"$PS" compare "$T/base.campaign" "$T/new.campaign" --json > "$T/c.json"; rc=$?
+	wrong=$((wrong + $(json "$T/c.json" 'scalar grep { $_->{scaling_regression} && $_->{callpath} ne "sort" } @{$j->{models}}')))
+	noisy=$(json "$T/c.json" 'join " ", map { "$_->{callpath}(" . join("+", @{$_->{noisy_in}}) . ")" } @{$j->{not_compared}}')
+	case "$noisy" in *setup*|*sort*) ;; *) break ;; esac
+	rounds=$((rounds + 1))
+	echo "# not compared, noisy: $noisy; refine round $rounds"
+	[ $rounds -gt 3 ] && break
+	for side in base new; do "$PS" refine "$T/$side.campaign" > "$T/refine.log" 2>&1 || fails=$((fails + 1)); done
+	for side in base new; do "$PS" run "$T/$side.campaign" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1)); done
+done
+is "$fails $wrong" "0 0" "refine and the runs it added succeeded; no wrong scaling verdict in any round"
+is "$(json "$T/c.json" 'join " ", sort grep { /^(setup|sort)$/ } map { $_->{callpath} } @{$j->{not_compared}}')" "" \
+	"setup and sort compared, after $rounds refine rounds"
+is $rc 3 "compare: exit 3"
 region() {  # region CALLPATH PERL-EXPRESSION-ON-$m
 	json "$T/c.json" "my (\$m) = grep { \$_->{callpath} eq '$1' } @{\$j->{models}}; $2"
 }
