@@ -23,13 +23,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Short runs first (s = 1.5), then long ones (s = 60) to cancel.
+# Short runs first (s = 1.5), then long ones (s = 600) to cancel.  They
+# must outlast the test: beside two busy loops it took over 60 s, and with
+# s = 60 run 6 ended and run 8 started before the state filter looked for
+# the one pending run.
 cat > "$T/top.cfg" <<CFG
 name = "toptest";
-app = { command = [ "$DEMO", "-n", "{n}", "-i", "1", "-k", "setup", "-s", "{s}" ]; timeout = 300.0; };
+app = { command = [ "$DEMO", "-n", "{n}", "-i", "1", "-k", "setup", "-s", "{s}" ]; timeout = 900.0; };
 parameters = (
   { name = "n"; values = [ 20 ]; },
-  { name = "s"; values = [ 1.5, 60.0 ]; }
+  { name = "s"; values = [ 1.5, 600.0 ]; }
 );
 repetitions = 4;
 order = "grouped";   # short runs first, then the long ones
@@ -104,12 +107,12 @@ keys main Escape
 wait_for main " ID^ POINT"; ok $? "Esc goes back to the table"
 
 # filter
-keys main / C-u s=60 Enter
-wait_for main "4 of 8 runs match 's=60'"; ok $? "a param=value filter keeps the matching runs"
+keys main / C-u s=600 Enter
+wait_for main "4 of 8 runs match 's=600'"; ok $? "a param=value filter keeps the matching runs"
 wait_absent main "s=1.5" 5; ok $? "no filtered-out run is shown"
 keys main / C-u zz=1 Enter
 wait_for main "unknown parameter or column 'zz'"; ok $? "a bad filter is reported on the status line"
-like "$(screen main)" "5 n=20 s=60" "and the old filter stays"
+like "$(screen main)" "5 n=20 s=600" "and the old filter stays"
 
 # sort: '>' from ID goes to POINT, 'I' inverts
 keys main '>'
@@ -137,10 +140,10 @@ ok $(! kill -0 "$pid" 2> /dev/null; echo $?) "its process is gone"
 is "$(json "$T/st.json" '$j->{cancelled}')" 1 "the store has it cancelled"
 
 # marking and cancelling several runs (pending ones)
-# (--jobs 2: once run 5 is cancelled, runs 6 and 7 run for 60 s and run 8
+# (--jobs 2: once run 5 is cancelled, runs 6 and 7 run for 600 s and run 8
 # waits; until the orchestrator has started 7, two are pending)
 keys main / C-u state=pending Enter
-wait_for main "1 of 8 runs match 'state=pending'" 15; ok $? "filter on state: run 8 is the one pending"
+wait_for main "1 of 8 runs match 'state=pending'" 30; ok $? "filter on state: run 8 is the one pending" || screen main | sed 's/^/# /'
 npend=1 runs=run
 keys main a
 wait_for main "marked $npend $runs"; ok $? "a marks every shown run ($npend)"
