@@ -18,6 +18,8 @@
 # one) needs only the other core's work to stay there: QUIET_IDLE=45.
 # The campaigns are kept in OUTDIR/1..N (default build/verdicts/NAME);
 # REVALIDATE=1 runs nothing and validates the campaigns kept there again.
+# RUN_ARGS adds options to each `perfsweep run` (the demo's false-flag
+# count: RUN_ARGS="--jobs 1", one run at a time as scripts/demo.sh runs it).
 set -e
 
 . "$(dirname "$0")/quiet.sh"
@@ -41,7 +43,7 @@ for k in $(seq "$N"); do
 		wait_quiet
 		before=$(cut -d' ' -f1-3 /proc/loadavg)
 		start=$(date +%s)
-		"$BIN/perfsweep" run "$CFG" --dir "$D" --quiet > "$OUT/$k.run" 2>&1 || true
+		"$BIN/perfsweep" run "$CFG" --dir "$D" --quiet $RUN_ARGS > "$OUT/$k.run" 2>&1 || true
 		secs=$(($(date +%s) - start))
 		after=$(cut -d' ' -f1-3 /proc/loadavg)
 		echo "$before -> $after" > "$OUT/$k.load"
