@@ -140,14 +140,14 @@ void sdb_forget_statements(struct store *st)
 	st->nstmts = 0;
 }
 
-/* A statement without results, through the kept statements; with nid 1,
-   id bound to its one ?. */
-static int run_kept_bound(struct store *st, const char *sql, int nid, long long id, struct perr *err)
+/* A statement without results, through the kept statements; a statement
+   with a ? (a run's id) gets id bound to it. */
+static int run_kept_bound(struct store *st, const char *sql, long long id, struct perr *err)
 {
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
 	if (!s)
 		return -1;
-	if (nid)
+	if (sqlite3_bind_parameter_count(s) > 0)
 		sqlite3_bind_int64(s, 1, id);
 	int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sdb_err(st, err, sql);
 	sdb_finish(st, s);
@@ -156,7 +156,7 @@ static int run_kept_bound(struct store *st, const char *sql, int nid, long long 
 
 static int run_kept(struct store *st, const char *sql, struct perr *err)
 {
-	return run_kept_bound(st, sql, 0, 0, err);
+	return run_kept_bound(st, sql, 0, err);
 }
 
 int sdb_begin(struct store *st, struct perr *err)
@@ -1346,8 +1346,8 @@ static int replace_collected(struct store *st, long long id, const struct measur
 	sqlite3_stmt *ins = NULL, *miss = NULL;
 	/* kept statements with the run bound: a DELETE parsed for every run
 	   was a twentieth of the orchestrator's CPU per run */
-	if (run_kept_bound(st, "DELETE FROM measurements WHERE run = ?", 1, id, err) ||
-	    run_kept_bound(st, "DELETE FROM collect_misses WHERE run = ?", 1, id, err))
+	if (run_kept_bound(st, "DELETE FROM measurements WHERE run = ?", id, err) ||
+	    run_kept_bound(st, "DELETE FROM collect_misses WHERE run = ?", id, err))
 		goto out;
 	ins = sdb_prepare(st, "INSERT INTO measurements(run, rank, region, metric, value) VALUES(?,?,?,?,?)", err);
 	miss = sdb_prepare(st, "INSERT OR IGNORE INTO collect_misses(run, collector) VALUES(?,?)", err);

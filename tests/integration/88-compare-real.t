@@ -74,9 +74,10 @@ while :; do
 	wrong=$((wrong + $(json "$T/c.json" 'scalar grep { $_->{scaling_regression} && $_->{callpath} ne "sort" } @{$j->{models}}')))
 	noisy=$(json "$T/c.json" 'join " ", map { "$_->{callpath}(" . join("+", @{$_->{noisy_in}}) . ")" } @{$j->{not_compared}}')
 	case "$noisy" in *setup*|*sort*) ;; *) break ;; esac
+	echo "# not compared, noisy: $noisy"
+	[ $rounds -ge 3 ] && break
 	rounds=$((rounds + 1))
-	echo "# not compared, noisy: $noisy; refine round $rounds"
-	[ $rounds -gt 3 ] && break
+	echo "# refine round $rounds"
 	for side in base new; do "$PS" refine "$T/$side.campaign" > "$T/refine.log" 2>&1 || fails=$((fails + 1)); done
 	for side in base new; do "$PS" run "$T/$side.campaign" --jobs 1 --quiet > "$T/run.log" 2>&1 || fails=$((fails + 1)); done
 done
