@@ -558,7 +558,11 @@ static void job_ended(struct slurm_backend *sb, size_t i, struct run_result *r)
 	const struct sjob *sj = &sb->jobs[i];
 	if (sj->running && sj->started_at > 0) {
 		r->started_at = sj->started_at;
-		r->wall = r->ended_at >= r->started_at ? r->ended_at - r->started_at : 0;
+		/* both clocks count whole seconds, read at different moments: a
+		   job that ends within its start's second never ends before it */
+		if (r->ended_at < r->started_at)
+			r->ended_at = r->started_at;
+		r->wall = r->ended_at - r->started_at;
 	}
 	push_ready(sb, r);
 	untrack(sb, i);
@@ -800,12 +804,14 @@ static int read_note(struct slurm_backend *sb, const char *dir, const char *name
 			told = 1;
 		}
 	} else if (!sb->jobs[i].running) {
-		/* the note holds the script's start time, as job.done will */
+		/* the note holds the script's start time, as job.done will; a
+		   note caught before its line is written: now, in whole seconds
+		   like the script's clock */
 		struct strbuf sbuf;
 		strbuf_init(&sbuf);
 		double t = strbuf_read_file(&sbuf, path) ? 0 : strtod(sbuf.buf, NULL);
 		strbuf_release(&sbuf);
-		job_started(sb, i, t > 0 ? t : wall_now());
+		job_started(sb, i, t > 0 ? t : floor(wall_now()));
 		told = 1;
 	}
 	unlink(path);
