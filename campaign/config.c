@@ -244,21 +244,23 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 	return 0;
 }
 
-/* backend.poll = { min = S; max = S; factor = F; safety = S; }: how often the
-   slurm backend asks the controller (0 or absent: the backend's defaults). */
+/* backend.poll = { min = S; max = S; factor = F; safety = S; notes = S; }: how
+   often the slurm backend asks the controller and reads its jobs' notes (0 or
+   absent: the backend's defaults). */
 static int parse_poll(struct campaign_config *c, const config_setting_t *backend, struct perr *err)
 {
 	const config_setting_t *p = config_setting_get_member(backend, "poll");
 	if (!p)
 		return 0;
-	static const char *const keys[] = { "min", "max", "factor", "safety", NULL };
+	static const char *const keys[] = { "min", "max", "factor", "safety", "notes", NULL };
 	if (config_setting_type(p) != CONFIG_TYPE_GROUP)
-		return config_error(c, p, err, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; safety = 30.0; };");
+		return config_error(c, p, err, "backend.poll must be a group: poll = { min = 0.1; max = 5.0; factor = 1.5; safety = 30.0; notes = 0.5; };");
 	struct backend_config *b = &c->backend;
 	if (config_check_keys(c, p, keys, "backend.poll", err) ||
 	    config_get_number(c, p, "min", &b->poll_min, err) || config_get_number(c, p, "max", &b->poll_max, err) ||
 	    config_get_number(c, p, "factor", &b->poll_factor, err) ||
-	    config_get_number(c, p, "safety", &b->poll_safety, err))
+	    config_get_number(c, p, "safety", &b->poll_safety, err) ||
+	    config_get_number(c, p, "notes", &b->poll_notes, err))
 		return -1;
 	if (config_setting_get_member(p, "min") && !(b->poll_min >= 0.05 && b->poll_min <= 60))
 		return config_error(c, config_setting_get_member(p, "min"), err,
@@ -273,6 +275,9 @@ static int parse_poll(struct campaign_config *c, const config_setting_t *backend
 	if (config_setting_get_member(p, "safety") && !(b->poll_safety >= 1 && b->poll_safety <= 3600))
 		return config_error(c, config_setting_get_member(p, "safety"), err,
 			   "backend.poll.safety must be from 1 to 3600 seconds");
+	if (config_setting_get_member(p, "notes") && !(b->poll_notes >= 0.05 && b->poll_notes <= 60))
+		return config_error(c, config_setting_get_member(p, "notes"), err,
+			   "backend.poll.notes must be from 0.05 to 60 seconds");
 	return 0;
 }
 

@@ -36,8 +36,9 @@ struct backend_config {
 	char **extra;               /* extra "#SBATCH" lines, verbatim options */
 	/* slurm polling (seconds; 0 = default): right after a change, the
 	   growth factor while nothing changes, and the longest interval; and
-	   the longest while the jobs' own notes tell of their ends */
-	double poll_min, poll_max, poll_factor, poll_safety;
+	   the longest while the jobs' own notes tell of their ends; and
+	   between reads of those notes */
+	double poll_min, poll_max, poll_factor, poll_safety, poll_notes;
 };
 
 struct campaign_config {

@@ -85,6 +85,11 @@ extern char **environ;
 #define POLL_PER_RECORD 0.001 /* seconds between polls per listed job we do not track */
 #define POLL_CPU_SHARE 0.005  /* polling may take this share of a CPU (0.5%) */
 #define POLL_SAFETY 30.0      /* seconds between polls while job notes tell us (poll.safety) */
+/* seconds between reads of the job notes (poll.notes): each read is a
+   wakeup, and at 0.1 s the wakeups, not the notes, were 40% of the
+   orchestrator's CPU per run (docs/architecture.md); SLURM itself starts
+   jobs seconds apart */
+#define NOTES_SWEEP 0.5
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
@@ -120,6 +125,7 @@ struct slurm_backend {
 	size_t nready, aready;
 
 	double poll_min, poll_max, poll_factor, poll_safety;
+	double notes_sweep;               /* seconds between reads of the notes */
 	time_t last_update;               /* of the last job list we got */
 	double next_poll, poll_interval;
 	double poll_floor;                /* no sooner than this: the list's untracked jobs */
@@ -841,13 +847,28 @@ static int sweep_notes(struct slurm_backend *sb)
 		DIR *d = opendir(ed->path);
 		if (!d)
 			continue;
+		/* ends before starts: a job that started and ended since the
+		   last sweep is stored done once, never running for no time */
 		int again = 0;
+		size_t nstart = 0, astart = 0;
+		char **starts = NULL;
 		for (struct dirent *de; (de = readdir(d));) {
+			size_t len = strlen(de->d_name);
+			if (len > 6 && !strcmp(de->d_name + len - 6, ".start")) {
+				XGROW(starts, nstart + 1, astart);
+				starts[nstart++] = xstrdup(de->d_name);
+				continue;
+			}
 			int rc = read_note(sb, ed->path, de->d_name);
 			again |= rc < 0;
 			changed |= rc > 0;
 		}
 		closedir(d);
+		for (size_t s = 0; s < nstart; s++) {
+			changed |= read_note(sb, ed->path, starts[s]) > 0;
+			free(starts[s]);
+		}
+		free(starts);
 		ed->seen = again ? -1 : mt;
 	}
 	if (changed && !sb->notes_live) {
@@ -1825,7 +1846,8 @@ static int sl_wait(struct backend *b, double timeout, struct run_result *res, in
 			return 0;
 		}
 		if (t >= sb->next_sweep) {
-			sb->next_sweep = t + sb->poll_min;
+			/* often until the first note: it ends the polling */
+			sb->next_sweep = t + (sb->notes_live ? sb->notes_sweep : sb->poll_min);
 			if (sweep_notes(sb))
 				continue;
 		}
@@ -2139,6 +2161,7 @@ int backend_slurm_new(struct backend **bp, const struct backend_config *cfg, str
 	sb->poll_max = cfg && cfg->poll_max > 0 ? cfg->poll_max : fmax(POLL_MAX, sb->poll_min);
 	sb->poll_factor = cfg && cfg->poll_factor >= 1 ? cfg->poll_factor : POLL_FACTOR;
 	sb->poll_safety = cfg && cfg->poll_safety > 0 ? cfg->poll_safety : POLL_SAFETY;
+	sb->notes_sweep = cfg && cfg->poll_notes > 0 ? cfg->poll_notes : NOTES_SWEEP;
 	sb->poll_interval = sb->poll_min;
 	strmap_init(&sb->orphans);
 	struct backend *b = xcalloc(1, sizeof(*b));

@@ -7,7 +7,9 @@
 # three times on each controller and counts with its median (before job
 # notes, it varied by up to 1.5x from run to run here; with them, 1.1x).
 # Target: within 1.5x across all four.
-# Timings only, never a test.
+# Timings only, never a test.  The campaigns and the cluster live under
+# $TMPDIR (default /tmp): on a long-used ext4 the kernel's inode allocator
+# can dominate the figure (docs/architecture.md), TMPDIR=/dev/shm avoids it.
 #   tests/bench/bench_slurm_scale.sh [SMALL] [LARGE] [FOREIGN]   (default 200 2000 5000)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
@@ -19,7 +21,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sba
 	echo "bench_slurm_scale.sh: skipped (needs root, SLURM and runuser)"
 	exit 0
 fi
-work=$(mktemp -d /tmp/perfsweep-bench-scale-XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-bench-scale-XXXXXX")
 chmod 755 "$work"
 cluster=
 trap '[ -n "$cluster" ] && "$root/tests/slurm/cluster.sh" stop "$cluster" >/dev/null 2>&1; rm -rf "$work"' EXIT

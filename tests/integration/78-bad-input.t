@@ -86,6 +86,10 @@ check "poll.safety" 4 "backend.poll.safety must be from 1 to 3600 seconds" "name
 $A
 $P
 backend = { type = \"slurm\"; poll = { safety = 0.5; }; };"
+check "poll.notes" 4 "backend.poll.notes must be from 0.05 to 60 seconds" "name = \"t\";
+$A
+$P
+backend = { type = \"slurm\"; poll = { notes = 0; }; };"
 check "arrays not a boolean" 4 "'arrays' must be true or false" "name = \"t\";
 $A
 $P
