@@ -35,8 +35,14 @@ D=$T/segmap.campaign
 is "$(json "$D/runs/1/rank-0.json" '$j->{cpuset}')" "$last" "a planned run is bound to the map's core"
 "$PS" refine "$D" > "$T/refine.out" 2>&1; is $? 0 "refine adds runs to the mapped campaign"
 [ $? = 0 ] || sed 's/^/# /' "$T/refine.out"
-is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(*) FROM runs WHERE origin = 'refine'")" "3" \
-	"n=9, 3 repetitions (no extrapolation along n, on which the region is segmented)"
+# the new points refine made, as "n|runs" (a run that other work on its
+# core disturbed may also be rerun at its own point: the machine decides)
+is "$(sqlite3 "$D/campaign.db" "SELECT CAST(pv.value AS INTEGER) || '|' || COUNT(*) FROM runs r
+	JOIN point_values pv ON pv.point = r.point JOIN params pa ON pa.idx = pv.param AND pa.name = 'n'
+	WHERE r.origin = 'refine' AND r.point NOT IN (SELECT point FROM runs WHERE origin IS NOT 'refine')
+	GROUP BY pv.value")" "9|3" \
+	"n=9, 3 repetitions (no extrapolation along n, on which the region is segmented)" ||
+	sed 's/^/# /' "$T/refine.out"
 is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(DISTINCT COALESCE(p.map, '-') || '|' || COALESCE(p.cores_per_rank, '-')) FROM points p")" "1" \
 	"every point, old and new, has the campaign's map and cores per rank"
 "$PS" run "$D" --quiet > "$T/run2.out" 2>&1; is $? 0 "run DIR executes them"
@@ -45,7 +51,9 @@ bound=0
 for id in $new; do
 	[ "$(json "$D/runs/$id/rank-0.json" '$j->{cpuset}')" = "$last" ] && bound=$((bound + 1))
 done
-is "$bound" "3" "each new run's rank is bound to the map's core"
+nnew=$(echo $new | wc -w)
+[ "$nnew" -ge 3 ] && [ "$bound" = "$nnew" ]
+ok $? "each new run's rank is bound to the map's core ($bound of $nnew)"
 # the refine points keep the campaign's launch, so the same config still grows the store
 "$PS" run "$T/seg.cfg" --quiet > "$T/run3.out" 2>&1; is $? 0 "run CONFIG again: the store takes the same config"
 [ $? = 0 ] || sed 's/^/# /' "$T/run3.out"
