@@ -87,8 +87,10 @@ extern char **environ;
 #define POLL_SAFETY 30.0      /* seconds between polls while job notes tell us (poll.safety) */
 /* seconds between reads of the job notes (poll.notes): each read is a
    wakeup, and at 0.1 s the wakeups, not the notes, were 40% of the
-   orchestrator's CPU per run (docs/architecture.md); SLURM itself starts
-   jobs seconds apart */
+   orchestrator's CPU per run (docs/architecture.md).  A start or end is
+   then seen up to this much later: its times come from the job's own
+   record, and an array's throttle is the controller's; with arrays off,
+   a freed slot's next job goes out that much later */
 #define NOTES_SWEEP 0.5
 #define SUBMIT_BACKOFF_MIN 0.2
 #define SUBMIT_BACKOFF_MAX 30.0
