@@ -854,7 +854,8 @@ static int check_int_literals(const struct campaign_config *c, struct perr *err)
 				line += t[i] == '\n';
 			i += t[i] ? 2 : 0;
 		} else if (isalpha((unsigned char)t[i]) || t[i] == '*' || t[i] == '_') {
-			while (isalnum((unsigned char)t[i]) || strchr("-_*", t[i]))
+			/* t[i] first: strchr finds the terminator in any set */
+			while (isalnum((unsigned char)t[i]) || (t[i] && strchr("-_*", t[i])))
 				i++;
 		} else if (t[i] == '.' && isdigit((unsigned char)t[i + 1])) {
 			i = skip_float_tail(t, i);      /* ".5" */

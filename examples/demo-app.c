@@ -306,7 +306,7 @@ int main(int argc, char **argv)
 			more[nmore++][1] = argv[++i];
 		} else if (!strcmp(argv[i], "--fail-once") && i + 1 < argc) {
 			fail_once = argv[++i];
-		} else if (argv[i][0] == '-' && strchr("nikcasw", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
+		} else if (argv[i][0] == '-' && argv[i][1] && strchr("nikcasw", argv[i][1]) && !argv[i][2] && i + 1 < argc) {
 			char o = argv[i][1];
 			const char *v = argv[++i];
 			char *end;

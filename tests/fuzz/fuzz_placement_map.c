@@ -21,12 +21,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (policy_parse_map(&p, (const char *)data, size, "fuzz.map", &err) == 0) {
 		struct placement pl;
 		if (policy_place(&p, &t, 0, &pl, &err) == 0) {
-			/* accepted sets are disjoint and inside the topology */
+			/* accepted sets are inside the topology, and disjoint
+			   unless equal (the same set twice is an oversubscription
+			   study, on purpose) */
 			hwloc_bitmap_t all = hwloc_bitmap_alloc();
 			for (int i = 0; i < pl.nranks; i++) {
-				if (hwloc_bitmap_iszero(pl.cpusets[i]) ||
-				    hwloc_bitmap_intersects(all, pl.cpusets[i]))
+				if (hwloc_bitmap_iszero(pl.cpusets[i]))
 					abort();
+				for (int j = 0; j < i; j++)
+					if (hwloc_bitmap_intersects(pl.cpusets[i], pl.cpusets[j]) &&
+					    !hwloc_bitmap_isequal(pl.cpusets[i], pl.cpusets[j]))
+						abort();
 				hwloc_bitmap_or(all, all, pl.cpusets[i]);
 			}
 			if (hwloc_bitmap_last(all) >= 32)
