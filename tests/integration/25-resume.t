@@ -21,7 +21,7 @@ done
 "$PS" status "$T/res.campaign" --json > "$T/mid.json"
 mid=$(json "$T/mid.json" '$j->{done}')
 ok $([ "$mid" -lt 24 ]; echo $?) "the kills interrupted the campaign ($mid of 24 done)"
-"$PS" run "$T/c.cfg" --jobs 2 --quiet > "$T/out" 2>&1; is $? 0 "the resumed campaign completes" || sed "s/^/# /" "$T/out"
+"$PS" run "$T/c.cfg" --jobs 2 --quiet > "$T/out" 2>&1; is $? 0 "the resumed campaign completes" || diag < "$T/out"
 "$PS" status "$T/res.campaign" --json > "$T/st.json"
 is "$(json "$T/st.json" '$j->{done}')" 24 "every planned run is done"
 is "$(json "$T/st.json" '$j->{measurements}')" 48 "exactly two measurements per run: none lost, none twice"

@@ -77,7 +77,7 @@ analysis = { min_cpu_share = 0.1; };
 collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time ([0-9.]+)"; } ); };
 CFG
 "$PS" run "$T/i.cfg" --quiet > "$T/i.out" 2>&1; is $? 0 "the adaptive campaign with disturbed runs runs"
-[ $? = 0 ] || sed 's/^/# /' "$T/i.out"
+[ $? = 0 ] || diag < "$T/i.out"
 # at n=N: "distinct repetitions:runs" (every attempt), and the highest re-measurement of repetition 2
 at() {
 	sqlite3 "$T/idler.campaign/campaign.db" "SELECT COUNT(DISTINCT r.repetition) || ':' || COUNT(*) || ' ' ||

@@ -31,7 +31,7 @@ analysis = { min_cpu_share = 0.0; };   # the program reports the time the test c
 CFG
 D=$T/segmap.campaign
 (cd "$T" && "$PS" run seg.cfg --quiet) > "$T/out" 2>&1; is $? 0 "the mapped campaign runs, its config named relative to the working directory"
-[ $? = 0 ] || sed 's/^/# /' "$T/out"
+[ $? = 0 ] || diag < "$T/out"
 is "$(json "$D/runs/1/rank-0.json" '$j->{cpuset}')" "$last" "a planned run is bound to the map's core"
 # the runs refine will measure again: those the validator leaves out as
 # disturbed (none on a quiet machine; under load the scheduler may take a
@@ -39,7 +39,7 @@ is "$(json "$D/runs/1/rank-0.json" '$j->{cpuset}')" "$last" "a planned run is bo
 "$PS" validate "$D" --json > "$T/v.json" 2> /dev/null
 ndist=$(json "$T/v.json" 'scalar @{($j->{disturbed} // {})->{runs} // []}')
 "$PS" refine "$D" > "$T/refine.out" 2>&1; is $? 0 "refine adds runs to the mapped campaign"
-[ $? = 0 ] || sed 's/^/# /' "$T/refine.out"
+[ $? = 0 ] || diag < "$T/refine.out"
 # the new points refine made, as "n|runs" (a run that other work on its
 # core disturbed may also be rerun at its own point: the machine decides)
 is "$(sqlite3 "$D/campaign.db" "SELECT CAST(pv.value AS INTEGER) || '|' || COUNT(*) FROM runs r
@@ -47,11 +47,11 @@ is "$(sqlite3 "$D/campaign.db" "SELECT CAST(pv.value AS INTEGER) || '|' || COUNT
 	WHERE r.origin = 'refine' AND r.point NOT IN (SELECT point FROM runs WHERE origin IS NOT 'refine')
 	GROUP BY pv.value")" "9|3" \
 	"n=9, 3 repetitions (no extrapolation along n, on which the region is segmented)" ||
-	sed 's/^/# /' "$T/refine.out"
+	diag < "$T/refine.out"
 # at the campaign's own points, refine only measures the disturbed runs again
 is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(*) || '|' || COALESCE(SUM(remeasure > 0), 0) FROM runs
 	WHERE origin = 'refine' AND point IN (SELECT point FROM runs WHERE origin IS NOT 'refine')")" "$ndist|$ndist" \
-	"its other runs measure the $ndist disturbed runs again, nothing more" || sed 's/^/# /' "$T/refine.out"
+	"its other runs measure the $ndist disturbed runs again, nothing more" || diag < "$T/refine.out"
 is "$(sqlite3 "$D/campaign.db" "SELECT COUNT(DISTINCT COALESCE(p.map, '-') || '|' || COALESCE(p.cores_per_rank, '-')) FROM points p")" "1" \
 	"every point, old and new, has the campaign's map and cores per rank"
 "$PS" run "$D" --quiet > "$T/run2.out" 2>&1; is $? 0 "run DIR executes them"
@@ -65,5 +65,5 @@ nnew=$(echo $new | wc -w)
 ok $? "each new run's rank is bound to the map's core ($bound of $nnew)"
 # the refine points keep the campaign's launch, so the same config still grows the store
 "$PS" run "$T/seg.cfg" --quiet > "$T/run3.out" 2>&1; is $? 0 "run CONFIG again: the store takes the same config"
-[ $? = 0 ] || sed 's/^/# /' "$T/run3.out"
+[ $? = 0 ] || diag < "$T/run3.out"
 done_testing

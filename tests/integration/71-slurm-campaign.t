@@ -59,12 +59,12 @@ kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
 inflight=$(slurm_jobs | grep -c '^ps:kill:.* \(PENDING\|RUNNING\)$')
-diag "jobs in flight after kill -9: $inflight"
+note "jobs in flight after kill -9: $inflight"
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" >"$work/kill2.out" 2>&1
 rc=$?
 is "$rc" 0 "resumed campaign completes"
 [ $rc = 0 ] || sed 's/^/# /' "$work/kill2.out"
-diag "$(grep 'this session' "$work/kill2.out")"
+note "$(grep 'this session' "$work/kill2.out")"
 is "$(status_field "$work/kill" done)" 8 "all 8 runs done"
 is "$(duplicated ps:kill:)" "" "no run was submitted twice"
 is "$(njobs ps:kill:)" 8 "exactly 8 jobs"

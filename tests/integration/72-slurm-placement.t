@@ -55,7 +55,7 @@ is "$rc" 0 "placement campaign on emu completes"
 is "$(status_field "$work/emu" done)" 4 "4 runs done"
 is "$(shape emu)" "2/1/2 2/2/1 4/2/2 4/4/1 " "jobs: tasks/nodes/ntasks-per-node follow the placement"
 rec=$(records "$work/emu")
-diag "emu bindings: $rec"
+note "emu bindings: $rec"
 case "$rec" in *"RECORDS=12 BAD=0") r=0 ;; *) r=1 ;; esac
 t $r "all 12 ranks ran bound to the cpuset their records show"
 is "$(echo "$rec" | tr ' ' '\n' | grep -c '^[nr]')" 4 "records for each of the 4 runs"
@@ -70,7 +70,7 @@ is "$rc" 0 "placement campaign on real completes"
 [ $rc = 0 ] || sed 's/^/# /' "$work/real.out"
 is "$(shape real)" "2/1/2 4/2/2 " "jobs: 2 ranks per node, 1 and 2 nodes"
 rec=$(records "$work/real")
-diag "real bindings: $rec"
+note "real bindings: $rec"
 case "$rec" in *"RECORDS=6 BAD=0") r=0 ;; *) r=1 ;; esac
 t $r "all 6 ranks ran bound to the cpuset their records show"
 # compact on a node: local ranks 0 and 1 on different cores, the same layout on r1 and r2

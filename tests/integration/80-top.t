@@ -124,7 +124,7 @@ wait_for main "sorted by ID ascending"; ok $? "< goes back to ID"
 
 # cancel the first long run once it runs
 keys main g
-wait_row main 5 running 20; ok $? "the first long run is running" || screen main | sed 's/^/# /'
+wait_row main 5 running 20; ok $? "the first long run is running" || screen main | diag
 pid=$(screen main | awk '$1 == 5 && /running/ { print $(NF-3) }')
 ok $([ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; echo $?) "its process group $pid is alive"
 keys main c
@@ -141,9 +141,12 @@ is "$(json "$T/st.json" '$j->{cancelled}')" 1 "the store has it cancelled"
 
 # marking and cancelling several runs (pending ones)
 # (--jobs 2: once run 5 is cancelled, runs 6 and 7 run for 600 s and run 8
-# waits; until the orchestrator has started 7, two are pending)
+# waits; until the orchestrator has started 7, two are pending, and the
+# filter's message counts the matches once, when the filter is set: it
+# waited for the orchestrator before, and under load it once said 2)
+wait_row main 7 running 30; ok $? "the orchestrator starts run 7 in run 5's place" || screen main | diag
 keys main / C-u state=pending Enter
-wait_for main "1 of 8 runs match 'state=pending'" 30; ok $? "filter on state: run 8 is the one pending" || screen main | sed 's/^/# /'
+wait_for main "1 of 8 runs match 'state=pending'" 30; ok $? "filter on state: run 8 is the one pending" || screen main | diag
 npend=1 runs=run
 keys main a
 wait_for main "marked $npend $runs"; ok $? "a marks every shown run ($npend)"
@@ -172,7 +175,7 @@ $TM resize-window -t main -x 80 -y 24 2> /dev/null || $TM resize-pane -t main -x
 
 # q restores the terminal
 keys main q
-wait_for main "EXITED rc=0"; ok $? "q quits with status 0" || screen main | sed "s/^/# /"
+wait_for main "EXITED rc=0"; ok $? "q quits with status 0" || screen main | diag
 is "$($TM display -p -t main '#{alternate_on}')" 0 "the terminal left the alternate screen"
 
 # colours, NO_COLOR, and Ctrl-C

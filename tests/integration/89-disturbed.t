@@ -56,7 +56,7 @@ collect = { wall = false; regex = ( { region = "stream"; metric = "time"; patter
 CFG
 D=$T/compete.campaign
 "$PS" run "$T/c.cfg" --quiet > "$T/run.out" 2>&1; is $? 0 "the campaign with competing busy loops runs"
-[ $? = 0 ] || sed 's/^/# /' "$T/run.out"
+[ $? = 0 ] || diag < "$T/run.out"
 # every busy loop was stopped with its run (poll: a killed process may take a moment to go)
 left=""
 for f in "$D"/runs/*/competitor.pid; do

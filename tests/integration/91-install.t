@@ -12,7 +12,7 @@ make -s -C "$ROOT" install DESTDIR="$D" PREFIX=$P BIN="$BIN" \
 	-o "$BIN/perfsweep" -o "$BIN/perfsweep-bind" -o "$BIN/demo-app" > "$T/install.log" 2>&1
 rc=$?
 is "$rc" 0 "make install DESTDIR=... PREFIX=$P"
-[ $rc = 0 ] || sed 's/^/# /' "$T/install.log"
+[ $rc = 0 ] || diag < "$T/install.log"
 
 want="bin/perfsweep bin/perfsweep-bind share/bash-completion/completions/perfsweep
 share/man/man1/perfsweep-bind.1 share/man/man1/perfsweep.1 share/man/man5/perfsweep-deps.5

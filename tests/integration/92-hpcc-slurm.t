@@ -57,7 +57,7 @@ is "$("$perfsweep" export "$work/c" --format csv | grep '"hpcc",ranks' | cut -d,
 # Bindings: rank-<r>.json against the cpuset each rank printed itself,
 # compact: local rank k on the k-th core of r1 or r2, the same in both runs.
 binds=$(bind_records "$work/c" 'rank \d, cpus ')
-diag "bindings (node:local rank:cpuset per run): $binds"
+note "bindings (node:local rank:cpuset per run): $binds"
 case "$binds" in *"RECORDS=3 BAD=0") r=0 ;; *) r=1 ;; esac
 t $r "all 3 ranks ran bound to the cpuset their records show"
 ok1=$(echo "$binds" | tr ' ' '\n' | grep -c '^r[12]:0:[0-9]*$')

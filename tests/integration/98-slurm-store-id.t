@@ -127,7 +127,7 @@ is "$(grep -c '^warning:' "$work/c3.out")" 1 "c3: the old store's live jobs are 
 oldj=$(for j in $old; do echo "${j%_*}"; done | sort -un | tr '\n' ' ')
 told=$(for j in $oldj; do case "$warn" in *" $j (ps:c3:"*) echo "$j" ;; esac; done | tr '\n' ' ')
 is "$told" "$oldj" "c3: the warning names each of them"
-diag "$warn"
+note "$warn"
 cancelled=$(for j in $old; do was_cancelled "$j" && echo "$j"; done | tr '\n' ' ')
 is "$cancelled" "" "c3: none of the old store's jobs was cancelled"
 

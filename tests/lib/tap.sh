@@ -19,12 +19,19 @@ ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
 
 is() {   # is GOT WANT DESCRIPTION
 	local got=$1 want=$2; shift 2
-	if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; echo "#   got: '$got'"; echo "#   expected: '$want'"; fi
+	if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; diag <<<"  got: '$got'"; diag <<<"  expected: '$want'"; fi
 }
 
 like() { # like TEXT SUBSTRING DESCRIPTION
 	local text=$1 sub=$2; shift 2
-	case "$text" in *"$sub"*) ok 0 "$@" ;; *) ok 1 "$@"; echo "#   '$text'"; echo "#   does not contain '$sub'" ;; esac
+	case "$text" in *"$sub"*) ok 0 "$@" ;; *) ok 1 "$@"; diag <<<"  '$text'"; diag <<<"  does not contain '$sub'" ;; esac
+}
+
+# diag [TEXT...]: TEXT (or stdin) as TAP comments on stderr, where a plain
+# prove (make check) shows them next to the failure; stdout's comments it
+# shows only with -v
+diag() {
+	if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat; fi | sed 's/^/# /' >&2
 }
 
 skip() {   # skip REASON DESCRIPTION: a check this machine cannot make now (TAP "# skip")
