@@ -32,7 +32,7 @@ ok $? "the campaign runs"
 "$PS" validate "$T/camp" --deps "$T/c.deps" --json --html "$T/r.html" >"$T/out.json" 2>"$T/err"
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ]; ok $? "validate reads the campaign (exit $rc, not an input error)"
-[ ! -s "$T/err" ] || sed 's/^/# /' "$T/err"
+[ ! -s "$T/err" ] || sed 's/^/# /' "$T/err" >&2
 perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 	my ($r) = grep { $_->{callpath} eq "stream" } @{$j->{regions}};
 	exit !($r && $r->{points} == 6 && JSON::PP->new->canonical->encode($r->{dependencies}) eq "[[\"n\"]]")' <"$T/out.json"

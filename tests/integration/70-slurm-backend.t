@@ -30,7 +30,7 @@ export PERFSWEEP_TEST_FAKE_SRUN=$work/fake
 out=$("$build/tests/test_backend_slurm.t" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/    /'
-[ $rc = 0 ] || echo "$out" | grep -A4 '^not ok' | sed 's/^/# /' >&2   # shown by a plain prove too
+[ $rc = 0 ] || echo "$out" | grep -A4 '^not ok' | diag
 t $rc "backend through libslurm ($(echo "$out" | grep -c '^ok') passed, $(echo "$out" | grep -c '^not ok') failed)"
 
 # The job script retries srun when its step could not start (no rank ran),

@@ -32,7 +32,7 @@ config retry emu 4 "\"/bin/sh\", \"-c\", \"if [ {n} = 2 ] && mkdir $work/marks/{
 "$perfsweep" run "$work/retry.cfg" --dir "$work/retry" --quiet >"$work/retry.out" 2>&1
 rc=$?
 is "$rc" 0 "campaign with a failing run exits 0 after the retry"
-[ $rc = 0 ] || sed 's/^/# /' "$work/retry.out"
+[ $rc = 0 ] || diag < "$work/retry.out"
 is "$(status_field "$work/retry" done)" 6 "all 6 runs done"
 is "$(status_field "$work/retry" failed)" 0 "none failed"
 slurm_jobcomp >"$work/jobcomp.log"
@@ -63,7 +63,7 @@ note "jobs in flight after kill -9: $inflight"
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" >"$work/kill2.out" 2>&1
 rc=$?
 is "$rc" 0 "resumed campaign completes"
-[ $rc = 0 ] || sed 's/^/# /' "$work/kill2.out"
+[ $rc = 0 ] || diag < "$work/kill2.out"
 note "$(grep 'this session' "$work/kill2.out")"
 is "$(status_field "$work/kill" done)" 8 "all 8 runs done"
 is "$(duplicated ps:kill:)" "" "no run was submitted twice"
@@ -87,7 +87,7 @@ wait $bgpid
 rc=$?
 bgpid=
 is "$rc" 0 "campaign completes after the outage"
-[ $rc = 0 ] || sed 's/^/# /' "$work/outage.out"
+[ $rc = 0 ] || diag < "$work/outage.out"
 is "$(status_field "$work/outage" done)" 6 "all 6 runs done"
 is "$(status_field "$work/outage" failed)" 0 "no run failed because of the outage"
 is "$(duplicated ps:outage:)" "" "no run was submitted twice"
@@ -107,7 +107,7 @@ wait $bgpid
 rc=$?
 bgpid=
 is "$rc" 0 "campaign completes once the controller is up"
-[ $rc = 0 ] || sed 's/^/# /' "$work/down.out"
+[ $rc = 0 ] || diag < "$work/down.out"
 is "$(status_field "$work/down" done)" 2 "both runs done"
 
 # 4. perfsweep cancel.

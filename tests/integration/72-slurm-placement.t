@@ -51,7 +51,7 @@ records() { bind_records "$1" '^Cpus_allowed_list:\t'; }
 campaign emu emu "2, 4" "1, 2"
 rc=$?
 is "$rc" 0 "placement campaign on emu completes"
-[ $rc = 0 ] || sed 's/^/# /' "$work/emu.out"
+[ $rc = 0 ] || diag < "$work/emu.out"
 is "$(status_field "$work/emu" done)" 4 "4 runs done"
 is "$(shape emu)" "2/1/2 2/2/1 4/2/2 4/4/1 " "jobs: tasks/nodes/ntasks-per-node follow the placement"
 rec=$(records "$work/emu")
@@ -67,7 +67,7 @@ is "$one" 1 "4 ranks at 1 per node: 4 nodes, local rank 0 each"
 campaign real real "2, 4" "2"
 rc=$?
 is "$rc" 0 "placement campaign on real completes"
-[ $rc = 0 ] || sed 's/^/# /' "$work/real.out"
+[ $rc = 0 ] || diag < "$work/real.out"
 is "$(shape real)" "2/1/2 4/2/2 " "jobs: 2 ranks per node, 1 and 2 nodes"
 rec=$(records "$work/real")
 note "real bindings: $rec"

@@ -34,7 +34,7 @@ CFG
 (cd "$work" && "$perfsweep" run "$work/hostile.cfg" --dir "$dir" --quiet >"$work/hostile.out" 2>&1)
 rc=$?
 is "$rc" 0 "a campaign with a hostile name, directory and arguments runs"
-[ $rc = 0 ] || sed 's/^/# /' "$work/hostile.out"
+[ $rc = 0 ] || diag < "$work/hostile.out"
 marks=$(find / -xdev -name 'MARK[0-9]' 2>/dev/null | head -3 | tr '\n' ' ')
 is "$marks" "" "nothing executed through them (no MARK file anywhere)"
 printf '%s\0' "a
@@ -100,6 +100,6 @@ is "$?" 0 "resume exits 0"
 is "$(status_field "$work/purge" done)" 2 "the results come from job.done"
 grep -q 'this session: 0 started, 0 retried, 0 re-run after a restart, 2 adopted' "$work/purge.out"
 t $? "nothing was submitted again: both adopted from their records"
-[ $? = 0 ] || sed 's/^/# /' "$work/purge.out"
+[ $? = 0 ] || diag < "$work/purge.out"
 is "$(grep -c 'Name=ps:purge:' "$cdir/log/jobcomp.log")" 2 "the controller ran two purge jobs in all"
 slurm_test_done

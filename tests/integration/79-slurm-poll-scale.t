@@ -109,7 +109,7 @@ is "$?" 1 "the campaign exits 1 (a run failed)"
 "$perfsweep" status "$work/quiet" >"$work/quiet.status" 2>&1
 grep -q "failed: .*cancelled (slurm job" "$work/quiet.status"
 t $? "the run failed as cancelled, as the controller says"
-[ $? = 0 ] || sed 's/^/# /' "$work/quiet.status"
+[ $? = 0 ] || diag < "$work/quiet.status"
 
 # 3. no notes: runs/.events is a file, so no job can leave one there
 mkdir -p "$work/nonotes/runs" && : >"$work/nonotes/runs/.events"

@@ -119,7 +119,7 @@ wait $bgpid
 rc=$?
 bgpid=
 is "$rc" 0 "c3: the campaign made afresh completes"
-[ $rc = 0 ] || sed 's/^/# /' "$work/c3.out"
+[ $rc = 0 ] || diag < "$work/c3.out"
 fresh c3 "$work/c3" "$old" 6
 warn=$(grep '^warning:' "$work/c3.out")
 is "$(grep -c '^warning:' "$work/c3.out")" 1 "c3: the old store's live jobs are told of once"

@@ -19,12 +19,12 @@ ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
 
 is() {   # is GOT WANT DESCRIPTION
 	local got=$1 want=$2; shift 2
-	if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; diag <<<"  got: '$got'"; diag <<<"  expected: '$want'"; fi
+	if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; diag "  got: '$got'" "  expected: '$want'"; fi
 }
 
 like() { # like TEXT SUBSTRING DESCRIPTION
 	local text=$1 sub=$2; shift 2
-	case "$text" in *"$sub"*) ok 0 "$@" ;; *) ok 1 "$@"; diag <<<"  '$text'"; diag <<<"  does not contain '$sub'" ;; esac
+	case "$text" in *"$sub"*) ok 0 "$@" ;; *) ok 1 "$@"; diag "  '$text'" "  does not contain '$sub'" ;; esac
 }
 
 # diag [TEXT...]: TEXT (or stdin) as TAP comments on stderr, where a plain

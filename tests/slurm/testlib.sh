@@ -37,9 +37,10 @@ is() {
 	[ "$1" = "$2" ] || printf '#   got: %s\n#   expected: %s\n' "$1" "$2" >&2
 }
 
-# diag TEXT...: comments on stderr, which a plain prove shows (failures);
-# note TEXT...: comments on stdout, shown by prove -v (what a run measured)
-diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
+# diag [TEXT...]: TEXT (or stdin) as comments on stderr, which a plain
+# prove shows (failures), as tests/lib/tap.sh's diag; note TEXT...: comments
+# on stdout, shown by prove -v (what a run measured)
+diag() { if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat; fi | sed 's/^/# /' >&2; }
 note() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # Start the cluster in a fresh directory; skip the whole script when SLURM cannot run here.
@@ -54,7 +55,7 @@ slurm_test_init() {
 	trap 'slurm_test_cleanup' EXIT
 	if ! "$root/tests/slurm/cluster.sh" start "$cdir" >"$work/start.log" 2>&1; then
 		t 1 "cluster starts"
-		sed 's/^/# /' "$work/start.log" >&2
+		diag < "$work/start.log"
 		echo "1..$tap_n"
 		exit 1
 	fi
@@ -178,7 +179,7 @@ run_campaign() {
 	"$perfsweep" run "$1" --dir "$2" --quiet >"$2.out" 2>&1
 	local rc=$?
 	is "$rc" 0 "$3"
-	[ $rc = 0 ] || sed 's/^/# /' "$2.out" >&2
+	[ $rc = 0 ] || diag < "$2.out"
 }
 
 # bind_records DIR PREFIX: per run "node:local_rank:cpuset,..." (sorted) from
