@@ -347,7 +347,8 @@ int main(void)
 	free(id9);
 	b2->ops->free(b2);
 
-	/* 7. Starting a run whose job an earlier orchestrator submitted takes it over. */
+	/* 7. A run whose job an earlier orchestrator submitted is taken over by
+	   recover() (which the runner asks before start), not submitted again. */
 	char *a11[] = { "/bin/sh", "-c", "sleep 3; echo once", NULL };
 	struct run_spec rs11 = spec(11, a11, 1, 0);
 	b1 = new_backend("emu", 0);
@@ -356,7 +357,8 @@ int main(void)
 	id = NULL;
 	b1->ops->free(b1);
 	struct backend *b3 = new_backend("emu", 0);
-	is_int(b3->ops->start(b3, &rs11, &id, &err), 0, "start run 11 again after a restart");
+	fate = FATE_UNKNOWN;
+	is_int(b3->ops->recover(b3, &rs11, &id, &fate, &err), 1, "recover run 11 after a restart");
 	is_str(id, id11, "the queued job is taken over, not submitted again");
 	is_int(count_jobs("ps:test:11.1"), 1, "exactly one job for run 11");
 	free(id);
