@@ -97,6 +97,8 @@ extern char **environ;
 #define SUBMIT_BACKOFF_MAX 30.0
 #define ADOPT_PATIENCE 600.0  /* seconds adopt() waits for a down controller */
 #define ARRAY_WINDOW 10000    /* runs queued in SLURM at once with job arrays */
+#define POLL_ARRAYS 4         /* tracked tasks of at most this many arrays: ask for those */
+#define ADOPT_REUSE 2.0       /* seconds adopt() reuses an array's records for its other tasks */
 
 #define NO_TASK NO_VAL           /* sjob.task of a job of its own, not an array task */
 
@@ -138,6 +140,11 @@ struct slurm_backend {
 	struct events_dir { char *path; double seen; } *evdirs;   /* seen: its mtime when last read */
 	size_t nevdirs, aevdirs;
 	int had_outage;                   /* ... at some time since we started */
+	/* the array adopt() loaded last, reused for its other tasks while
+	   fresh: a resumed campaign adopts each task of an array in turn */
+	job_info_msg_t *adopt_msg;
+	uint32_t adopt_job;
+	double adopt_at;
 
 	/* Job arrays (backend.arrays): start() queues runs, flush() submits
 	   runs of one shape as one array each; arrays counts each array's
@@ -895,22 +902,81 @@ static int sweep_notes(struct slurm_backend *sb)
 	return changed;
 }
 
+/* The arrays of the tracked jobs (ids[0..n)): n when every tracked job is
+   an array task and they are tasks of at most POLL_ARRAYS arrays, else 0. */
+static int tracked_arrays(const struct slurm_backend *sb, uint32_t *ids)
+{
+	int n = 0;
+	for (size_t i = 0; i < sb->njobs; i++) {
+		if (sb->jobs[i].task == NO_TASK)
+			return 0;
+		int k = 0;
+		while (k < n && ids[k] != sb->jobs[i].job)
+			k++;
+		if (k == n) {
+			if (n == POLL_ARRAYS)
+				return 0;
+			ids[n++] = sb->jobs[i].job;
+		}
+	}
+	return n;
+}
+
+/*
+ * The controller's records of our jobs, in msgs[0..*nmsg) (at most
+ * POLL_ARRAYS).  When every tracked job is a task of a few arrays, only
+ * those arrays' records, one request each (slurm_load_job of an array's id
+ * sends its tasks): the user's other jobs, the earlier campaigns' that the
+ * controller keeps for MinJobAge among them, are neither sent nor unpacked
+ * and hashed (about 5 us a record here).  Otherwise this user's list, or,
+ * after an outage, the full list when it changed.  0, or the failed call's
+ * SLURM errno (nothing loaded).
+ */
+static int load_records(struct slurm_backend *sb, job_info_msg_t **msgs, int *nmsg)
+{
+	uint32_t ids[POLL_ARRAYS];
+	int na = sb->had_outage ? 0 : tracked_arrays(sb, ids);
+	*nmsg = 0;
+	if (!na) {
+		/* after a controller outage, this user's list has been seen to miss
+		   a job's end (70-slurm-backend.t): the incremental full list from
+		   then on */
+		int rc = sb->had_outage ? slurm_load_jobs(sb->last_update, &msgs[0], SHOW_ALL)
+					: slurm_load_job_user(&msgs[0], (uint32_t)getuid(), SHOW_ALL);
+		if (rc != SLURM_SUCCESS)
+			return slurm_get_errno();
+		*nmsg = 1;
+		return 0;
+	}
+	for (int k = 0; k < na; k++) {
+		job_info_msg_t *m = NULL;
+		if (slurm_load_job(&m, ids[k], SHOW_ALL) == SLURM_SUCCESS) {
+			msgs[(*nmsg)++] = m;
+			continue;
+		}
+		int e = slurm_get_errno();
+		if (e == ESLURM_INVALID_JOB_ID)
+			continue;   /* the whole array purged: its tasks go missing */
+		while (*nmsg > 0)
+			slurm_free_job_info_msg(msgs[--*nmsg]);
+		return e;
+	}
+	return 0;
+}
+
 /*
  * One poll of the controller.  Returns 0 (also during an outage) or -1.
- * It loads this user's jobs only (slurm_load_job_user), so its cost follows
- * our own jobs, not the cluster's: other users' jobs, queued or kept after
- * they finished, are never sent.
+ * It loads our arrays or this user's jobs only (load_records), so its cost
+ * follows our own jobs, not the cluster's: other users' jobs, queued or
+ * kept after they finished, are never sent.
  */
 static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 {
-	job_info_msg_t *msg = NULL;
+	job_info_msg_t *msgs[POLL_ARRAYS];
+	int nmsg = 0;
 	double cpu0 = thread_cpu_now();
-	/* after a controller outage, this user's list has been seen to miss a
-	   job's end (70-slurm-backend.t): the incremental full list from then on */
-	int rc = sb->had_outage ? slurm_load_jobs(sb->last_update, &msg, SHOW_ALL)
-				: slurm_load_job_user(&msg, (uint32_t)getuid(), SHOW_ALL);
-	if (rc != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+	int e = load_records(sb, msgs, &nmsg);
+	if (e) {
 		if (e == SLURM_NO_CHANGE_IN_DATA) {
 			poll_again(sb, 0);
 			return 0;
@@ -922,8 +988,17 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 		sb->next_poll = wall_now() + sb->poll_interval;
 		return 0;
 	}
+	/* every record of every list, in one array */
+	uint32_t nrec = 0;
+	for (int m = 0; m < nmsg; m++)
+		nrec += msgs[m]->record_count;
+	const slurm_job_info_t **rec = xcalloc((size_t)nrec + 1, sizeof(*rec));
+	for (int m = 0, k = 0; m < nmsg; m++)
+		for (uint32_t r = 0; r < msgs[m]->record_count; r++)
+			rec[k++] = &msgs[m]->job_array[r];
 	/* a restarted controller may date its list before ours: ask for all */
-	sb->last_update = sb->outage ? 0 : msg->last_update;
+	if (nmsg)
+		sb->last_update = sb->outage ? 0 : msgs[0]->last_update;
 	sb->outage = 0;
 	/* tracked jobs by id and array task, sorted */
 	size_t n = sb->njobs;
@@ -937,8 +1012,8 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 	uint32_t *done = xcalloc(n + 1, sizeof(*done));
 	size_t ndone = 0, nseen = 0;
 	int changed = 0;
-	for (uint32_t k = 0; k < msg->record_count; k++) {
-		const slurm_job_info_t *j = &msg->job_array[k];
+	for (uint32_t k = 0; k < nrec; k++) {
+		const slurm_job_info_t *j = rec[k];
 		size_t h = record_of(sb, j, ix, n, &nseen);
 		if (h == n)
 			continue;
@@ -951,19 +1026,20 @@ static int poll_jobs(struct slurm_backend *sb, struct perr *err)
 			changed = 1;   /* a start: where notes may come, theirs to tell */
 	}
 	for (size_t d = 0; d < ndone; d++) {
-		const slurm_job_info_t *j = &msg->job_array[done[d]];
+		const slurm_job_info_t *j = rec[done[d]];
 		size_t i = j->array_job_id && j->array_task_id != NO_VAL
 				   ? tracked(sb, j->array_job_id, j->array_task_id)
 				   : tracked(sb, j->job_id, NO_TASK);
 		if (i < sb->njobs)
-			changed |= poll_job(sb, i, &msg->job_array[done[d]]) > 0;
+			changed |= poll_job(sb, i, j) > 0;
 	}
 	free(done);
 	free(ix);
-	uint32_t msg_records = msg->record_count;
+	free(rec);
 	changed |= poll_missing(sb);
-	slurm_free_job_info_msg(msg);
-	poll_floor(sb, msg_records, nseen, thread_cpu_now() - cpu0);
+	while (nmsg > 0)
+		slurm_free_job_info_msg(msgs[--nmsg]);
+	poll_floor(sb, nrec, nseen, thread_cpu_now() - cpu0);
 	/* with notes telling, what this poll found was a note not yet swept
 	   (written under load between our sweep and the list): no news */
 	poll_again(sb, changed && !sb->notes_live);
@@ -1972,10 +2048,26 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 	if (tracked(sb, job, task) < sb->njobs)
 		return 1;
 	job_info_msg_t *msg = NULL;
+	/* the array's records as loaded for its previous task: loading them
+	   for each task made resuming N tasks of one array read N^2 records
+	   (a task seen pending or running there is tracked and polled, one
+	   seen finished has finished) */
+	if (task != NO_TASK && sb->adopt_msg && sb->adopt_job == job &&
+	    wall_now() - sb->adopt_at < ADOPT_REUSE)
+		msg = sb->adopt_msg;
 	double give_up = wall_now() + ADOPT_PATIENCE;
-	for (double pause = 0.2;; pause = fmin(pause * 2, 5)) {
-		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS)
+	for (double pause = 0.2; !msg; pause = fmin(pause * 2, 5)) {
+		if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS) {
+			if (task != NO_TASK) {
+				if (sb->adopt_msg)
+					slurm_free_job_info_msg(sb->adopt_msg);
+				sb->adopt_msg = msg;
+				sb->adopt_job = job;
+				sb->adopt_at = wall_now();
+			}
 			break;
+		}
+		msg = NULL;
 		int e = slurm_get_errno();
 		if (e == ESLURM_INVALID_JOB_ID) {   /* purged: its record may say how it ended */
 			*fate = FATE_FINISHED;
@@ -2011,7 +2103,8 @@ static int sl_adopt(struct backend *b, const struct run_spec *rs, const char *ba
 		adopted = adopt_from_record(sb, rs, job, task);
 	}
 	free(name);
-	slurm_free_job_info_msg(msg);
+	if (msg != sb->adopt_msg)
+		slurm_free_job_info_msg(msg);
 	return adopted;
 }
 
@@ -2029,6 +2122,8 @@ static void sl_free(struct backend *b)
 	free(sb->extra);
 	slurm_extra_release(&sb->xo);
 	free(sb->tres_per_node);
+	if (sb->adopt_msg)
+		slurm_free_job_info_msg(sb->adopt_msg);
 	for (size_t i = 0; i < sb->njobs; i++) {
 		free(sb->jobs[i].run_dir);
 		free(sb->jobs[i].store);
