@@ -11,6 +11,7 @@
 #   tests/bench/bench_slurm_arrays.sh [N]
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
+. "$root/tests/bench/lib/true_campaign.sh"
 n=${1:-1000}
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sbatch >/dev/null; then
 	echo "bench_slurm_arrays.sh: skipped (needs root and SLURM)"
@@ -35,15 +36,7 @@ now() { date +%s.%N; }
 # perfsweep_submit NAME ARRAYS: seconds from `perfsweep run` until the store
 # has a job for every one of n runs, then the controller's submit requests
 perfsweep_submit() {
-	cat >"$work/$1.cfg" <<CFG
-name = "$1";
-app = { command = [ "/bin/true", "{i}" ]; };
-parameters = ( { name = "i"; values = [ 1 ]; } );
-repetitions = $n;
-max_attempts = 1;
-backend = { type = "slurm"; partition = "emu"; time_limit = 5; max_inflight = $n; arrays = $2; };
-collect = { wall = false; };
-CFG
+	true_campaign_cfg "$work/$1.cfg" "$1" "$n" "partition = \"emu\"; time_limit = 5; max_inflight = $n; arrays = $2;"
 	sdiag -r >/dev/null
 	local t0 t1
 	t0=$(now)

@@ -10,6 +10,7 @@
 #   tests/bench/bench_slurm_resume.sh [N] [KILL]   (default 2000 150)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
+. "$root/tests/bench/lib/true_campaign.sh"
 n=${1:-2000}
 kill_after=${2:-150}
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sdiag >/dev/null; then
@@ -23,15 +24,7 @@ trap '"$root/tests/slurm/cluster.sh" stop "$cluster" >/dev/null 2>&1; [ -n "$KEE
 "$root/tests/slurm/cluster.sh" start "$cluster" >"$work/start.log" 2>&1 || { cat "$work/start.log"; exit 1; }
 export SLURM_CONF=$cluster/slurm.conf
 
-cat >"$work/c.cfg" <<CFG
-name = "resume$n";
-app = { command = [ "/bin/true", "{i}" ]; };
-parameters = ( { name = "i"; values = [ 1 ]; } );
-repetitions = $n;
-max_attempts = 1;
-backend = { type = "slurm"; partition = "emu,real"; max_inflight = 64; time_limit = 2; };
-collect = { wall = false; };
-CFG
+true_campaign_cfg "$work/c.cfg" "resume$n" "$n" 'partition = "emu,real"; max_inflight = 64; time_limit = 2;'
 "$bindir/perfsweep" run "$work/c.cfg" --dir "$work/c" --quiet >"$work/first.out" 2>&1 &
 pid=$!
 sleep "$kill_after"

@@ -13,6 +13,7 @@
 #   tests/bench/bench_slurm_scale.sh [SMALL] [LARGE] [FOREIGN]   (default 200 2000 5000)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
+. "$root/tests/bench/lib/true_campaign.sh"
 small=${1:-200}
 large=${2:-2000}
 foreign=${3:-5000}
@@ -59,15 +60,7 @@ foreign_jobs() {
 campaign() {
 	local n=$1 dir=$work/c$n-$RANDOM
 	mkdir -p "$dir"
-	cat >"$dir/c.cfg" <<CFG
-name = "scale$n";
-app = { command = [ "/bin/true", "{i}" ]; };
-parameters = ( { name = "i"; values = [ 1 ]; } );
-repetitions = $n;
-max_attempts = 1;
-backend = { type = "slurm"; partition = "emu,real"; max_inflight = 64; time_limit = 2; };
-collect = { wall = false; };
-CFG
+	true_campaign_cfg "$dir/c.cfg" "scale$n" "$n" 'partition = "emu,real"; max_inflight = 64; time_limit = 2;'
 	local TIMEFORMAT='%U %S %R'
 	{ time "$bindir/perfsweep" run "$dir/c.cfg" --dir "$dir/c" --quiet >"$dir/out" 2>&1; } 2>"$dir/time"
 	grep -q "$n done" "$dir/out" || { echo "campaign of $n runs failed:" >&2; cat "$dir/out" >&2; return 1; }
