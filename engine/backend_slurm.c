@@ -355,21 +355,15 @@ static void env_free(char **env)
 static int write_executable(const char *path, const char *text, struct perr *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (fd < 0)
-		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
-	size_t len = strlen(text), off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		if (fd >= 0)
 			close(fd);
-			return perr_set(err, "cannot write '%s': %s", path, strerror(e));
-		}
-		off += (size_t)w;
+		return perr_set(err, "cannot write '%s': %s", path, strerror(e));
 	}
-	if (close(fd))
+	fputs(text, f);
+	if (fclose(f))
 		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
