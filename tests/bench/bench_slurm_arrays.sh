@@ -11,7 +11,7 @@
 #   tests/bench/bench_slurm_arrays.sh [N]
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
-. "$root/tests/bench/lib/true_campaign.sh"
+. "$root/tests/slurm/true_campaign.sh"
 n=${1:-1000}
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sbatch >/dev/null; then
 	echo "bench_slurm_arrays.sh: skipped (needs root and SLURM)"

@@ -10,7 +10,7 @@
 #   tests/bench/bench_slurm_resume.sh [N] [KILL]   (default 2000 150)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
-. "$root/tests/bench/lib/true_campaign.sh"
+. "$root/tests/slurm/true_campaign.sh"
 n=${1:-2000}
 kill_after=${2:-150}
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v sdiag >/dev/null; then

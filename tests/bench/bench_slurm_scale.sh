@@ -13,7 +13,7 @@
 #   tests/bench/bench_slurm_scale.sh [SMALL] [LARGE] [FOREIGN]   (default 200 2000 5000)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}
-. "$root/tests/bench/lib/true_campaign.sh"
+. "$root/tests/slurm/true_campaign.sh"
 small=${1:-200}
 large=${2:-2000}
 foreign=${3:-5000}

@@ -43,17 +43,10 @@ rpcs() {
 # and an array's (REQUEST_JOB_INFO_SINGLE), served so far
 polls_so_far() { echo $(($(rpcs REQUEST_JOB_USER_INFO) + $(rpcs REQUEST_JOB_INFO_SINGLE))); }
 
+. "$root/tests/slurm/true_campaign.sh"
 # campaign_cfg NAME DIR RUNS: the config of RUNS runs of /bin/true, as DIR.cfg
 campaign_cfg() {
-	cat >"$2.cfg" <<CFG
-name = "$1";
-app = { command = [ "/bin/true", "{i}" ]; };
-parameters = ( { name = "i"; values = [ 1 ]; } );
-repetitions = $3;
-max_attempts = 1;
-backend = { type = "slurm"; partition = "emu"; max_inflight = 8; time_limit = 2; };
-collect = { wall = false; };
-CFG
+	true_campaign_cfg "$2.cfg" "$1" "$3" 'partition = "emu"; max_inflight = 8; time_limit = 2;'
 }
 
 # measured_campaign DIR RUNS DESCRIPTION: run DIR.cfg, check that all RUNS
