@@ -176,6 +176,35 @@ int fs_read_fd(struct strbuf *sb, int fd)
 	}
 }
 
+int fs_write_fd(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fs_write_in_place(const char *path, const char *buf, size_t len, int mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0)
+		return -1;
+	int rc = fs_write_fd(fd, buf, len);
+	int e = errno;
+	if (close(fd) && !rc) {
+		rc = -1;
+		e = errno;
+	}
+	errno = e;
+	return rc;
+}
+
 int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
 {
 	int fd = fs_open_regular(path, 0, why);

@@ -36,6 +36,15 @@ int fs_open_beneath(const char *dir, const char *rel, const char **why);
 /* Append everything readable from fd to sb; -1 with errno on a read error. */
 int fs_read_fd(struct strbuf *sb, int fd);
 
+/* All of buf[0..len) to fd (short writes and EINTR retried): 0, or -1 with errno. */
+int fs_write_fd(int fd, const char *buf, size_t len);
+
+/* buf[0..len) as the whole of path, created (mode, less the umask) or
+   truncated and written in place: three system calls, for the files of a run
+   that only perfsweep and its jobs read (fs_write_file is for a user's).
+   0, or -1 with errno. */
+int fs_write_in_place(const char *path, const char *buf, size_t len, int mode);
+
 /* fs_open_regular (following links) and fs_read_fd at once: 0, or -1 with
    errno and *why. */
 int fs_read_regular(struct strbuf *sb, const char *path, const char **why);

@@ -61,6 +61,8 @@
 #include "engine/slurm_compat.h"
 #include "engine/slurm_script.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
+#include "common/idmap.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -126,6 +128,7 @@ struct slurm_backend {
 
 	struct sjob *jobs;
 	size_t njobs, ajobs;
+	struct idmap job_ix;              /* key_of(job, task) -> its index in jobs */
 	struct run_result *ready;         /* finished, not yet returned by wait() */
 	size_t nready, aready;
 
@@ -354,16 +357,7 @@ static void env_free(char **env)
    after it: one less system call per run). */
 static int write_executable(const char *path, const char *text, struct perr *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return perr_set(err, "cannot write '%s': %s", path, strerror(e));
-	}
-	fputs(text, f);
-	if (fclose(f))
+	if (fs_write_in_place(path, text, strlen(text), 0755))
 		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
@@ -389,12 +383,17 @@ static void watch_events(struct slurm_backend *sb, const char *run_dir)
 }
 
 /* The tracked job with this id (task: its array task, or NO_TASK): its index, or njobs. */
+static uint64_t key_of(uint32_t job, uint32_t task)
+{
+	return (uint64_t)job << 32 | task;
+}
+
 static size_t tracked(const struct slurm_backend *sb, uint32_t job, uint32_t task)
 {
-	size_t i = 0;
-	while (i < sb->njobs && (sb->jobs[i].job != job || sb->jobs[i].task != task))
-		i++;
-	return i;
+	/* by index, not a scan: an array window tracks up to ARRAY_WINDOW
+	   tasks, and every note and finished record is looked up */
+	size_t i = idmap_get(&sb->job_ix, key_of(job, task));
+	return i == IDMAP_NONE ? sb->njobs : i;
 }
 
 /* The array job: its index in sb->arr, or narr. */
@@ -419,6 +418,7 @@ static void track_job(struct slurm_backend *sb, long long run, double timeout, c
 	if (tracked(sb, job, task) < sb->njobs)
 		return;
 	XGROW(sb->jobs, sb->njobs + 1, sb->ajobs);
+	idmap_put(&sb->job_ix, key_of(job, task), sb->njobs);
 	sb->jobs[sb->njobs++] = (struct sjob){ .run = run, .job = job, .task = task, .timeout = timeout,
 					       .run_dir = run_dir ? xstrdup(run_dir) : NULL,
 					       .store = store ? xstrdup(store) : NULL };
@@ -451,7 +451,10 @@ static void untrack(struct slurm_backend *sb, size_t i)
 		sb->arr[k] = sb->arr[--sb->narr];
 	free(sb->jobs[i].run_dir);
 	free(sb->jobs[i].store);
+	idmap_del(&sb->job_ix, key_of(sb->jobs[i].job, sb->jobs[i].task));
 	sb->jobs[i] = sb->jobs[--sb->njobs];
+	if (i < sb->njobs)
+		idmap_put(&sb->job_ix, key_of(sb->jobs[i].job, sb->jobs[i].task), i);
 }
 
 /* A job is finished once its base state is past SUSPENDED: the batch script
@@ -719,11 +722,6 @@ struct job_key {
 	uint64_t key;
 	size_t i;
 };
-
-static uint64_t key_of(uint32_t job, uint32_t task)
-{
-	return (uint64_t)job << 32 | task;
-}
 
 static int cmp_job(const void *a, const void *b)
 {
@@ -2123,6 +2121,7 @@ static void sl_free(struct backend *b)
 		free(sb->jobs[i].store);
 	}
 	free(sb->jobs);
+	idmap_release(&sb->job_ix);
 	for (size_t i = 0; i < sb->nqueue; i++)
 		queue_release(&sb->queue[i]);
 	free(sb->queue);

@@ -138,7 +138,10 @@ static void write_argv(const char *run_dir, char **argv)
 	for (char **p = argv; *p; p++)
 		json_array_append_new(a, json_string(*p));
 	char *path = xasprintf("%s/argv.json", run_dir);
-	json_dump_file(a, path, JSON_COMPACT);
+	char *text = json_dumps(a, JSON_COMPACT);
+	if (text)   /* a record for the user: a run goes on without it */
+		fs_write_in_place(path, text, strlen(text), 0666);
+	free(text);
 	free(path);
 	json_decref(a);
 }

@@ -59,22 +59,29 @@ static int script_quote(struct strbuf *sb, const char *what, const char *v, enum
 {
 	if (ctx != Q_SH && has_control(v))
 		return perr_set(err, "%s contains a control character", what);
+	/* spans between the characters that need escaping go in whole */
 	if (ctx == Q_SH || ctx == Q_SH_LINE) {
 		strbuf_addch(sb, '\'');
-		for (const char *s = v; *s; s++)
-			if (*s == '\'')
-				strbuf_addstr(sb, "'\\''");
-			else
-				strbuf_addch(sb, *s);
+		for (const char *s = v;; s++) {
+			size_t n = strcspn(s, "'");
+			strbuf_add(sb, s, n);
+			s += n;
+			if (!*s)
+				break;
+			strbuf_addstr(sb, "'\\''");
+		}
 		strbuf_addch(sb, '\'');
 		return 0;
 	}
+	const char *special = ctx == Q_PATTERN ? "\"\\%" : "\"\\";
 	strbuf_addch(sb, '"');
-	for (const char *s = v; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			strbuf_addch(sb, '\\');
-		if (*s == '%' && ctx == Q_PATTERN)
-			strbuf_addch(sb, '%');
+	for (const char *s = v;; s++) {
+		size_t n = strcspn(s, special);
+		strbuf_add(sb, s, n);
+		s += n;
+		if (!*s)
+			break;
+		strbuf_addch(sb, *s == '%' ? '%' : '\\');
 		strbuf_addch(sb, *s);
 	}
 	strbuf_addch(sb, '"');
@@ -266,9 +273,15 @@ static int export_line(struct strbuf *sc, const char *kv, struct perr *err)
 /* The run's environment, so that a job resubmitted by hand has it too. */
 static int script_env(struct strbuf *sc, const struct run_spec *rs, struct perr *err)
 {
-	for (char *const *e = rs->env; e && *e; e++)
-		if (export_line(sc, *e, err))
+	/* the three set below win, as in job_env(): written once */
+	static const char *const ours[] = { "PERFSWEEP_RUN_DIR=", "PERFSWEEP_RUN_ID=", "PERFSWEEP_CAMPAIGN=" };
+	for (char *const *e = rs->env; e && *e; e++) {
+		int own = 0;
+		for (size_t k = 0; k < sizeof(ours) / sizeof(*ours); k++)
+			own |= !strncmp(*e, ours[k], strlen(ours[k]));
+		if (!own && export_line(sc, *e, err))
 			return -1;
+	}
 	char *dir = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
 	char *id = xasprintf("PERFSWEEP_RUN_ID=%lld", rs->id);
 	char *camp = xasprintf("PERFSWEEP_CAMPAIGN=%s", rs->campaign ? rs->campaign : "");
@@ -421,15 +434,15 @@ int slurm_script_render(const struct slurm_script_opts *o, const struct run_spec
 	   under it) before its ranks ended: each rank leaves
 	   job.rank-R.exit as it ends, and 0 without all of them is an
 	   aborted step (job.step-aborted), not a success */
-	strbuf_addf(&sc, "\n\trc=$?\n"
-		    "\tmine || exit 1\n"
-		    "\tif [ $rc -eq 0 ]; then k=0; for f in \"$d\"/job.rank-*.exit; do [ -e \"$f\" ] && k=$((k + 1)); done; "
-		    "[ $k -ge %d ] || { : >\"$d/job.step-aborted\"; rc=1; }; fi\n"
-		    "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
-		    "\tn=$((n + 1))\n"
-		    "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
-		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\n"
-		    "done\n", rs->ranks, SLURM_STEP_TRIES, SLURM_STEP_PAUSE);
+	strbuf_addstr(&sc, "\n\trc=$?\n"
+		      "\tmine || exit 1\n"
+		      "\tif [ $rc -eq 0 ]; then k=0; for f in \"$d\"/job.rank-*.exit; do [ -e \"$f\" ] && k=$((k + 1)); done; ");
+	strbuf_addf(&sc, "[ $k -ge %d ]", rs->ranks);
+	strbuf_addstr(&sc, " || { : >\"$d/job.step-aborted\"; rc=1; }; fi\n"
+		      "\tif [ $rc -eq 0 ] || [ -e \"$d/stdout\" ]; then finish $rc; fi\n"
+		      "\tn=$((n + 1))\n");
+	strbuf_addf(&sc, "\tif [ $n -ge %d ]; then : >\"$d/job.step-failed\"; finish $rc; fi\n"
+		    "\tsleep ${PERFSWEEP_STEP_PAUSE:-%d}\ndone\n", SLURM_STEP_TRIES, SLURM_STEP_PAUSE);
 	*out = strbuf_detach(&sc);
 	return 0;
 fail:

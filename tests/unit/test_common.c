@@ -2,11 +2,14 @@
 #include "collectors/experiment.h"
 #include "common/display.h"
 #include "common/fsutil.h"
+#include "common/idmap.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "designs/plan.h"
 #include "tests/lib/tap.h"
+#include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -33,6 +36,47 @@ static void test_strmap(void)
 	strmap_release(&m);
 }
 
+/* Random puts and deletes (fixed seed) against a plain array: every key's
+   value, after every step, as the array says; with keys that share their
+   high half (one job's array tasks), so probe chains are long and
+   deletions must shift entries back. */
+static void test_idmap(void)
+{
+	enum { NKEYS = 4096, STEPS = 200000 };
+	static size_t want[NKEYS];
+	struct idmap m;
+	idmap_init(&m);
+	ok(idmap_get(&m, 42) == IDMAP_NONE, "an empty idmap has no key");
+	idmap_del(&m, 42);
+	for (int k = 0; k < NKEYS; k++)
+		want[k] = IDMAP_NONE;
+	unsigned seed = 12345;
+	int bad = 0;
+	size_t live = 0, maxlive = 0;
+	for (int step = 0; step < STEPS && !bad; step++) {
+		seed = seed * 1103515245u + 12345u;
+		int k = (int)((seed >> 8) % NKEYS);
+		uint64_t key = (uint64_t)(1000 + k % 3) << 32 | (uint64_t)(k / 3);
+		if ((seed >> 4) % 3) {   /* put twice as often as delete: the map fills and grows */
+			live += want[k] == IDMAP_NONE;
+			want[k] = (size_t)step;
+			idmap_put(&m, key, (size_t)step);
+		} else {
+			live -= want[k] != IDMAP_NONE;
+			want[k] = IDMAP_NONE;
+			idmap_del(&m, key);
+		}
+		maxlive = live > maxlive ? live : maxlive;
+		if (step % 997 == 0 || step == STEPS - 1)
+			for (int j = 0; j < NKEYS; j++)
+				bad |= idmap_get(&m, (uint64_t)(1000 + j % 3) << 32 | (uint64_t)(j / 3)) != want[j];
+	}
+	ok(!bad, "idmap agrees with a plain array over 200,000 random puts and deletes");
+	ok(m.count == live && maxlive > NKEYS / 2, "idmap counts its keys (%zu live, at most %zu)", live,
+	   maxlive);
+	idmap_release(&m);
+}
+
 static void test_strbuf(void)
 {
 	struct strbuf sb;
@@ -41,6 +85,17 @@ static void test_strbuf(void)
 		strbuf_addf(&sb, "%d,", i);
 	is_int((long long)sb.len, 290, "strbuf length after 100 appends");
 	ok(!strncmp(sb.buf, "0,1,2,", 6) && !strcmp(sb.buf + sb.len - 3, "99,"), "strbuf content");
+	/* a text longer than the room left: formatted again after growing */
+	char *big = xmalloc(10001);
+	memset(big, 'x', 10000);
+	big[10000] = '\0';
+	strbuf_addf(&sb, "[%s]%d", big, 7);
+	ok(sb.len == 290 + 10003 && !strncmp(sb.buf + 290, "[xx", 3) &&
+	   !strcmp(sb.buf + sb.len - 2, "]7") && strlen(sb.buf) == sb.len,
+	   "strbuf_addf of a text longer than its room");
+	strbuf_addf(&sb, "%s", "");
+	ok(sb.len == 290 + 10003 && sb.buf[sb.len] == '\0', "strbuf_addf of nothing adds nothing");
+	free(big);
 	strbuf_release(&sb);
 }
 
@@ -127,6 +182,20 @@ static void test_fs_open(void)
 	if (fd >= 0)
 		close(fd);
 	is_int(fs_open_regular(p, 1, &why), -1, "but not with nofollow");
+	/* fs_write_in_place: the whole text, a longer old file cut, the mode given */
+	snprintf(p, sizeof(p), "%s/job.sh", d);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	ok(!fs_write_in_place(p, "a much longer first text\n", 25, 0755) && !fs_write_in_place(p, "#!/bin/sh\n", 10, 0755),
+	   "fs_write_in_place writes, and writes over");
+	ok(!strbuf_read_file(&sb, p) && !strcmp(sb.buf, "#!/bin/sh\n"), "the file holds the new text only");
+	struct stat st;
+	mode_t um = umask(022);
+	umask(um);
+	ok(!stat(p, &st) && (st.st_mode & 0777) == (0755 & ~um), "with the mode given, less the umask");
+	snprintf(p, sizeof(p), "%s/none/job.sh", d);
+	ok(fs_write_in_place(p, "x", 1, 0644) == -1 && errno == ENOENT, "a missing directory fails with ENOENT");
+	strbuf_release(&sb);
 }
 
 /* A file written for a user replaces the old one only when complete. */
@@ -188,6 +257,7 @@ int main(void)
 	test_fs_atomic();
 	test_display();
 	test_strmap();
+	test_idmap();
 	test_strbuf();
 	test_experiment();
 	test_full_factorial();

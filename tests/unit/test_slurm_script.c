@@ -286,13 +286,22 @@ static void test_self_contained(void)
 	mkdir(rundir, 0755);
 	char *app = xasprintf("%s/dumpargs", tmp);
 	char *argv[] = { app, "a b", NULL };
-	char *env[] = { "PSVAR=from the config", NULL };
+	/* as the runner passes it: PERFSWEEP_RUN_ID and _CAMPAIGN among the run's variables */
+	char *env[] = { "PERFSWEEP_RUN_ID=3", "PSVAR=from the config", "PERFSWEEP_CAMPAIGN=c", NULL };
 	struct run_spec rs = { .id = 3, .campaign = "c", .campaign_dir = tmp, .argv = argv, .env = env,
 			       .run_dir = rundir, .ranks = 1 };
 	struct slurm_script_opts o = { 0 };
 	char *script;
 	struct perr err;
 	is_int(slurm_script_render(&o, &rs, &script, &err), 0, "rendered");
+	int nid = 0, ncamp = 0;
+	for (const char *q = script; (q = strstr(q, "\nPERFSWEEP_RUN_ID=")); q++)
+		nid++;
+	for (const char *q = script; (q = strstr(q, "\nPERFSWEEP_CAMPAIGN=")); q++)
+		ncamp++;
+	ok(nid == 1 && ncamp == 1, "the script sets PERFSWEEP_RUN_ID and PERFSWEEP_CAMPAIGN once each (%d, %d)",
+	   nid, ncamp);
+	contains(script, "\nPSVAR='from the config'; export PSVAR\n", "the run's other variables are set");
 	unsetenv("PERFSWEEP_RUN_DIR");
 	unsetenv("PSVAR");
 	is_int(run_script(script, rundir), 0, "runs with no PERFSWEEP_RUN_DIR in its environment");
