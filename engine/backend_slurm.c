@@ -382,12 +382,13 @@ static void watch_events(struct slurm_backend *sb, const char *run_dir)
 	sb->evdirs[sb->nevdirs++] = (struct events_dir){ .path = path, .seen = -1 };
 }
 
-/* The tracked job with this id (task: its array task, or NO_TASK): its index, or njobs. */
+/* A job's key in job_ix and the polls' sorted index: its id, then its array task. */
 static uint64_t key_of(uint32_t job, uint32_t task)
 {
 	return (uint64_t)job << 32 | task;
 }
 
+/* The tracked job with this id (task: its array task, or NO_TASK): its index, or njobs. */
 static size_t tracked(const struct slurm_backend *sb, uint32_t job, uint32_t task)
 {
 	/* by index, not a scan: an array window tracks up to ARRAY_WINDOW
