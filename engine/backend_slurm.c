@@ -412,6 +412,15 @@ static char *job_text(uint32_t job, uint32_t task)
 	return task == NO_TASK ? xasprintf("%u", job) : xasprintf("%u_%u", job, task);
 }
 
+/* The tracked jobs that are array tasks: the arrays' unfinished tasks. */
+static size_t tasks_in_arrays(const struct slurm_backend *sb)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < sb->narr; k++)
+		n += (size_t)sb->arr[k].left;
+	return n;
+}
+
 /* Track job (task) as run's. */
 static void track_job(struct slurm_backend *sb, long long run, double timeout, const char *run_dir,
 		      const char *store, uint32_t job, uint32_t task)
@@ -896,23 +905,15 @@ static int sweep_notes(struct slurm_backend *sb)
 }
 
 /* The arrays of the tracked jobs (ids[0..n)): n when every tracked job is
-   an array task and they are tasks of at most POLL_ARRAYS arrays, else 0. */
+   an array task and they are tasks of at most POLL_ARRAYS arrays, else 0.
+   sb->arr holds each array with tracked tasks, and how many. */
 static int tracked_arrays(const struct slurm_backend *sb, uint32_t *ids)
 {
-	int n = 0;
-	for (size_t i = 0; i < sb->njobs; i++) {
-		if (sb->jobs[i].task == NO_TASK)
-			return 0;
-		int k = 0;
-		while (k < n && ids[k] != sb->jobs[i].job)
-			k++;
-		if (k == n) {
-			if (n == POLL_ARRAYS)
-				return 0;
-			ids[n++] = sb->jobs[i].job;
-		}
-	}
-	return n;
+	if (tasks_in_arrays(sb) != sb->njobs || sb->narr > POLL_ARRAYS)
+		return 0;
+	for (size_t k = 0; k < sb->narr; k++)
+		ids[k] = sb->arr[k].job;
+	return (int)sb->narr;
 }
 
 /*
@@ -1205,13 +1206,10 @@ static int sl_inflight(struct backend *b)
    throttle, and every job of its own. */
 static int throttle_used(const struct slurm_backend *sb)
 {
-	size_t in_arrays = 0;
 	int used = 0;
-	for (size_t k = 0; k < sb->narr; k++) {
-		in_arrays += (size_t)sb->arr[k].left;
+	for (size_t k = 0; k < sb->narr; k++)
 		used += sb->arr[k].left < sb->arr[k].throttle ? sb->arr[k].left : sb->arr[k].throttle;
-	}
-	return used + (int)(sb->njobs - in_arrays);
+	return used + (int)(sb->njobs - tasks_in_arrays(sb));
 }
 
 static int sl_capacity(struct backend *b)
