@@ -36,8 +36,8 @@
  *                         version" for perfsweep compare (docs/compare.md); not for dense
  *   -a  doubles per stream array (default STREAM_LEN; the work, n^2 * i, does not change)
  *   -w  every kernel does FACTOR times its work, keeping its law in n and i (dense: its
- *       matrices FACTOR^(1/3) times the size): -w 0.5 halves a run (configs/demo.cfg does
- *       not use it yet, docs/refine.md)
+ *       matrices FACTOR^(1/3) times the size): -w 0.5 halves a run (configs/demo.cfg
+ *       runs -w 0.75, so that make demo stays within a minute)
  *   -c  the kernels' clock: wall (default) or cpu, the CPU time of the thread
  *   -s  sleep SLEEP seconds first (tests: a long run to interrupt)
  *   --fail-once FILE  exit 3 if FILE does not exist, after creating it (tests: retries)

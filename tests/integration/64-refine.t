@@ -68,4 +68,29 @@ is "$(executions "$T/s2")" "2:3 4:3 6:3 8:3 9:3 10:3 12:3 14:3 16:3 " \
 "$PS" refine "$D" --json --dry-run > "$T/seg2.json"
 is "$(json "$T/seg2.json" 'scalar grep { $_->{finding} eq "segmented" } @{$j->{proposals}}')" "0" \
    "located to one step: nothing more between"
+# refine's runs execute in the campaign's run order (docs/config.md): run
+# back to back, a new point's repetitions would share one moment of the
+# host, and the drift between moments would look like a property of the
+# point.  A jump from n=8 on, measured at 2 3 4 | 12 ...: refine adds 5, 7
+# and 9 (3 repetitions each), run in passes (every point's first
+# repetition, then the second, ...); a campaign that asks for order =
+# "grouped" gets them point by point.
+for order in interleaved grouped; do
+	noisy_cfg "$T/ord-$order.cfg" "ord-$order" "$T/o-$order" "2, 3, 4, 12, 14, 16, 18, 20" 3 \
+		', "NOISY_JUMP=0.02", "NOISY_AT=8"' "order = \"$order\";"
+	"$PS" run "$T/ord-$order.cfg" --quiet > /dev/null 2>&1; is $? 0 "$order: the campaign runs"
+	"$PS" refine "$T/ord-$order.campaign" --json > "$T/ord-$order.json"; is $? 0 "$order: refine"
+	is "$(json "$T/ord-$order.json" 'join " ", sort map { "n=$_->{params}{n}x$_->{repetitions}" } grep { $_->{finding} eq "segmented" } @{$j->{proposals}}')" \
+	   "n=5x3 n=7x3 n=9x3" "$order: 3 points between 4 and 12, 3 repetitions each"
+	: > "$T/o-$order/log"
+	"$PS" run "$T/ord-$order.campaign" --jobs 1 --quiet > /dev/null 2>&1; is $? 0 "$order: run DIR executes them, one at a time"
+	# the executions in the order they ran, cut into three passes of three
+	passes=$(tr '\n' ' ' < "$T/o-$order/log" | awk '{ for (p = 0; p < 3; p++) { split("", seen); d = 0;
+		for (k = 1; k <= 3; k++) if (!seen[$(3 * p + k)]++) d++; printf "%d", d } }')
+	if [ "$order" = interleaved ]; then
+		is "$passes" "333" "interleaved: each third of the 9 runs holds 3 different points (ran: $(tr '\n' ' ' < "$T/o-$order/log"))"
+	else
+		is "$passes" "111" "grouped: each third holds one point's 3 repetitions (ran: $(tr '\n' ' ' < "$T/o-$order/log"))"
+	fi
+done
 done_testing
