@@ -43,15 +43,6 @@ static int stop_after(struct refine_loop *L, const struct refine_campaign *rc,
 		snprintf(L->why, sizeof(L->why), "the run engine stopped at the budget");
 		return LOOP_BUDGET;
 	}
-	if (round >= 3 && r->blocking >= L->rounds[round - 3].blocking) {
-		snprintf(L->why, sizeof(L->why), "%d blocking flags, %d two rounds ago", r->blocking,
-			 L->rounds[round - 3].blocking);
-		return LOOP_NO_PROGRESS;
-	}
-	if (round >= max_rounds) {
-		snprintf(L->why, sizeof(L->why), "%d round%s (--rounds)", max_rounds, max_rounds == 1 ? "" : "s");
-		return LOOP_ROUNDS;
-	}
 	if (!rc->r.nproposals && rc->r.ndropped) {
 		snprintf(L->why, sizeof(L->why), "%d proposal%s over the %.4g core-hours remaining",
 			 rc->r.ndropped, rc->r.ndropped == 1 ? "" : "s", rc->r.remaining);
@@ -62,6 +53,16 @@ static int stop_after(struct refine_loop *L, const struct refine_campaign *rc,
 		blocking_kinds(&rc->cv.v, kinds, sizeof(kinds));
 		snprintf(L->why, sizeof(L->why), "%s", kinds[0] ? kinds : "no actionable finding");
 		return LOOP_UNFIXABLE;
+	}
+	/* with runs still to propose, the loop stops only for lack of progress or rounds */
+	if (round >= 3 && r->blocking >= L->rounds[round - 3].blocking) {
+		snprintf(L->why, sizeof(L->why), "%d blocking flags, %d two rounds ago", r->blocking,
+			 L->rounds[round - 3].blocking);
+		return LOOP_NO_PROGRESS;
+	}
+	if (round >= max_rounds) {
+		snprintf(L->why, sizeof(L->why), "%d round%s (--rounds)", max_rounds, max_rounds == 1 ? "" : "s");
+		return LOOP_ROUNDS;
 	}
 	return -1;
 }

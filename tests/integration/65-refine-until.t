@@ -30,6 +30,16 @@ like "$out" "stopped: findings no run can fix: 1 noise" "then no run can fix the
 like "$out" "     1         1         1            5" "the per-round table: round 1, 1 blocking flag, 1 finding, 5 runs added"
 is "$(executions "$T/sb")" "2:5 4:5 6:10 8:5 " "n=6 got 5 more, once"
 
+# persistent noise (+40, 80, 0% in turn) from 3 repetitions: round 1 adds 3, round 2 adds 4 (10 is
+# the cap), and round 3, as blocked as round 1, has nothing left to run: the
+# loop names the finding no run can fix rather than a lack of progress
+noisy_cfg "$T/b3.cfg" b3 "$T/sb3" "2, 4, 6, 8" 3
+for k in $(seq 1 30); do echo "6 $k 0.$(( k % 3 * 4 ))"; done > "$T/sb3/noise"
+out=$("$PS" run "$T/b3.cfg" --until publishable --rounds 5 --quiet 2>/dev/null); is $? 3 "3 repetitions, --rounds 5: exit 3"
+like "$out" "round 3: blocked" "round 3 still blocked at 10 repetitions"
+like "$out" "stopped: findings no run can fix: 1 noise" "stops because no run can fix it, not for no progress"
+is "$(executions "$T/sb3")" "2:3 4:3 6:10 8:3 " "n=6 got 3, then 4 more"
+
 # the budget: the campaign has spent it all but 2%; the refinement does not fit
 noisy_cfg "$T/c.cfg" c "$T/sc" "2, 4, 6, 8" 5
 printf '6 2 0.2\n6 3 0.4\n6 4 0.6\n6 5 0.8\n' > "$T/sc/noise"
