@@ -17,13 +17,15 @@ is "$rc" 0 "make install DESTDIR=... PREFIX=$P"
 want="bin/perfsweep bin/perfsweep-bind share/bash-completion/completions/perfsweep
 share/man/man1/perfsweep-bind.1 share/man/man1/perfsweep.1 share/man/man5/perfsweep-deps.5
 share/man/man5/perfsweep.cfg.5 share/perfsweep/bin/demo-app
+share/perfsweep/configs/contention-llc-local.cfg share/perfsweep/configs/contention-llc-local.deps
 share/perfsweep/configs/contention-local.cfg share/perfsweep/configs/contention-local.deps
 share/perfsweep/configs/contention-slurm.cfg share/perfsweep/configs/cpusets-jobs2.cfg
 share/perfsweep/configs/demo-slurm.cfg share/perfsweep/configs/demo-sparse.cfg
 share/perfsweep/configs/demo.cfg share/perfsweep/configs/demo.deps
 share/perfsweep/configs/hpcc-run.sh share/perfsweep/configs/hpcc-slurm.cfg
 share/perfsweep/configs/hpcc.deps share/perfsweep/configs/last-core.map
-share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed-local.cfg
+share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed-llc-local.cfg
+share/perfsweep/configs/oversubscribed-local.cfg
 share/perfsweep/configs/oversubscribed-local.deps
 share/perfsweep/data/lulesh/ATTRIBUTION share/perfsweep/data/lulesh/lulesh.ll.json
 share/perfsweep/examples/demo-app.c"
