@@ -245,7 +245,8 @@ static void refine_run_order(const struct refine_campaign *rc, struct store *st,
 {
 	struct plan pl = { 0 };
 	char *kind = store_get_meta(st, "order"), *seed = store_get_meta(st, "order_seed");
-	pl.order = kind && plan_order_parse(kind) >= 0 ? plan_order_parse(kind) : ORDER_GROUPED;
+	int stored = kind ? plan_order_parse(kind) : -1;
+	pl.order = stored >= 0 ? stored : ORDER_GROUPED;       /* no stored order (an import): grouped */
 	pl.order_seed = (seed ? strtoul(seed, NULL, 10) : 0) + (unsigned long)store_last_seq(st);
 	pl.npoints = rc->r.nproposals;
 	pl.points = xcalloc((size_t)pl.npoints, sizeof(*pl.points));
