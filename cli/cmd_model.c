@@ -129,9 +129,13 @@ static void print_text(const struct input_data *in, int cp, int m, const struct 
 	putchar('\n');
 	if (cm)
 		print_model("constrained:", cm);
-	if (cm && cm->expected)
+	if (cm && cm->expected && isnan(cm->trend_p))
 		printf("  %-12s the expected volume (%s), not rejected by the repetitions (p=%.2g)\n", "",
 		       fn->expect, cm->lof_p);
+	else if (cm && cm->expected)
+		printf("  %-12s the expected volume (%s): its points scatter beyond their repetitions "
+		       "(p=%.2g), without a trend along any parameter (p=%.2g)\n", "", fn->expect, cm->lof_p,
+		       cm->trend_p);
 	print_model(in->have_deps ? "black box:" : "model:", bb);
 }
 

@@ -59,4 +59,20 @@ double lof_p(double chi2, int n, int k, const struct lof_noise *nz);
 int lof_fit_line(const double *t, const double *y, const double *r, int n,
 		 const struct lof_noise *nz, double *c0, double *c1, double *chi2);
 
+/*
+ * The trend test of a rejected hypothesis: do its relative residuals
+ * e_i = (y_i - f_i) / y_i follow the coordinates?  A wrong law leaves a
+ * trend (a missing log2(n) factor: residuals that grow with n); points that
+ * scatter about the right law by more than their repetitions show (a
+ * program's behaviour at particular sizes, the host's level when each was
+ * measured) leave none.  e is regressed, with weights r_i, on an intercept
+ * and, per parameter with at least two values, ln x and (with three or
+ * more) (ln x)^2 (x itself when a coordinate is not positive); the F-test
+ * of those columns against the intercept alone, with the scatter about
+ * the regression as the error, gives the p-value.  Returns 0 with *p set,
+ * or -1 when there is no column or too few points (fewer than 3 degrees of
+ * freedom for the error).  x is n x m, row-major.
+ */
+int lof_trend_p(const double *e, const double *r, const double *x, int n, int m, double *p);
+
 #endif

@@ -1243,8 +1243,13 @@ static int fit_multi(struct ws *w, struct modeler *ctx, const struct agg *a, con
 /*
  * Robust selection with a constraint whose function has an expected
  * volume that is one PMNF term: c0 + c1 * that term, tested first, is the
- * model when the data do not reject it (and c1 > 0).  Returns 0 with out
- * set, -1 otherwise (out untouched).
+ * model when the data do not reject it (and c1 > 0).  When the lack-of-fit
+ * test rejects it, it is still the model when its residuals follow no
+ * coordinate (lof_trend_p at alpha): the points scatter about the expected
+ * law by more than their repetitions show (a kernel's speed at particular
+ * sizes, the host's level at the moment each point was measured), and no
+ * other law would fit better but by following that scatter.  Returns 0
+ * with out set, -1 otherwise (out untouched).
  */
 static int fit_expected(const struct agg *a, const struct model_input *in,
 			const struct model_constraint *c, const struct model_options *opt,
@@ -1259,17 +1264,25 @@ static int fit_expected(const struct agg *a, const struct model_input *in,
 	if (nf <= 0)
 		return -1;
 	struct pmnf_term t = { 1, nf, f };
-	double *tv = xmalloc(sizeof(double) * (size_t)a->n), c0, c1, chi2, p = 0;
+	double *tv = xmalloc(sizeof(double) * (size_t)a->n), c0, c1, chi2, p = 0, trend = NAN;
 	for (int i = 0; i < a->n; i++)
 		tv[i] = pmnf_term_eval(&t, &a->x[(size_t)i * (size_t)a->m]);
-	int ok = lof_fit_line(tv, a->y, a->r, a->n, &a->nz, &c0, &c1, &chi2) == 0 && c1 > 0 &&
-		 (p = lof_p(chi2, a->n, 2, &a->nz)) >= opt->alpha;
+	int fitted = lof_fit_line(tv, a->y, a->r, a->n, &a->nz, &c0, &c1, &chi2) == 0 && c1 > 0;
+	int ok = fitted && (p = lof_p(chi2, a->n, 2, &a->nz)) >= opt->alpha;
+	if (fitted && !ok) {
+		double *e = xmalloc(sizeof(double) * (size_t)a->n);
+		for (int i = 0; i < a->n; i++)
+			e[i] = (a->y[i] - c0 - c1 * tv[i]) / a->y[i];
+		ok = lof_trend_p(e, a->r, a->x, a->n, a->m, &trend) == 0 && trend >= opt->alpha;
+		free(e);
+	}
 	free(tv);
 	if (!ok)
 		return -1;
 	out->constant = c0;
 	pmnf_add_term(out, c1, nf, f);
 	out->lof_p = p;
+	out->trend_p = trend;
 	out->expected = 1;
 	return 0;
 }

@@ -17,7 +17,7 @@ void pmnf_init(struct pmnf_model *m, int nparams, char *const *params)
 		for (int i = 0; i < nparams; i++)
 			m->params[i] = xstrdup(params ? params[i] : "");
 	}
-	m->rss = m->ar2 = m->smape = m->re = m->cv_smape = m->lof_p = NAN;
+	m->rss = m->ar2 = m->smape = m->re = m->cv_smape = m->lof_p = m->trend_p = NAN;
 }
 
 void pmnf_release(struct pmnf_model *m)
@@ -44,6 +44,7 @@ void pmnf_copy(struct pmnf_model *dst, const struct pmnf_model *src)
 	dst->re = src->re;
 	dst->cv_smape = src->cv_smape;
 	dst->lof_p = src->lof_p;
+	dst->trend_p = src->trend_p;
 	dst->expected = src->expected;
 }
 

@@ -42,6 +42,8 @@ struct pmnf_model {
 	double lof_p;           /* robust selection: its lack-of-fit p-value, NaN if not tested */
 	int expected;           /* 1: c0 + c1 * the dependency file's expected volume, not
 				   rejected by the data (models/expected.h) */
+	double trend_p;         /* expected, though lof_p rejects it: the trend test of its
+				   residuals (lof_trend_p), which found none; NaN otherwise */
 };
 
 /* An empty constant model (0) over nparams copies of params (may be 0/NULL). */

@@ -35,5 +35,6 @@ json_t *pmnf_json(const struct pmnf_model *m)
 	json_object_set_new(o, "smape", num(m->smape));
 	json_object_set_new(o, "re", num(m->re));
 	json_object_set_new(o, "expected_volume", json_boolean(m->expected));
+	json_object_set_new(o, "trend_p", num(m->trend_p));
 	return o;
 }
