@@ -19,6 +19,18 @@
  * exponents, and one for the change point) is F-distributed against the
  * pure error (F(df1, dof)); without repetitions, the classical F-test of
  * the two-model fit against the one-model fit on the point estimates.
+ *
+ * Points scatter about their law by more than their repetitions show (a
+ * kernel's speed at particular sizes; the host's level in the minute a
+ * refine round measured its points, which all of a point's repetitions
+ * share): measured on the demo, a split then removed more than the pure
+ * error allows wherever it cut off a few such points (stream between n =
+ * 129 and 134, sort between 128 and 129, p = 1e-3 .. 1e-7, no regime
+ * there).  So with repetitions the error is the larger of the pure error
+ * and the points' scatter about the two models (rss_two per residual
+ * degree of freedom, with at least SEGMENT_MIN_SCATTER_DOF of them): a real
+ * change (the demo's regime kernel doubling at n = 128) still removes
+ * many times the scatter.
  */
 #ifndef PS_SEGMENT_H
 #define PS_SEGMENT_H
@@ -34,6 +46,9 @@
 #define SEGMENT_RESOLUTION 0.01
 /* Points a refinement adds between the two values around a change. */
 #define SEGMENT_BETWEEN_POINTS 3
+/* Residual degrees of freedom the scatter about two models needs to count as the error:
+   on fewer, one noisy point (which the noise check flags) would make it and hide a change. */
+#define SEGMENT_MIN_SCATTER_DOF 5
 
 struct segment_result {
 	int param;
@@ -47,6 +62,8 @@ struct segment_result {
 	double p_one;                   /* lack-of-fit p-value of the one model (NaN without repetitions) */
 	double max_dev;                 /* the one model's largest relative deviation from a point */
 	int df1, df2;
+	double scatter;                 /* the error, in units of the pure error: 1, or the
+					   scatter about the two models when larger */
 	double p_left, p_right;         /* lack-of-fit p-value of each side's model (NaN without repetitions) */
 	int is_int;                     /* every value of the parameter is an integer */
 	struct pmnf_model one, left, right;

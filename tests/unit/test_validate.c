@@ -230,6 +230,56 @@ static void test_segments(void)
 }
 
 /*
+ * Points that scatter about their law by more than their repetitions show
+ * (each point off by its own factor, 3%, shared by its 3 repetitions at 1%
+ * noise), on the demo's n line with a refine round's points between 114
+ * and 134: no regime, so a segmented flag is false; the same line with a
+ * real step (x2, the demo's regime kernel, and +10%) at n = 128.  100 seeds
+ * each; returns how many were flagged segmented.
+ */
+static int scatter_flags(double step, int seed0)
+{
+	static const double ns[] = { 72, 84, 98, 114, 119, 124, 125, 127, 128, 129, 134, 156, 182, 212 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int flagged = 0;
+	for (int seed = 0; seed < 100; seed++) {
+		gsl_rng_set(rng, (unsigned long)(seed0 + seed));
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "n");
+		int cp = experiment_callpath(&e, "main"), m = experiment_metric(&e, "time");
+		for (size_t i = 0; i < sizeof(ns) / sizeof(*ns); i++) {
+			int p = experiment_point(&e, &ns[i]);
+			double f = 1e-5 * ns[i] * ns[i] * (ns[i] >= 128 ? step : 1) * (1 + 0.03 * gsl_ran_gaussian(rng, 1));
+			for (int r = 0; r < 3; r++)
+				experiment_add(&e, cp, m, p, f * (1 + 0.01 * gsl_ran_gaussian(rng, 1)));
+		}
+		struct validate_input in = { .e = &e };
+		struct validation v;
+		struct perr err = { "" };
+		if (validate_run(&v, &in, NULL, &err) == 0) {
+			flagged += find_flag(&v, VFLAG_SEGMENTED, 0) != NULL;
+			validation_release(&v);
+		}
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+	return flagged;
+}
+
+static void test_segments_scatter(void)
+{
+	int n = scatter_flags(1, 5000);
+	ok(n <= 5, "3%% scatter, no regime: segmented in %d of 100 (at most 5)", n);
+	n = scatter_flags(2, 6000);
+	is_int(n, 100, "3%% scatter, a step x2 at n=128: segmented in every one");
+	n = scatter_flags(1.2, 7000);
+	ok(n >= 80, "3%% scatter, a step of +20%% at n=128: segmented in %d of 100 (at least 80)", n);
+	n = scatter_flags(1.1, 8000);
+	diag("3%% scatter, a step of +10%% at n=128: segmented in %d of 100 (3 widths of the scatter)", n);
+}
+
+/*
  * The data of Extra-P's segmented examples (exact values): p^2 up to 6 then
  * 30 + p (6 lies on both), and log2(p) for p <= 20 then p^2.
  */
@@ -869,6 +919,7 @@ int main(void)
 	test_contention_block();
 	test_segments_exact();
 	test_segments();
+	test_segments_scatter();
 	test_false_dependency();
 	test_clean();
 	return done_testing();
