@@ -1,8 +1,9 @@
 /* The lack-of-fit test against the replicates' relative pure error. */
 #include "models/lof.h"
 #include "common/xalloc.h"
+#include "models/lsq.h"
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -77,20 +78,6 @@ int lof_fit_line(const double *t, const double *y, const double *r, int n,
 	return isfinite(*c0) && isfinite(*c1) && isfinite(*chi2) ? 0 : -1;
 }
 
-/* Weighted residual sum of squares of e on the first k columns of X. */
-static int wrss(const gsl_matrix *X, size_t k, const gsl_vector *w, const gsl_vector *e, double *rss)
-{
-	gsl_matrix_const_view xv = gsl_matrix_const_submatrix(X, 0, 0, X->size1, k);
-	gsl_vector *c = gsl_vector_alloc(k);
-	gsl_matrix *cov = gsl_matrix_alloc(k, k);
-	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(X->size1, k);
-	int st = gsl_multifit_wlinear(&xv.matrix, w, e, c, cov, rss, ws);
-	gsl_multifit_linear_free(ws);
-	gsl_matrix_free(cov);
-	gsl_vector_free(c);
-	return st ? -1 : 0;
-}
-
 int lof_trend_p(const double *e, const double *r, const double *x, int n, int m, double *p)
 {
 	int ncol = 1, *kind = xcalloc((size_t)(m ? m : 1), sizeof(int)), *logs = xcalloc((size_t)(m ? m : 1), sizeof(int));
@@ -113,11 +100,13 @@ int lof_trend_p(const double *e, const double *r, const double *x, int n, int m,
 		gsl_set_error_handler_off();
 		gsl_matrix *X = gsl_matrix_alloc((size_t)n, (size_t)ncol);
 		gsl_vector *w = gsl_vector_alloc((size_t)n), *ev = gsl_vector_alloc((size_t)n);
+		int finite = 1;
 		for (int i = 0; i < n; i++) {
 			size_t c = 0;
 			gsl_matrix_set(X, (size_t)i, c++, 1);
 			for (int k = 0; k < m; k++) {
 				double v = x[(size_t)i * m + k], t = logs[k] ? log(v) : v;
+				finite &= isfinite(t);
 				if (kind[k] >= 1)
 					gsl_matrix_set(X, (size_t)i, c++, t);
 				if (kind[k] == 2)
@@ -126,14 +115,9 @@ int lof_trend_p(const double *e, const double *r, const double *x, int n, int m,
 			gsl_vector_set(w, (size_t)i, r[i]);
 			gsl_vector_set(ev, (size_t)i, e[i]);
 		}
-		double rss0, rss1;
-		if (isfinite(gsl_matrix_max(X)) && wrss(X, 1, w, ev, &rss0) == 0 &&
-		    wrss(X, (size_t)ncol, w, ev, &rss1) == 0) {
-			int df1 = ncol - 1, df2 = n - ncol;
-			if (rss1 > rss0)
-				rss1 = rss0;
-			*p = rss1 > 0 ? gsl_cdf_fdist_Q((rss0 - rss1) / df1 / (rss1 / df2), df1, df2)
-				      : rss0 > 0 ? 0 : 1;
+		double rss0, rss1, f;
+		if (finite && lsq_rss(X, 1, w, ev, NULL, &rss0) == 0 && lsq_rss(X, (size_t)ncol, w, ev, NULL, &rss1) == 0) {
+			*p = lsq_partial_f(rss0, &rss1, ncol - 1, n - ncol, &f);
 			rc = 0;
 		}
 		gsl_matrix_free(X);

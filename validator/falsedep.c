@@ -1,9 +1,8 @@
 /* Partial F-test of a black-box model's extra-parameter terms over the constrained model. */
 #include "validator/falsedep.h"
 #include "common/xalloc.h"
-#include <gsl/gsl_cdf.h>
+#include "models/lsq.h"
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,26 +21,6 @@ static int term_uses(const struct pmnf_term *t, int param)
 	for (int f = 0; f < t->nfactors; f++)
 		if (t->factors[f].param == param)
 			return 1;
-	return 0;
-}
-
-/* Least-squares RSS of y on the given columns (ncols of X). */
-static int ols_rss(const gsl_matrix *xfull, size_t ncols, const gsl_vector *y, double *rss,
-		   struct perr *err)
-{
-	size_t n = y->size;
-	gsl_matrix_const_view xv = gsl_matrix_const_submatrix(xfull, 0, 0, n, ncols);
-	gsl_vector *c = gsl_vector_alloc(ncols);
-	gsl_matrix *cov = gsl_matrix_alloc(ncols, ncols);
-	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, ncols);
-	double chisq;
-	int st = gsl_multifit_linear(&xv.matrix, y, c, cov, &chisq, w);
-	gsl_multifit_linear_free(w);
-	gsl_matrix_free(cov);
-	gsl_vector_free(c);
-	if (st)
-		return perr_set(err, "least squares failed: %s", gsl_strerror(st));
-	*rss = chisq;
 	return 0;
 }
 
@@ -86,26 +65,21 @@ int falsedep_measure(const struct experiment *e, const struct exp_series *s,
 				gsl_matrix_set(x, (size_t)i, col++, pmnf_term_eval(&bb->terms[t], c));
 		i++;
 	}
-	int rc = ols_rss(x, nbase, y, &r->rss_base, err);
-	if (!rc)
-		rc = ols_rss(x, ncols, y, &r->rss_full, err);
+	int st = lsq_rss(x, nbase, NULL, y, NULL, &r->rss_base);
+	if (!st)
+		st = lsq_rss(x, ncols, NULL, y, NULL, &r->rss_full);
 	gsl_matrix_free(x);
 	gsl_vector_free(y);
-	if (rc)
-		return -1;
-	if (r->rss_full > r->rss_base)
-		r->rss_full = r->rss_base;      /* rounding: the larger basis never fits worse */
-	r->bought = r->rss_base > 0 ? 1 - r->rss_full / r->rss_base : 0;
+	if (st)
+		return perr_set(err, "least squares failed: %s", gsl_strerror(st));
 	r->df1 = r->nadded;
 	r->df2 = npts - (int)ncols;
+	/* the test clamps rss_full; its f and p mean something only with df2 >= 1 */
+	double f, p = lsq_partial_f(r->rss_base, &r->rss_full, r->df1, r->df2 >= 1 ? r->df2 : 1, &f);
+	r->bought = r->rss_base > 0 ? 1 - r->rss_full / r->rss_base : 0;
 	if (r->df2 >= 1) {
-		if (r->rss_full > 0) {
-			r->f = ((r->rss_base - r->rss_full) / r->df1) / (r->rss_full / r->df2);
-			r->p_value = gsl_cdf_fdist_Q(r->f, r->df1, r->df2);
-		} else {
-			r->f = r->rss_base > 0 ? INFINITY : 0;
-			r->p_value = r->rss_base > 0 ? 0 : 1;
-		}
+		r->f = f;
+		r->p_value = p;
 	}
 	return 0;
 }

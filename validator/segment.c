@@ -142,8 +142,7 @@ static void seg_significance(const struct seg_line *l, struct segment_result *r)
 		int dfr = n - k2;
 		double scatter = dfr >= SEGMENT_MIN_SCATTER_DOF ? r->rss_two / dfr : 0;
 		r->df2 = scatter > 1 ? dfr : l->nz.dof;
-		r->scatter = scatter > 1 ? scatter : 1;
-		r->f = gain / r->df1 / r->scatter;
+		r->f = gain / r->df1 / (scatter > 1 ? scatter : 1);
 		r->p_value = gain > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
 		r->p_one = lof_p(r->rss_one, n, k1 > n ? n : k1, &l->nz);
 		r->p_left = side_p(l, 0, r->change, &r->left);
@@ -168,7 +167,6 @@ static void seg_result_init(struct segment_result *r, const struct experiment *e
 	r->change = -1;
 	r->x_before = r->x_after = r->f = r->p_value = r->p_one = r->p_left = r->p_right = NAN;
 	r->rss_one = r->rss_two = r->improvement = r->max_dev = NAN;
-	r->scatter = 1;
 	char *names[1] = { e->params[line->param] };
 	pmnf_init(&r->one, 1, names);
 	pmnf_init(&r->left, 1, names);

@@ -62,8 +62,6 @@ struct segment_result {
 	double p_one;                   /* lack-of-fit p-value of the one model (NaN without repetitions) */
 	double max_dev;                 /* the one model's largest relative deviation from a point */
 	int df1, df2;
-	double scatter;                 /* the error, in units of the pure error: 1, or the
-					   scatter about the two models when larger */
 	double p_left, p_right;         /* lack-of-fit p-value of each side's model (NaN without repetitions) */
 	int is_int;                     /* every value of the parameter is an integer */
 	struct pmnf_model one, left, right;

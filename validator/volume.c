@@ -1,9 +1,8 @@
 /* Drift of measured / expected volume across the design: log-log regression and F-test. */
 #include "validator/volume.h"
 #include "common/xalloc.h"
-#include <gsl/gsl_cdf.h>
+#include "models/lsq.h"
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,28 +15,6 @@ static int usable(const struct experiment *e, const double *expected, int p)
 		if (!(experiment_coord(e, p, k) > 0))
 			return 0;
 	return 1;
-}
-
-/* Least-squares RSS of y on the first ncols columns of x; *coef (if asked) the coefficients. */
-static int lsq_rss(const gsl_matrix *x, size_t ncols, const gsl_vector *y, gsl_vector **coef,
-		   double *rss, struct perr *err)
-{
-	gsl_matrix_const_view xv = gsl_matrix_const_submatrix(x, 0, 0, x->size1, ncols);
-	gsl_vector *c = gsl_vector_alloc(ncols);
-	gsl_matrix *cov = gsl_matrix_alloc(ncols, ncols);
-	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(x->size1, ncols);
-	int st = gsl_multifit_linear(&xv.matrix, y, c, cov, rss, w);
-	gsl_multifit_linear_free(w);
-	gsl_matrix_free(cov);
-	if (st) {
-		gsl_vector_free(c);
-		return perr_set(err, "least squares failed: %s", gsl_strerror(st));
-	}
-	if (coef)
-		*coef = c;
-	else
-		gsl_vector_free(c);
-	return 0;
 }
 
 /* The ratio range and every parameter's range over the usable points; returns the values used. */
@@ -104,17 +81,9 @@ static void drift_test(const struct experiment *e, const int *vary, const int *c
 		       const double *lo, const double *hi, const gsl_vector *c, double rss_full,
 		       double rss_base, int ncons, int nobs, size_t ncols, struct volume_result *r)
 {
-	if (rss_full > rss_base)
-		rss_full = rss_base;    /* rounding: the larger basis never fits worse */
 	r->df1 = ncons;
 	r->df2 = nobs - (int)ncols;
-	if (rss_full > 0) {
-		r->f = ((rss_base - rss_full) / r->df1) / (rss_full / r->df2);
-		r->p_value = r->f > 0 ? gsl_cdf_fdist_Q(r->f, r->df1, r->df2) : 1;
-	} else {
-		r->f = rss_base > 0 ? INFINITY : 0;
-		r->p_value = rss_base > 0 ? 0 : 1;
-	}
+	r->p_value = lsq_partial_f(rss_base, &rss_full, r->df1, r->df2, &r->f);
 	for (int k = 0; k < e->nparams; k++) {
 		if (!vary[k] || (consider && !consider[k]))
 			continue;
@@ -158,8 +127,10 @@ int volume_test(const struct experiment *e, const struct exp_series *s, const do
 		gsl_vector *y = gsl_vector_alloc((size_t)nobs), *c = NULL;
 		fill_rows(e, s, expected, col_of, x, y);
 		double rss_full, rss_base;
-		rc = lsq_rss(x, ncols, y, &c, &rss_full, err) < 0 ||
-		     lsq_rss(x, 1 + (size_t)nnuis, y, NULL, &rss_base, err) < 0 ? -1 : 1;
+		int st = lsq_rss(x, ncols, NULL, y, &c, &rss_full);
+		if (!st)
+			st = lsq_rss(x, 1 + (size_t)nnuis, NULL, y, NULL, &rss_base);
+		rc = st ? perr_set(err, "least squares failed: %s", gsl_strerror(st)) : 1;
 		if (rc == 1)
 			drift_test(e, vary, consider, col_of, lo, hi, c, rss_full, rss_base, ncons, nobs, ncols, r);
 		if (c)
