@@ -234,8 +234,9 @@ static void test_segments(void)
  * (each point off by its own factor, 3%, shared by its 3 repetitions at 1%
  * noise), on the demo's n line with a refine round's points between 114
  * and 134: no regime, so a segmented flag is false; the same line with a
- * real step (x2, the demo's regime kernel, and +10%) at n = 128.  100 seeds
- * each; returns how many were flagged segmented.
+ * real step at n = 128 (x2, the demo's regime kernel; +20%; +10%, a figure
+ * only: three widths of the scatter).  100 seeds each; returns how many
+ * were flagged segmented.
  */
 static int scatter_flags(double step, int seed0)
 {
