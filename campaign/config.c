@@ -713,7 +713,7 @@ static void free_strings(char **v, int n)
 /*
  * analysis.lower_is_better / higher_is_better: lists of metric names whose
  * better direction the name does not say (models/points.h); checked here,
- * kept in c->better for model and validate (engine/input.c).
+ * kept in c->better for model and validate (analysis/input.c).
  */
 static int check_better(struct campaign_config *c, const config_setting_t *g, struct perr *err)
 {
@@ -746,7 +746,7 @@ static int check_better(struct campaign_config *c, const config_setting_t *g, st
  * higher_is_better = [...]; min_cpu_share = 0.9; min_share = 0.01; }: how
  * model, validate and top estimate a point, which runs they leave out as
  * disturbed (validator/disturbed.h; read from the stored config by
- * engine/run_usage.c), and which regions are too small to drive refine's runs.
+ * analysis/run_usage.c), and which regions are too small to drive refine's runs.
  */
 static int parse_analysis(struct campaign_config *c, struct perr *err)
 {

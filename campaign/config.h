@@ -4,7 +4,7 @@
  * it knows and reports the first problem as "FILE:LINE: message" with what
  * to write instead; every path the config names is made absolute against
  * the config's directory as it is loaded.  The files themselves are read by
- * those who use them (engine/plan_build.c: the dependency file, the
+ * those who use them (orchestrator/plan_build.c: the dependency file, the
  * placement map).  Sections owned by other modules (design, budget,
  * placement, contention, cost_model) are checked by them through the raw
  * setting pointers kept here, with the typed getters of config_get.h.  The

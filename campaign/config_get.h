@@ -5,7 +5,7 @@
  * out of range, fills err with "FILE:LINE: what is wrong; what to write" and
  * returns -1.  An absent member is not an error: the getter returns 0 and
  * leaves *out as it was (the caller's default), except a required string.
- * config.c (the schema) and engine/plan_build.c (the sections the planner
+ * config.c (the schema) and orchestrator/plan_build.c (the sections the planner
  * owns) read every setting through these.
  */
 #ifndef PS_CONFIG_GET_H

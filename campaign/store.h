@@ -90,7 +90,7 @@ const char *store_dir(const struct store *st);
 #define STORE_ID_LEN 32
 const char *store_id(const struct store *st);
 /* Directory of one run's files, runs/<id> (the caller frees it); the
-   runner makes it when the run starts (engine/runner.c, clean_run_dir). */
+   runner makes it when the run starts (orchestrator/runner.c, clean_run_dir). */
 char *store_run_path(const struct store *st, long long id);
 
 /* Key/value metadata ("name", "backend", "config", "budget_core_hours", ...; the machine a

@@ -4,7 +4,7 @@
  * say what was done.
  */
 #include "cli/cli.h"
-#include "engine/control.h"
+#include "orchestrator/control.h"
 #include <limits.h>
 #include <stdio.h>
 

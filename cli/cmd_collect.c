@@ -1,10 +1,10 @@
 /*
  * perfsweep collect DIR | CONFIG [--dir DIR] [--json]: run the collectors
- * again over the stored outputs of every done run (engine/recollect.h)
+ * again over the stored outputs of every done run (orchestrator/recollect.h)
  * and say what changed.  Nothing runs again.
  */
 #include "cli/cli.h"
-#include "engine/recollect.h"
+#include "orchestrator/recollect.h"
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
 #include "cli/cli.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "engine/input.h"
-#include "engine/model_pipeline.h"
+#include "analysis/input.h"
+#include "analysis/model_pipeline.h"
 #include "validator/compare.h"
 #include "validator/compare_report.h"
 #include <jansson.h>

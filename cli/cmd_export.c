@@ -9,7 +9,7 @@
 #include "collectors/extrap_json.h"
 #include "cli/cli.h"
 #include "common/fsutil.h"
-#include "engine/input.h"
+#include "analysis/input.h"
 #include "campaign/store.h"
 #include "campaign/template.h"
 #include <errno.h>

@@ -2,11 +2,11 @@
  * perfsweep import: turn existing measurements into a campaign store that
  * model, validate and export can use, through the orchestrator's
  * import_campaign.  The source option's name (--cube, --text, --json,
- * --jsonl) is a format of the input registry (engine/input.h).
+ * --jsonl) is a format of the input registry (analysis/input.h).
  */
 #include "cli/cli.h"
 #include "common/clock.h"
-#include "engine/import.h"
+#include "analysis/import.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #include "common/xalloc.h"
 #include "models/modeler.h"
 #include "models/pmnf_json.h"
-#include "engine/model_pipeline.h"
+#include "analysis/model_pipeline.h"
 #include "validator/validate.h"
 #include <jansson.h>
 #include <math.h>

@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "campaign/campaign_diff.h"
 #include "campaign/config.h"
-#include "engine/plan_build.h"
+#include "orchestrator/plan_build.h"
 #include "campaign/template.h"
 #include "common/point_text.h"
 #include <jansson.h>

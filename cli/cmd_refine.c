@@ -1,7 +1,7 @@
 /*
  * perfsweep refine DIR [--budget CORE_HOURS] [--dry-run] [--json]: validate
  * a campaign, turn each actionable finding into runs within the budget
- * (engine/refine_campaign.h) and append them to the store for `run`.
+ * (refine/refine_campaign.h) and append them to the store for `run`.
  * Exit 0; 2 for a bad DIR, a campaign without measurements or without a
  * config (imported), a dependency file gone, or a store that cannot be
  * written (nothing is written then).

@@ -1,7 +1,7 @@
 /* perfsweep status DIR [--json] [--points [--metric M]]: a campaign's progress, read-only. */
 #include "cli/cli.h"
-#include "engine/adaptive.h"
-#include "engine/run_usage.h"
+#include "orchestrator/adaptive.h"
+#include "analysis/run_usage.h"
 #include "campaign/store.h"
 #include "common/point_text.h"
 #include "common/strbuf.h"

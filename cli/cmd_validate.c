@@ -6,7 +6,7 @@
  * error.
  */
 #include "cli/cli.h"
-#include "engine/validation.h"
+#include "analysis/validation.h"
 #include "validator/report.h"
 #include <jansson.h>
 #include <stdio.h>

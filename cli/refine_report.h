@@ -1,5 +1,5 @@
 /*
- * Printing a refinement (engine/refine_campaign.h), shared by
+ * Printing a refinement (refine/refine_campaign.h), shared by
  * `perfsweep refine` and `run --until publishable`: a table like `plan
  * --explain` (each run's reason and cost) and the JSON contract
  *   {proposals: [{params, placement, repetitions, core_hours, reason, finding}],
@@ -10,7 +10,7 @@
  */
 #ifndef PS_CLI_REFINE_REPORT_H
 #define PS_CLI_REFINE_REPORT_H
-#include "engine/refine_campaign.h"
+#include "refine/refine_campaign.h"
 #include <jansson.h>
 #include <stdio.h>
 

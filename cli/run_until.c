@@ -2,7 +2,7 @@
 #include "cli/run_until.h"
 #include "cli/cli.h"
 #include "common/xalloc.h"
-#include "engine/refine_loop.h"
+#include "refine/refine_loop.h"
 #include "campaign/campaign_config.h"
 #include <limits.h>
 #include <stdio.h>

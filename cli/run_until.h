@@ -1,6 +1,6 @@
 /*
  * `perfsweep run CONFIG --until publishable [--rounds N]`: run, validate,
- * refine and repeat (engine/adaptive.h, refine_campaign.h), printing
+ * refine and repeat (orchestrator/adaptive.h, refine_campaign.h), printing
  * the verdict after each round.  Stops when the campaign is publishable,
  * when nothing actionable is left, when the budget is spent (the run engine
  * stopped, or every proposal is over the remaining budget) or after N
@@ -8,9 +8,9 @@
  */
 #ifndef PS_CLI_RUN_UNTIL_H
 #define PS_CLI_RUN_UNTIL_H
-#include "engine/backend.h"
+#include "orchestrator/backend.h"
 #include "campaign/config.h"
-#include "engine/runner.h"
+#include "orchestrator/runner.h"
 #include "campaign/store.h"
 
 /* Returns EXIT_OK when publishable, EXIT_BLOCKED when not, EXIT_RUNS_FAILED or EXIT_USAGE on errors. */

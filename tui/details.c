@@ -4,7 +4,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "tui/model.h"
-#include "engine/run_usage.h"
+#include "analysis/run_usage.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

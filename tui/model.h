@@ -15,7 +15,7 @@
 #ifndef PS_TUI_MODEL_H
 #define PS_TUI_MODEL_H
 #include "common/error.h"
-#include "engine/adaptive.h"
+#include "orchestrator/adaptive.h"
 #include "campaign/store.h"
 #include "tui/filter.h"
 #include "tui/stats.h"

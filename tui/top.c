@@ -7,7 +7,7 @@
 #include "common/clock.h"
 #include "tui/top.h"
 #include "common/xalloc.h"
-#include "engine/control.h"
+#include "orchestrator/control.h"
 #include "tui/app.h"
 #include "tui/term.h"
 #include <ctype.h>

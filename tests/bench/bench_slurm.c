@@ -6,7 +6,7 @@
  *
  *   bench_slurm [RUNS]      (default 200)
  */
-#include "engine/backend.h"
+#include "orchestrator/backend.h"
 #include "common/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>

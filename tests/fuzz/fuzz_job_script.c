@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the SLURM job-script renderer (engine/slurm_script.c).
+ * libFuzzer target: the SLURM job-script renderer (orchestrator/slurm/slurm_script.c).
  *
  * The input is cut at NUL bytes into the strings that reach job.sh
  * (campaign name and directory, run and working directory, partition,
@@ -15,7 +15,7 @@
  *    is one of the expected forms;
  *  - the application's words on the srun line decode back to argv exactly.
  */
-#include "engine/slurm_script.h"
+#include "orchestrator/slurm/slurm_script.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <stdint.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The include layering (tests/lib/layering.sh): the tree's own includes all
-# point down cli -> tui -> engine -> campaign -> validator -> models -> collectors
+# point down cli -> tui -> refine -> orchestrator -> analysis -> campaign -> validator -> models -> collectors
 # -> designs, placement -> common; and the checker fails on small generated
 # trees with an upward, a sideways (peer) or an unknown-folder include.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -10,7 +10,7 @@ out=$("$CHECK" "$ROOT" 2>&1); rc=$?
 is "$rc" 0 "every #include \"folder/...\" outside tests/ points down the layering"
 [ "$rc" -eq 0 ] || echo "$out" | sed 's/^/#   /'
 graph=$("$CHECK" --graph "$ROOT")
-like "$graph" "cli -> engine" "--graph prints the folder -> folder counts"
+like "$graph" "cli -> orchestrator" "--graph prints the folder -> folder counts"
 is "$(echo "$graph" | awk '{print $1 " " $3}' | awk '{ if (($2 " " $1) in seen) print; seen[$1 " " $2] = 1 }' | wc -l)" 0 \
 	"no two folders include each other"
 
@@ -23,7 +23,9 @@ mk() {
 }
 good=$T/good
 mk "$good/cli/cmd_x.c" "cli/cli.h" "tui/top.h" "common/error.h"
-mk "$good/tui/top.c" "campaign/store.h" "validator/noise.h"
+mk "$good/tui/top.c" "campaign/store.h" "validator/noise.h" "refine/refine.h"
+mk "$good/refine/refine.c" "orchestrator/runner.h" "analysis/input.h"
+mk "$good/orchestrator/local/supervisor.c" "orchestrator/backend.h" "analysis/run_usage.h" "campaign/store.h"
 mk "$good/campaign/store.c" "collectors/experiment.h" "designs/plan.h"
 mk "$good/models/pmnf.c" "collectors/experiment.h"
 mk "$good/placement/bind.c" "common/xalloc.h"
@@ -48,6 +50,10 @@ bad peer designs/plan.c placement/topology.h "designs/plan.c:1: designs includes
 	"a peer include (designs -> placement)"
 bad skip collectors/cubex.c models/pmnf.h "collectors/cubex.c:1: collectors includes models, a folder above it" \
 	"collectors including models (one floor up)"
+bad down analysis/input.c orchestrator/runner.h "analysis/input.c:1: analysis includes orchestrator, a folder above it" \
+	"analysis including the orchestrator"
+bad loop orchestrator/runner.c refine/refine.h "orchestrator/runner.c:1: orchestrator includes refine, a folder above it" \
+	"the orchestrator including refine"
 bad odd common/xalloc.c vendor/thing.h "common includes vendor, a folder outside the layering" \
 	"an include of a folder outside the layering"
 # One number per integration test file, so their order is never ambiguous.

@@ -2,7 +2,7 @@
 # The include layering: every `#include "folder/..."` in a .c or .h file
 # outside tests/ (and build*/, bin/, .git/) must point down this order
 #
-#   cli -> tui -> engine -> campaign -> validator -> models -> collectors
+#   cli -> tui -> refine -> orchestrator -> analysis -> campaign -> validator -> models -> collectors
 #       -> designs, placement -> common
 #
 # (a folder may skip floors downward; designs and placement share a floor
@@ -46,7 +46,7 @@ fi
 
 printf '%s\n' "$edges" | awk -F: '
 BEGIN {
-	split("common:1 designs:2 placement:2 collectors:3 models:4 validator:5 campaign:6 engine:7 tui:8 cli:9", t, " ")
+	split("common:1 designs:2 placement:2 collectors:3 models:4 validator:5 campaign:6 analysis:7 orchestrator:8 refine:9 tui:10 cli:11", t, " ")
 	for (i in t) { split(t[i], kv, ":"); floor[kv[1]] = kv[2] }
 }
 NF == 4 {

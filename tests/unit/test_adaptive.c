@@ -1,11 +1,11 @@
 /*
- * Adaptive repetitions' precision measure (engine/adaptive.h): the
+ * Adaptive repetitions' precision measure (orchestrator/adaptive.h): the
  * distribution-free 95% confidence interval of the median, checked against
  * the order statistics the binomial table gives (n = 5: min..max, n = 9:
  * x(2)..x(8), n = 20: x(6)..x(15)), and its robustness to one outlier.
  */
 #include "tests/lib/tap.h"
-#include "engine/adaptive.h"
+#include "orchestrator/adaptive.h"
 #include <math.h>
 
 static double ci_of(const double *x, int n)

@@ -5,8 +5,8 @@
  * them it skips.  Partition "emu" has n1-n4 (2x18 cores, emulated), "real"
  * has r1-r2 with this machine's topology.
  */
-#include "engine/backend.h"
-#include "engine/slurm_compat.h"
+#include "orchestrator/backend.h"
+#include "orchestrator/slurm/slurm_compat.h"
 #include "tests/lib/tap.h"
 #include <errno.h>
 #include <jansson.h>

@@ -5,7 +5,7 @@
  * ranks that really shared a node, with small seeded noise.
  */
 #include "campaign/store.h"
-#include "engine/validation.h"
+#include "analysis/validation.h"
 #include "tests/lib/tap.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The option helper (cli/options.c) on a synthetic command, and the input-format registry's detection. */
 #include "cli/cli.h"
 #include "common/xalloc.h"
-#include "engine/input.h"
+#include "analysis/input.h"
 #include "tests/lib/tap.h"
 #include <sys/stat.h>
 

@@ -1,7 +1,7 @@
 /* Campaign config: valid files load; each kind of mistake gets FILE:LINE and a hint. */
 #include "campaign/config.h"
 #include "campaign/config_get.h"
-#include "engine/plan_build.h"
+#include "orchestrator/plan_build.h"
 #include "tests/lib/tap.h"
 #include <string.h>
 

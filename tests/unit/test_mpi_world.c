@@ -1,8 +1,8 @@
-/* The local MPI world's check against its rank records (engine/mpi_world.h),
+/* The local MPI world's check against its rank records (orchestrator/local/mpi_world.h),
    on records perfsweep-bind's own writer puts in a real directory. */
 #include "../lib/tap.h"
 #include "common/xalloc.h"
-#include "engine/mpi_world.h"
+#include "orchestrator/local/mpi_world.h"
 #include "placement/bind.h"
 #include <stdlib.h>
 #include <string.h>

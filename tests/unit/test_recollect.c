@@ -3,8 +3,8 @@
    more than its collect section; config_diff itself. */
 #include "campaign/config_diff.h"
 #include "common/fsutil.h"
-#include "engine/plan_build.h"
-#include "engine/recollect.h"
+#include "orchestrator/plan_build.h"
+#include "orchestrator/recollect.h"
 #include "tests/lib/tap.h"
 
 static char base[600];

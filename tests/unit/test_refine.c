@@ -1,12 +1,12 @@
 /*
- * Refinement proposals (engine/refine.h) from known findings: what
+ * Refinement proposals (refine/refine.h) from known findings: what
  * each finding asks for, merging, the budget dropping the least valuable
  * first; and the findings of a validation of generated data of known truth
  * (a noisy point, an outlier, a regime change at a known x).
  */
 #include "tests/lib/gen_truth.h"
 #include "tests/lib/tap.h"
-#include "engine/refine.h"
+#include "refine/refine.h"
 #include "validator/validate.h"
 #include <math.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /*
  * common/run_command: real processes started, redirected, grouped, waited
  * for (with a limit) and reaped with their usage; and the local run's
- * supervisor ids (engine/supervisor.h), which must never take a recycled
+ * supervisor ids (orchestrator/local/supervisor.h), which must never take a recycled
  * pid for the process they name.
  */
 #include "common/run_command.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "engine/supervisor.h"
+#include "orchestrator/local/supervisor.h"
 #include "tests/lib/tap.h"
 #include <errno.h>
 #include <signal.h>

@@ -3,14 +3,14 @@
  * the local backend's end note (runs/<id>/local.end, written here in its
  * documented format), perfsweep-bind's rank records with their usage, the
  * store's resources table, and the experiment analysis reads without the
- * disturbed runs (engine/run_usage.h).
+ * disturbed runs (analysis/run_usage.h).
  */
 #include "campaign/store.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/supervisor.h"
-#include "engine/run_bindings.h"
-#include "engine/run_usage.h"
+#include "orchestrator/local/supervisor.h"
+#include "orchestrator/run_bindings.h"
+#include "analysis/run_usage.h"
 #include "placement/bind.h"
 #include "tests/lib/tap.h"
 #include <math.h>

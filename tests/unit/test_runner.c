@@ -1,5 +1,5 @@
 /*
- * The run engine (engine/runner.c) driven by a fake backend: an ops
+ * The run engine (orchestrator/runner.c) driven by a fake backend: an ops
  * table in this file that scripts what each run does.  No process, no
  * cluster: a real store in a scratch directory, and the engine's decisions
  * checked there.
@@ -10,7 +10,7 @@
  *   run 4: recover() finds it already run   -> done, never started again
  *   run 5: transient start failure once     -> started on the next try
  */
-#include "engine/runner.h"
+#include "orchestrator/runner.h"
 #include "common/xalloc.h"
 #include "tests/lib/tap.h"
 

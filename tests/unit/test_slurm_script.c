@@ -1,5 +1,5 @@
 /*
- * The SLURM job script renderer (engine/slurm_script.c) against
+ * The SLURM job script renderer (orchestrator/slurm/slurm_script.c) against
  * hostile values, without a cluster: every field that reaches job.sh gets
  * each value of a table (newline, carriage return, $(...), backticks,
  * quotes, ';', '#', a leading '-', backslash, '%').
@@ -13,7 +13,7 @@
  *    _get_argument: quotes and backslash escapes, '#' or blank ends the
  *    word), yields exactly the option that was meant.
  */
-#include "engine/slurm_script.h"
+#include "orchestrator/slurm/slurm_script.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "tests/lib/tap.h"

@@ -4,8 +4,8 @@
  * hard drop), busy nodes, and QOS or association limits, whether or not
  * the campaign has jobs in flight.  Errors in the job itself fail the run.
  */
-#include "engine/backend.h"
-#include "engine/slurm_compat.h"
+#include "orchestrator/backend.h"
+#include "orchestrator/slurm/slurm_compat.h"
 #include "tests/lib/tap.h"
 
 int main(void)

@@ -6,7 +6,7 @@
 #include "tests/lib/tap.h"
 #include "common/xalloc.h"
 #include "campaign/store.h"
-#include "engine/control.h"
+#include "orchestrator/control.h"
 #include "tui/details.h"
 #include "tui/flags.h"
 #include "tui/model.h"

@@ -1,0 +1,418 @@
+/*
+ * The local backend: runs on this machine, never through a shell.  Each run
+ * has a supervisor process (orchestrator/local/supervisor.h) in a session of its own
+ * that starts its ranks, outlives the orchestrator, and notes the run's
+ * start and end in the run directory; the backend id is the supervisor's
+ * "PID:STARTTIME".  An orchestrator started after another died reads those
+ * notes (take_over): it collects a run that finished meanwhile, adopts one
+ * whose supervisor still lives (waiting for its end note, keeping its slot
+ * and cores), and runs again only one that never started or was killed
+ * mid-way, after killing what is left of it.
+ */
+#include "orchestrator/backend.h"
+#include "orchestrator/local/supervisor.h"
+#include "common/clock.h"
+#include "common/run_command.h"
+#include "common/xalloc.h"
+#include "placement/core_alloc.h"
+#include "placement/launch.h"
+#include "placement/policy.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Past its timeout by this much, a run's supervisor is killed too. */
+#define BACKSTOP_GRACE 10.0
+
+struct local_run {
+	long long id;
+	char *run_dir;
+	int attempt;
+	struct child_process sv;    /* the supervisor when it is our child (sv.pid > 0) */
+	pid_t pid;                  /* the supervisor, ours or adopted */
+	unsigned long long starttime;
+	double timeout;
+	double deadline;            /* monotonic: the backstop, 0 none */
+	int backstop;               /* killed at the backstop */
+	hwloc_bitmap_t cores;       /* the units the core allocator gave it */
+};
+
+struct local {
+	int jobs;
+	struct local_run *runs;
+	int n;
+	size_t alloc;
+	struct run_result *ready;   /* results of runs found finished when taken over */
+	int nready;
+	size_t ready_alloc;
+	int have_topo;              /* the host topology loaded: cores are allocated */
+	struct topology topo;
+	struct core_alloc cores;
+};
+
+static int local_capacity(struct backend *b)
+{
+	struct local *l = b->priv;
+	return l->jobs - l->n;
+}
+
+static int local_inflight(struct backend *b)
+{
+	return ((struct local *)b->priv)->n;
+}
+
+/*
+ * The units run rs needs, taken into set: 0 taken, 1 not free now (wait),
+ * -1 never fits this machine (err).
+ */
+static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t set, struct perr *err)
+{
+	int units = l->topo.nunits, ranks = rs->ranks > 0 ? rs->ranks : 1;
+	if (!rs->policy && rs->mpi && ranks > units)   /* plan refuses it first */
+		return perr_set(err, "a world of %d ranks needs %d cores, but this machine has %d usable "
+				"cores", ranks, ranks, units);
+	if (!rs->policy)        /* unbound: a core per rank, at most all of them */
+		return core_alloc_take(&l->cores, ranks < units ? ranks : units, 0, set);
+	if (!strcmp(rs->policy, "explicit")) {
+		struct policy p;
+		policy_init(&p);
+		int rc = rs->map ? policy_load_map(&p, rs->map, err)
+				 : perr_set(err, "the explicit policy needs a placement map");
+		for (int i = 0; rc == 0 && i < p.nsets; i++)
+			hwloc_bitmap_or(set, set, p.sets[i]);
+		policy_release(&p);
+		if (rc)
+			return -1;
+		if (hwloc_bitmap_last(set) >= units)
+			return perr_set(err, "the placement map names core %d, but this machine has %d usable "
+					"cores (0-%d)", hwloc_bitmap_last(set), units, units - 1);
+		return core_alloc_take_set(&l->cores, set);
+	}
+	int rpn = rs->ranks_per_node > 0 ? rs->ranks_per_node : ranks, cpr = 1;
+	if (rs->cores_per_rank && policy_parse_cores_per_rank(rs->cores_per_rank, &cpr, err) < 0)
+		return -1;
+	long need = cpr == 0 ? units : (long)rpn * cpr;
+	if (need > units)
+		return perr_set(err, "%d ranks of %d core%s each need %ld cores, but this machine has %d "
+				"usable cores", rpn, cpr, cpr == 1 ? "" : "s", need, units);
+	return core_alloc_take(&l->cores, (int)need, !strcmp(rs->policy, "spread"), set);
+}
+
+/* A new entry for run rs in l->runs (not counted yet). */
+static struct local_run *new_run(struct local *l, const struct run_spec *rs, hwloc_bitmap_t cores)
+{
+	XGROW(l->runs, (size_t)l->n + 1, l->alloc);
+	struct local_run *r = &l->runs[l->n];
+	memset(r, 0, sizeof(*r));
+	r->id = rs->id;
+	r->run_dir = xstrdup(rs->run_dir);
+	r->attempt = supervisor_attempt(rs);
+	r->timeout = rs->timeout;
+	r->cores = cores;
+	return r;
+}
+
+/* Run i ended: its slot and cores are free. */
+static void drop_run(struct local *l, int i)
+{
+	struct local_run *r = &l->runs[i];
+	if (l->have_topo)
+		core_alloc_give(&l->cores, r->cores);
+	hwloc_bitmap_free(r->cores);
+	free(r->run_dir);
+	l->runs[i] = l->runs[--l->n];
+}
+
+static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
+		       struct perr *err)
+{
+	struct local *l = b->priv;
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	char *within = NULL, *noted = NULL;
+	int rc = l->have_topo ? take_cores(l, rs, cores, err) : 0;
+	if (rc) {
+		hwloc_bitmap_free(cores);
+		return rc;
+	}
+	struct launch_placement lp = {
+		.policy = rs->policy,
+		.ranks_per_node = rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks,
+		.cores_per_rank = rs->cores_per_rank,
+		.map = rs->map,
+	};
+	if (l->have_topo && hwloc_bitmap_list_asprintf(&noted, cores) >= 0 && rs->policy &&
+	    strcmp(rs->policy, "explicit"))
+		lp.within = within = xstrdup(noted);
+	struct local_run *r = new_run(l, rs, cores);
+	rc = supervisor_start(&r->sv, rs, rs->policy ? &lp : NULL, noted ? noted : "", backend_id, err);
+	free(within);
+	free(noted);
+	if (rc) {
+		if (l->have_topo)
+			core_alloc_give(&l->cores, cores);
+		hwloc_bitmap_free(cores);
+		free(r->run_dir);
+		return rc;
+	}
+	supervisor_parse_id(*backend_id, &r->pid, &r->starttime);
+	r->deadline = rs->timeout > 0 ? mono_now() + rs->timeout + BACKSTOP_GRACE : 0;
+	l->n++;
+	return 0;
+}
+
+/* The result an end note tells. */
+static void result_from_note(const struct sv_end *e, long long id, struct run_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->id = id;
+	res->started_at = e->started;
+	res->ended_at = e->ended;
+	res->wall = e->wall;
+	res->exit_status = e->exit_status;
+	int st = e->exit_status;
+	res->failed = e->timed_out || e->error[0] || st;
+	if (e->timed_out) {
+		res->exit_status = 128 + SIGKILL;
+		snprintf(res->reason, sizeof(res->reason), "timed out after %g s", e->timeout);
+	} else if (e->error[0]) {
+		snprintf(res->reason, sizeof(res->reason), "%s", e->error);
+	} else if (st > 128) {
+		snprintf(res->reason, sizeof(res->reason), "killed by signal %d (%s)", st - 128,
+			 strsignal(st - 128));
+	} else if (st) {
+		snprintf(res->reason, sizeof(res->reason), "exit status %d", st);
+	}
+}
+
+/* Whether run r ended; then res says how.  A supervisor that died without
+   its end note was killed mid-way: what is left of the run is killed, and
+   the result asks for a rerun. */
+static int check_run(struct local_run *r, struct run_result *res)
+{
+	int gone = r->sv.pid > 0 ? poll_command(&r->sv) != 0 : !supervisor_alive(r->pid, r->starttime);
+	if (!gone) {
+		if (r->deadline > 0 && mono_now() > r->deadline && !r->backstop) {
+			r->backstop = 1;   /* its supervisor did not end it in time: end both */
+			supervisor_kill_run(r->pid, r->starttime, 0);
+		}
+		return 0;
+	}
+	struct sv_end e;
+	if (supervisor_read_end(r->run_dir, &e) == 0 && e.attempt == r->attempt) {
+		result_from_note(&e, r->id, res);
+		return 1;
+	}
+	memset(res, 0, sizeof(*res));
+	res->id = r->id;
+	res->exit_status = -1;
+	res->failed = 1;
+	res->ended_at = wall_now();
+	if (r->backstop) {
+		res->exit_status = 128 + SIGKILL;
+		snprintf(res->reason, sizeof(res->reason), "timed out after %g s", r->timeout);
+		return 1;
+	}
+	supervisor_kill_run(r->pid, r->starttime, 0);
+	struct sv_start s;
+	int noted = supervisor_read_start(r->run_dir, &s) == 0 && s.attempt == r->attempt;
+	res->rerun = 1;
+	/* no start note: its supervisor gave up before the ranks, unasked */
+	snprintf(res->reason, sizeof(res->reason), "%s", noted ? "killed mid-way" : "never started");
+	return 1;
+}
+
+/* Sleep until a run may have changed, at most left seconds: our own
+   supervisors wake us when they exit; adopted ones are looked at often. */
+static void await_change(struct local *l, double left)
+{
+	struct child_process **own = xcalloc((size_t)l->n + 1, sizeof(*own));
+	int nown = 0;
+	for (int i = 0; i < l->n; i++)
+		if (l->runs[i].sv.pid > 0)
+			own[nown++] = &l->runs[i].sv;
+	if (nown < l->n && left > 0.02)
+		left = 0.02;
+	if (nown)
+		wait_commands(own, nown, left);
+	else {
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	free(own);
+}
+
+static int local_wait(struct backend *b, double timeout, struct run_result *res, int max,
+		      struct perr *err)
+{
+	(void)err;
+	struct local *l = b->priv;
+	double end = mono_now() + timeout;
+	int got = 0;
+	for (;;) {
+		while (got < max && l->nready > 0)
+			res[got++] = l->ready[--l->nready];
+		for (int i = 0; i < l->n && got < max;) {
+			if (check_run(&l->runs[i], &res[got])) {
+				got++;
+				drop_run(l, i);
+			} else {
+				i++;
+			}
+		}
+		double left = end - mono_now();
+		if (got || left <= 0 || l->n == 0)
+			return got;
+		await_change(l, left);
+	}
+}
+
+static int local_cancel(struct backend *b, const struct run_spec *rs, const char *backend_id,
+			struct perr *err)
+{
+	(void)err;
+	struct local *l = b ? b->priv : NULL;
+	for (int i = 0; l && i < l->n; i++)
+		if (l->runs[i].id == rs->id) {
+			/* its supervisor stays to note how the run ended */
+			supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
+			return 0;
+		}
+	backend_local_cancel_id(backend_id);
+	return 0;
+}
+
+/* A run that finished while no orchestrator ran: its result waits for wait(). */
+static void push_ready(struct local *l, long long id, const struct sv_end *e)
+{
+	XGROW(l->ready, (size_t)l->nready + 1, l->ready_alloc);
+	result_from_note(e, id, &l->ready[l->nready++]);
+}
+
+/* Watch a supervisor an earlier orchestrator started; it keeps its cores. */
+static void adopt_live(struct local *l, const struct run_spec *rs, const struct sv_start *s)
+{
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	/* cores this machine no longer has, or someone holds: it holds none */
+	if (!l->have_topo || !s->cores[0] || hwloc_bitmap_list_sscanf(cores, s->cores) < 0 ||
+	    hwloc_bitmap_last(cores) >= l->topo.nunits || core_alloc_take_set(&l->cores, cores))
+		hwloc_bitmap_zero(cores);
+	struct local_run *r = new_run(l, rs, cores);
+	r->pid = s->pid;
+	r->starttime = s->starttime;
+	if (rs->timeout > 0)
+		r->deadline = mono_now() + (s->started + rs->timeout - wall_now()) + BACKSTOP_GRACE;
+	l->n++;
+}
+
+/*
+ * What became of the attempt rs of a run an earlier orchestrator started
+ * (its notes in the run directory): 1 finished or still running, taken
+ * over (*id: its supervisor); 0 never started or killed mid-way, what is
+ * left of it killed (and of old_id, a run from before supervisors).
+ */
+static int take_over(struct local *l, const struct run_spec *rs, const char *old_id,
+		     enum attempt_fate *fate, char **id)
+{
+	struct sv_start s;
+	struct sv_end e;
+	int want = supervisor_attempt(rs);
+	int noted = supervisor_read_start(rs->run_dir, &s) == 0 && s.attempt == want;
+	int alive = noted && supervisor_alive(s.pid, s.starttime);
+	/* the end note after the liveness: a supervisor notes, then exits */
+	if (supervisor_read_end(rs->run_dir, &e) == 0 && e.attempt == want) {
+		push_ready(l, rs->id, &e);
+		*fate = FATE_FINISHED;
+	} else if (alive) {
+		adopt_live(l, rs, &s);
+		*fate = FATE_RUNNING;
+	} else {
+		pid_t pid;
+		unsigned long long start;
+		if (noted)
+			supervisor_kill_run(s.pid, s.starttime, 0);
+		else if (old_id && !supervisor_parse_id(old_id, &pid, &start))
+			supervisor_kill_run(pid, start, 0);
+		*fate = noted ? FATE_KILLED : FATE_NEVER_STARTED;
+		return 0;
+	}
+	if (id)
+		*id = noted ? xasprintf("%d:%llu", (int)s.pid, s.starttime) : xstrdup("");
+	return 1;
+}
+
+static int local_adopt(struct backend *b, const struct run_spec *rs, const char *backend_id,
+		       enum attempt_fate *fate, struct perr *err)
+{
+	(void)err;
+	return take_over(b->priv, rs, backend_id, fate, NULL);
+}
+
+/* Before a fresh attempt: an earlier orchestrator may have started this
+   very attempt and died before recording it. */
+static int local_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
+			 enum attempt_fate *fate, struct perr *err)
+{
+	(void)err;
+	return take_over(b->priv, rs, NULL, fate, backend_id);
+}
+
+/* Runs in flight stay: their supervisors note how they end, for whoever
+   runs the campaign next. */
+static void local_free(struct backend *b)
+{
+	struct local *l = b->priv;
+	for (int i = 0; i < l->n; i++) {
+		hwloc_bitmap_free(l->runs[i].cores);
+		free(l->runs[i].run_dir);
+	}
+	if (l->have_topo) {
+		core_alloc_release(&l->cores);
+		topology_release(&l->topo);
+	}
+	free(l->runs);
+	free(l->ready);
+	free(l);
+	free(b);
+}
+
+static const struct backend_ops local_ops = {
+	.name = "local",
+	.capacity = local_capacity,
+	.start = local_start,
+	.wait = local_wait,
+	.cancel = local_cancel,
+	.adopt = local_adopt,
+	.recover = local_recover,
+	.inflight = local_inflight,
+	.free = local_free,
+};
+
+int backend_local_new(struct backend **out, int jobs, struct perr *err)
+{
+	if (jobs < 1)
+		return perr_set(err, "--jobs must be at least 1, not %d", jobs);
+	struct backend *b = xcalloc(1, sizeof(*b));
+	struct local *l = xcalloc(1, sizeof(*l));
+	l->jobs = jobs;
+	struct perr terr;
+	if (topology_load(&l->topo, NULL, NULL, &terr) == 0) {
+		l->have_topo = 1;
+		core_alloc_init(&l->cores, &l->topo);
+	}
+	b->ops = &local_ops;
+	b->priv = l;
+	*out = b;
+	return 0;
+}
+
+int backend_local_cancel_id(const char *backend_id)
+{
+	pid_t pid;
+	unsigned long long start;
+	if (supervisor_parse_id(backend_id, &pid, &start))
+		return 0;
+	return supervisor_kill_run(pid, start, 1) > 0;
+}

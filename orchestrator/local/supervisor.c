@@ -1,0 +1,585 @@
+/* The local run's supervisor: the process, its notes, and who it is. */
+#include "orchestrator/local/supervisor.h"
+#include "common/clock.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "orchestrator/local/mpi_world.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What /proc/PID/stat says of a process. */
+struct proc_info {
+	char state;
+	pid_t session;
+	unsigned long long starttime;   /* clock ticks after boot */
+};
+
+static int proc_info(pid_t pid, struct proc_info *pi)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the command name may hold spaces: fields restart after the last ')' */
+	char *p = strrchr(buf, ')');
+	int session;
+	/* after ')': state(3) ppid pgrp session(6) ... starttime(22) */
+	if (!p || sscanf(p + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &pi->state, &session, &pi->starttime) != 3)
+		return -1;
+	pi->session = session;
+	return 0;
+}
+
+int supervisor_alive(pid_t pid, unsigned long long starttime)
+{
+	struct proc_info pi;
+	return pid > 1 && proc_info(pid, &pi) == 0 && pi.state != 'Z' && pi.starttime == starttime;
+}
+
+int supervisor_parse_id(const char *id, pid_t *pid, unsigned long long *starttime)
+{
+	int p, n = 0;
+	if (!id || sscanf(id, "%d:%llu%n", &p, starttime, &n) != 2 || id[n] || p <= 1)
+		return -1;
+	*pid = p;
+	return 0;
+}
+
+static int seen(const pid_t *pids, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* SIGKILL every live process of session sid (but sid itself when spare),
+   a few passes for what forks meanwhile.  How many were signalled. */
+static int kill_session(pid_t sid, int spare)
+{
+	pid_t *killed = NULL;
+	int total = 0;
+	size_t alloc = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		DIR *d = opendir("/proc");
+		if (!d)
+			break;
+		int n = 0;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			char *end;
+			long pid = strtol(e->d_name, &end, 10);
+			struct proc_info pi;
+			if (*end || pid <= 1 || (spare && pid == sid) || seen(killed, total, (pid_t)pid) ||
+			    proc_info((pid_t)pid, &pi) || pi.session != sid || pi.state == 'Z' ||
+			    kill((pid_t)pid, SIGKILL))
+				continue;
+			XGROW(killed, (size_t)total + 1, alloc);
+			killed[total++] = (pid_t)pid;
+			n++;
+		}
+		closedir(d);
+		if (!n)
+			break;
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	free(killed);
+	return total;
+}
+
+int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
+{
+	struct proc_info pi;
+	if (pid <= 1)
+		return 0;
+	if (proc_info(pid, &pi) == 0) {
+		if (pi.starttime != starttime)
+			return 0;   /* the pid is another process's now */
+		if (pi.state != 'Z' && pi.session != pid)
+			return killpg(pid, SIGKILL) == 0;   /* a run from before supervisors */
+	}
+	/* a session outlives its leader: the number is not reused while it has members */
+	return kill_session(pid, spare);
+}
+
+int supervisor_attempt(const struct run_spec *rs)
+{
+	return rs->attempt > 0 ? rs->attempt : 1;
+}
+
+/* ---- the notes ---- */
+
+static int write_note(const char *run_dir, const char *name, json_t *o)
+{
+	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	char *path = xasprintf("%s/%s", run_dir, name);
+	int r = text ? fs_write_file(path, text, strlen(text)) : -1;
+	free(path);
+	free(text);
+	json_decref(o);
+	return r;
+}
+
+static int write_start(const char *run_dir, const struct sv_start *s)
+{
+	json_t *o = json_object();
+	char id[64];
+	snprintf(id, sizeof(id), "%d:%llu", (int)s->pid, s->starttime);
+	json_object_set_new(o, "attempt", json_integer(s->attempt));
+	json_object_set_new(o, "supervisor", json_string(id));
+	json_object_set_new(o, "started", json_real(s->started));
+	json_object_set_new(o, "cores", json_string(s->cores));
+	return write_note(run_dir, SV_START_NOTE, o);
+}
+
+static int write_end(const char *run_dir, const struct sv_end *e)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "attempt", json_integer(e->attempt));
+	json_object_set_new(o, "exit", json_integer(e->exit_status));
+	json_object_set_new(o, "signal", json_integer(e->signal));
+	json_object_set_new(o, "timed_out", json_boolean(e->timed_out));
+	json_object_set_new(o, "timeout", json_real(e->timeout));
+	json_object_set_new(o, "error", e->error[0] ? json_string(e->error) : json_null());
+	json_object_set_new(o, "ranks", json_integer(e->ranks));
+	json_object_set_new(o, "started", json_real(e->started));
+	json_object_set_new(o, "ended", json_real(e->ended));
+	json_object_set_new(o, "wall", json_real(e->wall));
+	json_object_set_new(o, "utime", json_real(e->utime));
+	json_object_set_new(o, "stime", json_real(e->stime));
+	json_object_set_new(o, "maxrss_kb", json_integer(e->maxrss_kb));
+	json_object_set_new(o, "nvcsw", json_integer(e->nvcsw));
+	json_object_set_new(o, "nivcsw", json_integer(e->nivcsw));
+	return write_note(run_dir, SV_END_NOTE, o);
+}
+
+static json_t *read_note(const char *run_dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", run_dir, name);
+	json_t *o = json_load_file(path, 0, NULL);
+	free(path);
+	if (o && (!json_is_object(o) || !json_is_integer(json_object_get(o, "attempt")))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static void str(json_t *o, const char *key, char *buf, size_t size)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	snprintf(buf, size, "%s", v ? v : "");
+}
+
+int supervisor_read_start(const char *run_dir, struct sv_start *s)
+{
+	memset(s, 0, sizeof(*s));
+	json_t *o = read_note(run_dir, SV_START_NOTE);
+	if (!o)
+		return -1;
+	s->attempt = (int)num(o, "attempt");
+	s->started = num(o, "started");
+	str(o, "cores", s->cores, sizeof(s->cores));
+	int r = supervisor_parse_id(json_string_value(json_object_get(o, "supervisor")), &s->pid,
+				    &s->starttime);
+	json_decref(o);
+	return r;
+}
+
+int supervisor_read_end(const char *run_dir, struct sv_end *e)
+{
+	memset(e, 0, sizeof(*e));
+	json_t *o = read_note(run_dir, SV_END_NOTE);
+	if (!o)
+		return -1;
+	e->attempt = (int)num(o, "attempt");
+	e->exit_status = (int)num(o, "exit");
+	e->signal = (int)num(o, "signal");
+	e->timed_out = json_is_true(json_object_get(o, "timed_out"));
+	e->timeout = num(o, "timeout");
+	str(o, "error", e->error, sizeof(e->error));
+	e->ranks = (int)num(o, "ranks");
+	e->started = num(o, "started");
+	e->ended = num(o, "ended");
+	e->wall = num(o, "wall");
+	e->utime = num(o, "utime");
+	e->stime = num(o, "stime");
+	e->maxrss_kb = (long)num(o, "maxrss_kb");
+	e->nvcsw = (long)num(o, "nvcsw");
+	e->nivcsw = (long)num(o, "nivcsw");
+	json_decref(o);
+	return 0;
+}
+
+/* ---- the supervisor process ---- */
+
+/* What the supervisor tells the orchestrator, in this order. */
+enum sv_stage { SV_NOTED = 1, SV_STARTED };
+struct sv_msg {
+	int stage;
+	int err;                    /* errno: the stage failed */
+	int where;                  /* enum child_stage of a rank that could not start */
+	int transient;              /* and trying later may work */
+	unsigned long long starttime;   /* the supervisor's */
+};
+
+/* What the forked supervisor works from (the orchestrator's memory). */
+struct sv_args {
+	const struct run_spec *rs;
+	const struct launch_placement *lp;   /* NULL: no policy */
+	const char *cores;
+	int up, down;               /* pipes to and from the orchestrator */
+};
+
+static int read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static void send_msg(int fd, const struct sv_msg *m)
+{
+	ssize_t w;
+	do   /* a dead orchestrator: EPIPE (SIGPIPE is ignored), nothing to do */
+		w = write(fd, m, sizeof(*m));
+	while (w < 0 && errno == EINTR);
+}
+
+static void exec_error(const struct run_spec *rs, int e, int where, char *buf, size_t size)
+{
+	const char *what = rs->mpi ? MPI_WORLD_LAUNCHER : rs->policy ? rs->bind_path : rs->argv[0];
+	if (where == CHILD_DIR)
+		snprintf(buf, size, "cannot enter the working directory '%s': %s",
+			 rs->workdir ? rs->workdir : rs->run_dir, strerror(e));
+	else if (where == CHILD_REDIRECT)
+		snprintf(buf, size, "cannot write the output files in '%s': %s", rs->run_dir, strerror(e));
+	else if (rs->mpi && e == ENOENT)
+		snprintf(buf, size, "cannot execute '%s': %s; backend.mpi = \"%s\" needs it (package %s)",
+			 what, strerror(e), rs->mpi, MPI_WORLD_PACKAGE);
+	else
+		snprintf(buf, size, "cannot execute '%s': %s", what, strerror(e));
+}
+
+/* The argv of every rank: perfsweep-bind's line first when there is a policy. */
+static char **rank_argv(const struct sv_args *a)
+{
+	const struct run_spec *rs = a->rs;
+	char **pre = a->lp ? launch_argv(rs->bind_path, a->lp) : NULL;
+	int n = 0, k = 0, npre = 0;
+	while (rs->argv[n])
+		n++;
+	while (pre && pre[npre])
+		npre++;
+	char **av = xcalloc((size_t)(n + npre + 1), sizeof(char *));
+	for (int i = 0; i < npre; i++)
+		av[k++] = pre[i];
+	for (int i = 0; i < n; i++)
+		av[k++] = rs->argv[i];
+	free(pre);   /* its strings live in av now; the process ends soon anyway */
+	return av;
+}
+
+/*
+ * The environment rank i gets (NULL-terminated; free with env_free): the
+ * run's own, then ours, which win.  A world's ranks (i < 0) take their rank
+ * from mpirun (OMPI_COMM_WORLD_*).
+ */
+static char **rank_env(const struct run_spec *rs, int i)
+{
+	int nenv = 0, k;
+	while (rs->env && rs->env[nenv])
+		nenv++;
+	char **env = xcalloc((size_t)nenv + 6, sizeof(char *));
+	for (k = 0; k < nenv; k++)
+		env[k] = xstrdup(rs->env[k]);
+	if (i >= 0) {
+		env[k++] = xasprintf("PERFSWEEP_LOCAL_RANK=%d", i);
+		env[k++] = xasprintf("PERFSWEEP_RANK=%d", i);
+	}
+	env[k++] = xasprintf("PERFSWEEP_NRANKS=%d", rs->ranks);
+	env[k++] = xasprintf("PERFSWEEP_RANKS_PER_NODE=%d",
+			     rs->ranks_per_node > 0 ? rs->ranks_per_node : rs->ranks);
+	env[k++] = xasprintf("PERFSWEEP_RUN_DIR=%s", rs->run_dir);
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (char **e = env; e && *e; e++)
+		free(*e);
+	free(env);
+}
+
+/* Start rank i of a->rs as cps[i] (with a world: mpirun, i 0): 0, or -1
+   (errno, cps[i].exec_errno). */
+static int start_rank(const struct sv_args *a, char **argv, char **env, struct child_process *cps,
+		      int i)
+{
+	const struct run_spec *rs = a->rs;
+	char *out = i ? xasprintf("%s/rank-%d.stdout", rs->run_dir, i) : xasprintf("%s/stdout", rs->run_dir);
+	char *err = i ? xasprintf("%s/rank-%d.stderr", rs->run_dir, i) : xasprintf("%s/stderr", rs->run_dir);
+	struct child_process *cp = &cps[i];
+	memset(cp, 0, sizeof(*cp));
+	cp->argv = argv;
+	cp->env = env;
+	cp->dir = rs->workdir ? rs->workdir : rs->run_dir;
+	cp->in = "/dev/null";
+	cp->out = out;
+	cp->err = err;
+	/* one process group for all ranks; they die with their supervisor */
+	cp->new_group = i == 0;
+	cp->join_group = i ? cps[0].pid : 0;
+	cp->pdeathsig = SIGKILL;
+	int r = start_command(cp);
+	int e = errno;
+	free(out);
+	free(err);
+	errno = e;
+	return r;
+}
+
+/* A world past its timeout has this long after SIGTERM before SIGKILL. */
+#define WORLD_TERM_GRACE 3.0
+
+/* Wait for every rank, killing the run at its timeout; fill e. */
+static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int n, double t0,
+		       struct sv_end *e)
+{
+	struct child_process **ptr = xcalloc((size_t)n, sizeof(*ptr));
+	for (int i = 0; i < n; i++)
+		ptr[i] = &cps[i];
+	double deadline = rs->timeout > 0 ? t0 + rs->timeout : 0;
+	int killed = 0;
+	for (;;) {
+		int live = 0;
+		for (int i = 0; i < n; i++)
+			live += !cps[i].finished;
+		if (!live)
+			break;
+		double left = -1;
+		if (deadline > 0 && !killed) {
+			left = deadline - mono_now();
+			if (left <= 0 && rs->mpi && !e->timed_out) {
+				/* mpirun ends its world and removes its shared memory
+				   segments on SIGTERM; SIGKILL would leave them */
+				e->timed_out = 1;
+				kill(cps[0].pid, SIGTERM);
+				deadline = mono_now() + WORLD_TERM_GRACE;
+				left = WORLD_TERM_GRACE;
+			} else if (left <= 0) {
+				e->timed_out = killed = 1;
+				kill_session(getpid(), 1);
+				left = -1;
+			}
+		}
+		if (wait_commands(ptr, n, left) < 0)
+			break;   /* ECHILD: nothing left to wait for */
+	}
+	free(ptr);
+	e->wall = mono_now() - t0;
+	e->timeout = rs->timeout;
+	for (int i = 0; i < n; i++) {
+		const struct child_process *cp = &cps[i];
+		int code = cp->finished ? command_exit_code(cp->status) : -1;
+		if (code && !e->exit_status) {
+			e->exit_status = code;
+			e->signal = cp->finished && WIFSIGNALED(cp->status) ? WTERMSIG(cp->status) : 0;
+		}
+		e->utime += (double)cp->ru.ru_utime.tv_sec + cp->ru.ru_utime.tv_usec / 1e6;
+		e->stime += (double)cp->ru.ru_stime.tv_sec + cp->ru.ru_stime.tv_usec / 1e6;
+		if (cp->ru.ru_maxrss > e->maxrss_kb)
+			e->maxrss_kb = cp->ru.ru_maxrss;
+		e->nvcsw += cp->ru.ru_nvcsw;
+		e->nivcsw += cp->ru.ru_nivcsw;
+	}
+}
+
+/* After the go: start the ranks, tell the orchestrator, wait, note the end. */
+static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
+{
+	const struct run_spec *rs = a->rs;
+	/* a world is one process, mpirun, that starts the ranks */
+	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1;
+	struct child_process *cps = xcalloc((size_t)n, sizeof(*cps));
+	char **argv = rank_argv(a), **world_env = NULL;
+	if (rs->mpi) {
+		world_env = rank_env(rs, -1);
+		argv = mpi_world_argv(rs, world_env, argv);
+		mpi_world_clear(rs->run_dir);
+	}
+	struct sv_msg m = { .stage = SV_STARTED };
+	double t0 = mono_now();
+	e->started = wall_now();
+	e->ranks = rs->ranks > 0 ? rs->ranks : 1;
+	int i = 0;
+	for (; i < n; i++) {
+		char **env = world_env ? world_env : rank_env(rs, i);
+		int failed = start_rank(a, argv, env, cps, i);
+		int errno_was = errno;
+		if (env != world_env)
+			env_free(env);
+		errno = errno_was;
+		if (failed) {
+			m.err = errno ? errno : EIO;
+			m.where = cps[i].exec_stage;
+			m.transient = !cps[i].exec_errno && (errno == EAGAIN || errno == ENOMEM);
+			break;
+		}
+	}
+	env_free(world_env);
+	if (m.err) {   /* none runs without the others */
+		kill_session(getpid(), 1);
+		for (int k = 0; k < i; k++)
+			finish_command(&cps[k]);
+		if (m.transient) {   /* as if never started: the orchestrator tries again */
+			char *path = xasprintf("%s/" SV_START_NOTE, rs->run_dir);
+			unlink(path);
+			free(path);
+		} else {
+			e->exit_status = m.err == ENOENT ? 127 : 126;
+			exec_error(rs, m.err, m.where, e->error, sizeof(e->error));
+			e->ended = wall_now();
+			write_end(rs->run_dir, e);
+		}
+		send_msg(a->up, &m);
+		return 1;
+	}
+	send_msg(a->up, &m);
+	close(a->up);
+	wait_ranks(rs, cps, n, t0, e);
+	e->ended = e->started + e->wall;
+	/* what the ranks left behind in the session goes with them */
+	kill_session(getpid(), 1);
+	if (rs->mpi && !e->timed_out)
+		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
+	return write_end(rs->run_dir, e) ? 1 : 0;
+}
+
+/* The supervisor, in the forked child; its return value is its exit status. */
+static int supervise(void *data)
+{
+	const struct sv_args *a = data;
+	const struct run_spec *rs = a->rs;
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "perfsweep-sv", 0, 0, 0);
+	struct proc_info self;
+	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
+	if (proc_info(s.pid, &self) == 0)
+		s.starttime = self.starttime;
+	snprintf(s.cores, sizeof(s.cores), "%s", a->cores ? a->cores : "");
+	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
+	if (write_start(rs->run_dir, &s))
+		m.err = errno ? errno : EIO;
+	send_msg(a->up, &m);
+	char go;
+	if (m.err)
+		return 1;
+	if (read_full(a->down, &go, 1)) {
+		/* the orchestrator died before it saw the note: its successor may
+		   not have seen it either, and starts the run itself */
+		char *path = xasprintf("%s/" SV_START_NOTE, rs->run_dir);
+		unlink(path);
+		free(path);
+		return 0;
+	}
+	close(a->down);
+	struct sv_end e = { .attempt = s.attempt };
+	return supervise_ranks(a, &e);
+}
+
+int supervisor_start(struct child_process *sv, const struct run_spec *rs,
+		     const struct launch_placement *lp, const char *cores, char **id,
+		     struct perr *err)
+{
+	int up[2], down[2];
+	if (pipe2(up, O_CLOEXEC))
+		return 1;
+	if (pipe2(down, O_CLOEXEC)) {
+		close(up[0]);
+		close(up[1]);
+		return 1;
+	}
+	struct sv_args a = { rs, lp, cores, up[1], down[0] };
+	memset(sv, 0, sizeof(*sv));
+	sv->fn = supervise;
+	sv->data = &a;
+	sv->new_session = 1;
+	sv->in = sv->out = sv->err = "/dev/null";
+	sv->close_fds = 1;
+	sv->keep_fd[0] = up[1];
+	sv->keep_fd[1] = down[0];
+	sv->nkeep = 2;
+	int started = start_command(sv) == 0;
+	close(up[1]);
+	close(down[0]);
+	if (!started) {
+		close(up[0]);
+		close(down[1]);
+		return 1;   /* no process now: try later */
+	}
+	struct sv_msg noted, m;
+	int ret = 1;   /* the supervisor died on the way: try later (it left its start note) */
+	if (read_full(up[0], &noted, sizeof(noted)) || noted.stage != SV_NOTED)
+		goto reap;
+	if (noted.err) {
+		ret = perr_set(err, "cannot write '%s/%s': %s", rs->run_dir, SV_START_NOTE,
+			       strerror(noted.err));
+		goto reap;
+	}
+	ssize_t w;
+	do
+		w = write(down[1], "g", 1);
+	while (w < 0 && errno == EINTR);
+	close(down[1]);
+	down[1] = -1;
+	if (read_full(up[0], &m, sizeof(m)) || m.stage != SV_STARTED)
+		goto reap;
+	if (m.err && !m.transient) {
+		char why[512];
+		exec_error(rs, m.err, m.where, why, sizeof(why));
+		ret = perr_set(err, "%s", why);
+	}
+	if (m.err)
+		goto reap;
+	close(up[0]);
+	*id = xasprintf("%d:%llu", (int)sv->pid, noted.starttime);
+	return 0;
+reap:
+	close(up[0]);
+	if (down[1] >= 0)
+		close(down[1]);
+	finish_command(sv);
+	return ret;
+}

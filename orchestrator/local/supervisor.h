@@ -1,0 +1,104 @@
+/*
+ * A local run's supervisor: one process per run, forked by the local
+ * backend into a session of its own, so that neither the orchestrator's
+ * death (kill -9, a closed terminal) nor a signal to the orchestrator's
+ * process group reaches it.  It notes the run's start in the run
+ * directory, starts the ranks (a process group of their own, dying with
+ * the supervisor), waits for them with wait4 (killing them at the run's
+ * timeout), kills what they left behind in its session, notes how the run
+ * ended, and exits.  It writes nothing else: its stdio is /dev/null and a
+ * closed pipe to a dead orchestrator is an error, never a SIGPIPE.
+ *
+ * The notes, JSON, each written atomically (temporary file, then rename):
+ *   local.start  {"attempt", "supervisor": "PID:STARTTIME", "started", "cores"}
+ *                before any rank starts
+ *   local.end    {"attempt", "exit", "signal", "timed_out", "timeout",
+ *                 "error", "ranks", "started", "ended", "wall", "utime",
+ *                 "stime", "maxrss_kb", "nvcsw", "nivcsw"}
+ *                after the last rank ended: "exit" is the first failing
+ *                rank's status (128 + signal when a signal ended it, then
+ *                "signal" names it), "error" why the ranks could not
+ *                start, or how an MPI world failed (orchestrator/local/mpi_world.h); times are Unix seconds, "wall" from a monotonic
+ *                clock; CPU times (seconds), the largest resident set (KiB)
+ *                and the context switches are wait4's, summed over the
+ *                ranks (max for maxrss_kb).
+ * A later orchestrator reads them (backend_local.c): the end note of the
+ * attempt it expects means collect; a start note whose supervisor lives
+ * (pid and start time, so a recycled pid is never taken for it) means
+ * adopt; a start note alone means killed mid-way; no note, never started.
+ *
+ * With rs->mpi the supervisor starts one process, mpirun, whose ranks are
+ * in its session too (orchestrator/local/mpi_world.h); at the timeout mpirun gets
+ * SIGTERM first, to end its world cleanly, and SIGKILL 3 s later.
+ *
+ * The supervisor starts the ranks only after the orchestrator has seen its
+ * start note: an orchestrator that dies first leaves no rank running, and
+ * one that dies later leaves the note for its successor, which takes the
+ * campaign lock only after its death.
+ *
+ * A supervisor is named "PID:STARTTIME" (the start time in clock ticks
+ * after boot, from /proc), and that is the local backend's backend id.
+ */
+#ifndef PS_SUPERVISOR_H
+#define PS_SUPERVISOR_H
+#include "common/error.h"
+#include "common/run_command.h"
+#include "orchestrator/backend.h"
+#include "placement/launch.h"
+
+#define SV_START_NOTE "local.start"
+#define SV_END_NOTE "local.end"
+
+struct sv_start {
+	int attempt;
+	pid_t pid;                  /* the supervisor */
+	unsigned long long starttime;
+	double started;             /* Unix seconds */
+	char cores[256];            /* the cores the run was given ("" none) */
+};
+
+struct sv_end {
+	int attempt;
+	int exit_status;            /* 0, an exit code, or 128 + signal */
+	int signal;                 /* the signal that ended it, 0 none */
+	int timed_out;
+	double timeout;             /* the run's timeout, 0 none */
+	char error[256];            /* why the ranks could not start, or how a world failed; "" */
+	int ranks;
+	double started, ended, wall;
+	double utime, stime;        /* seconds */
+	long maxrss_kb, nvcsw, nivcsw;
+};
+
+/*
+ * Start run rs under a new supervisor (sv is filled: the orchestrator's
+ * child).  lp: the perfsweep-bind line of ranks with a policy; cores: what
+ * to note as the run's cores ("" none).  0: its ranks run, *id is its name
+ * (caller frees); 1: transient (no process or memory now), try later; -1:
+ * the run cannot start (err: "cannot execute 'prog': ...").
+ */
+int supervisor_start(struct child_process *sv, const struct run_spec *rs,
+		     const struct launch_placement *lp, const char *cores, char **id,
+		     struct perr *err);
+
+/* The attempt number the notes of rs carry (rs->attempt, 0 meaning 1). */
+int supervisor_attempt(const struct run_spec *rs);
+/* Read run_dir's notes: 0, or -1 when there is none (or none readable). */
+int supervisor_read_start(const char *run_dir, struct sv_start *s);
+int supervisor_read_end(const char *run_dir, struct sv_end *e);
+
+/* "PID:STARTTIME" parsed: 0, or -1 when it is not one. */
+int supervisor_parse_id(const char *id, pid_t *pid, unsigned long long *starttime);
+/* The process pid is alive (not a zombie) and started at starttime. */
+int supervisor_alive(pid_t pid, unsigned long long starttime);
+/*
+ * Kill what runs of the run supervisor pid (started at starttime) leads:
+ * every process of its session, but the supervisor itself when spare (it
+ * then notes how the run ended).  Nothing when pid is alive as another
+ * process.  A live non-leader pid is the process group of a run started
+ * before supervisors existed: that group is killed.  Returns how many
+ * processes were signalled.
+ */
+int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare);
+
+#endif
