@@ -4,10 +4,8 @@
 #include "cli/cli.h"
 #include "cli/run_until.h"
 #include "orchestrator/adaptive.h"
-#include "campaign/campaign_config.h"
-#include "campaign/campaign_diff.h"
-#include "campaign/campaign_lock.h"
 #include "campaign/config.h"
+#include "orchestrator/campaign_open.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
@@ -65,70 +63,18 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
-/* A campaign directory SLURM jobs can write into, checked before anything
-   is made there (by its absolute path, as the jobs will have it). */
-static int slurm_dir_check(const char *dir, struct perr *err)
+/* Say what a campaign that was already there grew by. */
+static void report_growth(const struct campaign_open *co, const struct campaign_config *cfg)
 {
-	char *cwd = dir[0] == '/' ? NULL : getcwd(NULL, 0);
-	char *abs = cwd ? xasprintf("%s/%s", cwd, dir) : xstrdup(dir);
-	int rc = backend_slurm_check_dir(abs, err);
-	free(abs);
-	free(cwd);
-	return rc;
-}
-
-/* Lock the campaign (one run at a time) and check the config against the
-   campaign already there, if any: *grows 1 when there is one.  Nothing is
-   written yet but the lock file (and the collectors' pin, as the check does). */
-static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const char *dir,
-			  const struct campaign_config *cfg, const struct plan *pl, struct store_diff *d,
-			  int *grows, struct perr *err)
-{
-	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
-	if (!strcmp(cfg->backend.type, "slurm") && slurm_dir_check(*campaign_dir, err))
-		return -1;
-	if (campaign_lock_take(lock, *campaign_dir, err))
-		return -1;
-	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
-	*grows = campaign_diff(*campaign_dir, cfg, pl, d, err);
-	if (*grows <= 0)
-		return *grows;
-	/* and its collectors, before growing rewrites the stored config */
-	struct store *st;
-	if (store_open(&st, *campaign_dir, 0, err))
-		return -1;
-	int rc = campaign_collectors_check(st, cfg, err);
-	store_close(st);
-	return rc;
-}
-
-/* Create (or grow, or reopen) the store, then reopen it by its absolute
-   path (children chdir into their run directories), and record the paths
-   the config was resolved with. */
-static int open_store(struct store **st, char **campaign_dir, const struct campaign_config *cfg,
-		      const struct plan *pl, const struct store_diff *d, int grows, struct perr *err)
-{
-	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
-		return -1;
-	if (grows && (d->added || d->retiring || d->unretired)) {
-		fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
-			" retired), %lld retired", cfg->name, d->added, d->kept, d->kept_done, d->unretired,
-			d->retired);
-		if (d->kept_outside_points)
-			fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
-				d->kept_outside_points == 1 ? "" : "s");
-		fputc('\n', stderr);
-	}
-	char *abs = realpath(*campaign_dir, NULL);
-	if (abs) {
-		store_close(*st);
-		*st = NULL;
-		free(*campaign_dir);
-		*campaign_dir = abs;
-		if (store_open(st, *campaign_dir, 0, err))
-			return -1;
-	}
-	return campaign_save_config(*st, cfg, err);
+	const struct store_diff *d = &co->diff;
+	if (!co->grows || !(d->added || d->retiring || d->unretired))
+		return;
+	fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
+		" retired), %lld retired", cfg->name, d->added, d->kept, d->kept_done, d->unretired, d->retired);
+	if (d->kept_outside_points)
+		fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
+			d->kept_outside_points == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 /* --jobs, or its default: the core allocator keeps concurrent runs on
@@ -206,29 +152,27 @@ static int exec_run(struct cli_args *a)
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
-	struct store *st = NULL;
 	struct backend *b = NULL;
 	int ret = EXIT_USAGE;
-	char *campaign_dir = NULL, *bind = NULL;
-	struct campaign_lock lock = { -1 };
+	char *bind = NULL;
+	struct campaign_open co;
+	campaign_open_init(&co);
 	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
 		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
-	struct store_diff d;
-	int grows = 0;
 	/* everything that can refuse (the config, the campaign there, the
 	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
-	    check_campaign(&campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &d,
-			   &grows, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) ||
-	    open_store(&st, &campaign_dir, &cfg, &pl, &d, grows, &err) ||
-	    (!grows && campaign_collectors_check(st, &cfg, &err))) {
+	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) || campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	report_growth(&co, &cfg);
+	struct store *st = co.st;
+	const char *campaign_dir = co.dir;
 	bind = bind_path();
 	cli_catch_stop();
 	struct runner_options ro = { .bind_path = bind, .stop = &cli_stop, .event = on_event, .ctx = &quiet };
@@ -251,12 +195,10 @@ static int exec_run(struct cli_args *a)
 out:
 	if (b)
 		b->ops->free(b);
-	store_close(st);
-	campaign_lock_release(&lock);
+	campaign_open_release(&co);
 	plan_release(&pl);
 	if (cfg_path)           /* config_load ran */
 		config_release(&cfg);
-	free(campaign_dir);
 	free(bind);
 	free(cfg_path);
 	free(given_dir);
