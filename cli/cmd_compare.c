@@ -5,11 +5,15 @@
  * validator/compare.c, the reports in validator/compare_report.c; this
  * file loads the inputs and picks the exit status (docs/compare.md).
  */
+#include "campaign/config.h"
 #include "campaign/config_diff.h"
 #include "campaign/store.h"
 #include "cli/cli.h"
+#include "common/progpath.h"
 #include "common/strbuf.h"
+#include "orchestrator/ab_run.h"
 #include "common/xalloc.h"
+#include "analysis/ab_pairs.h"
 #include "analysis/input.h"
 #include "analysis/model_pipeline.h"
 #include "validator/compare.h"
@@ -17,6 +21,7 @@
 #include <jansson.h>
 #include <libconfig.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +173,22 @@ static void campaign_inputs(const char *base, const char *new, struct compare *c
 	config_destroy(&cfg[1]);
 }
 
+/* Regions under the base campaign's analysis.min_share decide nothing (its default for other inputs). */
+static double min_share(const struct input_data *base)
+{
+	return isnan(base->src.min_share) ? CONFIG_MIN_SHARE : base->src.min_share;
+}
+
+/* Each campaign's runs judged for disturbance and those left out (analysis/run_usage.h). */
+static void note_disturbed(struct compare *c, const struct sides *s)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct run_usage *u = s->in[k].src.usage;
+		if (u && u->disturbed.njudged)
+			compare_note_disturbed(c, k, u->disturbed.njudged, u->disturbed.n);
+	}
+}
+
 static void print_json(const struct compare *c, const char *base, const char *new)
 {
 	json_t *o = compare_report_json(c, base, new);
@@ -177,14 +198,134 @@ static void print_json(const struct compare *c, const char *base, const char *ne
 	json_decref(o);
 }
 
+/* The report in the form asked for, then the exit status: the verdict (0, 3 or 4). */
+static int report(struct cli_args *a, const struct compare *c, const char *base, const char *new)
+{
+	const char *html = cli_value(a, 'H');
+	struct perr err;
+	if (cli_flag(a, 'j'))
+		print_json(c, base, new);
+	else
+		cli_display_stdout(), compare_report_text(stdout, c, base, new);
+	if (html && compare_report_html(html, c, base, new, &err) < 0)
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	return compare_verdict(c);      /* EXIT_OK, EXIT_BLOCKED or EXIT_INCONCLUSIVE */
+}
+
+/*
+ * The two arms of one two-arm run (compare --run) are paired: each side
+ * keeps the values of whole pairs (analysis/ab_pairs.h).  *paired 1 then.
+ */
+static int pair_arms(struct sides *sd, const char *base, const char *new, struct ab_pairing *p, int *paired,
+		     struct perr *err)
+{
+	*paired = is_campaign(base) && is_campaign(new) && ab_pair_arms(base, new);
+	return *paired ? ab_pair_values(&sd->in[0], &sd->in[1], base, new, p, err) : 0;
+}
+
+/* Load BASE (or the reference) and NEW, and pair two arms; set the options the inputs decide. */
+static int load_sides(struct cli_args *a, struct sides *sd, struct compare_options *opt, const char *base,
+		      const char *new, const char *ref, struct ab_pairing *pairs, struct perr *err)
+{
+	const char *deps = cli_value(a, 'd');
+	int paired;
+	if (load_side(sd, 0, base, ref ? "reference" : NULL, opt->metric, deps, err) < 0 ||
+	    load_side(sd, 1, new, NULL, opt->metric, deps, err) < 0 || pair_arms(sd, base, new, pairs, &paired, err) < 0)
+		return -1;
+	opt->min_share = min_share(&sd->in[0]);
+	opt->paired = paired;
+	return 0;
+}
+
+/* Load, compare and report: the exit status. */
+static int compare_inputs(struct cli_args *a, struct compare_options *opt, const char *base, const char *new,
+			  const char *ref)
+{
+	struct sides sd;
+	struct compare c;
+	struct perr err;
+	struct ab_pairing pairs;
+	int rc;
+	memset(&sd, 0, sizeof(sd));
+	sd.ctx = modeler_new();
+	opt->fit = pipeline_fit;
+	opt->fit_ctx = &sd;
+	if (load_sides(a, &sd, opt, base, new, ref, &pairs, &err) < 0) {
+		rc = cli_error(EXIT_USAGE, "%s", err.msg);
+	} else if (compare_experiments(&sd.in[0].e, &sd.in[1].e, opt, &c, &err) < 0) {
+		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
+	} else {
+		campaign_inputs(base, new, &c);
+		if (opt->paired)
+			compare_note_pairs(&c, pairs.pairs, pairs.lost);
+		else
+			note_disturbed(&c, &sd);
+		rc = report(a, &c, base, new);
+		compare_release(&c);
+	}
+	input_data_release(&sd.in[0]);
+	input_data_release(&sd.in[1]);
+	modeler_free(sd.ctx);
+	return rc;
+}
+
+/* A two-arm run's events worth a line: failures, retries, warnings, the budget. */
+static void on_ab_event(void *ctx, long long id, const char *what, const char *detail)
+{
+	(void)ctx;
+	(void)id;
+	if (!strcmp(what, "failed") || !strcmp(what, "retry") || !strcmp(what, "warning") ||
+	    !strcmp(what, "budget") || !strcmp(what, "done-with-collection-error"))
+		fprintf(stderr, "%s: %s\n", what, detail ? detail : "");
+}
+
+/* compare --run BASE.cfg NEW.cfg --dir DIR: run both arms in turn, then compare them paired. */
+static int run_arms(struct cli_args *a, const char *dir, char **arm_dir)
+{
+	struct ab_run ab;
+	struct ab_stats st;
+	struct perr err;
+	if (ab_open(&ab, a->args[0], a->args[1], dir, &err)) {
+		ab_close(&ab);
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	}
+	char *bind = progpath_find("perfsweep-bind");
+	cli_catch_stop();
+	struct runner_options ro = { .bind_path = bind ? bind : "perfsweep-bind", .stop = &cli_stop,
+				     .event = on_ab_event };
+	fprintf(stderr, "compare --run: %lld runs in each arm, one at a time, base and new in turn (%s)\n",
+		ab.arm[0].pl.runs, dir);
+	int rc = ab_execute(&ab, &ro, &st, &err);
+	for (int k = 0; k < 2; k++)
+		arm_dir[k] = xstrdup(ab.arm[k].co.dir);
+	ab_close(&ab);
+	free(bind);
+	if (rc)
+		return cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+	fprintf(stderr, "this session: %d runs started, %d retried, %d re-run after a restart, %d adopted, %d failed\n",
+		st.runs.started, st.runs.retried, st.runs.rerun, st.runs.adopted, st.runs.failed);
+	if (st.runs.interrupted) {
+		fprintf(stderr, "interrupted: run the same command again to resume\n");
+		return EXIT_RUNS_FAILED;
+	}
+	if (st.runs.budget_stopped)
+		fprintf(stderr, "stopped starting pairs: the budget would be overrun; comparing the pairs measured\n");
+	return EXIT_OK;
+}
+
 static int exec_compare(struct cli_args *a)
 {
-	const char *ref = cli_value(a, 'r'), *html = cli_value(a, 'H');
-	int want = ref ? 1 : 2;
+	const char *ref = cli_value(a, 'r'), *dir = cli_value(a, 'D');
+	int run = cli_flag(a, 'R') > 0, want = ref ? 1 : 2;
+	if (run && (ref || !dir))
+		return cli_usage("compare", ref ? "--run takes BASE.cfg and NEW.cfg, not --reference"
+						: "--run needs --dir DIR for the two arms' campaigns");
+	if (!run && dir)
+		return cli_usage("compare", "--dir goes with --run");
 	if (a->nargs != want)
 		return cli_usage("compare", a->nargs < want ? "missing %s" : "too many inputs (%s)",
-				 ref ? "NEW (with --reference FILE as the base)" : "BASE and NEW");
-	const char *base = ref ? ref : a->args[0], *new = a->args[a->nargs - 1];
+				 run ? "BASE.cfg and NEW.cfg" : ref ? "NEW (with --reference FILE as the base)"
+				 : "BASE and NEW");
 	struct compare_options opt;
 	const struct cli_opt *x;
 	compare_options_init(&opt);
@@ -193,35 +334,14 @@ static int exec_compare(struct cli_args *a)
 		opt.tolerance = x->d;
 	if ((x = cli_opt(a, 'a')))
 		opt.alpha = x->d;
-	struct sides sd;
-	struct compare c;
-	struct perr err;
-	int rc;
-	memset(&sd, 0, sizeof(sd));
-	sd.ctx = modeler_new();
-	opt.fit = pipeline_fit;
-	opt.fit_ctx = &sd;
-	const char *deps = cli_value(a, 'd');
-	if (load_side(&sd, 0, base, ref ? "reference" : NULL, opt.metric, deps, &err) < 0 ||
-	    load_side(&sd, 1, new, NULL, opt.metric, deps, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "%s", err.msg);
-	} else if (compare_experiments(&sd.in[0].e, &sd.in[1].e, &opt, &c, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
-	} else {
-		campaign_inputs(base, new, &c);
-		if (cli_flag(a, 'j'))
-			print_json(&c, base, new);
-		else
-			cli_display_stdout(), compare_report_text(stdout, &c, base, new);
-		if (html && compare_report_html(html, &c, base, new, &err) < 0)
-			rc = cli_error(EXIT_USAGE, "%s", err.msg);
-		else
-			rc = compare_verdict(&c) ? EXIT_BLOCKED : EXIT_OK;
-		compare_release(&c);
-	}
-	input_data_release(&sd.in[0]);
-	input_data_release(&sd.in[1]);
-	modeler_free(sd.ctx);
+	if (!run)
+		return compare_inputs(a, &opt, ref ? ref : a->args[0], a->args[a->nargs - 1], ref);
+	char *arm[2] = { NULL, NULL };
+	int rc = run_arms(a, dir, arm);
+	if (rc == EXIT_OK)
+		rc = compare_inputs(a, &opt, arm[0], arm[1], NULL);
+	free(arm[0]);
+	free(arm[1]);
 	return rc;
 }
 
@@ -233,6 +353,8 @@ static const struct cli_option compare_options[] = {
 	{ "html", 'H', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
 	{ "deps", 'd', 1, NULL, "--deps needs a dependency file" },
+	{ "run", 'R', 0, NULL, NULL },
+	{ "dir", 'D', 1, NULL, "--dir needs a directory" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 

@@ -319,8 +319,17 @@ static int taken_over(struct engine *e, long long id, enum attempt_fate fate, co
 	return 0;
 }
 
+/* 1 when the options let the engine start run id (runner_options.only). */
+static int wanted(const struct runner_options *o, long long id)
+{
+	for (int i = 0; o->only && i < o->nonly; i++)
+		if (o->only[i] == id)
+			return 1;
+	return !o->only;
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
-   pending again; every pending run joins the queue.  0 or -1 (err). */
+   pending again; every pending run the options want joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
 {
 	struct run *runs;
@@ -361,7 +370,7 @@ static int reconcile(struct engine *e, struct perr *err)
 			event(e->o, r->id, "rerun", why);
 			r->state = RUN_PENDING;
 		}
-		if (r->state == RUN_PENDING)
+		if (r->state == RUN_PENDING && wanted(e->o, r->id))
 			push(&e->q, r->id);
 	}
 	ret = 0;
