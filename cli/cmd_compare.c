@@ -1,9 +1,11 @@
 /*
- * perfsweep compare BASE NEW | NEW --reference FILE [--tolerance 5%]
- * [--alpha 0.01] [--metric M] [--json] [--html FILE]: did NEW get slower
- * than BASE, and did its scaling change?  The statistics live in
- * validator/compare.c, the reports in validator/compare_report.c; this
- * file loads the inputs and picks the exit status (docs/compare.md).
+ * perfsweep compare BASE NEW | NEW --reference FILE | --run BASE.cfg
+ * NEW.cfg --dir DIR [--tolerance 5%] [--alpha 0.01] [--metric M] [--json]
+ * [--html FILE]: did NEW get slower than BASE, and did its scaling change?
+ * The statistics live in validator/compare.c, the reports in
+ * validator/compare_report.c, the two-arm run in orchestrator/ab_run.c and
+ * its pairing in analysis/ab_pairs.c; this file loads the inputs and
+ * returns the verdict as the exit status (docs/compare.md).
  */
 #include "campaign/config.h"
 #include "campaign/config_diff.h"
@@ -361,35 +363,43 @@ static const struct cli_option compare_options[] = {
 const struct cli_entry cmd_compare_entry = {
 	.name = "compare",
 	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]\n"
-		 "       perfsweep compare NEW --reference FILE [options]",
+		 "       perfsweep compare NEW --reference FILE [options]\n"
+		 "       perfsweep compare --run BASE.cfg NEW.cfg --dir DIR [options]",
 	.summary = "did NEW get slower than BASE, and did its scaling change?",
 	.help = "BASE and NEW are campaign directories, folders of Score-P experiments, Extra-P\n"
 		"text/JSON files or saved references (any format of the input registry, as for\n"
 		"validate); --reference FILE (written by 'perfsweep export DIR --format\n"
 		"reference') takes the place of BASE.\n"
+		"--run BASE.cfg NEW.cfg --dir DIR runs both campaigns first, in one time window:\n"
+		"DIR/base.campaign and DIR/new.campaign, one run at a time on the same cores of\n"
+		"the local backend, point by point and pass by pass, base and new in turn; run\n"
+		"the same command again to resume.  The budget is BASE's, for both arms.  Each new\n"
+		"run is then compared with the base run beside it in time (also when the two arm\n"
+		"directories are given as BASE and NEW later).\n"
 		"Per region, metric and common point: the medians of the repetitions, the change\n"
 		"NEW/BASE - 1 (Hodges-Lehmann on log values) with its interval at 1 - alpha, and\n"
 		"the two-sided Mann-Whitney p.  A point regressed when p < alpha (per point) and\n"
 		"the change exceeds --tolerance (5%, or 0.05); it improved when below -tolerance.\n"
-		"Higher is worse for every metric.  Mann-Whitney needs at least 5 + 5 repetitions\n"
-		"to reach p < 0.01 (4 + 4 for 0.05); the report marks points that cannot.\n"
+		"Higher is worse for every metric.\n"
 		"Per region, all common points together: the weighted mean of the points' log\n"
-		"ratios (its t interval; a regression when p < alpha and above tolerance) and its\n"
-		"trend along each parameter.  A scaling regression is a significant positive\n"
-		"trend that, at its interval's low end, adds more than tolerance to the ratio at\n"
-		"twice the parameter's largest common value.  Both PMNF models and their leading\n"
-		"terms are shown, fitted as 'model' fits them: each side constrained by its\n"
-		"campaign's dependency file (or --deps FILE, for both); models that differ without\n"
-		"a trend are not a regression.\n"
-		"A region noisy on either side (as validate's noise check) is not compared: it is\n"
-		"listed with the points to re-measure.  When both inputs are campaign\n"
-		"directories, the report starts with their stored configs' differences and\n"
-		"their machines.\n"
-		"--json prints {regressions, improvements, unchanged, models: [{callpath, metric,\n"
-		"base, new, leading_term_changed, predicted_ratio, region, trend, ...}],\n"
-		"not_compared, config_diff, ...}; --html FILE writes a self-contained page.\n"
+		"ratios, each weighed by its own noise (a random-effects meta-regression, one-sided\n"
+		"t bounds at 1 - alpha): a regression when significant and above the tolerance;\n"
+		"resolved when its upper bound is below the tolerance; else inconclusive, with the\n"
+		"smallest slowdown the data could have detected.  Its trend along each parameter:\n"
+		"a scaling regression is a significant rising trend that, at its interval's low\n"
+		"end, adds more than tolerance to the ratio at twice the parameter's largest\n"
+		"value.  Both PMNF models and their leading terms are shown, fitted as 'model'\n"
+		"fits them (each side's dependency file, or --deps FILE for both).\n"
+		"Regions under the base campaign's analysis.min_share of the time decide nothing.\n"
+		"A campaign's disturbed runs are left out (in paired arms: with their partners);\n"
+		"losing more than a quarter of them makes the comparison inconclusive.\n"
+		"--json prints {verdict, regressions, improvements, unchanged, models: [{callpath,\n"
+		"metric, base, new, region, trend, outcome, ...}], not_compared, config_diff,\n"
+		"pairs, disturbed, ...}; --html FILE writes a self-contained page.\n"
 		"\n"
-		"exit status: 0 no regression; 3 a point, a region or a scaling regression; 2\n"
+		"exit status: 0 every region that decides was resolved and none regressed; 3 a\n"
+		"point, a region or a scaling regression; 4 inconclusive (a region not resolved,\n"
+		"or the machine was shared); 1 the runs of --run failed or were interrupted; 2\n"
 		"usage or input error.  See docs/compare.md.",
 	.options = compare_options,
 	.errors = CLI_ERRORS_STRICT,

@@ -479,7 +479,9 @@ static int test_region(struct compare *c, int r, const struct region_pair *rp, s
 		c->regions[r].point_regressions += pt->status == CMP_REGRESSION;
 		if (!all_positive(a) || !all_positive(b))
 			continue;
-		if (c->opt.paired && a->n == b->n)
+		/* a measurement compared with itself (a campaign, a file or its reference) pairs with itself */
+		int same = a->n == b->n && !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n);
+		if ((c->opt.paired || same) && a->n == b->n)
 			trend_build_add_paired(&tb, pt->coords, a, b);
 		else
 			trend_build_add(&tb, pt->coords, a, b);
