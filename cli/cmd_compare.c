@@ -254,15 +254,19 @@ static int compare_inputs(struct cli_args *a, struct compare_options *opt, const
 	opt->fit_ctx = &sd;
 	if (load_sides(a, &sd, opt, base, new, ref, &pairs, &err) < 0) {
 		rc = cli_error(EXIT_USAGE, "%s", err.msg);
-	} else if (compare_experiments(&sd.in[0].e, &sd.in[1].e, opt, &c, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
 	} else {
+		int cmp = compare_experiments(&sd.in[0].e, &sd.in[1].e, opt, &c, &err);
+		if (cmp < 0)
+			compare_init(&c, opt);  /* nothing to compare: inconclusive if disturbance took it */
 		campaign_inputs(base, new, &c);
 		if (opt->paired)
 			compare_note_pairs(&c, pairs.pairs, pairs.lost);
 		else
 			note_disturbed(&c, &sd);
-		rc = report(a, &c, base, new);
+		if (cmp < 0 && !c.inputs.shared)
+			rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
+		else
+			rc = report(a, &c, base, new);
 		compare_release(&c);
 	}
 	input_data_release(&sd.in[0]);

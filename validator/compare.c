@@ -81,6 +81,15 @@ void compare_release(struct compare *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void compare_init(struct compare *c, const struct compare_options *opt)
+{
+	memset(c, 0, sizeof(*c));
+	if (opt)
+		c->opt = *opt;
+	else
+		compare_options_init(&c->opt);
+}
+
 int compare_verdict(const struct compare *c)
 {
 	int inconclusive = c->inputs.shared;
@@ -505,7 +514,9 @@ static void region_verdict(struct compare *c, struct compare_region *g)
 	if (!t->tested)
 		return;
 	double change = expm1(t->level);
-	if (t->level_p < alpha && t->level > 0 && change > tol)
+	/* the pooled level, or every point on its own (an intersection-union test) */
+	int slower = (t->level_p < alpha && t->level > 0) || (t->npoints >= 2 && t->point_p_max < alpha);
+	if (slower && change > tol)
 		g->status = CMP_REGRESSION;
 	else if (t->level_p < alpha && t->level < 0 && change < -tol)
 		g->status = CMP_IMPROVEMENT;

@@ -179,6 +179,8 @@ struct compare {
 int compare_experiments(const struct experiment *base, const struct experiment *new,
 			const struct compare_options *opt, struct compare *out, struct perr *err);
 void compare_release(struct compare *c);
+/* An empty comparison under opt (no common point): for a report of inputs whose every run was lost. */
+void compare_init(struct compare *c, const struct compare_options *opt);
 
 /* Record one config difference (copies the strings; base or new may be NULL). */
 void compare_add_diff(struct compare *c, const char *key, const char *base, const char *new);

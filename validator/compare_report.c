@@ -129,7 +129,10 @@ static void text_level(FILE *f, const struct compare *c, const struct compare_re
 		status_name[g->status], sb.buf, t->level_p,
 		g->status != CMP_UNCHANGED && none_reachable(c, (int)(g - c->regions))
 			? " (no single point could have shown it)" : "");
-	fprintf(f, "  %s; detectable %s\n", outcome_text(c, g), detectable_text(t));
+	fprintf(f, "  %s; detectable %s", outcome_text(c, g), detectable_text(t));
+	if (t->npoints >= 2 && t->point_p_max < c->opt.alpha)
+		fprintf(f, "; every point slower on its own (largest p %.2g)", t->point_p_max);
+	fputc('\n', f);
 	for (int k = 0; k < c->nparams; k++) {
 		const struct trend_param *tp = &t->param[k];
 		if (!tp->varies)
@@ -412,6 +415,7 @@ static json_t *level_json(const struct compare_region *g)
 	json_object_set_new(o, "df", num(t->df));
 	json_object_set_new(o, "tau2", num(t->tau2));
 	json_object_set_new(o, "paired", json_boolean(t->paired));
+	json_object_set_new(o, "point_p_max", num(t->point_p_max));
 	return o;
 }
 

@@ -288,6 +288,23 @@ static void detectable(struct compare_trend *t, double alpha)
 	t->detectable = power_t_detectable(t->level_se, df, 2 * alpha, COMPARE_TREND_POWER);
 }
 
+/* The largest of the points' own one-sided p of a slowdown; NaN when one has no variance. */
+static void every_point(const struct trend_input *in, const struct trend_work *w, struct compare_trend *t)
+{
+	t->point_p_max = 0;
+	for (int i = 0; i < w->n; i++) {
+		int r = w->row[i], df;
+		double h;
+		point_reps(in, r, &df, &h);
+		if (df < 1 || !(in->v[r] >= 0) || !isfinite(in->v[r])) {
+			t->point_p_max = NAN;
+			return;
+		}
+		double p = in->v[r] > 0 ? gsl_cdf_tdist_Q(in->y[r] / sqrt(in->v[r]), df) : in->y[r] > 0 ? 0 : 1;
+		t->point_p_max = fmax(t->point_p_max, p);
+	}
+}
+
 static void trend_init(const struct trend_input *in, struct compare_trend *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -295,7 +312,7 @@ static void trend_init(const struct trend_input *in, struct compare_trend *t)
 	t->paired = in->npairs != NULL;
 	t->param = xcalloc((size_t)in->nparams + 1, sizeof(*t->param));
 	t->level = t->level_lo = t->level_hi = t->level_p = t->scale = NAN;
-	t->level_se = t->df = t->detectable = NAN;
+	t->level_se = t->df = t->detectable = t->point_p_max = NAN;
 	for (int k = 0; k < in->nparams; k++) {
 		struct trend_param *tp = &t->param[k];
 		tp->slope = tp->lo = tp->hi = tp->p = tp->centre = tp->ratio_2x = tp->excess_2x_lo = tp->excess_2x_hi = NAN;
@@ -337,6 +354,8 @@ int compare_trend_fit(const struct trend_input *in, double alpha, struct compare
 		}
 	}
 	detectable(t, alpha);
+	if (w.n > 0)
+		every_point(in, &w, t);
 	work_release(&w);
 	return rc;
 }

@@ -42,6 +42,15 @@
  * repetitions) the scatter of the points about the fit is the only noise
  * (t on the fit's residual degrees of freedom).
  *
+ * Every point on its own: point_p_max is the largest of the points' own
+ * one-sided t tests of a slowdown (y_i against v_i, on the point's
+ * repetitions' degrees of freedom).  Below alpha every point is slower: an
+ * intersection-union test of "some point is not slower" at level alpha,
+ * which needs no correction for the number of points and no model of how
+ * they scatter, and so still speaks where a few points disagree in size
+ * (a 2x2 design whose four slowdowns range from +85% to +280% leaves the
+ * random-effects level one residual degree of freedom).
+ *
  * Paired points (npairs set: both sides' j-th repetitions ran next to each
  * other, perfsweep compare --run): y_i is the mean of the pairs' log
  * ratios and v_i their variance over the pairs, on npairs - 1 degrees of
@@ -92,6 +101,10 @@ struct compare_trend {
 	double level_p;         /* one-sided p of the level's sign (a slowdown when level > 0) */
 	double level_se;        /* the level's standard error */
 	double df;              /* the tests' degrees of freedom (Welch-Satterthwaite, see above) */
+	double point_p_max;     /* the largest over the points of each point's own one-sided p of a
+				   slowdown (its log ratio against its repetitions' variance): below
+				   alpha, every point on its own is slower; NaN when a point has no
+				   variance */
 	double detectable;      /* the smallest slowdown (log ratio) the level's one-sided test finds
 				   with power COMPARE_TREND_POWER at alpha */
 	int dof;                /* the fit's residual degrees of freedom */

@@ -29,13 +29,14 @@ int main(int argc, char **argv)
 	struct compare_options opt;
 	compare_options_init(&opt);
 	printf("%d repetitions, 8 points, %d pairs each\n", reps, npairs);
-	printf("%-16s %5s %6s %6s %6s %8s %8s\n", "truth", "CoV", "exit0", "exit3", "exit4", "region", "scaling");
+	printf("%-16s %5s %6s %6s %6s %8s %8s %11s\n", "truth", "CoV", "exit0", "exit3", "exit4", "region", "scaling",
+	       "detectable");
 	for (size_t t = 0; t < sizeof(truths) / sizeof(truths[0]); t++)
 		for (size_t k = 0; k < sizeof(covs) / sizeof(covs[0]); k++) {
 			struct gen_pooled_rates r;
 			gen_pooled_run(1, truths[t].ch, truths[t].factor, reps, covs[k], npairs, &opt, &r);
-			printf("%-16s %4.0f%% %6d %6d %6d %8d %8d\n", truths[t].name, 100 * covs[k], r.exit0, r.exit3,
-			       r.exit4, r.region, r.scaling);
+			printf("%-16s %4.0f%% %6d %6d %6d %8d %8d %10.1f%%\n", truths[t].name, 100 * covs[k], r.exit0, r.exit3,
+			       r.exit4, r.region, r.scaling, 100 * r.detectable);
 			if (r.failed)
 				return 1;
 		}

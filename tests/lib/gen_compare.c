@@ -2,7 +2,10 @@
 #include "tests/lib/gen_compare.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C0 1.6
@@ -91,7 +94,7 @@ void gen_compare_run(unsigned long seed, enum gen_change ch, int reps, double no
 			r->region += g->status == CMP_REGRESSION;
 			r->points += c.ncmp;
 			r->point_reg += c.nregressions;
-			r->verdicts += compare_verdict(&c) != 0;
+			r->verdicts += compare_verdict(&c) == COMPARE_REGRESSION;
 			compare_release(&c);
 		}
 		experiment_release(&b);
@@ -130,6 +133,8 @@ void gen_pooled_run(unsigned long seed, enum gen_pooled ch, double factor, int r
 		    const struct compare_options *opt, struct gen_pooled_rates *r)
 {
 	memset(r, 0, sizeof(*r));
+	double *det = calloc((size_t)npairs + 1, sizeof(double));
+	int ndet = 0;
 	for (int i = 0; i < npairs; i++) {
 		struct experiment b, n;
 		struct compare c;
@@ -146,9 +151,14 @@ void gen_pooled_run(unsigned long seed, enum gen_pooled ch, double factor, int r
 			r->region += c.regions[0].status == CMP_REGRESSION;
 			r->scaling += c.regions[0].regression;
 			r->ok_region += v == 0;
+			if (c.regions[0].trend.tested)
+				det[ndet++] = expm1(c.regions[0].trend.detectable);
 			compare_release(&c);
 		}
 		experiment_release(&b);
 		experiment_release(&n);
 	}
+	gsl_sort(det, 1, (size_t)ndet);
+	r->detectable = ndet ? gsl_stats_median_from_sorted_data(det, 1, (size_t)ndet) : NAN;
+	free(det);
 }

@@ -62,6 +62,7 @@ struct gen_pooled_rates {
 	int region;                     /* the region regressed (all points together) */
 	int scaling;                    /* a scaling regression */
 	int ok_region;                  /* the region resolved: no regression beyond the tolerance */
+	double detectable;              /* the median over the pairs of the region's detectable change */
 };
 void gen_pooled_run(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov, int npairs,
 		    const struct compare_options *opt, struct gen_pooled_rates *r);

@@ -724,6 +724,51 @@ static void test_paired(void)
 	experiment_release(&n);
 }
 
+/*
+ * A 2x2 design, paired, whose four points all slowed down but by 1.8x to
+ * 3.8x (the LAMMPS cut-off field check): the pooled level, with one
+ * residual degree of freedom to tell the points' scatter by, cannot show
+ * it; every point on its own can (an intersection-union test).
+ */
+static void test_every_point(void)
+{
+	static const double factor[4] = { 3.8, 1.9, 1.8, 1.9 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 13);
+	struct experiment b, n;
+	experiment_init(&b);
+	experiment_init(&n);
+	struct experiment *e[2] = { &b, &n };
+	for (int s = 0; s < 2; s++) {
+		experiment_param(e[s], "box");
+		experiment_param(e[s], "steps");
+	}
+	for (int i = 0; i < 4; i++) {
+		double x[2] = { i / 2 ? 9 : 6, i % 2 ? 400 : 200 };
+		for (int r = 0; r < 3; r++) {
+			double drift = exp(0.2 * gsl_ran_gaussian(rng, 1));
+			for (int s = 0; s < 2; s++)
+				experiment_add(e[s], experiment_callpath(e[s], "pair"), experiment_metric(e[s], "time"),
+					       experiment_point(e[s], x), (s ? factor[i] : 1) * x[0] * x[0] * x[0] * x[1] * 1e-5 *
+					       drift * exp(0.05 * gsl_ran_gaussian(rng, 1)));
+		}
+	}
+	gsl_rng_free(rng);
+	struct compare_options opt;
+	compare_options_init(&opt);
+	opt.paired = 1;
+	struct compare c;
+	struct perr err;
+	ok(compare_experiments(&b, &n, &opt, &c, &err) == 0, "2x2, paired, 1.8x to 3.8x slower: compared");
+	const struct compare_trend *t = &c.regions[0].trend;
+	ok(!(t->level_p < opt.alpha), "the pooled level alone is not significant (p %.3g, %.1f df)", t->level_p, t->df);
+	ok(t->point_p_max < opt.alpha, "every point on its own is slower (largest p %.3g)", t->point_p_max);
+	is_int(compare_verdict(&c), COMPARE_REGRESSION, "so the region regressed: exit 3");
+	compare_release(&c);
+	experiment_release(&b);
+	experiment_release(&n);
+}
+
 /* Too many disturbed runs make an otherwise clean comparison inconclusive; a regression stays one. */
 static void test_shared_machine(void)
 {
@@ -807,6 +852,7 @@ int main(void)
 	test_unresolved();
 	test_min_share();
 	test_paired();
+	test_every_point();
 	test_shared_machine();
 	test_config_diff();
 	return done_testing();
