@@ -88,6 +88,33 @@ done
 is "$(json "$T/kill.json" '$j->{pairs}{pairs}')" 6 "six pairs after the resume"
 ok $(! pgrep -f "$DEMO -n [0-9]* -i [13] -k regime -c cpu -s 0.3" > /dev/null; echo $?) "no run process left behind"
 
+# the budget covers both arms: BASE's 3 s, half for each arm's watch, and a
+# pair starts only when both of its runs fit.  Runs take at least 0.6 s where
+# the cost model says 0.2 s, so how many start depends on how long they took:
+# checked against the walls the stores recorded, as 33-order-budget.t does.
+for arm in b1 b2; do
+	cat > "$T/$arm.cfg" <<CFG
+name = "$arm";
+app = { command = [ "sleep", "0.6" ]; };
+parameters = ( { name = "a"; values = [ 1, 2 ]; } );
+repetitions = 3;
+order_seed = 1;
+cost_model = "0.2";
+budget = { core_hours = 0.000833333; min_repetitions = 3; };
+CFG
+done
+"$PS" compare --run "$T/b1.cfg" "$T/b2.cfg" --dir "$T/bud" > /dev/null 2> "$T/bud.err"
+like "$(cat "$T/bud.err")" "stopped starting pairs: the budget would be overrun" "the budget stops the pairs"
+nb=$(sqlite3 "$T/bud/base.campaign/campaign.db" "SELECT count(*) FROM runs WHERE state = 3")
+nn=$(sqlite3 "$T/bud/new.campaign/campaign.db" "SELECT count(*) FROM runs WHERE state = 3")
+ok $([ "$nb" = "$nn" ] && [ "$nb" -ge 1 ] && [ "$nb" -lt 6 ]; echo $?) "between two pairs: $nb runs done in each arm"
+for arm in base new; do
+	walls=$(sqlite3 "$T/bud/$arm.campaign/campaign.db" "SELECT wall FROM runs WHERE state = 3 ORDER BY ended_at" | tr '\n' ' ')
+	ok $(perl -e '@w = split " ", $ARGV[0]; $s = 0; $s += $_ for @w; $l = 1.1 * 0.000833333 / 2 * 3600;
+		exit !(@w >= 1 && $s - $w[-1] + 0.2 <= $l)' "$walls"; echo $?) \
+		"$arm: its last run started within half the budget (walls $walls)"
+done
+
 # what a two-arm run refuses, before anything is written
 sed 's/^name = "i1";/name = "i1"; backend = { type = "slurm"; };/' "$T/i1.cfg" > "$T/slurm.cfg"
 "$PS" compare --run "$T/slurm.cfg" "$T/i3.cfg" --dir "$T/s" 2> "$T/err"; is $? 2 "a SLURM arm: exit 2"
