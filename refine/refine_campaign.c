@@ -179,8 +179,10 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 	int rc_ = check_runnable(rc, st, dir, err);
 	if (!rc_)
 		rc_ = store_load_runs(st, 0, &runs, &n, err);
+	struct campaign_validation_options vo = o->vo;
+	vo.all_params = 1;      /* new runs need every parameter's value */
 	if (!rc_)
-		rc_ = campaign_validate(&rc->cv, dir, &o->vo, err);
+		rc_ = campaign_validate(&rc->cv, dir, &vo, err);
 	if (!rc_) {
 		fold_budget(rc, st, runs, n);
 		rc->publishable = rc->cv.validated && validation_publishable(&rc->cv.v);
