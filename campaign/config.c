@@ -6,6 +6,7 @@
 #include "campaign/config.h"
 #include "campaign/config_get.h"
 #include "campaign/slurm_extra.h"
+#include "campaign/template.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/expr.h"
@@ -398,6 +399,20 @@ static int parse_steps(struct campaign_config *c, const config_setting_t *app, s
 	return 0;
 }
 
+/* {setup} names the set-up directory: a campaign without set-up has none. */
+static int check_setup_used(struct campaign_config *c, const config_setting_t *app, struct perr *err)
+{
+	int setup = c->nsteps > 0;
+	for (int t = 0; t < c->ntemplates; t++)
+		setup |= c->templates[t].setup;
+	for (int i = 0; !setup && i < c->app_argc + c->app_nenv; i++)
+		if (template_uses(i < c->app_argc ? c->app_argv[i] : c->app_env[i - c->app_argc], "setup"))
+			return config_error(c, config_setting_get_member(app, i < c->app_argc ? "command" : "env"), err,
+				   "{setup} names the set-up directory, but the campaign has no set-up; add "
+				   "app.setup = ( [ \"./prepare\", \"{n}\" ] ); or remove {setup}");
+	return 0;
+}
+
 static int parse_app(struct campaign_config *c, struct perr *err)
 {
 	const config_setting_t *app = config_lookup(&c->cfg, "app");
@@ -445,7 +460,7 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 	if (c->app_timeout < 0)
 		return config_error(c, config_setting_get_member(app, "timeout"), err,
 			   "app.timeout must be a positive number of seconds (0 for none)");
-	return parse_templates(c, app, err) || parse_steps(c, app, err) ? -1 : 0;
+	return parse_templates(c, app, err) || parse_steps(c, app, err) || check_setup_used(c, app, err) ? -1 : 0;
 }
 
 /* backend.poll = { min = S; max = S; factor = F; safety = S; notes = S; }: how

@@ -218,3 +218,42 @@ int plan_check_unmodelled(const struct plan *pl, const struct campaign_config *c
 	free(order);
 	return rc;
 }
+
+/* The index of name among names[0..n), or -1. */
+static int name_index(char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int plan_derive_values(const struct campaign_config *c, char *const *names, int n, double *v)
+{
+	int np = c->nparams, changed = 0;
+	double *vals = xcalloc((size_t)(np + c->nderived + 1), sizeof(double));
+	for (int k = 0; k < np; k++) {
+		int i = name_index(names, n, c->params[k].name);
+		if (i < 0) {
+			free(vals);
+			return 0;
+		}
+		vals[k] = v[i];
+	}
+	char **all = all_names(c);
+	struct perr e2;
+	for (int d = 0; d < c->nderived; d++) {
+		struct expr *x = expr_parse(c->derived[d].expr, np + d, all, &e2);
+		vals[np + d] = x ? expr_eval(x, vals) : NAN;
+		expr_free(x);
+		int i = name_index(names, n, c->derived[d].name);
+		if (i >= 0 && isfinite(vals[np + d]) &&
+		    fabs(v[i] - vals[np + d]) > 1e-12 * fmax(1, fabs(vals[np + d]))) {
+			v[i] = vals[np + d];
+			changed = 1;
+		}
+	}
+	free(all);
+	free(vals);
+	return changed;
+}

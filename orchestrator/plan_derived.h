@@ -34,4 +34,12 @@ char *plan_inline_derived(const struct campaign_config *c, const char *text);
  */
 int plan_check_unmodelled(const struct plan *pl, const struct campaign_config *c, struct perr *err);
 
+/*
+ * A point given by n named values (a store's parameters, a refine
+ * proposal's coordinates): every derived parameter of c among names set to
+ * its expression's value at the swept ones.  1 when one of them changed,
+ * 0 when none did (or the names lack a swept parameter: nothing is set).
+ */
+int plan_derive_values(const struct campaign_config *c, char *const *names, int n, double *v);
+
 #endif
