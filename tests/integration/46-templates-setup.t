@@ -61,6 +61,10 @@ sed -i 's/repetitions = 4;/repetitions = 5;/' t.cfg
 COUNT=$T/count "$PS" run t.cfg --dir again --quiet > /dev/null 2>&1
 is "$(sort count | tr '\n' ' ')" "" "then it is kept again"
 
+sed 's|"./mk.sh", "{L}"|"./mk.sh", "{L}", "v2"|' t.cfg > t2.cfg
+out=$("$PS" run t2.cfg --dir again --quiet 2>&1); is $? 2 "other set-up steps are refused for a campaign that ran"
+like "$out" "t2.cfg:6: app.setup differs from the campaign" "naming app.setup"
+
 # a failing step: the runs of its value fail with the reason, the others run
 cat > fail.sh <<'SH'
 #!/bin/sh
