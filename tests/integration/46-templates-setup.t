@@ -85,6 +85,22 @@ is "$(json s.json 'join "|", sort { $a cmp $b } keys %{{ map { ($_->{reason} // 
 is "$(cat fail.campaign/setup/L=4/setup-1.stderr)" "no box of 4" "which holds the step's stderr"
 is "$(sort count | tr '\n' ' ')" "3 4 " "the failing step ran once, not once per run"
 
+# SIGINT while a set-up step runs: the step is stopped, the run stays pending
+cat > slow.sh <<'SH'
+#!/bin/sh
+echo $$ > "$1/slow.pid"
+exec sleep 300
+SH
+chmod +x slow.sh
+printf 'name = "slow";\napp = { command = [ "/bin/true", "{setup}" ]; setup = ( [ "./slow.sh", "%s" ] ); };\nparameters = ( { name = "n"; values = [ 1 ]; } );\nrepetitions = 1;\n' "$T" > slow.cfg
+"$PS" run slow.cfg --quiet > slow.out 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ -s slow.pid ] && break; sleep 0.1; done
+kill -INT $pid
+wait $pid; rc=$?
+ok $([ "$rc" != 0 ] && ! kill -0 "$(cat slow.pid)" 2> /dev/null; echo $?) "SIGINT stops run and its set-up step (exit $rc)"
+like "$("$PS" status slow.campaign)" "1 pending" "the run stays pending"
+
 # plan refuses missing files, naming the key's line
 mkcfg() {   # NAME APP-LINES
 	printf 'name = "%s";\napp = { command = [ "./app.sh" ];\n%s };\nparameters = ( { name = "L"; values = [ 1 ]; } );\n' "$1" "$2" > "$1.cfg"
