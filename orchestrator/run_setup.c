@@ -131,9 +131,9 @@ static char *stamp_of(const struct campaign_config *c, const struct template_var
 	for (int t = 0; t < c->ntemplates; t++) {
 		struct strbuf in;
 		const char *why;
-		strbuf_init(&in);
 		if (!c->templates[t].setup)
 			continue;
+		strbuf_init(&in);
 		strbuf_addf(&sb, "template %s\n", c->templates[t].to);
 		if (!fs_read_regular(&in, c->templates[t].from, &why)) {
 			char *text = template_expand(in.buf, vars, nvars);
