@@ -8,7 +8,12 @@
 #include "campaign/template.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
+#include "campaign/config_get.h"
+#include "common/fsutil.h"
+#include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +23,15 @@ static int point_ranks(const struct plan *pl, const struct plan_point *pt)
 		if (pl->params[k].role && !strcmp(pl->params[k].role, "ranks"))
 			return (int)pt->values[k];
 	return pt->nodes > 0 && pt->ranks_per_node > 0 ? pt->nodes * pt->ranks_per_node : 1;
+}
+
+/* The cores each rank of pt holds: its own cores per rank (a threads
+   parameter's value), else the campaign's cpr; 0 for "all". */
+static int point_cores(const struct campaign_config *c, const struct plan_point *pt, int cpr)
+{
+	if (pt->cores_per_rank && c->threads_param >= 0)
+		return atoi(pt->cores_per_rank);
+	return cpr;
 }
 
 /* "point 3 (np=2, n=10): placement 2x1 compact" */
@@ -46,6 +60,69 @@ static int refuse(const struct plan *pl, int i, int ranks, int rpn, const char *
 	perr_set(err, "%s %s", sb.buf, why);
 	strbuf_release(&sb);
 	return -1;
+}
+
+/* The setting at path ("app.template") element i's member key, or the nearest that exists. */
+static const config_setting_t *app_setting(const struct campaign_config *c, const char *path, int i,
+					   const char *key)
+{
+	const config_setting_t *s = config_lookup(&c->cfg, path), *e = s;
+	if (s && i >= 0 && config_setting_get_elem(s, (unsigned)i))
+		e = config_setting_get_elem(s, (unsigned)i);
+	if (e && key && config_setting_get_member(e, key))
+		e = config_setting_get_member(e, key);
+	return e ? e : config_lookup(&c->cfg, "app");
+}
+
+/* Set-up step i's program: a path (beside the config when relative), or a name in PATH. */
+static int check_step_program(const struct campaign_config *c, int i, struct perr *err)
+{
+	const char *prog = c->steps[i].argv[0];
+	const config_setting_t *at = app_setting(c, "app.setup", i, NULL);
+	char *abs_dir = config_dir_abs(c), *p;
+	struct template_var v = { "config_dir", abs_dir };
+	p = template_expand(prog, &v, 1);
+	int rc = 0;
+	if (strchr(p, '{')) {
+		rc = 0;         /* named by a parameter: known at run time */
+	} else if (!strchr(p, '/')) {
+		char *found = progpath_find_in(p, NULL, getenv("PATH"));
+		if (!found)
+			rc = config_error(c, at, err, "set-up step %d: program '%s' is not in PATH; install it or "
+					  "give its path", i + 1, p);
+		free(found);
+	} else {
+		char *path = p[0] == '/' ? xstrdup(p) : config_resolve(c, p);
+		struct stat st;
+		if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
+			rc = config_error(c, at, err, "set-up step %d: program '%s' %s (%s)", i + 1, p,
+					  stat(path, &st) ? "does not exist" : "is not an executable file", path);
+		free(path);
+	}
+	free(p);
+	free(abs_dir);
+	return rc;
+}
+
+int plan_check_files(const struct campaign_config *c, struct perr *err)
+{
+	struct stat st;
+	if (c->app_workdir && (stat(c->app_workdir, &st) || !S_ISDIR(st.st_mode)))
+		return config_error(c, app_setting(c, "app", -1, "workdir"), err, "app.workdir '%s' %s; create it "
+				    "or fix the path", c->app_workdir,
+				    stat(c->app_workdir, &st) ? "does not exist" : "is not a directory");
+	for (int i = 0; i < c->ntemplates; i++) {
+		const char *why = NULL;
+		int fd = fs_open_regular(c->templates[i].from, 0, &why);
+		if (fd < 0)
+			return config_error(c, app_setting(c, "app.template", i, "from"), err, "template '%s' cannot "
+					    "be read: %s", c->templates[i].from, why ? why : strerror(errno));
+		close(fd);
+	}
+	for (int i = 0; i < c->nsteps; i++)
+		if (check_step_program(c, i, err))
+			return -1;
+	return 0;
 }
 
 int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
@@ -78,7 +155,8 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 			continue;
 		int ranks = point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : ranks;
-		long need = cpr == 0 ? rpn : (long)rpn * cpr;
+		int cores = point_cores(c, pt, cpr);
+		long need = cores == 0 ? rpn : (long)rpn * cores;
 		const char *why = NULL;
 		char buf[200];
 		if (ranks > rpn) {
@@ -150,7 +228,8 @@ int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
 		int ranks = point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : 0;
 		int nodes = pt->nodes > 0 ? pt->nodes : rpn > 0 ? (ranks + rpn - 1) / rpn : 1;
-		long need = rpn > 0 ? (cpr == 0 ? rpn : (long)rpn * cpr) : 1;
+		int cores = point_cores(c, pt, cpr);
+		long need = rpn > 0 ? (cores == 0 ? rpn : (long)rpn * cores) : cores > 0 ? cores : 1;
 		/* sbatch -p A,B runs a job in whichever partition can take it */
 		char why[300], other[300];
 		int refused = nparts > 0 && misfit(&parts[0], nodes, need, why, sizeof(why));

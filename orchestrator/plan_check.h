@@ -14,6 +14,14 @@
 #include "designs/plan.h"
 #include "campaign/config.h"
 
+/*
+ * The files a campaign needs before anything runs: app.workdir an existing
+ * directory, every template's source a readable regular file, every set-up
+ * step's program there (executable, or found in PATH).  0, or -1 with err
+ * ("FILE:LINE: ..." at the key).
+ */
+int plan_check_files(const struct campaign_config *c, struct perr *err);
+
 /* usable_cores: the local machine's (0: load the host topology). */
 int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
 		     struct perr *err);
