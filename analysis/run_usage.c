@@ -1,6 +1,7 @@
 /* A campaign's runs as analysis reads them: the disturbed ones left out (run_usage.h). */
 #include "analysis/run_usage.h"
 #include "campaign/config.h"
+#include "collectors/regex_collect.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "models/points.h"
@@ -27,17 +28,32 @@ void run_usage_rule(struct store *st, struct disturbed_rule *rule)
 	free(text);
 }
 
-/* The resource rows as the rule reads them. */
-static struct disturbed_usage *usages(const struct run_usage_row *rows, int n)
+/* The resource rows as the rule reads them, with their causes (rows and
+   causes both by run, then rank); *held holds the causes (caller frees). */
+static struct disturbed_usage *usages(const struct run_usage_row *rows, int n, const struct run_cause_row *cr,
+				      int ncr, struct disturbed_cause **held)
 {
 	struct disturbed_usage *u = xcalloc((size_t)n + 1, sizeof(*u));
+	struct disturbed_cause *dc = *held = xcalloc((size_t)ncr + 1, sizeof(*dc));
+	int k = 0;
 	for (int i = 0; i < n; i++) {
 		const struct run_resource *r = &rows[i].r;
 		u[i] = (struct disturbed_usage){
 			.run = rows[i].run, .point = rows[i].point, .repetition = rows[i].repetition,
 			.rank = r->rank, .ranks = rows[i].ranks, .cpu = r->utime + r->stime, .wall = r->wall,
-			.allowed = r->allowed_share, .nivcsw = r->nivcsw,
+			.allowed = r->allowed_share, .nivcsw = r->nivcsw, .run_delay = r->run_delay,
+			.foreign = r->foreign, .steal = r->steal,
 		};
+		while (k < ncr && (cr[k].run < rows[i].run || (cr[k].run == rows[i].run && cr[k].c.rank < r->rank)))
+			k++;
+		u[i].causes = dc + k;
+		for (; k < ncr && cr[k].run == rows[i].run && cr[k].c.rank == r->rank; k++) {
+			dc[k].pid = cr[k].c.pid;
+			memcpy(dc[k].comm, cr[k].c.comm, sizeof(dc[k].comm));
+			dc[k].core = cr[k].c.core;
+			dc[k].share = r->wall > 0 ? cr[k].c.seconds / r->wall : 0;
+			u[i].ncauses++;
+		}
 	}
 	return u;
 }
@@ -48,11 +64,21 @@ static int judge_rows(struct store *st, int flags, struct disturbed_result *res,
 	struct disturbed_rule rule;
 	memset(res, 0, sizeof(*res));
 	run_usage_rule(st, &rule);
-	if (store_load_analysed_resources(st, flags, rows, nrows, err) < 0)
+	struct run_cause_row *cr = NULL;
+	int ncr = 0;
+	if (store_load_analysed_resources(st, flags, rows, nrows, err) < 0 ||
+	    store_load_causes(st, 0, flags, &cr, &ncr, err) < 0) {
+		free(*rows);
+		*rows = NULL;
+		*nrows = 0;
 		return -1;
-	struct disturbed_usage *u = usages(*rows, *nrows);
+	}
+	struct disturbed_cause *held;
+	struct disturbed_usage *u = usages(*rows, *nrows, cr, ncr, &held);
 	disturbed_judge(&rule, u, *nrows, res);
 	free(u);
+	free(held);
+	free(cr);
 	return 0;
 }
 
@@ -91,9 +117,19 @@ int run_usage_summarise(struct store *st, int flags, struct run_usage_summary *s
 	double *share = xmalloc(sizeof(double) * ((size_t)n + 1));
 	int nshare = 0;
 	for (int lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo; hi < n && rows[hi].run == rows[lo].run; hi++)
-			if (rows[hi].r.maxrss_kb > s->maxrss_kb)
-				s->maxrss_kb = rows[hi].r.maxrss_kb;
+		int census = 0;
+		for (hi = lo; hi < n && rows[hi].run == rows[lo].run; hi++) {
+			const struct run_resource *r = &rows[hi].r;
+			if (r->maxrss_kb > s->maxrss_kb)
+				s->maxrss_kb = r->maxrss_kb;
+			census |= isfinite(r->foreign);
+			if (r->rank < 0 && r->quiet_wait > 0) {
+				s->quiet_runs++;
+				s->quiet_wait += r->quiet_wait;
+				s->quiet_wait_max = fmax(s->quiet_wait_max, r->quiet_wait);
+			}
+		}
+		s->census += census;
 		s->runs++;
 		nshare += run_shares(rows, lo, hi, share + nshare);
 	}
@@ -226,6 +262,44 @@ static char *usage_table(const struct experiment *e, const struct exp_runs *map,
 	return strbuf_detach(&sb);
 }
 
+/*
+ * The regions' own CPU share (collect.regex with metric cpu_share) at each
+ * point of e, the median over its regions and kept runs, into share (NaN
+ * where none was collected); the runs in lo left out.  Returns how many
+ * points have one.
+ */
+static int region_shares(struct store *st, int flags, const struct store_leave_out *lo,
+			 const struct experiment *e, double *share)
+{
+	struct experiment cs;
+	struct perr err;
+	int found = 0;
+	experiment_init(&cs);
+	struct store_leave_out keep = { lo->runs, lo->n, NULL };
+	if (store_load_experiment_leaving_out(st, REGEX_CPU_SHARE_METRIC, flags, &keep, &cs, NULL, &err) == 0) {
+		double *coords = xcalloc((size_t)e->nparams + 1, sizeof(double)), *v = NULL;
+		for (int p = 0; p < e->npoints; p++) {
+			share[p] = NAN;
+			for (int k = 0; k < e->nparams; k++)
+				coords[k] = experiment_coord(e, p, k);
+			int q = cs.nparams == e->nparams ? experiment_find_point(&cs, coords) : -1;
+			int n = 0;
+			for (int s = 0; q >= 0 && s < cs.nseries; s++) {
+				const struct exp_values *x = &cs.series[s].at[q];
+				v = xrealloc(v, sizeof(double) * (size_t)(n + x->n + 1));
+				memcpy(v + n, x->v, sizeof(double) * (size_t)x->n);
+				n += x->n;
+			}
+			share[p] = values_median(v, n);
+			found += n > 0;
+		}
+		free(coords);
+		free(v);
+	}
+	experiment_release(&cs);
+	return found;
+}
+
 int run_usage_load(struct store *st, const char *metric, int flags, struct experiment *e, struct run_usage *u,
 		   struct perr *err)
 {
@@ -249,6 +323,17 @@ int run_usage_load(struct store *st, const char *metric, int flags, struct exper
 			u->point_share = point_shares(e, &map, rows, nrows);
 			u->table = usage_table(e, &map, &u->disturbed, rows, nrows);
 		}
+		/* a region's own share, where collected, leaves out what ran outside it */
+		double *own = xmalloc(sizeof(double) * (size_t)(e->npoints + 1));
+		if (region_shares(st, flags, &lo, e, own)) {
+			if (!u->point_share)
+				u->point_share = own;
+			for (int p = 0; p < e->npoints && u->point_share != own; p++)
+				if (isfinite(own[p]))
+					u->point_share[p] = own[p];
+		}
+		if (u->point_share != own)
+			free(own);
 	}
 	u->runs = map;          /* which run each kept value came from (compare pairs them) */
 	free(ids);

@@ -28,6 +28,10 @@ struct run_usage_summary {
 	double share_median, share_min; /* their ranks' CPU share (NaN unknown) */
 	long long maxrss_kb;            /* the largest rank's, -1 unknown */
 	double nivcsw_median;           /* involuntary context switches per second, NaN unknown */
+	int census;                     /* runs the census watched (local backend) */
+	int quiet_runs;                 /* runs the quiet gate held back before they started */
+	double quiet_wait;              /* the seconds it held them, summed */
+	double quiet_wait_max;          /* the longest one run waited */
 	struct disturbed_result disturbed;
 };
 /* Summarise the runs an analysis of st reads (flags as for run_usage_judge); release s either way. */

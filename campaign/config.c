@@ -556,7 +556,7 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		b->type = xstrdup(config_setting_get_string(s));
 	} else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
 		static const char *const keys[] = { "type", "partition", "account", "qos", "time_limit",
-						    "max_inflight", "extra", "mpi", "poll", "arrays", NULL };
+						    "max_inflight", "extra", "mpi", "poll", "arrays", "wait_quiet", NULL };
 		int arrays = 1;
 		if (config_check_keys(c, s, keys, "backend", err) ||
 		    config_get_string(c, s, "type", &b->type, 1, err) ||
@@ -567,9 +567,17 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		    check_mpi(c, s, b->mpi, err) ||
 		    config_get_int(c, s, "time_limit", INT_MIN, &b->time_limit, err) ||
 		    config_get_int(c, s, "max_inflight", INT_MIN, &b->max_inflight, err) ||
-		    config_get_bool(c, s, "arrays", &arrays, err))
+		    config_get_bool(c, s, "arrays", &arrays, err) ||
+		    config_get_number(c, s, "wait_quiet", &b->wait_quiet, err))
 			return -1;
 		b->no_arrays = !arrays;
+		const config_setting_t *wq = config_setting_get_member(s, "wait_quiet");
+		if (wq && !(b->wait_quiet >= 0 && b->wait_quiet <= 86400))
+			return config_error(c, wq, err, "backend.wait_quiet must be from 0 to 86400 seconds, e.g. "
+					    "wait_quiet = 60;");
+		if (wq && b->wait_quiet > 0 && b->type && strcmp(b->type, "local"))
+			return config_error(c, wq, err, "backend.wait_quiet is the local backend's quiet gate; on "
+					    "SLURM ask for an exclusive node instead (extra = [ \"--exclusive\" ];)");
 		if (b->time_limit < 0)
 			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");
@@ -620,7 +628,8 @@ static int check_regex_file(struct campaign_config *c, const config_setting_t *g
 static int parse_regex_entry(struct campaign_config *c, const config_setting_t *g, int i,
 			     struct perr *err)
 {
-	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", NULL };
+	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", "scale",
+					     NULL };
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return config_error(c, g, err, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
 	struct regex_pattern *p = &c->regex[c->nregex++];
@@ -631,8 +640,13 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 	    config_get_string(c, g, "stream", &p->stream, 0, err) ||
 	    config_get_string(c, g, "file", &p->file, 0, err) ||
 	    config_get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
+	    config_get_number(c, g, "scale", &p->scale, err) ||
 	    check_regex_file(c, g, p, err))
 		return -1;
+	const config_setting_t *scale = config_setting_get_member(g, "scale");
+	if (scale && !(isfinite(p->scale) && p->scale != 0))
+		return config_error(c, scale, err, "scale must be a number other than 0, e.g. scale = 0.01; "
+			   "(a percentage as a share)");
 	if (p->aggregate && !regex_aggregate_valid(p->aggregate))
 		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);

@@ -33,6 +33,7 @@ struct backend_config {
 	int max_inflight;           /* slurm: jobs queued or running at once, 0 = 64; with
 	                               job arrays each array's task throttle ("%N") */
 	int no_arrays;              /* slurm: backend.arrays = false: one batch job per run */
+	double wait_quiet;          /* local: the quiet gate's bound, seconds (0: no gate) */
 	int nextra;
 	char **extra;               /* extra "#SBATCH" lines, verbatim options */
 	/* slurm polling (seconds; 0 = default): right after a change, the

@@ -7,6 +7,7 @@
  */
 #include "common/clock.h"
 #include "campaign/store_priv.h"
+#include "collectors/regex_collect.h"
 #include "common/strbuf.h"
 #include "common/strmap.h"
 #include "common/fsutil.h"
@@ -32,7 +33,17 @@
 /* Added after schema version 1: what each rank (rank -1: the whole run) used. */
 #define RESOURCES_TABLE "CREATE TABLE IF NOT EXISTS resources(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
 	" utime REAL, stime REAL, wall REAL, cpu_share REAL, allowed_share REAL, maxrss_kb INTEGER," \
-	" nvcsw INTEGER, nivcsw INTEGER, load_start REAL, load_end REAL, PRIMARY KEY(run, rank));"
+	" nvcsw INTEGER, nivcsw INTEGER, load_start REAL, load_end REAL," CENSUS_COLUMNS_DEF " PRIMARY KEY(run, rank));"
+
+/* Added to resources later (migrate_census): what a rank lost to other programs. */
+#define CENSUS_COLUMNS_DEF " run_delay REAL, foreign_cpu REAL, steal REAL, pressure REAL, quiet_wait REAL,"
+#define CENSUS_COLUMNS_ADD "ALTER TABLE resources ADD COLUMN run_delay REAL;" \
+	"ALTER TABLE resources ADD COLUMN foreign_cpu REAL; ALTER TABLE resources ADD COLUMN steal REAL;" \
+	"ALTER TABLE resources ADD COLUMN pressure REAL; ALTER TABLE resources ADD COLUMN quiet_wait REAL;"
+/* Added with them: the foreign processes that had time on a rank's cores. */
+#define CAUSES_TABLE "CREATE TABLE IF NOT EXISTS causes(run INTEGER NOT NULL, rank INTEGER NOT NULL," \
+	" pid INTEGER NOT NULL, comm TEXT, core INTEGER NOT NULL, seconds REAL NOT NULL);" \
+	"CREATE INDEX IF NOT EXISTS causes_run ON causes(run);"
 
 /* Added for growing campaigns (store_grow.c): a run is its point, its
    repetition and its re-measurement, never two rows. */
@@ -65,7 +76,7 @@ static const char *schema =
 	"CREATE TABLE IF NOT EXISTS measurements(run INTEGER NOT NULL, rank INTEGER NOT NULL,"
 	" region TEXT NOT NULL, metric TEXT NOT NULL, value REAL NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run);"
-	BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE RUNS_IDENTITY;
+	BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE RUNS_IDENTITY CAUSES_TABLE;
 
 int sdb_err(struct store *st, struct perr *err, const char *what)
 {
@@ -505,6 +516,28 @@ static int migrate_grown(struct store *st, struct perr *err)
 	return 0;
 }
 
+/*
+ * Migration: the census columns of resources and the causes table, added
+ * to a store made before them in one transaction.  Read-only, an old store
+ * reads them as unknown.
+ */
+static int migrate_census(struct store *st, struct perr *err)
+{
+	st->census_columns = has_column(st, "resources", "run_delay");
+	if (st->census_columns || st->readonly)
+		return 0;
+	if (sdb_begin(st, err))
+		return -1;
+	if (!has_column(st, "resources", "run_delay") && sdb_exec(st, CENSUS_COLUMNS_ADD CAUSES_TABLE, err)) {
+		sdb_rollback(st);
+		return -1;
+	}
+	if (sdb_commit(st, err))
+		return -1;
+	st->census_columns = 1;
+	return 0;
+}
+
 /* 32 hex digits from 128 random bits (getrandom, else /dev/urandom): 0 or -1. */
 static int new_store_id(char out[STORE_ID_LEN + 1])
 {
@@ -568,7 +601,7 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE, err)) ||
-	    migrate_grown(st, err) || load_store_id(st, err)) {
+	    migrate_grown(st, err) || migrate_census(st, err) || load_store_id(st, err)) {
 		int code = sqlite3_errcode(st->db);
 		if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
 			bad_store(st, code, err);
@@ -1744,7 +1777,7 @@ static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int 
 {
 	char *sql = xasprintf("SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
 			      " FROM runs r JOIN measurements m ON m.run = r.id"
-			      " WHERE %s AND (?1 IS NULL OR m.metric = ?1)%s"
+			      " WHERE %s AND (?1 IS NULL AND m.metric <> '" REGEX_CPU_SHARE_METRIC "' OR m.metric = ?1)%s"
 			      " ORDER BY r.id, m.region, m.metric, m.rank",
 			      analysed_runs(st, flags), latest_measurement(st));
 	sqlite3_stmt *s = sdb_prepare(st, sql, err);
@@ -1959,9 +1992,12 @@ int store_put_resources(struct store *st, long long id, const struct run_resourc
 	if (sdb_begin(st, err))
 		return -1;
 	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM resources WHERE run = ?", err);
-	sqlite3_stmt *ins = sdb_prepare(st, "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall,"
-				    " cpu_share, allowed_share, maxrss_kb, nvcsw, nivcsw, load_start, load_end)"
-				    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", err);
+	sqlite3_stmt *ins = sdb_prepare(st, st->census_columns
+		? "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall, cpu_share, allowed_share,"
+		  " maxrss_kb, nvcsw, nivcsw, load_start, load_end, run_delay, foreign_cpu, steal, pressure, quiet_wait)"
+		  " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+		: "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall, cpu_share, allowed_share,"
+		  " maxrss_kb, nvcsw, nivcsw, load_start, load_end) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", err);
 	int ok = del && ins;
 	if (ok) {
 		sqlite3_bind_int64(del, 1, id);
@@ -1979,6 +2015,9 @@ int store_put_resources(struct store *st, long long id, const struct run_resourc
 		bind_count(ins, 10, x->nivcsw);
 		bind_real(ins, 11, x->load_start);
 		bind_real(ins, 12, x->load_end);
+		const double census[5] = { x->run_delay, x->foreign, x->steal, x->pressure, x->quiet_wait };
+		for (int k = 0; st->census_columns && k < 5; k++)
+			bind_real(ins, 13 + k, census[k]);
 		ok = sqlite3_step(ins) == SQLITE_DONE;
 		sqlite3_reset(ins);
 	}
@@ -1993,8 +2032,51 @@ int store_put_resources(struct store *st, long long id, const struct run_resourc
 	return sdb_commit(st, err);
 }
 
+int store_put_causes(struct store *st, long long id, const struct run_cause *c, int n, struct perr *err)
+{
+	if (!st->census_columns)
+		return 0;
+	if (sdb_begin(st, err))
+		return -1;
+	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM causes WHERE run = ?", err);
+	sqlite3_stmt *ins = sdb_prepare(st, "INSERT INTO causes(run, rank, pid, comm, core, seconds)"
+				    " VALUES(?,?,?,?,?,?)", err);
+	int ok = del && ins;
+	if (ok) {
+		sqlite3_bind_int64(del, 1, id);
+		ok = sqlite3_step(del) == SQLITE_DONE;
+	}
+	for (int i = 0; ok && i < n; i++) {
+		sqlite3_bind_int64(ins, 1, id);
+		sqlite3_bind_int(ins, 2, c[i].rank);
+		sqlite3_bind_int64(ins, 3, c[i].pid);
+		sqlite3_bind_text(ins, 4, c[i].comm, -1, SQLITE_STATIC);
+		sqlite3_bind_int(ins, 5, c[i].core);
+		sqlite3_bind_double(ins, 6, c[i].seconds);
+		ok = sqlite3_step(ins) == SQLITE_DONE;
+		sqlite3_reset(ins);
+	}
+	if (!ok && del && ins)
+		sdb_err(st, err, "write causes");
+	sdb_finish(st, del);
+	sdb_finish(st, ins);
+	if (!ok) {
+		sdb_rollback(st);
+		return -1;
+	}
+	return sdb_commit(st, err);
+}
+
 #define RESOURCE_COLUMNS "s.rank, s.utime, s.stime, s.wall, s.cpu_share, s.allowed_share, s.maxrss_kb," \
-	" s.nvcsw, s.nivcsw, s.load_start, s.load_end"
+	" s.nvcsw, s.nivcsw, s.load_start, s.load_end, "
+#define RESOURCE_CENSUS "s.run_delay, s.foreign_cpu, s.steal, s.pressure, s.quiet_wait"
+#define RESOURCE_NO_CENSUS "NULL, NULL, NULL, NULL, NULL"
+
+/* The census columns of a resources query, or NULLs in a store made before them. */
+static const char *census_columns(const struct store *st)
+{
+	return st->census_columns ? RESOURCE_CENSUS : RESOURCE_NO_CENSUS;
+}
 
 static double col_real(sqlite3_stmt *s, int i)
 {
@@ -2020,6 +2102,11 @@ static void read_resource(sqlite3_stmt *s, int i, struct run_resource *x)
 	x->nivcsw = col_count(s, i + 8);
 	x->load_start = col_real(s, i + 9);
 	x->load_end = col_real(s, i + 10);
+	x->run_delay = col_real(s, i + 11);
+	x->foreign = col_real(s, i + 12);
+	x->steal = col_real(s, i + 13);
+	x->pressure = col_real(s, i + 14);
+	x->quiet_wait = col_real(s, i + 15);
 }
 
 /* Prepare sql on the resources table; NULL with *absent set when a store
@@ -2044,8 +2131,10 @@ int store_load_resources(struct store *st, long long id, struct run_resource **o
 	*out = NULL;
 	*n = 0;
 	int absent;
-	sqlite3_stmt *s = resources_query(st, "SELECT " RESOURCE_COLUMNS " FROM resources s WHERE s.run = ?"
-					  " ORDER BY s.rank", &absent, err);
+	char *sql = xasprintf("SELECT " RESOURCE_COLUMNS "%s FROM resources s WHERE s.run = ? ORDER BY s.rank",
+			      census_columns(st));
+	sqlite3_stmt *s = resources_query(st, sql, &absent, err);
+	free(sql);
 	if (!s)
 		return absent ? 0 : -1;
 	sqlite3_bind_int64(s, 1, id);
@@ -2064,8 +2153,8 @@ int store_load_analysed_resources(struct store *st, int flags, struct run_usage_
 	*out = NULL;
 	*n = 0;
 	char *sql = xasprintf("SELECT r.id, r.point, r.repetition, r.ranks, " RESOURCE_COLUMNS
-			      " FROM runs r JOIN resources s ON s.run = r.id WHERE %s%s ORDER BY r.id, s.rank",
-			      analysed_runs(st, flags), latest_measurement(st));
+			      "%s FROM runs r JOIN resources s ON s.run = r.id WHERE %s%s ORDER BY r.id, s.rank",
+			      census_columns(st), analysed_runs(st, flags), latest_measurement(st));
 	int absent;
 	sqlite3_stmt *s = resources_query(st, sql, &absent, err);
 	free(sql);
@@ -2088,6 +2177,44 @@ int store_load_analysed_resources(struct store *st, int flags, struct run_usage_
 		*out = NULL;
 		*n = 0;
 		return sdb_err(st, err, "read resources");
+	}
+	return 0;
+}
+
+int store_load_causes(struct store *st, long long id, int flags, struct run_cause_row **out, int *n,
+		      struct perr *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (!st->census_columns)
+		return 0;
+	char *sql = id > 0 ? xasprintf("SELECT c.run, c.rank, c.pid, c.comm, c.core, c.seconds FROM causes c"
+				       " WHERE c.run = %lld ORDER BY c.rank, c.seconds DESC", id)
+			   : xasprintf("SELECT c.run, c.rank, c.pid, c.comm, c.core, c.seconds FROM runs r"
+				       " JOIN causes c ON c.run = r.id WHERE %s%s ORDER BY r.id, c.rank, c.seconds DESC",
+				       analysed_runs(st, flags), latest_measurement(st));
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	free(sql);
+	size_t alloc = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_cause_row *x = &(*out)[(*n)++];
+		x->run = sqlite3_column_int64(s, 0);
+		x->c.rank = sqlite3_column_int(s, 1);
+		x->c.pid = (long)sqlite3_column_int64(s, 2);
+		const unsigned char *comm = sqlite3_column_text(s, 3);
+		snprintf(x->c.comm, sizeof(x->c.comm), "%s", comm ? (const char *)comm : "");
+		x->c.core = sqlite3_column_int(s, 4);
+		x->c.seconds = sqlite3_column_double(s, 5);
+		rc = SQLITE_OK;
+	}
+	sdb_finish(st, s);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return sdb_err(st, err, "read causes");
 	}
 	return 0;
 }

@@ -305,7 +305,37 @@ struct run_resource {
 	double allowed_share;           /* the share the rank's binding allows (bind_allowed_shares); NaN unknown */
 	long long maxrss_kb, nvcsw, nivcsw;     /* -1 when unknown */
 	double load_start, load_end;    /* 1-minute load average; NaN when unknown */
+	/* what other programs took (the local backend's census, placement/census.h); NaN unknown */
+	double run_delay;               /* seconds its threads waited for a CPU */
+	double foreign;                 /* CPU seconds foreign tasks used on its cores */
+	double steal;                   /* seconds of steal time on its cores */
+	double pressure;                /* seconds the kernel's CPU pressure counted (the whole machine) */
+	double quiet_wait;              /* whole run: seconds the quiet gate waited before it */
 };
+/*
+ * A foreign process's CPU time on one core of a rank (rank -1: of the run),
+ * from the census: who disturbed it.
+ */
+struct run_cause {
+	int rank;
+	long pid;
+	char comm[32];
+	int core;                       /* the OS's CPU number */
+	double seconds;
+};
+/* Replace run id's causes (also none).  Stores made before causes take none. */
+int store_put_causes(struct store *st, long long id, const struct run_cause *c, int n, struct perr *err);
+/*
+ * The causes of the runs an analysis reads (flags as for
+ * store_load_analysed_resources), by run, rank, then seconds (largest
+ * first); of one run with id > 0.  Free *out with free().
+ */
+struct run_cause_row {
+	long long run;
+	struct run_cause c;
+};
+int store_load_causes(struct store *st, long long id, int flags, struct run_cause_row **out, int *n,
+		      struct perr *err);
 int store_put_resources(struct store *st, long long id, const struct run_resource *r, int n,
 			struct perr *err);
 /* A run's resource records by rank (the whole run first); free with free(). */

@@ -23,6 +23,7 @@ struct store {
 	/* runs has the columns added for growing campaigns (remeasure, origin,
 	   retired_from); a read-only store made before them has not */
 	int grown_columns;
+	int census_columns;     /* resources has run_delay .. quiet_wait, and the causes table exists */
 	char *id;                   /* meta store_id, NULL: a read-only store made before store ids */
 	struct cached_stmt *stmts;  /* sdb_prepare's statements, kept by their SQL */
 	int nstmts;

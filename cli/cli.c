@@ -13,6 +13,7 @@ static const struct cli_entry *const commands[] = {
 	&cmd_help_entry,
 	&cmd_plan_entry,
 	&cmd_run_entry,
+	&cmd_probe_entry,
 	&cmd_status_entry,
 	&cmd_cancel_entry,
 	&cmd_collect_entry,

@@ -170,5 +170,6 @@ extern const struct cli_entry cmd_deps_entry;
 extern const struct cli_entry cmd_top_entry;
 extern const struct cli_entry cmd_refine_entry;
 extern const struct cli_entry cmd_compare_entry;
+extern const struct cli_entry cmd_probe_entry;
 
 #endif

@@ -63,6 +63,14 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
+static int check_wait_quiet(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (cli_parse_real(o->arg, &o->d) < 0 || !(o->d >= 0 && o->d <= 86400))
+		return perr_set(err, "--wait-quiet takes seconds from 0 to 86400, not '%s'", o->arg);
+	return 0;
+}
+
 /* Say what a campaign that was already there grew by. */
 static void report_growth(const struct campaign_open *co, const struct campaign_config *cfg)
 {
@@ -87,10 +95,19 @@ static long default_jobs(const struct campaign_config *cfg, long jobs)
 	return jobs < 1 ? 1 : jobs;
 }
 
-static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs, struct perr *err)
+/* The backend; a local one with its quiet gate (--wait-quiet, else backend.wait_quiet). */
+static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs,
+		       const struct cli_opt *wait_quiet, struct perr *err)
 {
-	if (strcmp(cfg->backend.type, "slurm"))
-		return backend_local_new(b, (int)jobs, err);
+	if (strcmp(cfg->backend.type, "slurm")) {
+		if (backend_local_new(b, (int)jobs, err))
+			return -1;
+		backend_local_wait_quiet(*b, wait_quiet ? wait_quiet->d : cfg->backend.wait_quiet);
+		return 0;
+	}
+	if (wait_quiet && wait_quiet->d > 0)
+		return perr_set(err, "--wait-quiet is the local backend's quiet gate; campaign '%s' runs on SLURM: "
+				"ask for an exclusive node instead", cfg->name);
 	if (backend_slurm_new(b, &cfg->backend, err))
 		return perr_prefix(err, "%s", cfg->path);
 	return 0;
@@ -166,7 +183,8 @@ static int exec_run(struct cli_args *a)
 	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
 	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) || campaign_open_store(&co, &cfg, &pl, &err)) {
+	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), cli_opt(a, 'w'), &err) ||
+	    campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
@@ -211,12 +229,14 @@ static const struct cli_option run_options[] = {
 	{ "quiet", 'q', 0, NULL, NULL },
 	{ "until", 'u', 1, check_until, NULL },
 	{ "rounds", 'r', 1, check_rounds, NULL },
+	{ "wait-quiet", 'w', 1, check_wait_quiet, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N]]",
+	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N]] "
+		 "[--wait-quiet SECONDS]",
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
@@ -230,6 +250,9 @@ const struct cli_entry cmd_run_entry = {
 		"(unchanged since), for example the runs `perfsweep refine DIR` added.\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"
 		"(default: online CPUs; 1 for a campaign with a placement or contention section).\n"
+		"--wait-quiet SECONDS: before each run starts, wait up to SECONDS until no other\n"
+		"program uses its cores (local backend; overrides backend.wait_quiet, 0 turns it off);\n"
+		"`perfsweep status` says how long the runs waited.\n"
 		"Adaptive repetitions (repetitions = { min; max; target; }): after min repetitions,\n"
 		"points whose median is not known to within target get one more pass at a time.\n"
 		"--until publishable: run, validate, refine and repeat, at most --rounds N rounds\n"

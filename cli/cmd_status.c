@@ -46,6 +46,10 @@ static json_t *resources_json(const struct run_usage_summary *u)
 	for (int i = 0; i < u->disturbed.n; i++)
 		json_array_append_new(ids, json_integer(u->disturbed.runs[i].run));
 	json_object_set_new(o, "disturbed_runs", ids);
+	json_object_set_new(o, "census_runs", json_integer(u->census));
+	json_object_set_new(o, "quiet_wait_runs", json_integer(u->quiet_runs));
+	json_object_set_new(o, "quiet_wait_s", json_real(u->quiet_wait));
+	json_object_set_new(o, "quiet_wait_max_s", json_real(u->quiet_wait_max));
 	return o;
 }
 
@@ -62,6 +66,9 @@ static void resources_text(const struct run_usage_summary *u)
 	if (u->disturbed.n)
 		printf("; %d disturbed (perfsweep validate lists them)", u->disturbed.n);
 	putchar('\n');
+	if (u->quiet_runs)
+		printf("quiet gate: %d run%s waited for quiet cores, %.1f s in all (longest %.1f s)\n", u->quiet_runs,
+		       u->quiet_runs == 1 ? "" : "s", u->quiet_wait, u->quiet_wait_max);
 }
 
 /* Adaptive repetitions: the points still converging. */
@@ -350,7 +357,9 @@ const struct cli_entry cmd_status_entry = {
 		"campaign, backend, measurements, collection_errors, the runs with problems, and\n"
 		"resources: a summary of what the done runs used (runs recorded, the ranks' CPU share\n"
 		"median and lowest, the largest RSS, the median involuntary context switches per\n"
-		"second, the disturbed runs); per run: export --format csv, top's details.\n"
+		"second, the disturbed runs, census_runs: those the local census watched, and the quiet\n"
+		"gate's quiet_wait_runs, quiet_wait_s and quiet_wait_max_s: runs held back before they\n"
+		"started, seconds in all, the longest); per run: export --format csv, top's details.\n"
 		"--points prints the mean of a metric's repetitions (--metric, default time) per region\n"
 		"at every measured point instead: a table, or with --json an array of {point, METRIC}.",
 	.options = status_options,

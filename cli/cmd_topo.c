@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 #include "cli/cli.h"
 #include "campaign/config.h"
+#include "placement/census.h"
 #include "placement/placement_spec.h"
 #include "placement/policy.h"
 #include "placement/topology.h"
@@ -107,6 +108,13 @@ static json_t *topo_json(const struct topology *t, const struct policy *p, const
 		json_array_append_new(pkgs, j);
 	}
 	json_object_set_new(o, "package_list", pkgs);
+	if (t->kind == TOPOLOGY_HOST) {     /* what the disturbed check can read on this machine */
+		struct census_signals cs;
+		census_signals_probe(&cs);
+		json_object_set_new(o, "disturbance_signals",
+				    json_pack("{s:b, s:b, s:b, s:b}", "census", cs.last_cpu, "run_queue_delay",
+					      cs.schedstat, "cpu_pressure", cs.pressure, "steal_time", cs.steal));
+	}
 	if (pl) {
 		json_t *j = json_object();
 		json_object_set_new(j, "policy", json_string(policy_kind_name(p->kind)));
@@ -227,6 +235,13 @@ static void print_topo(const struct topology *t, const struct policy *pol, const
 	struct strbuf out;
 	strbuf_init(&out);
 	topology_describe(t, &out);
+	if (t->kind == TOPOLOGY_HOST) {
+		struct census_signals cs;
+		census_signals_probe(&cs);
+		strbuf_addstr(&out, "disturbance signals: ");
+		census_signals_describe(&cs, &out);
+		strbuf_addch(&out, '\n');
+	}
 	if (pl)
 		describe_placement(t, pol, pl, &out);
 	fputs(out.buf, stdout);

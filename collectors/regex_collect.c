@@ -449,7 +449,7 @@ static int scan_file(struct pat_run *r, const char *run_dir, const char *name, i
 		if (n < 0 && !r->s.interrupted)
 			problem(r, "pattern for %s/%s %s", r->p->region, r->p->metric, err.msg);
 		if (n > 0)
-			measurement_list_add(&r->ml, rank, r->p->region, r->p->metric, v);
+			measurement_list_add(&r->ml, rank, r->p->region, r->p->metric, r->p->scale ? v * r->p->scale : v);
 		rc = n < 0 ? -1 : n > 0;
 	}
 	close(fd);

@@ -29,12 +29,22 @@
 #include <signal.h>
 #include <stddef.h>
 
+/*
+ * The reserved metric a region's own CPU share goes by: the cores that
+ * region kept busy (1.0 = one core the whole region), e.g. LAMMPS's
+ * "98.5% CPU use" with scale = 0.01.  Analysis uses it as the ranks' CPU
+ * share instead of the whole process's (start-up outside the region does
+ * not count) and never models it unless asked for by name.
+ */
+#define REGEX_CPU_SHARE_METRIC "cpu_share"
+
 struct regex_pattern {
 	char *region, *metric;
 	char *pattern;              /* POSIX extended regex, capture group 1 is the number */
 	char *stream;               /* "stdout" or "stderr" */
 	char *file;                 /* a file in the run directory instead of stream, or NULL */
 	char *aggregate;            /* several matches in one file: "last", "first", "sum", "mean", "max", "min" */
+	double scale;               /* a factor applied to the captured number (0: none) */
 };
 
 /* The defaults of collect.cpu_limit (seconds) and collect.memory_limit (MiB). */

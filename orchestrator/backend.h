@@ -147,6 +147,14 @@ struct backend {
  * it instead of running it twice; an adopted run keeps its slot and cores.
  */
 int backend_local_new(struct backend **b, int jobs, struct perr *err);
+/*
+ * The quiet gate (0: none): before each run starts, wait up to seconds
+ * until foreign tasks (placement/census.h) use less than
+ * CENSUS_QUIET_SHARE of each of its cores over CENSUS_QUIET_WINDOW; the
+ * run's census note says how long it waited and, when it gave up, who was
+ * there.  b must be a local backend.
+ */
+void backend_local_wait_quiet(struct backend *b, double seconds);
 int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
 /*
  * What a SLURM partition offers a job, as its controller says: its nodes'

@@ -1,10 +1,13 @@
-/* Rank records and the end note of a finished run -> the store's bindings and resources. */
+/* Rank records, the end note and the census note of a finished run -> the store's bindings, resources and causes. */
 #include "orchestrator/run_bindings.h"
 #include "common/xalloc.h"
 #include "orchestrator/local/supervisor.h"
 #include "placement/bind.h"
+#include "validator/disturbed.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A rank record's usage as a resource record. */
 static void rank_resource(const struct bind_info *bi, double allowed, struct run_resource *x)
@@ -14,6 +17,7 @@ static void rank_resource(const struct bind_info *bi, double allowed, struct run
 		.rank = bi->rank, .utime = u->utime, .stime = u->stime, .wall = bi->wall >= 0 ? bi->wall : NAN,
 		.cpu_share = u->cpu_share, .allowed_share = allowed, .maxrss_kb = u->maxrss_kb,
 		.nvcsw = u->nvcsw, .nivcsw = u->nivcsw, .load_start = u->load_start, .load_end = u->load_end,
+		.run_delay = u->run_delay, .foreign = NAN, .steal = NAN, .pressure = NAN, .quiet_wait = NAN,
 	};
 }
 
@@ -30,8 +34,127 @@ static int run_resource(const char *run_dir, int attempt, struct run_resource *x
 		.cpu_share = cpu / le.wall, .allowed_share = NAN,
 		.maxrss_kb = le.maxrss_kb, .nvcsw = le.nvcsw, .nivcsw = le.nivcsw,
 		.load_start = NAN, .load_end = NAN,
+		.run_delay = NAN, .foreign = NAN, .steal = NAN, .pressure = NAN, .quiet_wait = NAN,
 	};
 	return use;
+}
+
+/* Whether CPU i is among cpus[0..n) (n < 0: every CPU). */
+static int on(const int *cpus, int n, int i)
+{
+	for (int k = 0; k < n; k++)
+		if (cpus[k] == i)
+			return 1;
+	return n < 0;
+}
+
+static void add_cause(struct run_cause **causes, int *ncauses, size_t *alloc, int rank, long pid, const char *comm,
+		      int core, double seconds)
+{
+	XGROW(*causes, (size_t)*ncauses + 1, *alloc);
+	struct run_cause *y = &(*causes)[(*ncauses)++];
+	y->rank = rank;
+	y->pid = pid;
+	snprintf(y->comm, sizeof(y->comm), "%s", comm);
+	y->core = core;
+	y->seconds = seconds;
+}
+
+/*
+ * What the census saw on cpus[0..n) (n < 0: every CPU), into x, and its
+ * causes there into causes.  own: the CPU seconds the run's own processes
+ * used there (wait4's, exact): what ran there beyond it, the foreign tasks
+ * seen and perfsweep's own processes ran in tasks too short to be seen.
+ */
+static void census_into(const struct sv_census *c, int rank, const int *cpus, int n, double own,
+			struct run_resource *x, struct run_cause **causes, int *ncauses, size_t *alloc)
+{
+	double foreign = 0, steal = 0, unseen = -own, most = -1;
+	int core = -1;
+	for (int i = 0; i < c->ncpus; i++) {
+		if (!on(cpus, n, i))
+			continue;
+		foreign += c->foreign ? c->foreign[i] : 0;
+		steal += c->steal ? c->steal[i] : 0;
+		double left = c->busy && c->ours && c->bind && c->foreign
+			? c->busy[i] - c->foreign[i] - c->ours[i] - (rank >= 0 ? c->bind[i] : 0) : 0;
+		unseen += left;
+		if (left > most) {
+			most = left;
+			core = i;
+		}
+	}
+	for (int i = 0; i < c->ncauses; i++)
+		if (on(cpus, n, c->causes[i].cpu))
+			add_cause(causes, ncauses, alloc, rank, c->causes[i].pid, c->causes[i].comm, c->causes[i].cpu,
+				  c->causes[i].seconds);
+	/* below a tick per CPU it is the clocks' granularity */
+	if (c->busy && core >= 0 && unseen > 0.02 * (n < 0 ? c->ncpus : n)) {
+		foreign += unseen;
+		add_cause(causes, ncauses, alloc, rank, 0, DISTURBED_SHORT_TASKS, core, unseen);
+	}
+	x->foreign = c->foreign ? foreign : NAN;
+	x->steal = c->steal ? steal : NAN;
+	x->pressure = c->pressure;
+	double delay = c->schedstat ? 0 : NAN;
+	for (int i = 0; i < c->nranks; i++)
+		if (rank < 0 || c->ranks[i].rank == rank)
+			delay += c->ranks[i].run_delay;
+	/* the record's figure is the main thread's, read as it exited */
+	x->run_delay = isnan(x->run_delay) ? delay : fmax(x->run_delay, isnan(delay) ? 0 : delay);
+}
+
+/* The CPU seconds of the records res[0..n) whose ranks' cpusets lie within cpus[0..ncpus) (a rank's own and
+   any other rank's on the same cores). */
+static double own_cpu(const struct bind_info *bi, int nbi, const struct run_resource *res, int n, const int *cpus,
+		      int ncpus)
+{
+	double sum = 0;
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < nbi && res[i].rank >= 0; k++) {
+			int *v, m = bi[k].rank == res[i].rank ? census_cpus_of(bi[k].cpuset, &v) : -1, within = m > 0;
+			for (int j = 0; j < m; j++)
+				within &= on(cpus, ncpus, v[j]);
+			if (m >= 0)
+				free(v);
+			if (within)
+				sum += res[i].utime + res[i].stime;
+		}
+	}
+	return sum;
+}
+
+/* Add the census note's figures to the records res[0..n) (rank records from bi). */
+static int add_census(const char *run_dir, int attempt, const struct bind_info *bi, int nbi,
+		      struct run_resource *res, int n, struct run_cause **causes)
+{
+	struct sv_census c;
+	int ncauses = 0;
+	size_t alloc = 0;
+	*causes = NULL;
+	if (supervisor_read_census(run_dir, &c) == 0 && !(attempt > 0 && c.attempt > 0 && c.attempt != attempt)) {
+		for (int i = 0; i < n; i++) {
+			int *cpus = NULL, ncpus = -1;
+			const char *list = res[i].rank >= 0 ? NULL : nbi ? c.cpus : "";
+			for (int k = 0; k < nbi && res[i].rank >= 0; k++)
+				if (bi[k].rank == res[i].rank)
+					list = bi[k].cpuset;
+			if (list && *list)
+				ncpus = census_cpus_of(list, &cpus);
+			if (res[i].rank >= 0 && ncpus < 0)
+				ncpus = 0;      /* a rank whose binding is unknown: no foreign time known */
+			double own = res[i].rank >= 0 ? own_cpu(bi, nbi, res, n, cpus, ncpus)
+						      : res[i].utime + res[i].stime;
+			census_into(&c, res[i].rank, cpus, ncpus, own, &res[i], causes, &ncauses, &alloc);
+			if (res[i].rank >= 0 && ncpus == 0)
+				res[i].foreign = res[i].steal = NAN;
+			if (res[i].rank < 0)
+				res[i].quiet_wait = c.quiet_wait;
+			free(cpus);
+		}
+	}
+	sv_census_release(&c);
+	return ncauses;
 }
 
 int run_bindings_record(struct store *st, long long id, const char *run_dir, int attempt,
@@ -59,8 +182,13 @@ int run_bindings_record(struct store *st, long long id, const char *run_dir, int
 		free(b);
 		free(allowed);
 	}
+	struct run_cause *causes;
+	int ncauses = add_census(run_dir, attempt, bi, n, res, nres, &causes);
 	if (!rc && nres)
 		rc = store_put_resources(st, id, res, nres, err);
+	if (!rc)
+		rc = store_put_causes(st, id, causes, ncauses, err);
+	free(causes);
 	free(res);
 	bind_infos_free(bi, n);
 	return rc;

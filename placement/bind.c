@@ -189,10 +189,28 @@ static void fill_usage(struct bind_usage *u, const struct rusage *ru, double wal
 	u->load_end = load_now();
 }
 
+/* The run-queue delay of exited child pid's main thread, before it is reaped (NaN unknown). */
+static double zombie_delay(pid_t pid)
+{
+	siginfo_t si;
+	int r;
+	do
+		r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	char path[64];
+	unsigned long long run, delay;
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	FILE *f = r == 0 ? fopen(path, "re") : NULL;
+	int got = f && fscanf(f, "%llu %llu", &run, &delay) == 2;
+	if (f)
+		fclose(f);
+	return got ? (double)delay / 1e9 : NAN;
+}
+
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
 	memset(res, 0, sizeof(*res));
-	res->usage.load_start = res->usage.load_end = NAN;
+	res->usage.load_start = res->usage.load_end = res->usage.run_delay = NAN;
 	struct sigaction sa, old[NFORWARDED];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward_signal;
@@ -226,8 +244,10 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		child_pid = cp.pid;
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	int r = 0;
+	double delay = NAN;
 	if (started) {
 		res->pid = cp.pid;
+		delay = zombie_delay(cp.pid);
 		if (finish_command(&cp) < 0) {
 			res->exit_status = 126;
 			r = perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
@@ -245,6 +265,7 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	res->end = res->start + res->wall;
 	if (started && cp.finished) {   /* what the rank used: wait4's */
 		fill_usage(&res->usage, &cp.ru, res->wall);
+		res->usage.run_delay = delay;
 		res->have_usage = 1;
 	}
 	sigprocmask(SIG_BLOCK, &block, NULL);
@@ -292,6 +313,7 @@ static void usage_json(json_t *o, const struct bind_usage *u)
 	json_object_set_new(o, "nivcsw", u ? json_integer(u->nivcsw) : json_null());
 	json_object_set_new(o, "load_start", u ? real_or_null(u->load_start) : json_null());
 	json_object_set_new(o, "load_end", u ? real_or_null(u->load_end) : json_null());
+	json_object_set_new(o, "run_delay", u ? real_or_null(u->run_delay) : json_null());
 }
 
 int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err)
@@ -388,6 +410,7 @@ int bind_record_read(const char *path, struct bind_info *out, struct perr *err)
 	u->nivcsw = (long long)num_or(o, "nivcsw", -1);
 	u->load_start = num_or(o, "load_start", NAN);
 	u->load_end = num_or(o, "load_end", NAN);
+	u->run_delay = num_or(o, "run_delay", NAN);
 	out->have_usage = isfinite(u->utime) && isfinite(u->stime);
 	json_decref(o);
 	return 0;
@@ -438,18 +461,33 @@ void bind_infos_free(struct bind_info *bi, int n)
 	free(bi);
 }
 
+/* A record's cpuset (and its cores, when named) as bitmaps: 0, or -1 when it has none. */
+static int record_sets(const struct bind_info *bi, hwloc_bitmap_t *pus, int *ncores)
+{
+	*pus = NULL;
+	if (!bi->cpuset)
+		return -1;
+	*pus = hwloc_bitmap_alloc();
+	if (hwloc_bitmap_list_sscanf(*pus, bi->cpuset) < 0 || hwloc_bitmap_iszero(*pus) ||
+	    hwloc_bitmap_weight(*pus) < 0) {
+		hwloc_bitmap_free(*pus);
+		*pus = NULL;
+		return -1;
+	}
+	*ncores = hwloc_bitmap_weight(*pus);
+	hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+	if (bi->cores && hwloc_bitmap_list_sscanf(cores, bi->cores) == 0 && hwloc_bitmap_weight(cores) > 0)
+		*ncores = hwloc_bitmap_weight(cores);
+	hwloc_bitmap_free(cores);
+	return 0;
+}
+
 void bind_allowed_shares(const struct bind_info *bi, int n, double *allowed)
 {
 	hwloc_bitmap_t *set = xcalloc((size_t)(n ? n : 1), sizeof(*set));
-	for (int i = 0; i < n; i++) {
-		if (!bi[i].cpuset)
-			continue;
-		set[i] = hwloc_bitmap_alloc();
-		if (hwloc_bitmap_list_sscanf(set[i], bi[i].cpuset) < 0 || hwloc_bitmap_iszero(set[i])) {
-			hwloc_bitmap_free(set[i]);
-			set[i] = NULL;
-		}
-	}
+	int *ncores = xcalloc((size_t)(n ? n : 1), sizeof(int));
+	for (int i = 0; i < n; i++)
+		record_sets(&bi[i], &set[i], &ncores[i]);
 	for (int i = 0; i < n; i++) {
 		allowed[i] = NAN;
 		if (!set[i])
@@ -459,11 +497,11 @@ void bind_allowed_shares(const struct bind_info *bi, int n, double *allowed)
 		for (int j = 0; j < n; j++)
 			sharing += set[j] && hwloc_bitmap_intersects(set[i], set[j]) &&
 				   !strcmp(bi[i].node ? bi[i].node : "", bi[j].node ? bi[j].node : "");
-		double pus = hwloc_bitmap_weight(set[i]);
-		allowed[i] = fmin(1, pus / sharing);
+		allowed[i] = (double)ncores[i] / sharing;
 	}
 	for (int i = 0; i < n; i++)
 		if (set[i])
 			hwloc_bitmap_free(set[i]);
 	free(set);
+	free(ncores);
 }

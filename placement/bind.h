@@ -52,6 +52,8 @@ struct bind_usage {
 	long long maxrss_kb;        /* maximum resident set size */
 	long long nvcsw, nivcsw;    /* voluntary and involuntary context switches */
 	double load_start, load_end;    /* 1-minute load average; NaN when unknown */
+	double run_delay;           /* seconds the application's main thread waited for a
+	                               CPU (/proc/PID/schedstat, read as it exited); NaN unknown */
 };
 
 struct bind_result {
@@ -124,11 +126,11 @@ void bind_records_in(const char *dir, struct bind_info **out, int *n);
 void bind_infos_free(struct bind_info *bi, int n);
 
 /*
- * The CPU share each rank's binding allows, into allowed[0..n): 1, or, for
- * ranks of one run bound to the same PUs of a node (an explicit map that
- * gives two ranks one core), the PUs over the ranks sharing them.  NaN
- * where the record has no cpuset.  A rank that gets its allowed share ran
- * undisturbed by its own run's other ranks.
+ * The CPU share each rank's binding allows, into allowed[0..n): the cores
+ * of its binding (its PUs when the record names no cores), over the ranks
+ * of its run on the same node whose PUs meet its own: 2 for a rank given
+ * two cores (a threaded rank may use both), 0.5 for two ranks an explicit
+ * map gives one core.  NaN where the record has no cpuset.
  */
 void bind_allowed_shares(const struct bind_info *bi, int n, double *allowed);
 

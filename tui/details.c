@@ -233,7 +233,7 @@ static void load_resources(struct top_lines *l, struct store *st, long long id, 
 		else
 			strbuf_addstr(&sb, "whole run: ");
 		strbuf_addf(&sb, "CPU share %.2f", x->cpu_share);
-		if (isfinite(x->allowed_share) && x->allowed_share < 1)
+		if (isfinite(x->allowed_share) && x->allowed_share != 1)
 			strbuf_addf(&sb, " of %.2g allowed", x->allowed_share);
 		strbuf_addf(&sb, " (user %.3g s, sys %.3g s, wall %.3g s)", x->utime, x->stime, x->wall);
 		if (x->maxrss_kb >= 0)
@@ -242,14 +242,22 @@ static void load_resources(struct top_lines *l, struct store *st, long long id, 
 			strbuf_addf(&sb, "  switches %lld vol, %lld invol", x->nvcsw, x->nivcsw);
 		if (isfinite(x->load_start) && isfinite(x->load_end))
 			strbuf_addf(&sb, "  load %.2f -> %.2f", x->load_start, x->load_end);
+		if (isfinite(x->run_delay))
+			strbuf_addf(&sb, "  waited for a CPU %.3g s", x->run_delay);
+		if (isfinite(x->foreign))
+			strbuf_addf(&sb, "  others on its cores %.3g s", x->foreign);
+		if (isfinite(x->steal) && x->steal > 0)
+			strbuf_addf(&sb, "  steal %.3g s", x->steal);
+		if (isfinite(x->quiet_wait) && x->quiet_wait > 0)
+			strbuf_addf(&sb, "  quiet gate %.1f s", x->quiet_wait);
 		lines_add(l, sb.buf, sb.len);
 		strbuf_release(&sb);
 	}
 	free(rs);
 }
 
-/* Why run id counts as disturbed under the campaign's rule, or NULL. */
-static char *disturbed_text(struct store *st, long long id, struct perr *err)
+/* Why run id counts as disturbed under the campaign's rule (NULL: it does not), and who took its time. */
+static char *disturbed_text(struct store *st, long long id, struct top_details *d, struct perr *err)
 {
 	struct disturbed_result res;
 	char *why = NULL;
@@ -260,6 +268,10 @@ static char *disturbed_text(struct store *st, long long id, struct perr *err)
 				strbuf_init(&sb);
 				disturbed_reason(&sb, &res, &res.runs[i]);
 				why = strbuf_detach(&sb);
+				d->causes = res.runs[i].causes;
+				d->ncauses = res.runs[i].ncauses;
+				res.runs[i].causes = NULL;
+				res.runs[i].ncauses = 0;
 			}
 	disturbed_result_release(&res);
 	return why;
@@ -282,7 +294,7 @@ int top_details_load(struct top_details *d, struct top_model *m, long long id, i
 	load_binding(&nd.bind, dir);
 	struct perr rerr;   /* what a run used is shown when it can be read */
 	load_resources(&nd.res, m->st, id, &rerr);
-	nd.disturbed = disturbed_text(m->st, id, &rerr);
+	nd.disturbed = disturbed_text(m->st, id, &nd, &rerr);
 	char *p = xasprintf("%s/stdout", dir);
 	top_lines_tail(&nd.out, p, maxlines);
 	free(p);
@@ -305,6 +317,7 @@ void top_details_release(struct top_details *d)
 	top_lines_release(&d->bind);
 	top_lines_release(&d->res);
 	free(d->disturbed);
+	free(d->causes);
 	top_lines_release(&d->out);
 	top_lines_release(&d->err);
 	memset(d, 0, sizeof(*d));

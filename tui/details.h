@@ -2,14 +2,16 @@
  * What the details pane shows for one run: its fields, the command line, the
  * binding each rank really got (runs/<id>/rank-<r>.json, written by
  * perfsweep-bind), what each rank used (the store's resources: CPU time
- * and share, RSS, context switches, load) and whether the run counts as
- * disturbed, its state history, and the tails of its stdout and stderr.  Plain C; the pane reloads it on every refresh while the run is
+ * and share, RSS, context switches, load, run-queue delay, foreign time
+ * on its cores) and whether the run counts as disturbed and who took its
+ * time (pid, command, core, share), its state history, and the tails of its stdout and stderr.  Plain C; the pane reloads it on every refresh while the run is
  * live, so the tails follow the output.
  */
 #ifndef PS_TUI_DETAILS_H
 #define PS_TUI_DETAILS_H
 #include "common/error.h"
 #include "campaign/store.h"
+#include "validator/disturbed.h"
 
 struct top_model;
 
@@ -25,6 +27,8 @@ struct top_details {
 	struct top_lines bind;  /* "rank 0: ..." per rank */
 	struct top_lines res;   /* "rank 0: CPU share 0.99 ..." per resource record */
 	char *disturbed;        /* why the run counts as disturbed (left out of the models), or NULL */
+	struct disturbed_cause *causes; /* who took its time (with disturbed), the largest first */
+	int ncauses;
 	int nev;
 	struct run_event *ev;
 	struct top_lines out, err;   /* last lines of stdout and stderr */

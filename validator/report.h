@@ -23,10 +23,12 @@
  * extrapolation; status passed, flagged or not-testable.  Regions also
  * carry "outliers" ([{point, repetition, repetitions, value, ratio}]) and
  * "expected_volume" (null, or {expect, consistent, c0, c1, p_value}).
- * "disturbed" is null without resource records, else {judged,
- * min_cpu_share, median_nivcsw_per_s, runs: [{run, point, repetition,
- * rank, cpu_share, allowed_share, nivcsw_per_s, by}], remeasure: [{point,
- * undisturbed, disturbed}], shared, blocking}.
+ * "disturbed" is null without resource records, else {judged, census,
+ * min_cpu_share, median_nivcsw_per_s, median_nivcsw_per_cpu_s, runs: [{run,
+ * point, repetition, rank, cpu_share, allowed_share, nivcsw_per_s,
+ * nivcsw_per_cpu_s, taken, steal, by, causes: [{pid, command, core,
+ * share}]}], remeasure: [{point, undisturbed, disturbed}], shared,
+ * blocking}; by lists "foreign", "steal", "context_switches".
  */
 #ifndef PS_REPORT_H
 #define PS_REPORT_H

@@ -426,10 +426,11 @@ static void html_disturbed(struct strbuf *h, const struct validation *v)
 	const struct disturbed_result *res = d->res;
 	if (!res)
 		return;
-	strbuf_addf(h, "<h2>Disturbed runs</h2>\n<p>%d of %d runs disturbed (a rank's CPU share below %g of what "
-		    "its binding allows, or involuntary context switches above %gx the median of %.3g/s), left "
-		    "out of the models.", res->n, res->njudged, res->rule.min_cpu_share, res->rule.nivcsw_factor,
-		    res->median_rate);
+	strbuf_addf(h, "<h2>Disturbed runs</h2>\n<p>%d of %d runs disturbed (other programs took more than %g "
+		    "of a rank's cores: foreign tasks that ran there while it waited for them, or steal time; "
+		    "without the census, involuntary context switches above %gx the median of %.3g per CPU "
+		    "second), left out of the models.", res->n, res->njudged, 1 - res->rule.min_cpu_share,
+		    res->rule.nivcsw_factor, res->median_cpu_rate);
 	if (d->shared)
 		strbuf_addstr(h, " <span class=\"blocked\">The machine was shared: re-measure on a quiet or "
 			      "exclusive node.</span>");
@@ -440,7 +441,8 @@ static void html_disturbed(struct strbuf *h, const struct validation *v)
 	if (!res->n)
 		return;
 	strbuf_addstr(h, "<table><tr><th>run</th><th>point</th><th>repetition</th><th>rank</th>"
-		      "<th>CPU share</th><th>allowed</th><th>invol. switches/s</th><th>re-measure</th></tr>\n");
+		      "<th>CPU share</th><th>allowed</th><th>taken by others</th><th>invol. switches/s</th>"
+		      "<th>who</th><th>re-measure</th></tr>\n");
 	for (int i = 0; i < res->n; i++) {
 		const struct disturbed_run *r = &res->runs[i];
 		struct strbuf pn;
@@ -451,7 +453,13 @@ static void html_disturbed(struct strbuf *h, const struct validation *v)
 		html_escape(h, pn.buf);
 		strbuf_addf(h, "</td><td>%d</td><td>%s%d</td><td>%.3f</td><td>%.3g</td><td>", r->repetition,
 			    r->rank < 0 ? "all of " : "", r->rank < 0 ? 0 : r->rank, r->share, r->allowed);
+		fmt_num(h, r->taken, "%.2f");
+		strbuf_addstr(h, "</td><td>");
 		fmt_num(h, r->rate, "%.1f");
+		strbuf_addstr(h, "</td><td>");
+		strbuf_reset(&pn);
+		disturbed_causes_text(&pn, r->causes, r->ncauses, r->ncauses);
+		html_escape(h, pn.buf);
 		strbuf_addf(h, "</td><td>%s</td></tr>\n", r->point >= 0 && d->remeasure[r->point] ? "yes" : "");
 		strbuf_release(&pn);
 	}

@@ -73,6 +73,21 @@ static json_t *point_json(const struct experiment *e, int p)
 	return pt;
 }
 
+/* Who took a run's time: [{pid, command, core, share}], the largest first. */
+static json_t *causes_json(const struct disturbed_cause *c, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "pid", json_integer(c[i].pid));
+		json_object_set_new(x, "command", json_string(c[i].comm));
+		json_object_set_new(x, "core", json_integer(c[i].core));
+		json_object_set_new(x, "share", json_real(c[i].share));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
 /* The disturbed check: null without resource records. */
 static json_t *disturbed_json(const struct validation *v)
 {
@@ -84,6 +99,8 @@ static json_t *disturbed_json(const struct validation *v)
 	json_object_set_new(o, "judged", json_integer(res->njudged));
 	json_object_set_new(o, "min_cpu_share", json_real(res->rule.min_cpu_share));
 	json_object_set_new(o, "median_nivcsw_per_s", number_or_null(res->median_rate));
+	json_object_set_new(o, "median_nivcsw_per_cpu_s", number_or_null(res->median_cpu_rate));
+	json_object_set_new(o, "census", json_integer(res->ncensus));
 	for (int i = 0; i < res->n; i++) {
 		const struct disturbed_run *r = &res->runs[i];
 		json_t *x = json_object(), *by = json_array();
@@ -94,11 +111,17 @@ static json_t *disturbed_json(const struct validation *v)
 		json_object_set_new(x, "cpu_share", number_or_null(r->share));
 		json_object_set_new(x, "allowed_share", number_or_null(r->allowed));
 		json_object_set_new(x, "nivcsw_per_s", number_or_null(r->rate));
-		if (r->why & DISTURBED_BY_SHARE)
-			json_array_append_new(by, json_string("cpu_share"));
+		json_object_set_new(x, "nivcsw_per_cpu_s", number_or_null(r->cpu_rate));
+		json_object_set_new(x, "taken", number_or_null(r->taken));
+		json_object_set_new(x, "steal", number_or_null(r->steal));
+		if (r->why & DISTURBED_BY_FOREIGN)
+			json_array_append_new(by, json_string("foreign"));
+		if (r->why & DISTURBED_BY_STEAL)
+			json_array_append_new(by, json_string("steal"));
 		if (r->why & DISTURBED_BY_SWITCHES)
 			json_array_append_new(by, json_string("context_switches"));
 		json_object_set_new(x, "by", by);
+		json_object_set_new(x, "causes", causes_json(r->causes, r->ncauses));
 		json_array_append_new(runs, x);
 	}
 	for (int p = 0; p < v->e->npoints; p++) {

@@ -94,12 +94,13 @@ static void disturbed_lines(FILE *f, const struct validation *v)
 		fprintf(f, "note     disturbed: %d of %d runs left out of the models: %s%s\n", res->n, res->njudged,
 			sb.buf, res->n > 8 ? "; ..." : "");
 	else if (res->rule.min_cpu_share > 0)
-		fprintf(f, "info     disturbed: none of %d runs (every rank had at least %g of the CPU share its "
-			"binding allows, and involuntary context switches within %gx the median)\n", res->njudged,
-			res->rule.min_cpu_share, res->rule.nivcsw_factor);
+		fprintf(f, "info     disturbed: none of %d runs (other programs took at most %g of any rank's cores%s)\n",
+			res->njudged, 1 - res->rule.min_cpu_share,
+			res->ncensus < res->njudged ? "; runs without the census: involuntary context switches within "
+						       "10x the median" : "");
 	else
-		fprintf(f, "info     disturbed: none of %d runs (CPU share not judged: analysis.min_cpu_share = 0; "
-			"involuntary context switches within %gx the median)\n", res->njudged, res->rule.nivcsw_factor);
+		fprintf(f, "info     disturbed: none of %d runs (time taken by other programs not judged: "
+			"analysis.min_cpu_share = 0)\n", res->njudged);
 	strbuf_release(&sb);
 }
 

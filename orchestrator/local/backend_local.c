@@ -12,12 +12,15 @@
 #include "orchestrator/backend.h"
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
+#include "common/strbuf.h"
 #include "common/run_command.h"
 #include "common/xalloc.h"
+#include "placement/census.h"
 #include "placement/core_alloc.h"
 #include "placement/launch.h"
 #include "placement/policy.h"
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +43,18 @@ struct local_run {
 	hwloc_bitmap_t cores;       /* the units the core allocator gave it */
 };
 
+/* The quiet gate of the run at the head of the queue. */
+struct quiet_gate {
+	long long id;               /* the run it waits for, 0 none */
+	struct census c;
+	double first;               /* monotonic: when it began */
+	double *was;                /* per CPU: foreign seconds at the last sample */
+};
+
 struct local {
 	int jobs;
+	double wait_quiet;          /* the quiet gate's bound, seconds (0: none) */
+	struct quiet_gate gate;
 	struct local_run *runs;
 	int n;
 	size_t alloc;
@@ -126,6 +139,89 @@ static void drop_run(struct local *l, int i)
 	l->runs[i] = l->runs[--l->n];
 }
 
+/* The OS CPUs of units, as a list ("0-3"); caller frees. */
+static char *cpus_of_units(const struct local *l, hwloc_const_bitmap_t units)
+{
+	hwloc_bitmap_t pus = hwloc_bitmap_alloc();
+	int u;
+	hwloc_bitmap_foreach_begin(u, units)
+		if (u < l->topo.nunits)
+			hwloc_bitmap_or(pus, pus, l->topo.unit_pus[u]);
+	hwloc_bitmap_foreach_end();
+	char *s = NULL;
+	if (hwloc_bitmap_list_asprintf(&s, pus) < 0)
+		s = NULL;
+	hwloc_bitmap_free(pus);
+	return s;
+}
+
+static void gate_end(struct quiet_gate *g)
+{
+	if (g->id)
+		census_release(&g->c);
+	free(g->was);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * The quiet gate before run rs starts on cpus: 0 go (quiet, or waited up
+ * to the bound: cores says how long and who was there), 1 not yet (start
+ * it again later).  Each call looks once, a CENSUS_QUIET_WINDOW after the
+ * last; with no run in flight it sleeps until then (the run loop would
+ * not).
+ */
+static int quiet_gate(struct local *l, const struct run_spec *rs, const char *cpus, struct sv_cores *cores,
+		      char *cause, size_t size)
+{
+	struct quiet_gate *g = &l->gate;
+	int *v;
+	int n = census_cpus_of(cpus, &v);
+	if (l->wait_quiet <= 0 || n <= 0) {
+		free(v);
+		return 0;
+	}
+	if (g->id != rs->id) {
+		gate_end(g);
+		g->id = rs->id;
+		census_start(&g->c, 0, getpid());
+		g->first = mono_now();
+		g->was = xcalloc((size_t)g->c.ncpus, sizeof(double));
+		memcpy(g->was, g->c.foreign, sizeof(double) * (size_t)g->c.ncpus);
+	}
+	double due = g->c.mono_last + CENSUS_QUIET_WINDOW - mono_now();
+	if (due > 0 && l->n) {
+		free(v);
+		return 1;
+	}
+	if (due > 0) {
+		struct timespec ts = { (time_t)due, (long)((due - (double)(time_t)due) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	double span = mono_now() - g->c.mono_last;
+	census_sample(&g->c);
+	double busy = 0;
+	for (int i = 0; i < n; i++)
+		if (v[i] < g->c.ncpus)
+			busy = fmax(busy, g->c.foreign[v[i]] - g->was[v[i]]);
+	memcpy(g->was, g->c.foreign, sizeof(double) * (size_t)g->c.ncpus);
+	double waited = mono_now() - g->first;
+	int quiet = busy < CENSUS_QUIET_SHARE * span;
+	if (!quiet && waited < l->wait_quiet) {
+		free(v);
+		return 1;
+	}
+	cores->quiet_waited = waited;
+	cores->quiet_gave_up = !quiet;
+	const struct census_cause *top = quiet ? NULL : census_top_cause(&g->c, v, n);
+	if (top) {
+		snprintf(cause, size, "pid %ld (%s) on core %d", top->pid, top->comm, top->cpu);
+		cores->quiet_cause = cause;
+	}
+	free(v);
+	gate_end(g);
+	return 0;
+}
+
 static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       struct perr *err)
 {
@@ -146,10 +242,21 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 	if (l->have_topo && hwloc_bitmap_list_asprintf(&noted, cores) >= 0 && rs->policy &&
 	    strcmp(rs->policy, "explicit"))
 		lp.within = within = xstrdup(noted);
+	char *cpus = l->have_topo ? cpus_of_units(l, cores) : NULL, cause[96];
+	struct sv_cores svc = { .noted = noted ? noted : "", .cpus = cpus };
+	if (quiet_gate(l, rs, cpus, &svc, cause, sizeof(cause))) {
+		core_alloc_give(&l->cores, cores);
+		hwloc_bitmap_free(cores);
+		free(within);
+		free(noted);
+		free(cpus);
+		return 1;
+	}
 	struct local_run *r = new_run(l, rs, cores);
-	rc = supervisor_start(&r->sv, rs, rs->policy ? &lp : NULL, noted ? noted : "", backend_id, err);
+	rc = supervisor_start(&r->sv, rs, rs->policy ? &lp : NULL, &svc, backend_id, err);
 	free(within);
 	free(noted);
+	free(cpus);
 	if (rc) {
 		if (l->have_topo)
 			core_alloc_give(&l->cores, cores);
@@ -372,6 +479,7 @@ static void local_free(struct backend *b)
 		core_alloc_release(&l->cores);
 		topology_release(&l->topo);
 	}
+	gate_end(&l->gate);
 	free(l->runs);
 	free(l->ready);
 	free(l);
@@ -406,6 +514,11 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 	b->priv = l;
 	*out = b;
 	return 0;
+}
+
+void backend_local_wait_quiet(struct backend *b, double seconds)
+{
+	((struct local *)b->priv)->wait_quiet = seconds > 0 ? seconds : 0;
 }
 
 int backend_local_cancel_id(const char *backend_id)

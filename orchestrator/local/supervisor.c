@@ -6,6 +6,8 @@
 #include "orchestrator/local/mpi_world.h"
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
@@ -235,6 +237,77 @@ int supervisor_read_end(const char *run_dir, struct sv_end *e)
 	return 0;
 }
 
+/* A per-CPU array of the census note, n entries (missing ones 0): NULL when null or not an array. */
+static double *per_cpu_read(json_t *a, int n)
+{
+	if (!json_is_array(a))
+		return NULL;
+	double *v = xcalloc((size_t)n + 1, sizeof(double));
+	for (size_t i = 0; i < json_array_size(a) && i < (size_t)n; i++)
+		v[i] = json_is_number(json_array_get(a, i)) ? json_number_value(json_array_get(a, i)) : 0;
+	return v;
+}
+
+static void census_lists(json_t *o, struct sv_census *c)
+{
+	json_t *ranks = json_object_get(o, "ranks"), *causes = json_object_get(o, "causes"), *x;
+	size_t i;
+	c->ranks = xcalloc(json_array_size(ranks) + 1, sizeof(*c->ranks));
+	json_array_foreach(ranks, i, x)
+		c->ranks[c->nranks++] = (struct census_rank){
+			.rank = (int)num(x, "rank"), .run_delay = num(x, "run_delay"), .cpu = num(x, "cpu"),
+		};
+	c->causes = xcalloc(json_array_size(causes) + 1, sizeof(*c->causes));
+	json_array_foreach(causes, i, x) {
+		struct census_cause *k = &c->causes[c->ncauses++];
+		k->pid = (long)num(x, "pid");
+		str(x, "comm", k->comm, sizeof(k->comm));
+		k->cpu = (int)num(x, "cpu");
+		k->seconds = num(x, "seconds");
+	}
+}
+
+int supervisor_read_census(const char *run_dir, struct sv_census *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pressure = NAN;
+	json_t *o = read_note(run_dir, SV_CENSUS_NOTE);
+	if (!o)
+		return -1;
+	c->attempt = (int)num(o, "attempt");
+	c->wall = num(o, "wall");
+	str(o, "cpus", c->cpus, sizeof(c->cpus));
+	c->samples = (int)num(o, "samples");
+	c->cost = num(o, "cost");
+	c->quiet_wait = num(o, "quiet_wait");
+	c->quiet_gave_up = json_is_true(json_object_get(o, "quiet_gave_up"));
+	str(o, "quiet_cause", c->quiet_cause, sizeof(c->quiet_cause));
+	c->schedstat = json_is_true(json_object_get(o, "schedstat"));
+	json_t *p = json_object_get(o, "pressure");
+	c->pressure = json_is_number(p) ? json_number_value(p) : NAN;
+	c->ncpus = (int)json_array_size(json_object_get(o, "foreign"));
+	c->foreign = per_cpu_read(json_object_get(o, "foreign"), c->ncpus);
+	c->steal = per_cpu_read(json_object_get(o, "steal"), c->ncpus);
+	c->busy = per_cpu_read(json_object_get(o, "busy"), c->ncpus);
+	c->ours = per_cpu_read(json_object_get(o, "ours"), c->ncpus);
+	c->bind = per_cpu_read(json_object_get(o, "bind"), c->ncpus);
+	census_lists(o, c);
+	json_decref(o);
+	return 0;
+}
+
+void sv_census_release(struct sv_census *c)
+{
+	free(c->foreign);
+	free(c->steal);
+	free(c->busy);
+	free(c->ours);
+	free(c->bind);
+	free(c->ranks);
+	free(c->causes);
+	memset(c, 0, sizeof(*c));
+}
+
 /* ---- the supervisor process ---- */
 
 /* What the supervisor tells the orchestrator, in this order. */
@@ -251,7 +324,8 @@ struct sv_msg {
 struct sv_args {
 	const struct run_spec *rs;
 	const struct launch_placement *lp;   /* NULL: no policy */
-	const char *cores;
+	const struct sv_cores *cores;
+	pid_t orchestrator;
 	int up, down;               /* pipes to and from the orchestrator */
 };
 
@@ -373,9 +447,10 @@ static int start_rank(const struct sv_args *a, char **argv, char **env, struct c
 /* A world past its timeout has this long after SIGTERM before SIGKILL. */
 #define WORLD_TERM_GRACE 3.0
 
-/* Wait for every rank, killing the run at its timeout; fill e. */
+/* Wait for every rank, killing the run at its timeout and sampling the
+   census meanwhile; fill e. */
 static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int n, double t0,
-		       struct sv_end *e)
+		       struct sv_end *e, struct census *c)
 {
 	struct child_process **ptr = xcalloc((size_t)n, sizeof(*ptr));
 	for (int i = 0; i < n; i++)
@@ -404,7 +479,12 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 				left = -1;
 			}
 		}
-		if (wait_commands(ptr, n, left) < 0)
+		double next = c->mono_last + CENSUS_INTERVAL - mono_now();
+		if (next <= 0) {
+			census_sample(c);
+			next = CENSUS_INTERVAL;
+		}
+		if (wait_commands(ptr, n, left < 0 || next < left ? next : left) < 0)
 			break;   /* ECHILD: nothing left to wait for */
 	}
 	free(ptr);
@@ -426,6 +506,77 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	}
 }
 
+/* Leave the run's CPUs to its ranks when the machine has others (the
+   ranks, started before, keep their own affinity). */
+static void move_off(const char *cpus)
+{
+	int *v;
+	int n = census_cpus_of(cpus, &v);
+	cpu_set_t set;
+	if (n > 0 && sched_getaffinity(0, sizeof(set), &set) == 0) {
+		for (int i = 0; i < n; i++)
+			if (v[i] < CPU_SETSIZE)
+				CPU_CLR(v[i], &set);
+		if (CPU_COUNT(&set) > 0)
+			sched_setaffinity(0, sizeof(set), &set);
+	}
+	free(v);
+}
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *per_cpu(const double *v, int n)
+{
+	if (!v)
+		return json_null();
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+/* The census note (supervisor.h). */
+static int write_census(const char *run_dir, int attempt, const struct census *c, const struct sv_cores *cores)
+{
+	json_t *o = json_object(), *ranks = json_array(), *causes = json_array();
+	json_object_set_new(o, "attempt", json_integer(attempt));
+	json_object_set_new(o, "wall", json_real(c->mono_last - c->mono0));
+	json_object_set_new(o, "cpus", json_string(cores->cpus ? cores->cpus : ""));
+	json_object_set_new(o, "samples", json_integer(c->samples));
+	json_object_set_new(o, "cost", json_real(c->cost));
+	json_object_set_new(o, "quiet_wait", json_real(cores->quiet_waited));
+	json_object_set_new(o, "quiet_gave_up", json_boolean(cores->quiet_gave_up));
+	json_object_set_new(o, "quiet_cause", json_string(cores->quiet_cause ? cores->quiet_cause : ""));
+	json_object_set_new(o, "schedstat", json_boolean(c->schedstat));
+	json_object_set_new(o, "pressure", real_or_null(c->pressure_s));
+	json_object_set_new(o, "foreign", per_cpu(c->foreign, c->ncpus));
+	json_object_set_new(o, "steal", per_cpu(c->steal, c->ncpus));
+	json_object_set_new(o, "busy", per_cpu(c->busy, c->ncpus));
+	json_object_set_new(o, "ours", per_cpu(c->ours, c->ncpus));
+	json_object_set_new(o, "bind", per_cpu(c->bind, c->ncpus));
+	for (int i = 0; i < c->nranks; i++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "rank", json_integer(c->ranks[i].rank));
+		json_object_set_new(r, "run_delay", json_real(c->ranks[i].run_delay));
+		json_object_set_new(r, "cpu", json_real(c->ranks[i].cpu));
+		json_array_append_new(ranks, r);
+	}
+	for (int i = 0; i < c->ncauses && i < SV_CENSUS_CAUSES; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "pid", json_integer(c->causes[i].pid));
+		json_object_set_new(x, "comm", json_string(c->causes[i].comm));
+		json_object_set_new(x, "cpu", json_integer(c->causes[i].cpu));
+		json_object_set_new(x, "seconds", json_real(c->causes[i].seconds));
+		json_array_append_new(causes, x);
+	}
+	json_object_set_new(o, "ranks", ranks);
+	json_object_set_new(o, "causes", causes);
+	return write_note(run_dir, SV_CENSUS_NOTE, o);
+}
+
 /* After the go: start the ranks, tell the orchestrator, wait, note the end. */
 static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 {
@@ -440,6 +591,8 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 		mpi_world_clear(rs->run_dir);
 	}
 	struct sv_msg m = { .stage = SV_STARTED };
+	struct census c;
+	census_start(&c, getpid(), a->orchestrator);
 	double t0 = mono_now();
 	e->started = wall_now();
 	e->ranks = rs->ranks > 0 ? rs->ranks : 1;
@@ -474,12 +627,17 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 			write_end(rs->run_dir, e);
 		}
 		send_msg(a->up, &m);
+		census_release(&c);
 		return 1;
 	}
 	send_msg(a->up, &m);
 	close(a->up);
-	wait_ranks(rs, cps, n, t0, e);
+	move_off(a->cores->cpus);
+	wait_ranks(rs, cps, n, t0, e, &c);
 	e->ended = e->started + e->wall;
+	census_finish(&c);
+	write_census(rs->run_dir, e->attempt, &c, a->cores);
+	census_release(&c);
 	/* what the ranks left behind in the session goes with them */
 	kill_session(getpid(), 1);
 	if (rs->mpi && !e->timed_out)
@@ -498,7 +656,7 @@ static int supervise(void *data)
 	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
 	if (proc_info(s.pid, &self) == 0)
 		s.starttime = self.starttime;
-	snprintf(s.cores, sizeof(s.cores), "%s", a->cores ? a->cores : "");
+	snprintf(s.cores, sizeof(s.cores), "%s", a->cores->noted ? a->cores->noted : "");
 	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
 	if (write_start(rs->run_dir, &s))
 		m.err = errno ? errno : EIO;
@@ -520,7 +678,7 @@ static int supervise(void *data)
 }
 
 int supervisor_start(struct child_process *sv, const struct run_spec *rs,
-		     const struct launch_placement *lp, const char *cores, char **id,
+		     const struct launch_placement *lp, const struct sv_cores *cores, char **id,
 		     struct perr *err)
 {
 	int up[2], down[2];
@@ -531,7 +689,7 @@ int supervisor_start(struct child_process *sv, const struct run_spec *rs,
 		close(up[1]);
 		return 1;
 	}
-	struct sv_args a = { rs, lp, cores, up[1], down[0] };
+	struct sv_args a = { rs, lp, cores, getpid(), up[1], down[0] };
 	memset(sv, 0, sizeof(*sv));
 	sv->fn = supervise;
 	sv->data = &a;

@@ -22,6 +22,27 @@
  *                clock; CPU times (seconds), the largest resident set (KiB)
  *                and the context switches are wait4's, summed over the
  *                ranks (max for maxrss_kb).
+ *   local.census {"attempt", "wall", "cpus", "samples", "cost", "quiet_wait",
+ *                 "quiet_gave_up", "quiet_cause", "schedstat", "pressure",
+ *                 "foreign", "steal", "busy", "ours", "bind", "ranks",
+ *                 "causes"}
+ *                before the end note: what the census of the run's cores
+ *                (placement/census.h) saw while its ranks ran, sampled every
+ *                CENSUS_INTERVAL by the supervisor, which moves off the run's
+ *                cores once the ranks have started when the machine has
+ *                others: "foreign" and "steal" are seconds per CPU (the
+ *                OS's numbers; steal null when the kernel has none),
+ *                and so are "busy" (what ran on each CPU, /proc/stat), "ours"
+ *                (perfsweep's own processes there and the census) and "bind"
+ *                (the run's perfsweep-bind processes),
+ *                "ranks" [{"rank", "run_delay", "cpu"}] the run-queue delay
+ *                and CPU time of each rank's threads as last sampled (empty
+ *                without schedstat), "causes" [{"pid", "comm", "cpu",
+ *                "seconds"}] the foreign processes with the most time on a
+ *                CPU (at most SV_CENSUS_CAUSES), "pressure" the seconds PSI
+ *                counted some task waiting for a CPU (null: no PSI), "cost"
+ *                the census's own CPU seconds, "quiet_wait" the seconds the
+ *                quiet gate waited before the ranks started.
  * A later orchestrator reads them (backend_local.c): the end note of the
  * attempt it expects means collect; a start note whose supervisor lives
  * (pid and start time, so a recycled pid is never taken for it) means
@@ -44,10 +65,14 @@
 #include "common/error.h"
 #include "common/run_command.h"
 #include "orchestrator/backend.h"
+#include "placement/census.h"
 #include "placement/launch.h"
 
 #define SV_START_NOTE "local.start"
 #define SV_END_NOTE "local.end"
+#define SV_CENSUS_NOTE "local.census"
+/* The census note keeps this many causes, the largest first. */
+#define SV_CENSUS_CAUSES 32
 
 struct sv_start {
 	int attempt;
@@ -70,15 +95,51 @@ struct sv_end {
 	long maxrss_kb, nvcsw, nivcsw;
 };
 
+/* The census note, read back. */
+struct sv_census {
+	int attempt;
+	double wall;                /* seconds the census covered */
+	char cpus[256];             /* the run's OS CPUs ("" not known) */
+	int samples;
+	double cost;                /* CPU seconds the census took */
+	double quiet_wait;          /* seconds the quiet gate waited (0: none) */
+	int quiet_gave_up;          /* the gate reached its bound with the cores busy */
+	char quiet_cause[96];       /* then who was busy there ("pid 42 (gmx) on core 0"), else "" */
+	int schedstat;              /* ranks' run-queue delays were read */
+	double pressure;            /* seconds, NaN unknown */
+	int ncpus;
+	double *foreign;            /* [ncpus] seconds */
+	double *steal;              /* [ncpus] seconds, NULL unknown */
+	double *busy, *ours, *bind; /* [ncpus] seconds, NULL unknown */
+	struct census_rank *ranks;
+	int nranks;
+	struct census_cause *causes;        /* the largest first */
+	int ncauses;
+};
+
+/*
+ * A run's cores as the supervisor takes them: noted, the cores to note in
+ * local.start; cpus, their OS CPUs ("" or NULL: not known), which the
+ * supervisor leaves to the ranks; and what the quiet gate (backend_local.c)
+ * did before the run started, for the census note.
+ */
+struct sv_cores {
+	const char *noted;
+	const char *cpus;
+	double quiet_waited;        /* seconds */
+	int quiet_gave_up;
+	const char *quiet_cause;    /* or NULL */
+};
+
 /*
  * Start run rs under a new supervisor (sv is filled: the orchestrator's
- * child).  lp: the perfsweep-bind line of ranks with a policy; cores: what
- * to note as the run's cores ("" none).  0: its ranks run, *id is its name
+ * child).  lp: the perfsweep-bind line of ranks with a policy; cores: the
+ * run's cores (above).  0: its ranks run, *id is its name
  * (caller frees); 1: transient (no process or memory now), try later; -1:
  * the run cannot start (err: "cannot execute 'prog': ...").
  */
 int supervisor_start(struct child_process *sv, const struct run_spec *rs,
-		     const struct launch_placement *lp, const char *cores, char **id,
+		     const struct launch_placement *lp, const struct sv_cores *cores, char **id,
 		     struct perr *err);
 
 /* The attempt number the notes of rs carry (rs->attempt, 0 meaning 1). */
@@ -86,6 +147,10 @@ int supervisor_attempt(const struct run_spec *rs);
 /* Read run_dir's notes: 0, or -1 when there is none (or none readable). */
 int supervisor_read_start(const char *run_dir, struct sv_start *s);
 int supervisor_read_end(const char *run_dir, struct sv_end *e);
+/* The census note: 0, or -1 when there is none readable (c is empty then).
+   Release with sv_census_release either way. */
+int supervisor_read_census(const char *run_dir, struct sv_census *c);
+void sv_census_release(struct sv_census *c);
 
 /* "PID:STARTTIME" parsed: 0, or -1 when it is not one. */
 int supervisor_parse_id(const char *id, pid_t *pid, unsigned long long *starttime);

@@ -34,30 +34,30 @@ static void anchors(const char *dir)
 	write_file(dir, "stdout", "header\npresetup: 9 s\nsetup: 1.5 s\nsetup: 2.5 s later\n"
 				  "value 7 extra\nvalue 8\na\nb=3\naxb=4\n");
 	struct collect_result r;
-	struct regex_pattern p = { "setup", "time", "^setup: ([0-9.]+) s$", "stdout", NULL, NULL };
+	struct regex_pattern p = { "setup", "time", "^setup: ([0-9.]+) s$", "stdout", NULL, NULL, 0 };
 	one(dir, &p, &r);
 	is_rel(value(&r.ml, "setup", "time", 0), 1.5, 0, "^...$ takes the whole line 'setup: 1.5 s', not 'presetup' or 'later'");
 	ok(!r.error && !r.nmissed, "and no problem");
 	collect_result_release(&r);
 
-	struct regex_pattern q = { "v", "n", "value ([0-9]+)$", "stdout", NULL, "first" };
+	struct regex_pattern q = { "v", "n", "value ([0-9]+)$", "stdout", NULL, "first", 0 };
 	one(dir, &q, &r);
 	is_rel(value(&r.ml, "v", "n", 0), 8, 0, "$ ends a line: the first value at a line end is 8");
 	collect_result_release(&r);
 
-	struct regex_pattern s = { "x", "n", "a.b=([0-9]+)", "stdout", NULL, "sum" };
+	struct regex_pattern s = { "x", "n", "a.b=([0-9]+)", "stdout", NULL, "sum", 0 };
 	one(dir, &s, &r);
 	is_rel(value(&r.ml, "x", "n", 0), 4, 0, ". never matches a newline: only 'axb=4' counts");
 	collect_result_release(&r);
 
-	struct regex_pattern u = { "v", "sum", "^value ([0-9]+)\n", "stdout", NULL, "sum" };
+	struct regex_pattern u = { "v", "sum", "^value ([0-9]+)\n", "stdout", NULL, "sum", 0 };
 	write_file(dir, "stderr", "value 1\nvalue 2\nvalue 4\n");
 	u.stream = "stderr";
 	one(dir, &u, &r);
 	is_rel(value(&r.ml, "v", "sum", 0), 7, 0, "a match that ends a line leaves the next line's ^ intact (1+2+4)");
 	collect_result_release(&r);
 
-	struct regex_pattern t = { "h", "n", "^header$\n^presetup: ([0-9]+)", "stdout", NULL, NULL };
+	struct regex_pattern t = { "h", "n", "^header$\n^presetup: ([0-9]+)", "stdout", NULL, NULL, 0 };
 	one(dir, &t, &r);
 	is_rel(value(&r.ml, "h", "n", 0), 9, 0, "an explicit \\n still spans two lines, anchored at both");
 	collect_result_release(&r);
@@ -67,9 +67,9 @@ static void anchors(const char *dir)
 static void misses(const char *dir)
 {
 	struct regex_pattern p[] = {
-		{ "setup", "time", "setup: ([0-9.]+) s", "stdout", NULL, NULL },
-		{ "nope", "time", "nope: ([0-9.]+)", "stdout", NULL, NULL },
-		{ "f", "gflops", "g=([0-9]+)", "stdout", "no-such-file.txt", NULL },
+		{ "setup", "time", "setup: ([0-9.]+) s", "stdout", NULL, NULL, 0 },
+		{ "nope", "time", "nope: ([0-9.]+)", "stdout", NULL, NULL, 0 },
+		{ "f", "gflops", "g=([0-9]+)", "stdout", "no-such-file.txt", NULL, 0 },
 	};
 	struct collector_set cs = { .wall = 1, .nregex = 3, .regex = p, .cubex = 1 };
 	struct collect_result r;
@@ -96,7 +96,7 @@ static void bytes(const char *dir)
 	fwrite("warn\0ing\xff\xfe\nt: 4.5\nt: 4\0.5\n", 1, 25, f);
 	fclose(f);
 	struct collect_result r;
-	struct regex_pattern p = { "r", "t", "^t: ([0-9.]+)", "stdout", NULL, "sum" };
+	struct regex_pattern p = { "r", "t", "^t: ([0-9.]+)", "stdout", NULL, "sum", 0 };
 	one(dir, &p, &r);
 	is_rel(value(&r.ml, "r", "t", 0), 8.5, 0, "values after a NUL byte are read (4.5 + 4: a NUL ends a number)");
 	collect_result_release(&r);
@@ -107,19 +107,19 @@ static void ere(const char *dir)
 {
 	write_file(dir, "stdout", "a\\b=1\nx\ny=2\nfoo=3 food=4\nzz=5\n");
 	struct collect_result r;
-	struct regex_pattern p = { "b", "n", "a[\\]b=([0-9])", "stdout", NULL, NULL };
+	struct regex_pattern p = { "b", "n", "a[\\]b=([0-9])", "stdout", NULL, NULL, 0 };
 	one(dir, &p, &r);
 	is_rel(value(&r.ml, "b", "n", 0), 1, 0, "a backslash inside brackets is itself");
 	collect_result_release(&r);
-	struct regex_pattern q = { "s", "n", "x[^=]y=([0-9])", "stdout", NULL, NULL };
+	struct regex_pattern q = { "s", "n", "x[^=]y=([0-9])", "stdout", NULL, NULL, 0 };
 	one(dir, &q, &r);
 	ok(r.nmissed == 1, "[^...] never matches a newline");
 	collect_result_release(&r);
-	struct regex_pattern w = { "w", "n", "\\<foo=([0-9])\\>", "stdout", NULL, NULL };
+	struct regex_pattern w = { "w", "n", "\\<foo=([0-9])\\>", "stdout", NULL, NULL, 0 };
 	one(dir, &w, &r);
 	is_rel(value(&r.ml, "w", "n", 0), 3, 0, "\\< and \\> are word boundaries");
 	collect_result_release(&r);
-	struct regex_pattern z = { "z", "n", "^z{,3}=([0-9])", "stdout", NULL, NULL };
+	struct regex_pattern z = { "z", "n", "^z{,3}=([0-9])", "stdout", NULL, NULL, 0 };
 	one(dir, &z, &r);
 	is_rel(value(&r.ml, "z", "n", 0), 5, 0, "{,n} is {0,n}");
 	collect_result_release(&r);
@@ -134,7 +134,7 @@ static void limits(const char *dir)
 	for (int i = 0; i < 30000; i++)
 		fputs("0123456789012345678901234567890123456789 v=1\n", f);
 	fclose(f);
-	struct regex_pattern p = { "m", "v", "v=([0-9])", "stdout", "big.txt", NULL };
+	struct regex_pattern p = { "m", "v", "v=([0-9])", "stdout", "big.txt", NULL, 0 };
 	struct collector_set cs = { .nregex = 1, .regex = &p, .limits = { .memory_mb = 1 } };
 	struct collect_result r;
 	collector_set_run(&cs, dir, -1, &r);
@@ -170,11 +170,11 @@ static void limits(const char *dir)
 
 static void fingerprints(void)
 {
-	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL };
-	struct regex_pattern b = { "r", "time", "t: ([0-9]+)", "stdout", NULL, "last" };
-	struct regex_pattern c = { "r", "time", "T: ([0-9]+)", "stdout", NULL, NULL };
-	struct regex_pattern d = { "r", "time", "t: ([0-9]+)", "stdout", "out.txt", NULL };
-	struct regex_pattern e = { "r", "time", "t: ([0-9]+)", "stderr", "out.txt", NULL };
+	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL, 0 };
+	struct regex_pattern b = { "r", "time", "t: ([0-9]+)", "stdout", NULL, "last", 0 };
+	struct regex_pattern c = { "r", "time", "T: ([0-9]+)", "stdout", NULL, NULL, 0 };
+	struct regex_pattern d = { "r", "time", "t: ([0-9]+)", "stdout", "out.txt", NULL, 0 };
+	struct regex_pattern e = { "r", "time", "t: ([0-9]+)", "stderr", "out.txt", NULL, 0 };
 	char *m[] = { "time", "visits" };
 	struct collector_set sa = { .wall = 1, .nregex = 1, .regex = &a };
 	struct collector_set sb = { .wall = 1, .nregex = 1, .regex = &b };

@@ -212,7 +212,7 @@ static void test_allowed_shares(void)
 	double a[5];
 	bind_allowed_shares(bi, 5, a);
 	ok(a[0] == 0.5 && a[1] == 0.5, "two ranks on one PU: half each (%g, %g)", a[0], a[1]);
-	ok(a[2] == 1, "a rank with two PUs of its own: 1 (%g)", a[2]);
+	ok(a[2] == 2, "a rank with two PUs of its own may use both: 2 (%g)", a[2]);
 	ok(a[3] == 1, "PU 0 of another node is another PU: 1 (%g)", a[3]);
 	ok(isnan(a[4]), "no cpuset: unknown");
 }

@@ -77,6 +77,23 @@ static void write_rank(const char *dir, int rank, const char *cpuset, double wal
 	hwloc_bitmap_free(set);
 }
 
+/* The census note as the local backend's supervisor writes it: two CPUs, a busy loop on CPU 0. */
+static void write_census_note(const char *dir, int attempt)
+{
+	char *path = xasprintf("%s/local.census", dir);
+	char *text = xasprintf("{\"attempt\": %d, \"wall\": 2.0, \"cpus\": \"0\", \"samples\": 20, \"cost\": 0.01,"
+			       " \"quiet_wait\": 3.5, \"quiet_gave_up\": false, \"quiet_cause\": \"\","
+			       " \"schedstat\": true, \"pressure\": 0.9, \"foreign\": [0.8, 0.3], \"steal\": [0.0, 0.1],"
+			       " \"ranks\": [{\"rank\": 0, \"run_delay\": 0.7, \"cpu\": 0.9},"
+			       " {\"rank\": 1, \"run_delay\": 0.75, \"cpu\": 0.9}, {\"rank\": -1, \"run_delay\": 0.01,"
+			       " \"cpu\": 0.01}],"
+			       " \"causes\": [{\"pid\": 4242, \"comm\": \"busy\", \"cpu\": 0, \"seconds\": 0.78},"
+			       " {\"pid\": 77, \"comm\": \"cc1\", \"cpu\": 1, \"seconds\": 0.3}]}\n", attempt);
+	write_file(path, text);
+	free(text);
+	free(path);
+}
+
 static void make_plan(struct plan *pl, int reps)
 {
 	static double n[] = { 10, 20, 30 };
@@ -94,7 +111,8 @@ static const struct run_resource *rank_of(const struct run_resource *r, int n, i
 	return NULL;
 }
 
-/* Run id done with value v of region "k", its one rank at CPU share `share` (nivcsw 2/s). */
+/* Run id done with value v of region "k", its one rank at CPU share `share` (nivcsw 2/s): what it
+   lacked a busy loop (pid 4242) took on its core while it waited. */
 static void finish(struct store *st, long long id, double v, double share)
 {
 	struct perr err;
@@ -106,8 +124,10 @@ static void finish(struct store *st, long long id, double v, double share)
 	measurement_list_release(&ml);
 	struct run_resource r = { .rank = 0, .utime = share, .stime = 0, .wall = 1, .cpu_share = share,
 				  .allowed_share = 1, .maxrss_kb = 1000, .nvcsw = 1, .nivcsw = 2,
-				  .load_start = NAN, .load_end = NAN };
-	if (store_put_resources(st, id, &r, 1, &err) < 0)
+				  .load_start = NAN, .load_end = NAN, .run_delay = 1 - share, .foreign = 1 - share,
+				  .steal = 0, .pressure = NAN, .quiet_wait = NAN };
+	struct run_cause c = { .rank = 0, .pid = 4242, .comm = "busy", .core = 0, .seconds = 1 - share };
+	if (store_put_resources(st, id, &r, 1, &err) < 0 || store_put_causes(st, id, &c, 1, &err) < 0)
 		diag("%s", err.msg);
 }
 
@@ -162,6 +182,10 @@ static void test_store_and_analysis(const char *base, const char *config, const 
 				v = fmax(v, s->at[p].v[i]);
 		ok(v < 2, "%s: n=10's disturbed repetitions (value 10) are not in the experiment", label);
 		ok(u.point_share && isnan(u.point_share[p30]), "%s: no share known where nothing was kept", label);
+		const struct disturbed_run *d = u.disturbed.n ? &u.disturbed.runs[0] : NULL;
+		ok(d && d->ncauses == 1 && d->causes[0].pid == 4242 && !strcmp(d->causes[0].comm, "busy") &&
+		   d->causes[0].core == 0 && fabs(d->causes[0].share - (1 - d->share)) < 1e-12,
+		   "%s: the busy loop is named with its share of the run", label);
 	}
 	int p10 = -1;
 	for (int p = 0; p < e.npoints; p++)
@@ -201,6 +225,7 @@ static void test_record(const char *base)
 	write_rank(run_dir, 0, "0", 2.0, 0.95, 300);
 	write_rank(run_dir, 1, "0", 2.0, 0.93, 310);
 	write_end_note(run_dir, 1, 2.0, 1.9, 0.02);
+	write_census_note(run_dir, 1);
 	is_int(run_bindings_record(st, 1, run_dir, 1, &err), 0, "recorded");
 	struct run_resource *r;
 	int n;
@@ -217,7 +242,32 @@ static void test_record(const char *base)
 	is_rel(r0 ? r0->cpu_share : NAN, 0.96 / 2.0, 1e-12, "rank 0's share");
 	ok(r0 && r1 && r0->allowed_share == 0.5 && r1->allowed_share == 0.5,
 	   "two ranks bound to one core may each have half of it");
+	ok(r0 && r1 && r0->foreign == 0.8 && r1->foreign == 0.8 && r0->steal == 0 && r0->pressure == 0.9,
+	   "each rank: the foreign time, steal and pressure of its core (CPU 0)");
+	ok(r0 && r1 && r0->run_delay == 0.7 && r1->run_delay == 0.75, "each rank: its threads' run-queue delay");
+	ok(w && w->foreign == 0.8 && fabs(w->run_delay - 1.46) < 1e-12 && w->quiet_wait == 3.5,
+	   "the whole run: its cores' foreign time, every own task's delay, the quiet gate's wait");
 	free(r);
+	struct run_cause_row *cr;
+	int ncr;
+	is_int(store_load_causes(st, 1, 0, &cr, &ncr, &err), 0, "causes read back");
+	int on1 = 0, busy = 0;
+	for (int i = 0; i < ncr; i++) {
+		on1 += cr[i].c.core == 1;
+		busy += cr[i].c.pid == 4242 && !strcmp(cr[i].c.comm, "busy") && cr[i].c.seconds == 0.78;
+	}
+	ok(ncr == 3 && busy == 3 && !on1, "the busy loop on CPU 0, for each rank and the run; nothing off their core");
+	free(cr);
+
+	/* one rank given two cores (a threaded rank) may use both */
+	char *run2 = store_run_path(st, 2);
+	fs_mkdir_p(run2);
+	write_rank(run2, 0, "0-1", 1.0, 1.9, 5);
+	is_int(run_bindings_record(st, 2, run2, 1, &err), 0, "a two-core rank recorded");
+	store_load_resources(st, 2, &r, &n, &err);
+	ok(n == 1 && r[0].allowed_share == 2 && isnan(r[0].foreign), "its allowed share is 2; no census, nothing known");
+	free(r);
+	free(run2);
 
 	/* a stale note (another attempt) is not read: the rank records still count */
 	write_end_note(run_dir, 1, 9.0, 1.0, 0.0);

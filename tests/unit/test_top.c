@@ -366,13 +366,16 @@ static void test_flags_and_actions(void)
 	contains(f.lines[0].where, "a=2 b=10: main time", "where it is");
 	top_flags_summary(&f, buf, sizeof(buf));
 	contains(buf, "1 of 2 points above CoV 0.1", "summary line");
-	/* what the runs used: run 5 got 40% of its core */
+	/* what the runs used: run 5 got 40% of its core, a busy loop (pid 4242) most of the rest */
 	for (long long id = 1; id <= 6; id++) {
 		double share = id == 5 ? 0.4 : 0.99;
 		struct run_resource r = { .rank = 0, .utime = share, .stime = 0, .wall = 1, .cpu_share = share,
 					  .allowed_share = 1, .maxrss_kb = 2048, .nvcsw = 2, .nivcsw = 3,
-					  .load_start = 0.5, .load_end = 1.25 };
+					  .load_start = 0.5, .load_end = 1.25, .run_delay = 1 - share,
+					  .foreign = 1 - share, .steal = 0, .pressure = NAN, .quiet_wait = NAN };
+		struct run_cause c = { .rank = 0, .pid = 4242, .comm = "busy", .core = 0, .seconds = 0.55 };
 		must(store_put_resources(st, id, &r, 1, &err), "resources");
+		must(store_put_causes(st, id, &c, id == 5, &err), "causes");
 	}
 	store_close(st);
 	struct top_model fm;
@@ -382,8 +385,12 @@ static void test_flags_and_actions(void)
 	is_int(fd.res.n, 1, "one resource line per record");
 	if (fd.res.n == 1)
 		is_str(fd.res.v[0], "rank 0: CPU share 0.40 (user 0.4 s, sys 0 s, wall 1 s)  max RSS 2.0 MB  "
-		       "switches 2 vol, 3 invol  load 0.50 -> 1.25", "what rank 0 used");
-	is_str(fd.disturbed, "rank 0 CPU share 0.40", "run 5 is disturbed, and why");
+		       "switches 2 vol, 3 invol  load 0.50 -> 1.25  waited for a CPU 0.6 s  others on its cores 0.6 s",
+		       "what rank 0 used");
+	is_str(fd.disturbed, "rank 0 lost 60% of its core to other programs, CPU share 0.40: pid 4242 (busy) ran on "
+	       "core 0 for 55% of the run", "run 5 is disturbed, and why");
+	ok(fd.ncauses == 1 && fd.causes[0].pid == 4242 && !strcmp(fd.causes[0].comm, "busy") && fd.causes[0].core == 0 &&
+	   fabs(fd.causes[0].share - 0.55) < 1e-12, "and who took its time");
 	top_details_release(&fd);
 	ok(top_details_load(&fd, &fm, 1, 5, &err) == 0, "details of run 1");
 	ok(fd.res.n == 1 && fd.disturbed == NULL, "run 1 used its core: not disturbed");

@@ -865,11 +865,11 @@ static void test_disturbed(void)
 	/* x=32 lost 2 repetitions, x=8 one */
 	struct disturbed_run runs[3] = {
 		{ .run = 3, .point = 2, .repetition = 1, .rank = 0, .share = 0.5, .allowed = 1, .rate = NAN,
-		  .why = DISTURBED_BY_SHARE },
+		  .why = DISTURBED_BY_FOREIGN },
 		{ .run = 5, .point = 4, .repetition = 1, .rank = 0, .share = 0.4, .allowed = 1, .rate = NAN,
-		  .why = DISTURBED_BY_SHARE },
+		  .why = DISTURBED_BY_FOREIGN },
 		{ .run = 10, .point = 4, .repetition = 2, .rank = 0, .share = 0.45, .allowed = 1, .rate = NAN,
-		  .why = DISTURBED_BY_SHARE },
+		  .why = DISTURBED_BY_FOREIGN },
 	};
 	struct disturbed_result res = { .njudged = 18, .median_rate = 3, .n = 3, .runs = runs };
 	disturbed_rule_init(&res.rule);
