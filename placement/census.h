@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Seconds between two samples while a run runs: ten a second at most. */
-#define CENSUS_INTERVAL 0.1
+/* Seconds between two samples while a run runs: five a second at most. */
+#define CENSUS_INTERVAL 0.2
 /* The quiet gate's window: its cores are quiet when foreign tasks used
    less than CENSUS_QUIET_SHARE of each over one window. */
 #define CENSUS_QUIET_WINDOW 0.25

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The local backend's quiet gate (run --wait-quiet, backend.wait_quiet):
+# before a run starts it waits until other programs leave its cores alone,
+# at most for its bound.  The truth is a busy loop this test binds to the
+# core the run will get (the first core: one run at a time takes the lowest
+# free one), in a session of its own, at a higher priority.  Load cannot
+# flip the checks: a run never starts before a busy loop on its core has
+# ended, and a gate whose loop outlives the bound starts the run after the
+# bound, saying so and naming who was there.
+. "$(dirname "$0")/../lib/tap.sh"
+
+trap 'for p in $LOOPS; do kill "$p" 2> /dev/null; done; rm -rf "$T"' EXIT
+cpu=$(hwloc-calc --physical-output --intersect PU core:0 2> /dev/null | cut -d, -f1)
+[ -n "$cpu" ] || cpu=0
+# loop SECONDS: a busy loop of its own name that ends by itself
+printf '#!/bin/bash\nwhile [ $SECONDS -lt $1 ]; do :; done\n' > "$T/busyloop"
+chmod +x "$T/busyloop"
+cat > "$T/g.cfg" <<CFG
+name = "g";
+app = { command = [ "$DEMO", "-n", "56", "-i", "1", "-k", "stream" ]; timeout = 120.0; };
+parameters = ( { name = "n"; values = [ 1 ]; }, { name = "np"; values = [ 1 ]; role = "ranks"; } );
+placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
+repetitions = 1;
+collect = { wall = true; };
+CFG
+
+# 1. a busy loop that ends after 3 s: the run waits for it
+setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" 3 2> /dev/null &
+loop=$!; LOOPS="$loop"
+"$PS" run "$T/g.cfg" --dir "$T/a.campaign" --wait-quiet 15 --quiet > "$T/a.out" 2>&1 &
+runpid=$!
+wait "$loop"
+ended=$(date +%s.%N)
+wait "$runpid"; is $? 0 "the campaign runs with --wait-quiet 15"
+started=$(sqlite3 "$T/a.campaign/campaign.db" 'SELECT started_at FROM runs')
+awk -v s="$started" -v e="$ended" 'BEGIN { exit !(s >= e - 0.05) }'
+ok $? "the run started after the busy loop on its core ended ($started, $ended)"
+"$PS" status "$T/a.campaign" --json > "$T/a.json"
+is "$(json "$T/a.json" '$j->{resources}{quiet_wait_runs}')" 1 "status --json: one run waited"
+awk -v w="$(json "$T/a.json" '$j->{resources}{quiet_wait_s}')" 'BEGIN { exit !(w >= 2) }'
+ok $? "status --json: for about as long as the loop had left"
+like "$("$PS" status "$T/a.campaign")" "quiet gate: 1 run waited for quiet cores, " "status says so"
+
+# 2. a busy loop that outlives the bound: the gate gives up after 2 s and says who was there
+setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" 60 2> /dev/null &
+loop=$!; LOOPS="$loop"
+t0=$(date +%s.%N)
+"$PS" run "$T/g.cfg" --dir "$T/b.campaign" --wait-quiet 2 --quiet > "$T/b.out" 2>&1
+is $? 0 "the campaign runs with --wait-quiet 2"
+kill "$loop"
+started=$(sqlite3 "$T/b.campaign/campaign.db" 'SELECT started_at FROM runs')
+awk -v s="$started" -v t="$t0" 'BEGIN { exit !(s - t >= 2) }'
+ok $? "the run started after the bound"
+"$PS" status "$T/b.campaign" --json > "$T/b.json"
+awk -v w="$(json "$T/b.json" '$j->{resources}{quiet_wait_max_s}')" 'BEGIN { exit !(w >= 2 && w < 10) }'
+ok $? "it waited the bound, not much more"
+note=$(ls "$T"/b.campaign/runs/*/local.census)
+is "$(json "$note" '$j->{quiet_gave_up} ? "gave up" : "quiet"')" "gave up" "the run's census note says the gate gave up"
+like "$(json "$note" '$j->{quiet_cause}')" " on core $cpu" "and who was on its core"
+"$PS" validate "$T/b.campaign" --json > "$T/v.json"
+is "$(json "$T/v.json" "scalar grep { \$_->{pid} == $loop && \$_->{command} eq 'busyloop' } map { @{\$_->{causes}} } @{\$j->{disturbed}{runs}}")" 1 \
+   "the run beside the busy loop is disturbed and names it"
+
+# 3. bad values
+"$PS" run "$T/g.cfg" --dir "$T/c.campaign" --wait-quiet -1 > /dev/null 2> "$T/c.err"
+is $? 2 "--wait-quiet -1: a usage error"
+sed 's/^app = .*$/&\nbackend = { type = "local"; wait_quiet = "long"; };/' "$T/g.cfg" > "$T/bad.cfg"
+"$PS" run "$T/bad.cfg" --dir "$T/d.campaign" > /dev/null 2> "$T/d.err"
+like "$(cat "$T/d.err")" "bad.cfg:3: " "backend.wait_quiet of the wrong type: FILE:LINE"
+done_testing

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# perfsweep probe CONFIG: the campaign's cheapest point a few times now, and
+# "go" or "the machine is busy".  The truths are made here: a busy loop this
+# test binds to the probe's core (the first: one run at a time takes the
+# lowest free one), in a session of its own, at a higher priority, makes it
+# busy and is named; a program that sleeps cannot be disturbed (nothing of
+# it waits for a CPU), whatever else the machine runs, so its probe says go.
+. "$(dirname "$0")/../lib/tap.sh"
+
+trap '[ -n "$loop" ] && kill "$loop" 2> /dev/null; rm -rf "$T"' EXIT
+cpu=$(hwloc-calc --physical-output --intersect PU core:0 2> /dev/null | cut -d, -f1)
+[ -n "$cpu" ] || cpu=0
+printf '#!/bin/bash\nwhile [ $SECONDS -lt 120 ]; do :; done\n' > "$T/busyloop"
+chmod +x "$T/busyloop"
+mkdir "$T/tmp"
+export TMPDIR=$T/tmp
+
+# cfg NAME APP-WORDS: two sizes, the cheapest first to be found
+cfg() {
+	cat > "$T/$1.cfg" <<CFG
+name = "$1";
+app = { command = [ $2 ]; timeout = 120.0; };
+parameters = ( { name = "n"; values = [ 64, 56 ]; }, { name = "np"; values = [ 1 ]; role = "ranks"; } );
+placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
+repetitions = 4;
+collect = { wall = true; };
+CFG
+}
+
+# 1. busy: a busy loop on the probe's core
+cfg work "\"$DEMO\", \"-n\", \"{n}\", \"-i\", \"1\", \"-k\", \"stream\""
+setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" 2> /dev/null &
+loop=$!
+"$PS" probe "$T/work.cfg" --runs 3 --json > "$T/busy.json" 2> "$T/busy.err"
+is $? 3 "busy: exit 3"
+is "$(json "$T/busy.json" '$j->{verdict}')" busy "busy: the verdict"
+is "$(json "$T/busy.json" '$j->{point} . ", " . $j->{runs} . " runs, " . $j->{done} . " done"')" \
+   "n=56, np=1, 3 runs, 3 done" "the cheapest point, three times"
+is "$(json "$T/busy.json" "scalar grep { \$_->{pid} == $loop && \$_->{command} eq 'busyloop' && \$_->{core} == $cpu && \$_->{share} > 0 } @{\$j->{causes}}")" \
+   1 "busy: the busy loop is named, with its core and share"
+is "$(json "$T/busy.json" '$j->{repetitions} . " " . join(",", sort keys %{$j->{detectable_growth}})')" "4 n" \
+   "what the campaign's 4 repetitions can detect, along n"
+"$PS" probe "$T/work.cfg" --runs 2 > "$T/busy.txt" 2>&1
+is $? 3 "busy (text): exit 3"
+like "$(tail -1 "$T/busy.txt")" "the machine is busy: " "the last line says busy"
+like "$(tail -1 "$T/busy.txt")" "; wait or use an exclusive node" "and what to do"
+like "$(cat "$T/busy.txt")" "signals: " "the text says which signals this machine offers"
+kill "$loop"; wait "$loop" 2> /dev/null; loop=
+
+# 2. go: a program that sleeps
+cfg sleeps '"sleep", "1"'
+"$PS" probe "$T/sleeps.cfg" --runs 2 > "$T/go.txt" 2>&1
+is $? 0 "go: exit 0"
+is "$(tail -1 "$T/go.txt")" go "the last line says go"
+like "$(cat "$T/go.txt")" "disturbed: none of 2 runs" "no run disturbed"
+like "$(cat "$T/go.txt")" "detectable at 4 repetitions (alpha 0.01, power 80%): a difference of " \
+     "what the campaign's repetitions can detect at today's noise"
+
+# 3. the scratch campaign goes; --dir keeps it
+is "$(ls "$T/tmp")" "" "the probe's scratch campaign is removed"
+"$PS" probe "$T/sleeps.cfg" --runs 2 --dir "$T/kept" --json > /dev/null 2>&1
+"$PS" status "$T/kept" --json > "$T/kept.json"
+is "$(json "$T/kept.json" '$j->{done}')" 2 "--dir keeps it, with its two runs done"
+"$PS" probe "$T/sleeps.cfg" --dir "$T/kept" > /dev/null 2> "$T/again.err"
+is $? 1 "--dir refuses a directory that exists"
+done_testing
