@@ -124,6 +124,8 @@ int run_usage_summarise(struct store *st, int flags, struct run_usage_summary *s
 				s->maxrss_kb = r->maxrss_kb;
 			census |= isfinite(r->foreign);
 			if (r->rank < 0 && r->quiet_wait > 0) {
+				s->quiet = xrealloc(s->quiet, sizeof(*s->quiet) * (size_t)(s->quiet_runs + 1));
+				s->quiet[s->quiet_runs] = (struct run_usage_wait){ rows[hi].run, r->quiet_wait };
 				s->quiet_runs++;
 				s->quiet_wait += r->quiet_wait;
 				s->quiet_wait_max = fmax(s->quiet_wait_max, r->quiet_wait);
@@ -144,6 +146,8 @@ int run_usage_summarise(struct store *st, int flags, struct run_usage_summary *s
 void run_usage_summary_release(struct run_usage_summary *s)
 {
 	disturbed_result_release(&s->disturbed);
+	free(s->quiet);
+	s->quiet = NULL;
 }
 
 /* Per experiment point, the median share of the ranks of its runs in map (the values kept). */

@@ -32,6 +32,7 @@ struct run_usage_summary {
 	int quiet_runs;                 /* runs the quiet gate held back before they started */
 	double quiet_wait;              /* the seconds it held them, summed */
 	double quiet_wait_max;          /* the longest one run waited */
+	struct run_usage_wait { long long run; double seconds; } *quiet;   /* each run that waited, by id */
 	struct disturbed_result disturbed;
 };
 /* Summarise the runs an analysis of st reads (flags as for run_usage_judge); release s either way. */

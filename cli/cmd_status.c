@@ -50,6 +50,11 @@ static json_t *resources_json(const struct run_usage_summary *u)
 	json_object_set_new(o, "quiet_wait_runs", json_integer(u->quiet_runs));
 	json_object_set_new(o, "quiet_wait_s", json_real(u->quiet_wait));
 	json_object_set_new(o, "quiet_wait_max_s", json_real(u->quiet_wait_max));
+	json_t *waits = json_array();
+	for (int i = 0; i < u->quiet_runs; i++)
+		json_array_append_new(waits, json_pack("{s:I, s:f}", "run", (json_int_t)u->quiet[i].run, "seconds",
+						       u->quiet[i].seconds));
+	json_object_set_new(o, "quiet_waits", waits);
 	return o;
 }
 
@@ -358,8 +363,9 @@ const struct cli_entry cmd_status_entry = {
 		"resources: a summary of what the done runs used (runs recorded, the ranks' CPU share\n"
 		"median and lowest, the largest RSS, the median involuntary context switches per\n"
 		"second, the disturbed runs, census_runs: those the local census watched, and the quiet\n"
-		"gate's quiet_wait_runs, quiet_wait_s and quiet_wait_max_s: runs held back before they\n"
-		"started, seconds in all, the longest); per run: export --format csv, top's details.\n"
+		"gate's quiet_wait_runs, quiet_wait_s, quiet_wait_max_s and quiet_waits [{run, seconds}]:\n"
+		"runs held back before they started, seconds in all, the longest, each run's); per run:\n"
+		"export --format csv, top's details.\n"
 		"--points prints the mean of a metric's repetitions (--metric, default time) per region\n"
 		"at every measured point instead: a table, or with --json an array of {point, METRIC}.",
 	.options = status_options,

@@ -36,7 +36,8 @@ started=$(sqlite3 "$T/a.campaign/campaign.db" 'SELECT started_at FROM runs')
 awk -v s="$started" -v e="$ended" 'BEGIN { exit !(s >= e - 0.05) }'
 ok $? "the run started after the busy loop on its core ended ($started, $ended)"
 "$PS" status "$T/a.campaign" --json > "$T/a.json"
-is "$(json "$T/a.json" '$j->{resources}{quiet_wait_runs}')" 1 "status --json: one run waited"
+is "$(json "$T/a.json" '$j->{resources}{quiet_wait_runs} . " " . scalar(@{$j->{resources}{quiet_waits}}) . " " . $j->{resources}{quiet_waits}[0]{run}')" \
+   "1 1 1" "status --json: one run waited, run 1"
 awk -v w="$(json "$T/a.json" '$j->{resources}{quiet_wait_s}')" 'BEGIN { exit !(w >= 2) }'
 ok $? "status --json: for about as long as the loop had left"
 like "$("$PS" status "$T/a.campaign")" "quiet gate: 1 run waited for quiet cores, " "status says so"
