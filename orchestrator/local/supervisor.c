@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -447,10 +448,9 @@ static int start_rank(const struct sv_args *a, char **argv, char **env, struct c
 /* A world past its timeout has this long after SIGTERM before SIGKILL. */
 #define WORLD_TERM_GRACE 3.0
 
-/* Wait for every rank, killing the run at its timeout and sampling the
-   census meanwhile; fill e. */
+/* Wait for every rank, killing the run at its timeout; fill e. */
 static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int n, double t0,
-		       struct sv_end *e, struct census *c)
+		       struct sv_end *e)
 {
 	struct child_process **ptr = xcalloc((size_t)n, sizeof(*ptr));
 	for (int i = 0; i < n; i++)
@@ -479,12 +479,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 				left = -1;
 			}
 		}
-		double next = c->mono_last + CENSUS_INTERVAL - mono_now();
-		if (next <= 0) {
-			census_sample(c);
-			next = CENSUS_INTERVAL;
-		}
-		if (wait_commands(ptr, n, left < 0 || next < left ? next : left) < 0)
+		if (wait_commands(ptr, n, left) < 0)
 			break;   /* ECHILD: nothing left to wait for */
 	}
 	free(ptr);
@@ -506,8 +501,22 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	}
 }
 
-/* Leave the run's CPUs to its ranks when the machine has others (the
-   ranks, started before, keep their own affinity). */
+/*
+ * The census's sampler: a thread of the supervisor, so that sampling never
+ * delays noticing a rank's end (the run's wall time), on the CPUs the run
+ * was not given when the machine has any.
+ */
+struct sampler {
+	struct census *c;
+	const char *cpus;
+	pid_t orchestrator;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int stop, running;
+};
+
+/* Leave the run's CPUs to its ranks (this thread only). */
 static void move_off(const char *cpus)
 {
 	int *v;
@@ -521,6 +530,61 @@ static void move_off(const char *cpus)
 			sched_setaffinity(0, sizeof(set), &set);
 	}
 	free(v);
+}
+
+static void *sample_loop(void *arg)
+{
+	struct sampler *s = arg;
+	move_off(s->cpus);
+	/* the first sample here, not before the ranks start: a supervisor
+	   that just used CPU time would make its children wait for theirs */
+	census_start(s->c, getpid(), s->orchestrator);
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		struct timespec due;
+		clock_gettime(CLOCK_REALTIME, &due);
+		long ns = due.tv_nsec + (long)(CENSUS_INTERVAL * 1e9);
+		due.tv_sec += ns / 1000000000L;
+		due.tv_nsec = ns % 1000000000L;
+		if (pthread_cond_timedwait(&s->wake, &s->lock, &due) == ETIMEDOUT && !s->stop) {
+			pthread_mutex_unlock(&s->lock);
+			census_sample(s->c);
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void sampler_start(struct sampler *s, struct census *c, const char *cpus, pid_t orchestrator)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->cpus = cpus;
+	s->orchestrator = orchestrator;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->wake, NULL);
+	/* the thread starts with every signal blocked: SIGCHLD stays the waiting thread's */
+	sigset_t all, was;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	/* without a thread the census has its first and last samples only */
+	s->running = pthread_create(&s->thread, NULL, sample_loop, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (!s->running)
+		census_start(c, getpid(), orchestrator);
+}
+
+static void sampler_stop(struct sampler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_cond_signal(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+	if (s->running)
+		pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
 }
 
 static json_t *real_or_null(double x)
@@ -591,8 +655,6 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 		mpi_world_clear(rs->run_dir);
 	}
 	struct sv_msg m = { .stage = SV_STARTED };
-	struct census c;
-	census_start(&c, getpid(), a->orchestrator);
 	double t0 = mono_now();
 	e->started = wall_now();
 	e->ranks = rs->ranks > 0 ? rs->ranks : 1;
@@ -627,13 +689,15 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 			write_end(rs->run_dir, e);
 		}
 		send_msg(a->up, &m);
-		census_release(&c);
 		return 1;
 	}
 	send_msg(a->up, &m);
 	close(a->up);
-	move_off(a->cores->cpus);
-	wait_ranks(rs, cps, n, t0, e, &c);
+	struct census c;
+	struct sampler smp;
+	sampler_start(&smp, &c, a->cores->cpus, a->orchestrator);
+	wait_ranks(rs, cps, n, t0, e);
+	sampler_stop(&smp);
 	e->ended = e->started + e->wall;
 	census_finish(&c);
 	write_census(rs->run_dir, e->attempt, &c, a->cores);

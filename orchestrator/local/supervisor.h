@@ -28,9 +28,9 @@
  *                 "causes"}
  *                before the end note: what the census of the run's cores
  *                (placement/census.h) saw while its ranks ran, sampled every
- *                CENSUS_INTERVAL by the supervisor, which moves off the run's
- *                cores once the ranks have started when the machine has
- *                others: "foreign" and "steal" are seconds per CPU (the
+ *                CENSUS_INTERVAL by a thread of the supervisor started with
+ *                the ranks, on cores the run was not given when the machine
+ *                has others: "foreign" and "steal" are seconds per CPU (the
  *                OS's numbers; steal null when the kernel has none),
  *                and so are "busy" (what ran on each CPU, /proc/stat), "ours"
  *                (perfsweep's own processes there and the census) and "bind"

@@ -85,7 +85,7 @@ check_named() {
 campaign busy "\"$T/compete.sh\", \"$DEMO\", \"-n\", \"{n}\", \"-i\", \"2\", \"-k\", \"stream\"" \
 	'{ policy = "compact"; ranks_per_node = [ 1 ]; }'
 check_named busy 4
-like "$(grep '^note     disturbed:' "$T/busy.txt")" ": pid " "the text names who took the runs' time"
+like "$(grep '^note     disturbed:' "$T/busy.txt")" " ran on core " "the text names who took the runs' time"
 grep -Eq 'pid [0-9]+ \([^)]*\) ran on core [0-9]+ for [0-9]+% of the run' "$T/busy.txt"
 ok $? "as: pid, command, core, share of the run"
 "$PS" validate "$T/busy.campaign" --html "$T/busy.html" > /dev/null 2>&1
