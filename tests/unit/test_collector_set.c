@@ -168,6 +168,17 @@ static void limits(const char *dir)
 	ok(strstr(msg, "offset 1") != NULL, "the offset is the pattern's own: %s", msg);
 }
 
+/* scale: LAMMPS's "98.5% CPU use" as a region's CPU share in cores. */
+static void scaled(const char *dir)
+{
+	write_file(dir, "stdout", "Loop time of 1.25 on 1 procs\n98.5% CPU use with 1 MPI tasks x 1 OpenMP threads\n");
+	struct collect_result r;
+	struct regex_pattern p = { "Loop", "cpu_share", "([0-9.]+)% CPU use", "stdout", NULL, NULL, 0.01 };
+	one(dir, &p, &r);
+	is_rel(value(&r.ml, "Loop", "cpu_share", 0), 0.985, 1e-12, "scale 0.01: 98.5%% CPU use is 0.985 of a core");
+	collect_result_release(&r);
+}
+
 static void fingerprints(void)
 {
 	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL, 0 };
@@ -193,6 +204,10 @@ static void fingerprints(void)
 	ok(strcmp(fa, fx), "a cubex collector changes it");
 	is_str(fd, fe, "a pattern over a file ignores the stream");
 	is_int((long long)strlen(fa), 16, "16 hex digits");
+	a.scale = 0.01;
+	char *fs = collector_set_fingerprint(&sa);
+	ok(strcmp(fs, fb), "a scale changes it (and no scale keeps the fingerprint it had)");
+	free(fs);
 	free(fa), free(fb), free(fc), free(fw), free(fd), free(fe), free(fx);
 }
 
@@ -206,6 +221,7 @@ int main(void)
 	bytes(dir);
 	ere(dir);
 	limits(dir);
+	scaled(dir);
 	fingerprints();
 	return done_testing();
 }

@@ -281,6 +281,60 @@ static void test_record(const char *base)
 	free(dir);
 }
 
+/* A region's own CPU share (collect.regex, metric cpu_share): the point's share, not modelled. */
+static void test_region_share(const char *base)
+{
+	char *dir = xasprintf("%s/region", base);
+	struct plan pl;
+	make_plan(&pl, 2);
+	struct store *st;
+	struct perr err = { "" };
+	if (store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err) < 0) {
+		ok(0, "store: %s", err.msg);
+		return;
+	}
+	struct run *runs;
+	int nruns;
+	store_load_runs(st, 0, &runs, &nruns, &err);
+	for (int i = 0; i < nruns; i++) {
+		/* the process waited half its time (MPI start-up); its loop kept 0.98 of a core busy */
+		struct measurement_list ml;
+		measurement_list_init(&ml);
+		measurement_list_add(&ml, 0, "Loop", "time", 1 + runs[i].values[0] / 100);
+		measurement_list_add(&ml, 0, "Loop", "cpu_share", runs[i].values[0] == 20 ? 0.97 : 0.98);
+		store_mark_submitted(st, runs[i].id, "1", 100, &err);
+		store_mark_done(st, runs[i].id, 101, 0, 1, &ml, NULL, &err);
+		measurement_list_release(&ml);
+		struct run_resource r = { .rank = 0, .utime = 0.5, .stime = 0, .wall = 1, .cpu_share = 0.5,
+					  .allowed_share = 1, .maxrss_kb = 1000, .nvcsw = 600, .nivcsw = 2,
+					  .load_start = NAN, .load_end = NAN, .run_delay = 0.01, .foreign = 0,
+					  .steal = 0, .pressure = NAN, .quiet_wait = NAN };
+		store_put_resources(st, runs[i].id, &r, 1, &err);
+	}
+	runs_free(runs, nruns);
+	struct experiment e;
+	experiment_init(&e);
+	struct run_usage u;
+	is_int(run_usage_load(st, NULL, 0, &e, &u, &err), 0, "region share: loads");
+	ok(experiment_find_metric(&e, "cpu_share") < 0 && experiment_find_metric(&e, "time") >= 0,
+	   "region share: cpu_share is not a metric to model");
+	int ok_shares = u.point_share != NULL;
+	for (int p = 0; ok_shares && p < e.npoints; p++)
+		ok_shares = u.point_share[p] == (experiment_coord(&e, p, 0) == 20 ? 0.97 : 0.98);
+	ok(ok_shares, "region share: each point's share is its region's, not the process's 0.5");
+	is_int(u.disturbed.n, 0, "region share: a process that waited is not disturbed");
+	run_usage_release(&u);
+	experiment_release(&e);
+	experiment_init(&e);
+	is_int(run_usage_load(st, "cpu_share", 0, &e, &u, &err), 0, "region share: asked for by name");
+	ok(e.nmetrics == 1 && !strcmp(e.metrics[0], "cpu_share"), "region share: then it is there");
+	run_usage_release(&u);
+	experiment_release(&e);
+	store_close(st);
+	plan_release(&pl);
+	free(dir);
+}
+
 int main(void)
 {
 	const char *base = tap_tmpdir();
@@ -288,5 +342,6 @@ int main(void)
 	test_record(base);
 	test_store_and_analysis(base, "name = \"camp\";", "default", 5);
 	test_store_and_analysis(base, "name = \"camp\";\nanalysis = { min_cpu_share = 0.0; };", "share0", 0);
+	test_region_share(base);
 	return done_testing();
 }
