@@ -21,6 +21,9 @@ struct campaign_validation_options {
 	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */
 	int aggregate_set;
 	int include_retired;            /* a campaign's retired runs are validated too */
+	/* a campaign's runs under other analysis settings (NULL: its own); with
+	   include_disturbed the disturbed check is not run (its runs are in) */
+	const struct run_usage_view *view;
 };
 
 /* Everything the reports need.  Do not copy: v points into in. */
