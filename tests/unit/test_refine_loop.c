@@ -19,9 +19,7 @@ static void result_of(struct disturbed_result *res, const long long *ids, int n,
 	res->runs = xcalloc((size_t)n + 1, sizeof(*res->runs));
 	for (int i = 0; i < n; i++) {
 		res->runs[i].run = ids[i];
-		res->runs[i].share = 0.5;
 		res->runs[i].allowed = 1;
-		res->runs[i].why = DISTURBED_BY_SHARE;
 	}
 }
 
