@@ -34,9 +34,12 @@ is "$rc" 3 "exit 3: not publishable"
 like "$out" "round 1: the machine was shared: a probe first" "round 1: a shared machine, refine's runs cut to a probe"
 like "$out" "stopped: the machine is shared: " "the loop stops: the machine is shared"
 like "$out" "loop: 2 rounds," "after round 2"
-like "$(echo "$out" | grep '^stopped:')" "reruns of disturbed runs were disturbed again (run " "saying which reruns"
-# the load, named as far as the disturbed check names it (the rank and its share)
-like "$(echo "$out" | grep '^stopped:')" "CPU share" "and what they got"
+like "$(echo "$out" | grep '^stopped:')" "reruns of disturbed runs were disturbed again" "saying how many reruns"
+# the load, named as far as the disturbed check names it: the processes that took the reruns'
+# time ("pid 4242 (sh) ran on core 0 for 51% of the run"; what else runs here may outrank the
+# test's own busy loops), or, without the census, each rerun's rank and share
+echo "$out" | grep '^stopped:' | grep -Eq 'ran on core [0-9]+ for [0-9]+% of the run|rank 0 CPU share'
+ok $? "and names the load"
 like "$(echo "$out" | grep '^stopped:')" "nothing more is measured" "and that nothing more is measured"
 
 # nothing more written or run: the sweep and the probe, all done
