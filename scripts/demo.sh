@@ -13,7 +13,7 @@
 #
 # DEMO_CONFIG (configs/demo.cfg), DEMO_DIR (build/demo.campaign) and
 # DEMO_HTML (build/demo-report.html) run another campaign the same way
-# (tests/integration/49-demo-busy.t); PERFSWEEP_BIN the programs' folder (bin).
+# (tests/integration/19-demo-busy.t); PERFSWEEP_BIN the programs' folder (bin).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PS=${PERFSWEEP_BIN:-bin}/perfsweep

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 41's loop and analysis edits on the SLURM backend (the private
 # cluster's partition "real": this machine's topology), as on the local one
-# (47-analysis-edit.t, 48-until-shared.t):
+# (17-analysis-edit.t, 18-until-shared.t):
 #   1. an edited analysis section is applied without measuring again, and
 #      said; validate judges with it; run DIR takes the new config;
 #   2. run --until publishable beside a busy loop on every core (the test
