@@ -57,7 +57,8 @@ static int load_arm(struct arm_runs *a, const char *dir, const struct input_data
 		(*names)[k] = xstrdup(store_param_name(st, k));
 	store_close(st);
 	a->keep = xcalloc((size_t)a->n + 1, 1);
-	a->dist = in->src.usage ? &in->src.usage->disturbed : NULL;
+	/* --include-disturbed: the disturbed runs are in, with their partners */
+	a->dist = in->src.usage && !in->src.usage->included ? &in->src.usage->disturbed : NULL;
 	return rc;
 }
 

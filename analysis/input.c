@@ -219,8 +219,8 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 		return -1;
 	/* the disturbed runs are left out of every analysis (docs/validation.md) */
 	s->usage = xcalloc(1, sizeof(*s->usage));
-	int rc = run_usage_load(st, rq->metric, rq->include_retired ? STORE_INCLUDE_RETIRED : 0, e, s->usage,
-				err);
+	int rc = run_usage_load_view(st, rq->metric, rq->include_retired ? STORE_INCLUDE_RETIRED : 0, rq->view, e,
+				     s->usage, err);
 	if (!rc) {
 		s->title = store_get_meta(st, "name");
 		rc = campaign_analysis(st, s, e, err);
@@ -456,7 +456,7 @@ int input_load(struct input_source *s, const char *path, const char *format, con
 	if (!f)
 		return -1;
 	struct input_request rq = { .metric = metric, .detected = !format,
-				    .include_retired = s->include_retired };
+				    .include_retired = s->include_retired, .view = s->view };
 	return f->read(s, path, &rq, e, err);
 }
 
@@ -471,12 +471,13 @@ int input_match_regions(const struct experiment *e, const struct deps *d,
 }
 
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
-		    int include_retired, struct perr *err)
+		    int include_retired, const struct run_usage_view *view, struct perr *err)
 {
 	memset(in, 0, sizeof(*in));
 	experiment_init(&in->e);
 	input_source_init(&in->src);
 	in->src.include_retired = include_retired;
+	in->src.view = view;
 	snprintf(in->deps_note, sizeof(in->deps_note), "no dependency file");
 	return input_load(&in->src, path, format, metric, &in->e, err);
 }

@@ -39,6 +39,8 @@ struct input_source {
 	double min_share;               /* the campaign's analysis.min_share, NaN for other inputs */
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 	int include_retired;            /* set before input_load: a campaign's retired runs count too */
+	const struct run_usage_view *view;      /* set before input_load: a campaign's runs under other
+						   analysis settings (NULL: its own) */
 	char *rpn_name;                 /* the parameter with role "ranks_per_node" (else "threads"),
 					   the validator's contention axis, or NULL */
 	char **unmodelled;              /* a campaign's model = false parameters (its config) */
@@ -71,6 +73,7 @@ struct input_request {
 	const char *metric;     /* NULL: every metric */
 	int detected;           /* the format was detected, not named (for the messages) */
 	int include_retired;    /* a campaign's retired runs (docs/campaigns.md) count too */
+	const struct run_usage_view *view;      /* NULL: the campaign's analysis settings */
 };
 
 enum {
@@ -127,9 +130,10 @@ struct input_data {
 };
 
 /* Load path (format and metric as for input_load; include_retired: a
-   campaign's retired runs too) into in.  Release in either way. */
+   campaign's retired runs too; view: a campaign's runs under other analysis
+   settings, NULL its own) into in.  Release in either way. */
 int input_data_load(struct input_data *in, const char *path, const char *format, const char *metric,
-		    int include_retired, struct perr *err);
+		    int include_retired, const struct run_usage_view *view, struct perr *err);
 void input_data_release(struct input_data *in);
 
 /*

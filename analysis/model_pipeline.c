@@ -56,7 +56,7 @@ int model_pipeline_load(struct input_data *in, const char *path, const struct mo
 			struct model_options *model, struct perr *err)
 {
 	*model = o->model;
-	if (input_data_load(in, path, o->format, o->metric, o->include_retired, err) < 0 ||
+	if (input_data_load(in, path, o->format, o->metric, o->include_retired, o->view, err) < 0 ||
 	    campaign_aggregate(in, path, o, model, err) < 0 || choose_deps(in, o, err) < 0)
 		return -1;
 	if (!o->all_params)

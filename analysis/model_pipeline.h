@@ -23,6 +23,8 @@ struct model_pipeline_options {
 	const char *format;             /* input format name, NULL: detect (input.h) */
 	const char *metric;             /* NULL: every metric */
 	int include_retired;            /* a campaign's retired runs count too */
+	const struct run_usage_view *view;      /* a campaign's runs under other analysis settings
+						   (--min-cpu-share, --include-disturbed); NULL: its own */
 	const char *deps_path;          /* a dependency file (--deps): overrides the campaign's */
 	int campaign_deps;              /* with deps_path NULL: the campaign's own dependency file */
 	int aggregate_set;              /* 0: a campaign's analysis.aggregate replaces model.aggregate */

@@ -58,12 +58,17 @@ static struct disturbed_usage *usages(const struct run_usage_row *rows, int n, c
 	return u;
 }
 
-static int judge_rows(struct store *st, int flags, struct disturbed_result *res, struct run_usage_row **rows,
-		      int *nrows, struct perr *err)
+/* Judge the analysed runs under the campaign's rule, or view's (may be NULL); *own gets the campaign's share. */
+static int judge_rows(struct store *st, int flags, const struct run_usage_view *view, double *own,
+		      struct disturbed_result *res, struct run_usage_row **rows, int *nrows, struct perr *err)
 {
 	struct disturbed_rule rule;
 	memset(res, 0, sizeof(*res));
 	run_usage_rule(st, &rule);
+	if (own)
+		*own = rule.min_cpu_share;
+	if (view && view->set_min_cpu_share)
+		rule.min_cpu_share = view->min_cpu_share;
 	struct run_cause_row *cr = NULL;
 	int ncr = 0;
 	if (store_load_analysed_resources(st, flags, rows, nrows, err) < 0 ||
@@ -86,7 +91,7 @@ int run_usage_judge(struct store *st, int flags, struct disturbed_result *res, s
 {
 	struct run_usage_row *rows = NULL;
 	int n = 0;
-	int rc = judge_rows(st, flags, res, &rows, &n, err);
+	int rc = judge_rows(st, flags, NULL, NULL, res, &rows, &n, err);
 	free(rows);
 	return rc;
 }
@@ -111,7 +116,7 @@ int run_usage_summarise(struct store *st, int flags, struct run_usage_summary *s
 	s->maxrss_kb = -1;
 	struct run_usage_row *rows = NULL;
 	int n = 0;
-	if (judge_rows(st, flags, &s->disturbed, &rows, &n, err) < 0)
+	if (judge_rows(st, flags, NULL, NULL, &s->disturbed, &rows, &n, err) < 0)
 		return -1;
 	s->nivcsw_median = s->disturbed.median_rate;
 	double *share = xmalloc(sizeof(double) * ((size_t)n + 1));
@@ -307,17 +312,26 @@ static int region_shares(struct store *st, int flags, const struct store_leave_o
 int run_usage_load(struct store *st, const char *metric, int flags, struct experiment *e, struct run_usage *u,
 		   struct perr *err)
 {
+	return run_usage_load_view(st, metric, flags, NULL, e, u, err);
+}
+
+int run_usage_load_view(struct store *st, const char *metric, int flags, const struct run_usage_view *view,
+			struct experiment *e, struct run_usage *u, struct perr *err)
+{
 	memset(u, 0, sizeof(*u));
 	struct run_usage_row *rows = NULL;
 	int nrows = 0;
-	if (judge_rows(st, flags, &u->disturbed, &rows, &nrows, err) < 0)
+	if (judge_rows(st, flags, view, &u->campaign_min_cpu_share, &u->disturbed, &rows, &nrows, err) < 0)
 		return -1;
 	const struct disturbed_result *d = &u->disturbed;
+	u->included = view && view->include_disturbed;
 	long long *ids = xcalloc((size_t)d->n + 1, sizeof(*ids));
 	int *points = xcalloc((size_t)d->n + 1, sizeof(int));
-	for (int i = 0; i < d->n; i++)
+	for (int i = 0; i < d->n; i++) {
 		ids[i] = d->runs[i].run;        /* by id, as the rule lists them */
-	struct store_leave_out lo = { ids, d->n, points };
+		points[i] = -1;
+	}
+	struct store_leave_out lo = { ids, u->included ? 0 : d->n, points };
 	struct exp_runs map = { NULL, 0, 0 };
 	int rc = store_load_experiment_leaving_out(st, metric, flags, &lo, e, &map, err);
 	if (!rc) {

@@ -45,6 +45,19 @@ struct run_usage {
 	double *point_share;    /* per experiment point: the median CPU share of its kept runs' ranks, NaN unknown */
 	char *table;            /* per point: runs, disturbed, CPU share, max RSS, switches; NULL without records */
 	struct exp_runs runs;   /* the run of each value kept, in the order the values were added */
+	double campaign_min_cpu_share;  /* the campaign's own analysis.min_cpu_share (a view may differ) */
+	int included;           /* the view kept the disturbed runs in the experiment */
+};
+
+/*
+ * A look at a campaign's runs under other settings than its analysis
+ * section (validate, model and compare's --min-cpu-share and
+ * --include-disturbed); nothing is stored.  All zero: the campaign's own.
+ */
+struct run_usage_view {
+	int set_min_cpu_share;          /* 1: min_cpu_share replaces analysis.min_cpu_share */
+	double min_cpu_share;
+	int include_disturbed;          /* judge the runs, but leave none out of the experiment */
 };
 
 /*
@@ -54,6 +67,10 @@ struct run_usage {
  */
 int run_usage_load(struct store *st, const char *metric, int flags, struct experiment *e, struct run_usage *u,
 		   struct perr *err);
+/* The same under view (NULL: the campaign's settings); with include_disturbed the disturbed
+   runs stay in e (their point -1 in u->disturbed) and u->included is 1. */
+int run_usage_load_view(struct store *st, const char *metric, int flags, const struct run_usage_view *view,
+			struct experiment *e, struct run_usage *u, struct perr *err);
 void run_usage_release(struct run_usage *u);
 
 #endif

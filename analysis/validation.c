@@ -8,7 +8,7 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 {
 	memset(c, 0, sizeof(*c));
 	struct model_pipeline_options po = {
-		.format = o->format, .metric = o->vo.metric, .include_retired = o->include_retired,
+		.format = o->format, .metric = o->vo.metric, .include_retired = o->include_retired, .view = o->view,
 		.deps_path = o->deps_path, .campaign_deps = o->campaign_deps,
 		.aggregate_set = o->aggregate_set, .model = o->vo.model, .all_params = o->all_params,
 	};
@@ -17,13 +17,13 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 		return -1;
 	const struct run_usage *u = c->in.src.usage;
 	/* measured runs that were all disturbed are still a verdict: re-measure them */
-	int disturbed = u && u->disturbed.n > 0;
+	int disturbed = u && u->disturbed.n > 0 && !u->included;
 	if (c->in.e.npoints == 0 || (c->in.e.nseries == 0 && !disturbed))
 		return 0;
 	struct validate_input vin = { .e = &c->in.e, .deps = c->in.have_deps ? &c->in.d : NULL,
 				      .funcs = c->in.funcs, .expect = validate_expect_expr,
 				      .rpn_name = c->in.src.rpn_name,
-				      .disturbed = u && u->disturbed.njudged ? &u->disturbed : NULL,
+				      .disturbed = u && u->disturbed.njudged && !u->included ? &u->disturbed : NULL,
 				      .point_share = u ? u->point_share : NULL };
 	c->validated = 1;
 	return validate_run(&c->v, &vin, &vo, err);

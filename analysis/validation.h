@@ -22,6 +22,9 @@ struct campaign_validation_options {
 	int aggregate_set;
 	int include_retired;            /* a campaign's retired runs are validated too */
 	int all_params;                 /* keep a campaign's model = false parameters (refine) */
+	/* a campaign's runs under other analysis settings (NULL: its own); with
+	   include_disturbed the disturbed check is not run (its runs are in) */
+	const struct run_usage_view *view;
 };
 
 /* Everything the reports need.  Do not copy: v points into in. */

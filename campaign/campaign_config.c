@@ -9,10 +9,12 @@
 
 int campaign_save_config(struct store *st, const struct campaign_config *c, struct perr *err)
 {
-	static const char *const keys[] = { "config_path", "deps" };
+	/* the text too: a resumed campaign whose config changed no run's meaning
+	   (campaign_check_config) is analysed with it, as the path says */
+	static const char *const keys[] = { "config_path", "deps", "config" };
 	char *abs = realpath(c->path, NULL);
-	const char *values[] = { abs ? abs : c->path, c->dependencies };
-	int rc = store_set_metas(st, keys, values, 2, err);
+	const char *values[] = { abs ? abs : c->path, c->dependencies, c->text };
+	int rc = store_set_metas(st, keys, values, c->text ? 3 : 2, err);
 	free(abs);
 	return rc;
 }

@@ -1,10 +1,13 @@
 /*
- * The config a campaign ran with.  Its text is stored once, in the store's
- * meta "config" (store_create, store_grow); beside it, written whenever
- * `perfsweep run` creates, grows or resumes the campaign, the absolute
- * paths it was resolved with: meta "config_path" (the config file, whose
- * directory relative paths resolve against) and meta "deps" (the dependency
- * file; `perfsweep import --deps` sets it too).  Every command that takes a
+ * The config a campaign ran with.  Its text is the store's meta "config"
+ * (store_create, store_grow), written again with the absolute paths it was
+ * resolved with whenever `perfsweep run` creates, grows or resumes the
+ * campaign (campaign_save_config): meta "config_path" (the config file,
+ * whose directory relative paths resolve against) and meta "deps" (the
+ * dependency file; `perfsweep import --deps` sets it too).  A resumed
+ * campaign's config may differ only where no run's meaning changes
+ * (campaign_diff.h): an `analysis` edit is applied to every later analysis
+ * without measuring anything again.  Every command that takes a
  * campaign directory (validate, model, refine, run --until, top, compare,
  * collect, run DIR) reads the config and its dependency file here, so what
  * they find does not depend on the current directory or on where the
@@ -15,7 +18,7 @@
 #include "campaign/config.h"
 #include "campaign/store.h"
 
-/* Record the paths c was resolved with (meta config_path and deps), in one transaction. */
+/* Record c's text and the paths it was resolved with (meta config, config_path and deps), in one transaction. */
 int campaign_save_config(struct store *st, const struct campaign_config *c, struct perr *err);
 
 /*

@@ -5,6 +5,8 @@
 #include "campaign/config_diff.h"
 #include "campaign/config_get.h"
 #include "common/strbuf.h"
+#include "models/modeler.h"
+#include "validator/disturbed.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,4 +228,56 @@ int campaign_diff(const char *dir, const struct campaign_config *c, const struct
 	free(name);
 	store_close(st);
 	return rc;
+}
+
+/* What an analysis key left out of the config means (docs/config.md). */
+static void analysis_default(struct strbuf *sb, const char *key)
+{
+	if (!strcmp(key, "min_cpu_share"))
+		strbuf_addf(sb, "%g", DISTURBED_MIN_CPU_SHARE);
+	else if (!strcmp(key, "min_share"))
+		strbuf_addf(sb, "%g", CONFIG_MIN_SHARE);
+	else if (!strcmp(key, "aggregate"))
+		strbuf_addf(sb, "\"%s\"", model_aggregate_name(MODEL_MEAN));
+	else
+		strbuf_addstr(sb, "none");
+}
+
+/* "min_cpu_share 0.9 -> 0": one changed analysis key, appended to the list in ctx. */
+static void analysis_change(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	struct strbuf *sb = ctx;
+	strbuf_addf(sb, "%s%s ", sb->len ? ", " : "", key);
+	if (a)
+		config_value_text(a, sb);
+	else
+		analysis_default(sb, key);
+	strbuf_addstr(sb, " -> ");
+	if (b)
+		config_value_text(b, sb);
+	else
+		analysis_default(sb, key);
+}
+
+int campaign_analysis_changes(struct store *st, const struct campaign_config *c, char **said, struct perr *err)
+{
+	struct campaign_config old;
+	*said = NULL;
+	int rc = campaign_open_config(st, &old, err);
+	if (rc == 0) {
+		config_t none;
+		config_init(&none);
+		const config_setting_t *a = config_lookup(&old.cfg, "analysis"), *b = config_lookup(&c->cfg, "analysis");
+		struct strbuf sb;
+		strbuf_init(&sb);
+		config_diff_each(a ? a : config_root_setting(&none), b ? b : config_root_setting(&none), NULL,
+				 analysis_change, &sb);
+		if (sb.len)
+			*said = strbuf_detach(&sb);
+		else
+			strbuf_release(&sb);
+		config_destroy(&none);
+	}
+	config_release(&old);
+	return rc < 0 ? -1 : 0;
 }

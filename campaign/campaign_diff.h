@@ -30,4 +30,15 @@ int campaign_check_config(struct store *st, const struct campaign_config *c, str
 int campaign_diff(const char *dir, const struct campaign_config *c, const struct plan *pl,
 		  struct store_diff *d, struct perr *err);
 
+/*
+ * The analysis section of c against the campaign's stored config: *said
+ * gets "min_cpu_share 0.9 -> 0, aggregate \"mean\" -> \"median\"" (a key
+ * left out as its default; caller frees), or NULL when it is the same (or
+ * the campaign has no config).  Such a change alters no stored run: `run`
+ * applies it by storing the config (campaign_save_config), and every later
+ * analysis (validate, model, refine, top) judges with it.  0, or -1 with
+ * err when the stored config does not load.
+ */
+int campaign_analysis_changes(struct store *st, const struct campaign_config *c, char **said, struct perr *err);
+
 #endif

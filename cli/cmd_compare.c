@@ -10,6 +10,7 @@
 #include "campaign/config.h"
 #include "campaign/config_diff.h"
 #include "campaign/store.h"
+#include "cli/analysis_view.h"
 #include "cli/cli.h"
 #include "common/progpath.h"
 #include "common/strbuf.h"
@@ -55,12 +56,16 @@ struct sides {
 };
 
 static int load_side(struct sides *s, int k, const char *path, const char *format, const char *metric,
-		     const char *deps, struct perr *err)
+		     const char *deps, const struct run_usage_view *view, struct perr *err)
 {
 	struct model_pipeline_options mo = { .format = format, .metric = metric, .deps_path = deps,
-					     .campaign_deps = 1 };
+					     .campaign_deps = 1, .view = view };
 	model_options_robust(&mo.model);
-	return model_pipeline_load(&s->in[k], path, &mo, &s->opt[k], err);
+	if (model_pipeline_load(&s->in[k], path, &mo, &s->opt[k], err) < 0)
+		return -1;
+	if (view)
+		analysis_view_note(stderr, view, s->in[k].src.usage);
+	return 0;
 }
 
 /* compare's one fit: the pipeline's model of the region, constrained by its
@@ -231,8 +236,10 @@ static int load_sides(struct cli_args *a, struct sides *sd, struct compare_optio
 {
 	const char *deps = cli_value(a, 'd');
 	int paired;
-	if (load_side(sd, 0, base, ref ? "reference" : NULL, opt->metric, deps, err) < 0 ||
-	    load_side(sd, 1, new, NULL, opt->metric, deps, err) < 0 || pair_arms(sd, base, new, pairs, &paired, err) < 0)
+	struct run_usage_view view;
+	const struct run_usage_view *vp = analysis_view_from(a, &view) ? &view : NULL;
+	if (load_side(sd, 0, base, ref ? "reference" : NULL, opt->metric, deps, vp, err) < 0 ||
+	    load_side(sd, 1, new, NULL, opt->metric, deps, vp, err) < 0 || pair_arms(sd, base, new, pairs, &paired, err) < 0)
 		return -1;
 	opt->min_share = min_share(&sd->in[0]);
 	opt->paired = paired;
@@ -361,12 +368,14 @@ static const struct cli_option compare_options[] = {
 	{ "deps", 'd', 1, NULL, "--deps needs a dependency file" },
 	{ "run", 'R', 0, NULL, NULL },
 	{ "dir", 'D', 1, NULL, "--dir needs a directory" },
+	ANALYSIS_VIEW_OPTIONS,
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_compare_entry = {
 	.name = "compare",
-	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]\n"
+	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]"
+		 ANALYSIS_VIEW_USAGE "\n"
 		 "       perfsweep compare NEW --reference FILE [options]\n"
 		 "       perfsweep compare --run BASE.cfg NEW.cfg --dir DIR [options]",
 	.summary = "did NEW get slower than BASE, and did its scaling change?",
@@ -400,6 +409,7 @@ const struct cli_entry cmd_compare_entry = {
 		"--json prints {verdict, regressions, improvements, unchanged, models: [{callpath,\n"
 		"metric, base, new, region, trend, outcome, ...}], not_compared, config_diff,\n"
 		"pairs, disturbed, ...}; --html FILE writes a self-contained page.\n"
+		ANALYSIS_VIEW_HELP "(compare: one line per campaign on stderr).\n"
 		"\n"
 		"exit status: 0 every region that decides was resolved and none regressed; 3 a\n"
 		"point, a region or a scaling regression; 4 inconclusive (a region not resolved,\n"

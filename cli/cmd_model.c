@@ -8,6 +8,7 @@
  * options (--text FILE, --jsonl FILE, --json FILE) still work for one
  * release, with a note on stderr.
  */
+#include "cli/analysis_view.h"
 #include "cli/cli.h"
 #include "common/xalloc.h"
 #include "models/modeler.h"
@@ -60,6 +61,8 @@ struct model_request {
 	int include_retired;    /* a campaign's retired runs too */
 	int aggregate_set;      /* else a campaign's analysis.aggregate */
 	struct model_options opt;
+	int viewed;             /* --min-cpu-share or --include-disturbed given */
+	struct run_usage_view view;
 };
 
 /* The deprecation note of an old input spelling. */
@@ -93,6 +96,7 @@ static int model_request(const struct cli_args *a, struct model_request *r)
 	if (sel && model_selection_parse(sel, &r->opt.selection) < 0)
 		return cli_usage("model", "--selection wants robust or extrap, not '%s'", sel);
 	r->aggregate_set = ag || cli_flag(a, 'M');
+	r->viewed = analysis_view_from(a, &r->view);
 	int ninputs = a->nargs;
 	for (int i = 0; i < a->nopts; i++) {
 		int k = a->opts[i].key;
@@ -180,6 +184,8 @@ static int fit_series(struct modeler *ctx, const struct input_data *in, int cp, 
 		json_object_set_new(o, "aggregate", json_string(model_aggregate_name(r->opt.aggregate)));
 		json_object_set_new(o, "reliable", json_boolean(!unreliable));
 		json_object_set_new(o, "unreliable", unreliable ? json_string(unreliable) : json_null());
+		if (r->viewed)
+			json_object_set_new(o, "analysis_view", analysis_view_json(&r->view, in->src.usage));
 		json_array_append_new(arr, o);
 	} else {
 		print_text(in, cp, m, &f.bb, cm, nth);
@@ -199,8 +205,10 @@ static int fit_all(const struct input_data *in, const struct model_request *r, i
 	struct modeler *ctx = modeler_new();
 	json_t *arr = r->json ? json_array() : NULL;
 	int nmodels = 0, ret = EXIT_OK;
-	if (!arr)
+	if (!arr) {
 		cli_display_stdout();
+		analysis_view_note(stdout, &r->view, u);
+	}
 	for (int cp = 0; cp < in->e.ncallpaths; cp++)
 		for (int m = 0; m < in->e.nmetrics; m++) {
 			if ((only >= 0 && m != only) || !experiment_series(&in->e, cp, m))
@@ -217,7 +225,7 @@ static int fit_all(const struct input_data *in, const struct model_request *r, i
 		free(s);
 		json_decref(arr);
 	}
-	if (nmodels == 0 && ret == EXIT_OK && u && u->disturbed.n)
+	if (nmodels == 0 && ret == EXIT_OK && u && u->disturbed.n && !u->included)
 		ret = cli_error(EXIT_USAGE, "no measurements to model in '%s': its %d measured runs were disturbed "
 				"(perfsweep validate lists them)", r->path, u->disturbed.n);
 	else if (nmodels == 0 && ret == EXIT_OK)
@@ -233,7 +241,7 @@ static int exec_parsed(struct cli_args *a)
 		return ret;
 	struct model_pipeline_options po = {
 		.format = r.format, .metric = r.metric, .include_retired = r.include_retired,
-		.deps_path = r.deps_path, .campaign_deps = 1, .aggregate_set = r.aggregate_set,
+		.view = r.viewed ? &r.view : NULL, .deps_path = r.deps_path, .campaign_deps = 1, .aggregate_set = r.aggregate_set,
 		.model = r.opt,
 	};
 	struct input_data in;
@@ -245,7 +253,7 @@ static int exec_parsed(struct cli_args *a)
 		ret = cli_error(EXIT_USAGE, "no metric '%s' in '%s'", r.metric, r.path);
 	else {
 		const struct run_usage *u = in.src.usage;
-		if (u && u->disturbed.n)
+		if (u && u->disturbed.n && !u->included)
 			fprintf(stderr, "note: %d of %d runs disturbed, left out of the models (perfsweep validate "
 				"lists them)\n", u->disturbed.n, u->disturbed.njudged);
 		ret = fit_all(&in, &r, only);
@@ -263,6 +271,7 @@ static const struct cli_option model_options[] = {
 	{ "selection", 'S', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
 	{ "include-retired", 'R', 0, NULL, NULL },
+	ANALYSIS_VIEW_OPTIONS,
 	/* deprecated input spellings, kept for one release */
 	{ "text", OPT_TEXT, 1, NULL, NULL },
 	{ "jsonl", OPT_JSONL, 1, NULL, NULL },
@@ -286,7 +295,7 @@ static int exec_model(struct cli_args *raw)
 const struct cli_entry cmd_model_entry = {
 	.name = "model",
 	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--aggregate mean|median|min]"
-		 " [--selection robust|extrap] [--json] [--include-retired]",
+		 " [--selection robust|extrap] [--json] [--include-retired]" ANALYSIS_VIEW_USAGE,
 	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
 		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
@@ -303,6 +312,8 @@ const struct cli_entry cmd_model_entry = {
 		"its disturbed runs (a note on stderr says how many; validate lists them).  A region\n"
 		"validate calls unreliable (mostly noisy points) is printed with that word and the\n"
 		"reason (JSON: \"reliable\": false, \"unreliable\": the reason).\n"
+		ANALYSIS_VIEW_HELP
+		"(JSON: each model's \"analysis_view\").\n"
 		"Deprecated, for one release (with a note on stderr): --text FILE and --jsonl FILE for\n"
 		"INPUT, and --json FILE with an existing FILE, which reads FILE as JSON input and\n"
 		"prints text, as before.",

@@ -189,6 +189,8 @@ static int exec_run(struct cli_args *a)
 		goto out;
 	}
 	report_growth(&co, &cfg);
+	if (co.analysis)        /* stored with the config: every later analysis judges with it */
+		fprintf(stderr, "analysis settings changed: %s; no run is measured again\n", co.analysis);
 	struct store *st = co.st;
 	const char *campaign_dir = co.dir;
 	bind = bind_path();
@@ -245,7 +247,9 @@ const struct cli_entry cmd_run_entry = {
 		"analysed), done runs never run again ('perfsweep plan CONFIG --dir DIR' shows the\n"
 		"difference); a change of what the stored runs mean (app.command, app.env,\n"
 		"app.workdir, collect, the backend, a parameter's role, a point's placement) is\n"
-		"refused (exit 2) before anything is written.\n"
+		"refused (exit 2) before anything is written; a changed analysis section is applied\n"
+		"to every later analysis and said (\"analysis settings changed: min_cpu_share 0.9 -> 0;\n"
+		"no run is measured again\").\n"
 		"DIR instead of CONFIG runs a campaign directory with the config it was run with\n"
 		"(unchanged since), for example the runs `perfsweep refine DIR` added.\n"
 		"--jobs N runs at most N runs at once on the local backend, each on cores of its own\n"
@@ -257,7 +261,8 @@ const struct cli_entry cmd_run_entry = {
 		"points whose median is not known to within target get one more pass at a time.\n"
 		"--until publishable: run, validate, refine and repeat, at most --rounds N rounds\n"
 		"(default 3), within the budget; prints the verdict after each round and stops when\n"
-		"publishable, when nothing actionable is left or when the budget is spent.\n"
+		"publishable, when nothing actionable is left, when the budget is spent, or when the\n"
+		"reruns of disturbed runs come back disturbed (\"the machine is shared\").\n"
 		"A collect section that differs from the one the runs were collected with is refused:\n"
 		"re-collect first with `perfsweep collect CONFIG --dir DIR`.\n"
 		"Exit status 0 when every run is done (with --until: and publishable), 1 when some\n"

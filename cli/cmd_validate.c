@@ -5,6 +5,7 @@
  * report.  Exit 0 publishable, 3 blocked, 2 input
  * error.
  */
+#include "cli/analysis_view.h"
 #include "cli/cli.h"
 #include "analysis/validation.h"
 #include "validator/report.h"
@@ -60,11 +61,14 @@ static int check_detectable(const struct cli_args *a, struct cli_opt *o, struct 
 	return 0;
 }
 
-/* The options as the engine takes them. */
-static void engine_options(const struct cli_args *a, struct campaign_validation_options *o)
+/* The options as the engine takes them (the view's storage is the caller's). */
+static void engine_options(const struct cli_args *a, struct campaign_validation_options *o,
+			   struct run_usage_view *view)
 {
 	const struct cli_opt *x;
 	memset(o, 0, sizeof(*o));
+	if (analysis_view_from(a, view))
+		o->view = view;
 	validate_options_init(&o->vo);
 	o->format = cli_value(a, 'f');
 	o->deps_path = cli_value(a, 'd');
@@ -123,9 +127,10 @@ static int exec_validate(struct cli_args *a)
 	const char *input = a->args[0], *html = cli_value(a, 'H');
 	struct campaign_validation_options o;
 	struct campaign_validation c;
+	struct run_usage_view view;
 	struct perr err = { "" };
 	int rc = EXIT_USAGE;
-	engine_options(a, &o);
+	engine_options(a, &o, &view);
 	if (campaign_validate(&c, input, &o, &err) < 0) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -136,11 +141,14 @@ static int exec_validate(struct cli_args *a)
 	}
 	if (cli_flag(a, 'j')) {
 		json_t *j = report_json(&c.v);
+		if (o.view)
+			json_object_set_new(j, "analysis_view", analysis_view_json(&view, c.in.src.usage));
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {
 		cli_display_stdout();
+		analysis_view_note(stdout, &view, c.in.src.usage);
 		print_text(&c);
 	}
 	if (html && write_html(&c, html, input, c.in.deps_path, &err) < 0) {
@@ -167,6 +175,7 @@ static const struct cli_option validate_options[] = {
 	{ "aggregate", 'A', 1, check_model_choice, NULL },
 	{ "selection", 'S', 1, check_model_choice, NULL },
 	{ "include-retired", 'R', 0, NULL, NULL },
+	ANALYSIS_VIEW_OPTIONS,
 	{ NULL, 0, 0, NULL, NULL },
 };
 
@@ -175,7 +184,7 @@ const struct cli_entry cmd_validate_entry = {
 	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
 		 " [--cov T] [--alpha A] [--min-growth G] [--max-detectable PCT] [--aggregate mean|median|min]"
 		 " [--selection robust|extrap]"
-		 " [--include-retired]",
+		 " [--include-retired]" ANALYSIS_VIEW_USAGE,
 	.summary = "check measurements for noise, false dependencies, contention and regime changes",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
@@ -216,6 +225,7 @@ const struct cli_entry cmd_validate_entry = {
 		"(gnuplot; PERFSWEEP_GNUPLOT names another binary).  --metric M checks one\n"
 		"metric (default: time when present, else all).  A campaign's retired runs (they\n"
 		"left its plan) are left out unless --include-retired.\n"
+		ANALYSIS_VIEW_HELP
 		"\n"
 		"exit status: 0 publishable; 3 blocked: contention, segmented, or noisy points in\n"
 		"a modelled region (--strict: false-dependency and volume too); 2 input error.\n"

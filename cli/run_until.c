@@ -16,6 +16,12 @@ static void print_round(void *ctx, const struct refine_loop_round *r)
 	(void)ctx;
 	printf("round %d: %s (%d blocking flag%s, %d findings)\n", r->round,
 	       r->blocking ? "blocked" : "publishable", r->blocking, r->blocking == 1 ? "" : "s", r->nfindings);
+	if (r->reruns)
+		printf("round %d: %d of %d reruns of disturbed runs disturbed again\n", r->round, r->reruns_disturbed,
+		       r->reruns);
+	if (r->probe_of)
+		printf("round %d: the machine was shared: a probe first, %d of its %d disturbed runs measured again "
+		       "(nothing else until it is quiet)\n", r->round, r->kinds[REFINE_DISTURBED], r->probe_of);
 	if (!r->runs_added)
 		return;
 	printf("round %d: refine added %lld runs (%.4g core-hours): ", r->round, r->runs_added, r->core_hours_added);

@@ -42,7 +42,8 @@ int campaign_open_check(struct campaign_open *co, const char *dir, const struct 
 	struct store *st;
 	if (store_open(&st, co->dir, 0, err))
 		return -1;
-	int rc = campaign_collectors_check(st, cfg, err);
+	int rc = campaign_collectors_check(st, cfg, err) || campaign_analysis_changes(st, cfg, &co->analysis, err)
+		 ? -1 : 0;
 	store_close(st);
 	return rc;
 }
@@ -74,4 +75,6 @@ void campaign_open_release(struct campaign_open *co)
 	campaign_lock_release(&co->lock);
 	free(co->dir);
 	co->dir = NULL;
+	free(co->analysis);
+	co->analysis = NULL;
 }

@@ -20,6 +20,8 @@ struct campaign_open {
 	struct campaign_lock lock;  /* held from campaign_open_check to campaign_open_release */
 	struct store_diff diff;     /* what the plan adds to a campaign already there */
 	int grows;                  /* 1: a campaign was there (it may grow), 0: a new one */
+	char *analysis;             /* its analysis settings the config changes ("min_cpu_share 0.9 -> 0",
+				       campaign_analysis_changes), or NULL; applied when the store opens */
 	struct store *st;           /* set by campaign_open_store */
 };
 

@@ -306,28 +306,46 @@ static void refine_run_order(const struct refine_campaign *rc, struct store *st,
 int refine_campaign_write(const struct refine_campaign *rc, struct store *st, long long *nruns,
 			  struct perr *err)
 {
+	return refine_campaign_write_kind(rc, st, nruns, REFINE_NKINDS, NULL, NULL, err);
+}
+
+int refine_campaign_write_kind(const struct refine_campaign *rc, struct store *st, long long *nruns,
+			       enum refine_kind kind, long long **ids, int *nids, struct perr *err)
+{
 	int total = 0;
 	for (int i = 0; i < rc->r.nproposals; i++)
 		total += rc->r.proposals[i].repetitions;
 	*nruns = 0;
+	if (ids) {
+		*ids = xcalloc((size_t)total + 1, sizeof(**ids));
+		*nids = 0;
+	}
 	if (!total)
 		return 0;
 	struct store_new_run *grouped = xcalloc((size_t)total, sizeof(*grouped));
 	struct store_new_run *nr = xcalloc((size_t)total, sizeof(*nr));
 	int *first = xcalloc((size_t)rc->r.nproposals, sizeof(int)), *order = xcalloc((size_t)total, sizeof(int));
+	unsigned char *of_kind = xcalloc((size_t)total, 1);
+	long long *all = xcalloc((size_t)total, sizeof(*all));
 	int k = 0;
 	for (int i = 0; i < rc->r.nproposals; i++) {
 		first[i] = k;
 		k += proposal_runs(rc, &rc->r.proposals[i], grouped + k);
+		memset(of_kind + first[i], rc->r.proposals[i].kind == kind, (size_t)(k - first[i]));
 	}
 	refine_run_order(rc, st, first, order);
 	for (int j = 0; j < k; j++)
 		nr[j] = grouped[order[j]];
-	int ret = store_append_runs(st, nr, k, NULL, err);
+	int ret = store_append_runs(st, nr, k, all, err);
+	for (int j = 0; !ret && ids && j < k; j++)
+		if (of_kind[order[j]])
+			(*ids)[(*nids)++] = all[j];
 	free(grouped);
 	free(nr);
 	free(first);
 	free(order);
+	free(of_kind);
+	free(all);
 	if (!ret)
 		*nruns = k;
 	return ret;

@@ -68,6 +68,11 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 struct store;
 int refine_campaign_write(const struct refine_campaign *rc, struct store *st, long long *nruns,
 			  struct perr *err);
+/* The same, also giving the ids of the runs written for proposals of kind
+   (*ids malloc'ed with *nids entries, in the order they run; caller frees,
+   also on error). */
+int refine_campaign_write_kind(const struct refine_campaign *rc, struct store *st, long long *nruns,
+			       enum refine_kind kind, long long **ids, int *nids, struct perr *err);
 void refine_campaign_release(struct refine_campaign *rc);
 
 #endif

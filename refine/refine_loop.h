@@ -20,7 +20,40 @@ enum refine_loop_stop {
 	LOOP_UNFIXABLE,         /* blocking findings, but none that a run can fix */
 	LOOP_ROUNDS,            /* the --rounds limit */
 	LOOP_INTERRUPTED,       /* a signal stopped the run engine */
+	LOOP_SHARED,            /* the reruns of disturbed runs came back disturbed: the machine is shared */
 };
+
+/*
+ * The machine is shared (docs/refine.md): when the reruns of disturbed runs
+ * that a round measured come back disturbed, at least REFINE_LOOP_SHARED_MIN
+ * of them and half or more, the loop stops after that round's verdict and
+ * writes nothing more.  While a verdict says the machine was shared (more
+ * than a quarter of its runs disturbed, validator/disturbed.h), refine's
+ * runs are cut to a probe first: the cheapest of its disturbed runs, at
+ * least REFINE_LOOP_PROBE_MIN and REFINE_LOOP_PROBE_SHARE of the judged
+ * runs, within REFINE_LOOP_PROBE_SHARE of the core-hours spent (at least
+ * REFINE_LOOP_SHARED_MIN runs, so that the rule can decide); nothing else
+ * is measured on a machine that would disturb it too.  A probe that comes
+ * back mostly undisturbed ends the probing: the next rounds refine as usual.
+ */
+#define REFINE_LOOP_SHARED_MIN 2
+#define REFINE_LOOP_PROBE_MIN 4
+#define REFINE_LOOP_PROBE_SHARE 0.2
+
+struct disturbed_result;
+/* Of the runs ids[0..n), how many res lists as disturbed. */
+int refine_loop_disturbed_again(const struct disturbed_result *res, const long long *ids, int n);
+/* 1 when `again` of n reruns of disturbed runs disturbed again means a shared machine. */
+int refine_loop_shared(int n, int again);
+/*
+ * Cut r's proposals to the probe of a shared machine (the rule above):
+ * the disturbed proposals kept, cheapest first, the others (and every
+ * other kind) moved behind r->nproposals with the dropped ones.  njudged:
+ * the runs the verdict judged; spent: core-hours measured so far.  Returns
+ * the disturbed proposals there were (r->nproposals: those kept).
+ */
+struct refine_result;
+int refine_loop_probe(struct refine_result *r, int njudged, double spent);
 
 /* "publishable", "budget spent", ... */
 const char *refine_loop_stop_name(enum refine_loop_stop s);
@@ -35,11 +68,15 @@ struct refine_loop_round {
 	int kinds[REFINE_NKINDS];       /* proposals by kind */
 	int ndropped;           /* proposals over the budget */
 	double spent;           /* core-hours spent when the verdict was made */
+	int reruns;             /* reruns of disturbed runs the round before added, measured for this verdict */
+	int reruns_disturbed;   /* of those, disturbed again */
+	int probe_of;           /* > 0: the verdict said the machine was shared, and refine's runs were cut
+				   to a probe of its probe_of disturbed runs (kinds[REFINE_DISTURBED] kept) */
 };
 
 struct refine_loop {
 	enum refine_loop_stop stop;
-	char why[512];          /* the stop, for people: which flags no run can fix, ... */
+	char why[1024];         /* the stop, for people: which flags no run can fix, ... */
 	int nrounds;
 	struct refine_loop_round *rounds;
 	struct runner_stats stats;      /* summed over the rounds' executions */

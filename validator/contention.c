@@ -53,6 +53,26 @@ static double growth_of(double b, double xbar, double xmin, double xmax)
 	return b * (xmax - xmin) / base;
 }
 
+/* A relative residual scatter below this is floating-point rounding, not a measurement's. */
+#define CONTENTION_ROUNDING 1e-12
+
+/*
+ * The growth of slope b as an end of an interval of growth_lin.  growth_of
+ * rises with the slope up to its pole at b = 1 / (xbar - xmin), where the
+ * line reaches 0 at xmin: a slope there or beyond bounds nothing (+inf;
+ * the NaN growth_of gives there made fmin/fmax return the other end:
+ * "+337%..+337%").  A line that reaches 0 by xmax is a time that vanished:
+ * -100%, never less.
+ */
+static double growth_bound(double b, double xbar, double xmin, double xmax)
+{
+	if (b * (xbar - xmin) >= 1)
+		return INFINITY;
+	if (b * (xmax - xbar) <= -1)
+		return -1;
+	return growth_of(b, xbar, xmin, xmax);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -239,17 +259,16 @@ static void gt_statistics(struct growth_test *g, const struct gt_sums *u, int nu
 	g->xbar = xbar;
 	g->sxx = u->sxx;
 	g->noise = sqrt(u->rss / g->slope_df);
-	if (se > 0) {
+	if (g->noise > CONTENTION_ROUNDING) {
 		double t = fabs(b) / se;
 		g->slope_p = 2 * gsl_cdf_tdist_Q(t, g->slope_df);
 		double tq = gsl_cdf_tdist_Qinv(0.025, g->slope_df);
-		double lo = growth_of(b - tq * se, xbar, g->xmin, g->xmax);
-		double hi = growth_of(b + tq * se, xbar, g->xmin, g->xmax);
-		g->growth_lo = fmin(lo, hi);
-		g->growth_hi = fmax(lo, hi);
+		g->growth_lo = growth_bound(b - tq * se, xbar, g->xmin, g->xmax);
+		g->growth_hi = growth_bound(b + tq * se, xbar, g->xmin, g->xmax);
 	} else {
+		/* no residual scatter but rounding's (identical repetitions, printed at a coarse
+		   resolution): no interval, not one of zero width */
 		g->slope_p = b != 0 ? 0 : 1;
-		g->growth_lo = g->growth_hi = growth_of(b, xbar, g->xmin, g->xmax);
 	}
 	g->growth_lin = growth_of(b, xbar, g->xmin, g->xmax);
 	g->anova_df1 = u->ncells - nuse;
@@ -383,16 +402,35 @@ void growth_test_shares(const struct experiment *e, const struct exp_series *s, 
 	free(hi);
 }
 
-int growth_test_oversubscribed(const struct growth_test *g, double first, double last)
+int growth_test_share_fell(double first, double last)
 {
-	if (!(first > 0) || !(last > 0) || last >= (1 - CONTENTION_SHARE_FALL) * first)
-		return 0;
-	return first / last - 1 >= g->growth / 2;
+	return first > 0 && last > 0 && last < (1 - CONTENTION_SHARE_FALL) * first;
+}
+
+int growth_test_unexplained(const struct experiment *e, const struct exp_series *s, const struct growth_test *g,
+			    int positive_only, const double *share, const struct model_options *opt,
+			    struct growth_test *u, struct perr *err)
+{
+	struct exp_series own = { s->callpath, s->metric, xcalloc((size_t)e->npoints + 1, sizeof(*own.at)) };
+	for (int p = 0; p < e->npoints; p++) {
+		const struct exp_values *v = &s->at[p];
+		if (!v->n || !(share[p] > 0) || !isfinite(share[p]))
+			continue;
+		own.at[p].v = xmalloc(sizeof(double) * (size_t)v->n);
+		own.at[p].n = v->n;
+		for (int r = 0; r < v->n; r++)
+			own.at[p].v[r] = v->v[r] * share[p];
+	}
+	int rc = growth_test_run(e, &own, g->param, positive_only, opt, u, err);
+	for (int p = 0; p < e->npoints; p++)
+		free(own.at[p].v);
+	free(own.at);
+	return rc;
 }
 
 int growth_test_share_shows(const struct growth_test *g, double first, double last, double min_growth)
 {
-	if (!(first > 0) || !(last > 0) || last >= (1 - CONTENTION_SHARE_FALL) * first)
+	if (!growth_test_share_fell(first, last))
 		return 0;
 	double explained = first / last - 1;
 	return explained >= min_growth && g->growth_hi >= explained / 2;

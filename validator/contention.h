@@ -38,7 +38,10 @@ struct growth_test {
 	double xmin, xmax;
 	double growth;                  /* relative change over [xmin, xmax] */
 	double growth_lin;              /* the same from the pooled slope */
-	double growth_lo, growth_hi;    /* 95% confidence interval of growth_lin */
+	double growth_lo, growth_hi;    /* 95% confidence interval of growth_lin, from the slope's t
+					   interval: -1 at the least (a time that vanished), +inf when
+					   the slope's upper end makes the line reach 0 at xmin; NaN
+					   when the fit leaves no residual to judge it by */
 	double slope_p;                 /* two-sided p-value of the slope */
 	int slope_df;
 	double anova_f, anova_p;        /* NaN without repetitions */
@@ -73,11 +76,11 @@ void growth_test_release(struct growth_test *g);
 double growth_test_detectable(const struct growth_test *g, double alpha, double power);
 
 /*
- * Waiting for a core, not contention: when the ranks' CPU share falls along
- * X by more than CONTENTION_SHARE_FALL (a tenth) and the growth that fall
- * alone explains, share(xmin) / share(xmax) - 1 (a rank that gets half a
- * core takes twice as long), is at least half of the measured growth, the
- * growth is oversubscription.
+ * Waiting for a core, not contention: the ranks' CPU share falling along X
+ * by more than CONTENTION_SHARE_FALL (a tenth) makes them wait (a rank
+ * that gets half a core takes twice as long), and explains a growth of
+ * share(xmin) / share(xmax) - 1 at most.  Whether it explains the growth
+ * measured is growth_test_unexplained's question.
  */
 #define CONTENTION_SHARE_FALL 0.1
 
@@ -88,8 +91,22 @@ double growth_test_detectable(const struct growth_test *g, double alpha, double 
  */
 void growth_test_shares(const struct experiment *e, const struct exp_series *s, const struct growth_test *g,
 			const double *share, double *first, double *last);
-/* 1 when the shares first and last explain g's growth as oversubscription (the rule above). */
-int growth_test_oversubscribed(const struct growth_test *g, double first, double last);
+
+/* 1 when the share fell from first to last by more than CONTENTION_SHARE_FALL. */
+int growth_test_share_fell(double first, double last);
+
+/*
+ * The growth the ranks' CPU share leaves unexplained: the growth test of s
+ * along g's parameter (positive_only as for g) with every value times its
+ * point's share[p], the time each rank would have taken with a core of
+ * its own; points whose share is unknown or not positive are left out.
+ * What u finds beyond noise is not the ranks' waiting: contention.
+ * Returns as growth_test_run; u is initialised in every case (release it
+ * with growth_test_release).
+ */
+int growth_test_unexplained(const struct experiment *e, const struct exp_series *s, const struct growth_test *g,
+			    int positive_only, const double *share, const struct model_options *opt,
+			    struct growth_test *u, struct perr *err);
 
 /*
  * Oversubscription the CPU share shows by itself, when the growth test

@@ -242,6 +242,9 @@ json_t *report_json(const struct validation *v)
 		json_object_set_new(o, "p_value", number_or_null(f->p_value));
 		json_object_set_new(o, "cpu_share_first", number_or_null(f->share_first));
 		json_object_set_new(o, "cpu_share_last", number_or_null(f->share_last));
+		json_object_set_new(o, "share_explains", number_or_null(f->share_explains));
+		json_object_set_new(o, "unexplained", number_or_null(f->unexplained));
+		json_object_set_new(o, "unexplained_p", number_or_null(f->unexplained_p));
 		json_object_set_new(o, "detail", json_string(f->detail));
 		if (f->kind == VFLAG_SEGMENTED)
 			segment_json(o, v, f);

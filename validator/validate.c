@@ -75,7 +75,7 @@ static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind 
 	f->growth = growth;
 	f->p_value = p_value;
 	f->blocking = blocking;
-	f->share_first = f->share_last = NAN;
+	f->share_first = f->share_last = f->share_explains = f->unexplained = f->unexplained_p = NAN;
 	v->regions[region].nflags++;
 	if (blocking) {
 		v->regions[region].nblocking++;
@@ -376,50 +376,108 @@ static int check_segments(struct validation *v, int ri, const struct exp_series 
 	return 0;
 }
 
+/* "95% CI +20%..+45%", "95% CI from +20%, no upper bound": the interval of g's linear growth. */
+static void interval_text(struct strbuf *sb, const struct growth_test *g)
+{
+	if (isnan(g->growth_lo) || isnan(g->growth_hi))
+		strbuf_addstr(sb, "no interval: no residual scatter");
+	else if (isinf(g->growth_hi))
+		strbuf_addf(sb, "95%% CI from %+.0f%%, no upper bound", 100 * g->growth_lo);
+	else
+		strbuf_addf(sb, "95%% CI %+.0f%%..%+.0f%%", 100 * g->growth_lo, 100 * g->growth_hi);
+}
+
+/*
+ * The share's part of a growth along k that fell by more than a tenth: the
+ * growth it explains, and what the growth test of the ranks' own time
+ * (growth_test_unexplained) leaves.  Contention when that is beyond noise
+ * and reaches min_growth; else oversubscribed, and *unsure when the rest
+ * may still hide contention (it reaches min_growth, or the test cannot
+ * see growth below max_detectable).
+ */
+static enum vflag_kind share_part(struct validation *v, int ri, int k, const struct exp_series *s,
+				  struct vflag *f, int *unsure)
+{
+	struct growth_test u;
+	struct perr err;
+	*unsure = 1;
+	int t = growth_test_unexplained(v->e, s, &v->regions[ri].growth[k], k == v->rpn_param, v->point_share,
+					&v->opt.model, &u, &err);
+	enum vflag_kind kind = VFLAG_OVERSUBSCRIBED;
+	if (t > 0) {
+		f->unexplained = u.growth;
+		f->unexplained_p = u.p_value;
+		if (u.p_value < v->opt.alpha && u.growth >= v->opt.min_growth)
+			kind = VFLAG_CONTENTION;
+		*unsure = u.growth >= v->opt.min_growth || !(validation_flaggable_growth(v, &u) <= v->opt.max_detectable);
+	}
+	growth_test_release(&u);
+	return kind;
+}
+
 /* What the ranks' CPU share did along k, for a contention or oversubscribed flag. */
-static void share_text(struct strbuf *sb, const struct vflag *f, const char *param)
+static void share_text(struct strbuf *sb, const struct vflag *f, const char *param, int by_share, int unsure)
 {
 	if (isnan(f->share_first) || isnan(f->share_last)) {
 		strbuf_addstr(sb, "; the ranks' CPU share is not known");
 		return;
 	}
 	double fall = 1 - f->share_last / f->share_first;
-	if (f->kind == VFLAG_OVERSUBSCRIBED)
-		strbuf_addf(sb, "; the ranks' CPU share fell from %.2f to %.2f (%+.0f%%) along %s: they waited "
-			    "for a core, which alone explains %+.0f%%: oversubscribed, not contention; give each "
-			    "rank a core of its own, on a quiet or exclusive node", f->share_first, f->share_last,
-			    -100 * fall, param, 100 * (f->share_first / f->share_last - 1));
+	if (!growth_test_share_fell(f->share_first, f->share_last)) {
+		strbuf_addf(sb, "; the ranks' CPU share held (%.2f to %.2f along %s): contention for a shared "
+			    "resource", f->share_first, f->share_last, param);
+		return;
+	}
+	strbuf_addf(sb, "; the ranks' CPU share fell from %.2f to %.2f (%+.0f%%) along %s: they waited for a "
+		    "core, which explains %+.0f%%", f->share_first, f->share_last, -100 * fall, param,
+		    100 * f->share_explains);
+	if (by_share)
+		strbuf_addstr(sb, ": oversubscribed, not contention; give each rank a core of its own, on a quiet "
+			      "or exclusive node");
+	else if (f->kind == VFLAG_CONTENTION)
+		strbuf_addf(sb, "; %+.0f%% is left unexplained (p=%.2g): contention for a shared resource, "
+			    "beside the oversubscription", 100 * f->unexplained, f->unexplained_p);
+	else if (isnan(f->unexplained))
+		strbuf_addstr(sb, ": oversubscribed; whether contention adds to it cannot be told (too few "
+			      "shares known to test the rest); give each rank a core of its own, on a quiet or "
+			      "exclusive node");
 	else
-		strbuf_addf(sb, "; the ranks' CPU share %s (%.2f to %.2f along %s): contention for a shared "
-			    "resource", fall > CONTENTION_SHARE_FALL ? "fell, but explains less than half of it"
-			    : "held", f->share_first, f->share_last, param);
+		strbuf_addf(sb, ": oversubscribed, not contention; %+.0f%% is left (p=%.2g)%s; give each rank a "
+			    "core of its own, on a quiet or exclusive node", 100 * f->unexplained, f->unexplained_p,
+			    unsure ? ", not beyond noise: whether contention adds to it cannot be told"
+				   : ", within noise");
 }
 
 /*
  * A growth along k beyond noise: contention, or oversubscribed when the
- * ranks' CPU share fell as much; or (by_share) oversubscribed because the
- * share fell although the time's growth is not beyond its noise.
+ * ranks' CPU share fell and explains it (share_part); or (by_share)
+ * oversubscribed because the share fell although the time's growth is not
+ * beyond its noise.
  */
 static enum vflag_kind flag_contention(struct validation *v, int ri, int k, const struct exp_series *s,
 				       int by_share)
 {
-	int modelled = v->regions[ri].modelled;
+	int modelled = v->regions[ri].modelled, unsure = 0;
 	const struct experiment *e = v->e;
 	const struct growth_test *g = &v->regions[ri].growth[k];
 	double first, last;
 	growth_test_shares(e, s, g, v->point_share, &first, &last);
-	enum vflag_kind kind = by_share || growth_test_oversubscribed(g, first, last) ? VFLAG_OVERSUBSCRIBED
-										   : VFLAG_CONTENTION;
-	char *m = model_string(&g->model);
-	struct vflag *f = add_flag(v, ri, kind, k, g->growth, g->p_value, 1);
+	struct vflag *f = add_flag(v, ri, by_share ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION, k, g->growth,
+				   g->p_value, 1);
 	f->share_first = first;
 	f->share_last = last;
+	if (growth_test_share_fell(first, last))
+		f->share_explains = first / last - 1;
+	if (!by_share && growth_test_share_fell(first, last))
+		f->kind = share_part(v, ri, k, s, f, &unsure);
+	char *m = model_string(&g->model);
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "%+.0f%% from %s=%g to %g although its volume does not depend on %s; "
-		    "model in %s: %s; linear slope %+.0f%% (95%% CI %+.0f%%..%+.0f%%, p=%.2g)",
-		    100 * g->growth, e->params[k], g->xmin, g->xmax, e->params[k], e->params[k],
-		    m, 100 * g->growth_lin, 100 * g->growth_lo, 100 * g->growth_hi, g->slope_p);
+		    "model in %s: %s; linear slope %+.0f%% (", 100 * g->growth, e->params[k], g->xmin, g->xmax,
+		    e->params[k], e->params[k], m, 100 * g->growth_lin);
+	interval_text(&sb, g);
+	strbuf_addf(&sb, ", p=%.2g)", g->slope_p);
 	if (!isnan(g->anova_p))
 		strbuf_addf(&sb, ", ANOVA F=%.3g p=%.2g", g->anova_f, g->anova_p);
 	else
@@ -436,10 +494,10 @@ static enum vflag_kind flag_contention(struct validation *v, int ri, int k, cons
 		strbuf_addstr(&sb, "), but the CPU share shows it");
 	}
 	if (v->point_share)
-		share_text(&sb, f, e->params[k]);
+		share_text(&sb, f, e->params[k], by_share, unsure);
 	f->detail = strbuf_detach(&sb);
 	free(m);
-	return kind;
+	return f->kind;
 }
 
 double validation_flaggable_growth(const struct validation *v, const struct growth_test *g)

@@ -13,9 +13,11 @@
  *                     dependencies exclude (needs a dependency file)
  *   contention        the measurements grow with a parameter the dependencies
  *                     exclude, or with ranks per node, beyond noise; when the
- *                     ranks' CPU share falls along it as much as explains the
- *                     growth, the flag is "oversubscribed" instead (they
- *                     waited for a core).  A check whose smallest detectable
+ *                     ranks' CPU share falls along it and explains the growth
+ *                     (the ranks' own time, each value times its share, grows
+ *                     no further beyond noise), the flag is "oversubscribed"
+ *                     instead (they waited for a core); the growth it leaves
+ *                     is contention.  A check whose smallest detectable
  *                     growth is above max_detectable is not testable, never
  *                     passed
  *   disturbed         runs whose ranks got too little of their cores, or whose
@@ -83,6 +85,11 @@ struct vflag {
 	const char *cause;      /* false-dependency: "contention", "oversubscribed", "speedup" or "noise"; else NULL */
 	double share_first, share_last;  /* contention, oversubscribed: the ranks' CPU share at the
 					    parameter's smallest and largest value; NaN unknown */
+	/* contention, oversubscribed, where the share fell by more than
+	   CONTENTION_SHARE_FALL: the growth that fall explains (share_first /
+	   share_last - 1), and the growth the ranks' own time still shows
+	   (growth_test_unexplained) with its p-value; NaN otherwise */
+	double share_explains, unexplained, unexplained_p;
 	char *detail;           /* one line, for people */
 };
 

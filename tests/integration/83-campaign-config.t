@@ -50,10 +50,10 @@ is $? 0 "and again under --dir elsewhere, from another directory"
 verdict_only() {
 	perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
 		sub strip { my $x = shift;
-			if (ref $x eq "HASH") { delete $x->{$_} for grep { /cpu_share|resources|usage|disturbed/ } keys %$x; strip($_) for values %$x }
+			if (ref $x eq "HASH") { delete $x->{$_} for grep { /cpu_share|resources|usage|disturbed|share_explains|unexplained|judged|nivcsw/ } keys %$x; strip($_) for values %$x }
 			elsif (ref $x eq "ARRAY") { strip($_) for @$x } }
 		strip($j); my $t = JSON::PP->new->canonical->encode($j);
-		$t =~ s/; the ranks\x27 CPU share[^;"]*//g; print $t' < "$1"
+		$t =~ s/; the ranks\x27 CPU share[^"]*//g; print $t' < "$1"
 }
 [ "$(verdict_only "$T/vb.json")" = "$(verdict_only "$T/ve.json")" ]; ok $? "the same report (what the runs used aside)"
 is "$(json "$T/ve.json" 'join " ", map { "$_->{kind}:$_->{parameter}" } @{$j->{flags}}')" \

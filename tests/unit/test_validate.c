@@ -718,6 +718,100 @@ static void test_oversubscribed(void)
 	gsl_rng_free(rng);
 }
 
+/* A time of (1 + g over the range of r) / share(r): a growth of the ranks' own and the share's fall. */
+struct share_truth {
+	double g;
+	const double *rpn, *share;
+	int n;
+};
+
+static double share_of(const struct share_truth *t, double r)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->rpn[i] == r)
+			return t->share[i];
+	return NAN;
+}
+
+static double truth_share(const double *x, void *ctx)
+{
+	const struct share_truth *t = ctx;
+	double r0 = t->rpn[0], r1 = t->rpn[t->n - 1];
+	return 2e-4 * x[0] * x[0] * x[0] * (1 + t->g * (x[1] - r0) / (r1 - r0)) / share_of(t, x[1]);
+}
+
+/*
+ * Oversubscribed only where the share's fall explains the growth.  On the
+ * 16-core study's shape (1..16 ranks, 16 of them packed on 8 cores: the
+ * share halves from 8 to 16), a time that grows only by waiting for a core
+ * (+100%) is oversubscribed and nothing is left; the same waiting plus a
+ * growth of the ranks' own time (+72%, the DRAM contention measured there)
+ * is contention, and the detail states the +72% left unexplained.  On two
+ * levels (the 2-core stand-in): +100% while the share falls from 0.99 to
+ * 0.64 explains +55%, over half of it (the old rule called that
+ * oversubscribed): contention, +29% unexplained.
+ */
+static void test_share_explains(void)
+{
+	static const double sizes[] = { 40, 80, 120 };
+	static const double r16[] = { 1, 2, 4, 8, 16 }, s16[] = { 1, 1, 1, 1, 0.5 };
+	static const double r2[] = { 1, 2 }, s2[] = { 0.99, 0.64 };
+	static const struct {
+		double g;
+		const double *rpn, *share;
+		int n;
+		enum vflag_kind want;
+		double unexplained;
+		const char *what;
+	} cases[] = {
+		{ 0.0, r16, s16, 5, VFLAG_OVERSUBSCRIBED, 0.0, "16 ranks on 8 cores, waiting only" },
+		{ 0.72, r16, s16, 5, VFLAG_CONTENTION, 0.72, "16 ranks on 8 cores, and +72% of their own" },
+		{ 2 * 0.64 / 0.99 - 1, r2, s2, 2, VFLAG_CONTENTION, 2 * 0.64 / 0.99 - 1,
+		  "two levels, +100%, the share explains +55%" },
+	};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	for (int i = 0; i < 3; i++) {
+		gsl_rng_set(rng, 4100 + i);
+		struct experiment e;
+		experiment_init(&e);
+		experiment_param(&e, "size");
+		experiment_param(&e, VALIDATE_RPN_PARAM);
+		struct share_truth t = { cases[i].g, cases[i].rpn, cases[i].share, cases[i].n };
+		const double *vals[] = { sizes, cases[i].rpn };
+		int nvals[] = { 3, cases[i].n };
+		gen_grid(&e, "main->stream", 5, 0.02, truth_share, &t, vals, nvals, rng);
+		double share[16];
+		for (int p = 0; p < e.npoints; p++)
+			share[p] = share_of(&t, experiment_coord(&e, p, 1));
+		struct validate_input in = { .e = &e, .point_share = share };
+		struct validation v;
+		struct perr err = { "" };
+		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
+		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
+		const struct vflag *f = find_flag(&v, cases[i].want, 1);
+		ok(f && !find_flag(&v, other, 1), "%s: %s", cases[i].what, vflag_kind_name(cases[i].want));
+		if (!f)
+			dump_flags(&v);
+		if (f && cases[i].want == VFLAG_CONTENTION) {
+			is_rel(f->unexplained, cases[i].unexplained, 0.25, "%s: the part left unexplained (%+.0f%%)",
+			       cases[i].what, 100 * f->unexplained);
+			ok(f->unexplained_p < 0.01, "%s: beyond noise (p=%.2g)", cases[i].what, f->unexplained_p);
+			contains(f->detail, "is left unexplained", "%s: the detail states the part left", cases[i].what);
+			contains(f->detail, "contention for a shared resource", "%s: and calls it contention", cases[i].what);
+		}
+		if (f && cases[i].want == VFLAG_OVERSUBSCRIBED) {
+			ok(fabs(f->unexplained) < 0.05, "%s: nothing left (%+.1f%%)", cases[i].what, 100 * f->unexplained);
+			contains(f->detail, "oversubscribed, not contention", "%s: the detail says so", cases[i].what);
+		}
+		if (f)
+			is_rel(f->share_explains, cases[i].share[0] / cases[i].share[cases[i].n - 1] - 1, 1e-12, "%s: what the share explains (%+.0f%%)",
+			       cases[i].what, 100 * f->share_explains);
+		validation_release(&v);
+		experiment_release(&e);
+	}
+	gsl_rng_free(rng);
+}
+
 /*
  * Oversubscription the CPU share shows by itself: +100% with ranks per node
  * at 60% noise and two repetitions is not beyond the time's noise (the
@@ -909,6 +1003,7 @@ static void test_disturbed(void)
 int main(void)
 {
 	test_oversubscribed();
+	test_share_explains();
 	test_oversubscribed_by_share();
 	test_max_detectable();
 	test_disturbed();
