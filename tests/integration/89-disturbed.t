@@ -39,9 +39,11 @@ cat > "$T/compete.sh" <<'SH'
 # its own: another program, whose CPU time is not the rank's
 loop=
 if [ $((PERFSWEEP_REPETITION % 2)) -eq 0 ]; then
-	setsid timeout 120 sh -c 'while :; do :; done' &
+	setsid timeout 120 sh -c ': > "$1"; while :; do :; done' loop "$PERFSWEEP_RUN_DIR/loop.ready" &
 	loop=$!
 	echo $loop > "$PERFSWEEP_RUN_DIR/competitor.pid"
+	# the program starts once the loop runs: a loaded machine may start it late
+	while [ ! -e "$PERFSWEEP_RUN_DIR/loop.ready" ]; do sleep 0.01; done
 fi
 "$@"
 rc=$?
