@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # Analysis settings change without measuring again (docs/validation.md,
 # "Other analysis settings").  A campaign of the demo's stream kernel, one
 # rank bound to a core, whose even repetitions run beside a busy loop on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # run --until publishable stops paying for a busy machine (docs/refine.md,
 # "A shared machine").  The test makes the machine busy itself: a busy loop
 # bound to every core for the whole campaign, so every run shares its core

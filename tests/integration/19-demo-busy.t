@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # make demo on a busy machine (scripts/demo.sh): the machine's business is a
 # finding, not a make error.  The test makes the machine busy itself, a busy
 # loop bound to every core, and runs the demo script on a small campaign of

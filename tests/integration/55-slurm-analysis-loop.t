@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # Issue 41's loop and analysis edits on the SLURM backend (the private
 # cluster's partition "real": this machine's topology), as on the local one
 # (17-analysis-edit.t, 18-until-shared.t):

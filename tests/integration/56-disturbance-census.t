@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # Disturbance is time taken by other programs, not time spent waiting
 # (docs/validation.md, "disturbed"), on real programs.  The truths are made
 # here and load cannot flip them: a busy loop this test starts, in a

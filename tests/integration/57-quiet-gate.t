@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # The local backend's quiet gate (run --wait-quiet, backend.wait_quiet):
 # before a run starts it waits until other programs leave its cores alone,
 # at most for its bound.  The truth is a busy loop this test binds to the

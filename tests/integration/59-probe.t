@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # perfsweep probe CONFIG: the campaign's cheapest point a few times now, and
 # "go" or "the machine is busy".  The truths are made here: a busy loop this
 # test binds to the probe's core (the first: one run at a time takes the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # Adaptive repetitions, repetitions = { min; max; target; }, on real runs of
 # a program whose noise the test controls (tests/lib/noisy-app.sh): clean
 # points stop at min, a point with one outlier stops once its median is

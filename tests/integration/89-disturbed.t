@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# check: alone (its busy loops would disturb the tests beside it: scripts/check-tests.sh)
 # Runs that know when they were disturbed, on real programs.
 #
 # 1. The demo's stream kernel (a fixed amount of work in the L2 cache), one
