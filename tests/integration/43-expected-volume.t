@@ -79,13 +79,13 @@ app = { command = [ "/usr/bin/perl", "-e",
 parameters = ( { name = "n"; values = [ 1, 2, 3, 4, 5 ]; } );
 repetitions = 3;
 collect = { wall = false; regex = ( { region = "k"; metric = "score"; pattern = "score: ([0-9.]+)"; } ); };
-analysis = { higher_is_better = [ "score" ]; };
+analysis = { higher_is_better = [ "score" ]; min_cpu_share = 0.0; };   # every repetition judged, however busy the machine
 CFG
 "$PS" run "$T/score.cfg" --dir "$T/score.campaign" --jobs 1 > /dev/null 2>&1; ok $? "the score campaign runs"
 "$PS" validate "$T/score.campaign" --json > "$T/score.json"
 is "$(json "$T/score.json" '$j->{regions}[0]{outlier_side} . " " . scalar @{$j->{regions}[0]{outliers}}')" "low 0" \
 	"analysis.higher_is_better: outliers of 'score' lie below the median, the high true value is kept"
-grep -v higher_is_better "$T/score.cfg" | sed 's/name = "score";/name = "score2";/' > "$T/score2.cfg"
+sed -e 's/higher_is_better = \[ "score" \]; //' -e 's/name = "score";/name = "score2";/' "$T/score.cfg" > "$T/score2.cfg"
 "$PS" run "$T/score2.cfg" --dir "$T/score2.campaign" --jobs 1 > /dev/null 2>&1
 "$PS" validate "$T/score2.campaign" --json > "$T/score2.json"
 is "$(json "$T/score2.json" '$j->{regions}[0]{outlier_side} . " " . scalar @{$j->{regions}[0]{outliers}}')" "both 1" \
