@@ -140,6 +140,10 @@ int main(void)
 		strbuf_add(&sb, chunk, n);
 	int rc = p ? pclose(p) : -1;
 	is_int(rc, 0, "perfsweep top --once exits 0");
+	/* 127: no program there (run from elsewhere without PERFSWEEP_ROOT or
+	   PERFSWEEP_BIN, or a make relinking it): say which was run */
+	if (rc != 0)
+		diag("ran: %s", cmd);
 	ok(!strcmp(sb.buf, expected), "perfsweep top --once prints the same screen");
 	if (strcmp(sb.buf, expected))
 		first_diff(sb.buf, expected);
