@@ -11,7 +11,8 @@
 trap '[ -n "$loop" ] && kill "$loop" 2> /dev/null; rm -rf "$T"' EXIT
 cpu=$(hwloc-calc --physical-output --intersect PU core:0 2> /dev/null | cut -d, -f1)
 [ -n "$cpu" ] || cpu=0
-printf '#!/bin/bash\nwhile [ $SECONDS -lt 120 ]; do :; done\n' > "$T/busyloop"
+# (it creates the file named by its argument once it runs)
+printf '#!/bin/bash\n: > "$1"\nwhile [ $SECONDS -lt 120 ]; do :; done\n' > "$T/busyloop"
 chmod +x "$T/busyloop"
 mkdir "$T/tmp"
 export TMPDIR=$T/tmp
@@ -30,8 +31,10 @@ CFG
 
 # 1. busy: a busy loop on the probe's core
 cfg work "\"$DEMO\", \"-n\", \"{n}\", \"-i\", \"1\", \"-k\", \"stream\""
-setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" 2> /dev/null &
+setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" "$T/ready" 2> /dev/null &
 loop=$!
+# the probe starts once the loop runs: a loaded machine may start it late
+while [ ! -e "$T/ready" ]; do sleep 0.01; done
 "$PS" probe "$T/work.cfg" --runs 3 --json > "$T/busy.json" 2> "$T/busy.err"
 is $? 3 "busy: exit 3"
 is "$(json "$T/busy.json" '$j->{verdict}')" busy "busy: the verdict"
