@@ -6,6 +6,7 @@
 #include "campaign/config.h"
 #include "campaign/config_get.h"
 #include "campaign/slurm_extra.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "models/points.h"
@@ -680,15 +681,12 @@ static int check_control(const struct campaign_config *c, const config_setting_t
 /* The config's text: a readable regular file without NUL bytes. */
 static int read_config_text(struct campaign_config *c, const char *path, struct perr *err)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return perr_set(err, "cannot read config '%s': it is a directory", path);
 	struct strbuf sb;
+	const char *why;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path)) {
-		int e = errno;
+	if (fs_read_file(&sb, path, 0, &why)) {
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read config '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read config '%s': %s", path, why);
 	}
 	const char *nul = memchr(sb.buf, '\0', sb.len);
 	if (nul) {

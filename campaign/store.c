@@ -289,8 +289,15 @@ static int open_db_file(struct store **out, const char *dir, const char *file, i
 	int oflags = st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (create)
 		oflags |= SQLITE_OPEN_CREATE;
-	if (!create && access(path, F_OK)) {
-		perr_set(err, "'%s' is not a campaign directory (no campaign.db)", dir);
+	const char *why = NULL;
+	int fd = create ? -1 : fs_open_regular(path, 0, &why);   /* SQLite would block on a FIFO */
+	if (fd >= 0)
+		close(fd);
+	if (!create && fd < 0) {
+		if (errno == ENOENT)
+			perr_set(err, "'%s' is not a campaign directory (no campaign.db)", dir);
+		else
+			perr_set(err, "%s/campaign.db: cannot open: %s", st->dir, why);
 		free(path);
 		free(st->dir);
 		free(st);
@@ -385,12 +392,13 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 {
 	char *path = xasprintf("%s/campaign.db", st->dir);
 	char magic[16] = "";
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(magic, 1, sizeof(magic), f) : 0;
-	if (f)
-		fclose(f);
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);
+	ssize_t n = fd >= 0 ? read(fd, magic, sizeof(magic)) : 0;
+	if (fd >= 0)
+		close(fd);
 	free(path);
-	int sqlite = n == sizeof(magic) && !memcmp(magic, "SQLite format 3", 16);
+	int sqlite = n == (ssize_t)sizeof(magic) && !memcmp(magic, "SQLite format 3", 16);
 	if ((rc & 0xff) == SQLITE_NOTADB && !sqlite)
 		return perr_set(err, "%s/campaign.db: not a perfsweep campaign store (not an SQLite database)",
 				st->dir);
@@ -814,7 +822,11 @@ int store_uncommitted(const char *dir)
 	char *path = xasprintf("%s/campaign.db", dir);
 	sqlite3 *db = NULL;
 	int empty = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);   /* a FIFO is no store, and never waited for */
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		sqlite3_stmt *s = NULL;
 		if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &s, NULL) == SQLITE_OK &&
 		    sqlite3_step(s) == SQLITE_ROW)

@@ -2,6 +2,7 @@
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/local/mpi_world.h"
 #include <dirent.h>
@@ -174,7 +175,12 @@ static int write_end(const char *run_dir, const struct sv_end *e)
 static json_t *read_note(const char *run_dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", run_dir, name);
-	json_t *o = json_load_file(path, 0, NULL);
+	struct strbuf sb;
+	const char *why;
+	strbuf_init(&sb);
+	/* the run's program may have put anything there */
+	json_t *o = fs_read_file(&sb, path, 0, &why) ? NULL : json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
 	free(path);
 	if (o && (!json_is_object(o) || !json_is_integer(json_object_get(o, "attempt")))) {
 		json_decref(o);
