@@ -145,6 +145,7 @@ static int write_start(const char *run_dir, const struct sv_start *s)
 	char id[64];
 	snprintf(id, sizeof(id), "%d:%llu", (int)s->pid, s->starttime);
 	json_object_set_new(o, "attempt", json_integer(s->attempt));
+	json_object_set_new(o, "store", json_string(s->store));
 	json_object_set_new(o, "supervisor", json_string(id));
 	json_object_set_new(o, "started", json_real(s->started));
 	json_object_set_new(o, "cores", json_string(s->cores));
@@ -155,6 +156,8 @@ static int write_end(const char *run_dir, const struct sv_end *e)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "attempt", json_integer(e->attempt));
+	json_object_set_new(o, "store", json_string(e->store));
+	json_object_set_new(o, "supervisor", json_string(e->supervisor));
 	json_object_set_new(o, "exit", json_integer(e->exit_status));
 	json_object_set_new(o, "signal", json_integer(e->signal));
 	json_object_set_new(o, "timed_out", json_boolean(e->timed_out));
@@ -208,6 +211,7 @@ int supervisor_read_start(const char *run_dir, struct sv_start *s)
 	if (!o)
 		return -1;
 	s->attempt = (int)num(o, "attempt");
+	str(o, "store", s->store, sizeof(s->store));
 	s->started = num(o, "started");
 	str(o, "cores", s->cores, sizeof(s->cores));
 	int r = supervisor_parse_id(json_string_value(json_object_get(o, "supervisor")), &s->pid,
@@ -223,6 +227,8 @@ int supervisor_read_end(const char *run_dir, struct sv_end *e)
 	if (!o)
 		return -1;
 	e->attempt = (int)num(o, "attempt");
+	str(o, "store", e->store, sizeof(e->store));
+	str(o, "supervisor", e->supervisor, sizeof(e->supervisor));
 	e->exit_status = (int)num(o, "exit");
 	e->signal = (int)num(o, "signal");
 	e->timed_out = json_is_true(json_object_get(o, "timed_out"));
@@ -432,8 +438,27 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	}
 }
 
+/*
+ * Note how the run ended, when run_dir is still s's: its start note is s's
+ * or gone (a program that removed its run directory: it is made again).
+ * A directory given meanwhile to another attempt or store (a run started
+ * afresh there) gets nothing.  0 or SV_EXIT_*.
+ */
+static int note_end(const char *run_dir, const struct sv_start *s, const struct sv_end *e)
+{
+	struct sv_start now;
+	if (supervisor_read_start(run_dir, &now) == 0 &&
+	    (now.pid != s->pid || now.starttime != s->starttime || strcmp(now.store, s->store)))
+		return SV_EXIT_TAKEN;
+	if (write_end(run_dir, e) == 0)
+		return 0;
+	if (errno == ENOENT && fs_mkdir_p(run_dir) == 0 && write_end(run_dir, e) == 0)
+		return 0;
+	return SV_EXIT_NO_NOTE;
+}
+
 /* After the go: start the ranks, tell the orchestrator, wait, note the end. */
-static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
+static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, struct sv_end *e)
 {
 	const struct run_spec *rs = a->rs;
 	/* a world is one process, mpirun, that starts the ranks */
@@ -490,7 +515,7 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 	kill_session(getpid(), 1);
 	if (rs->mpi && !e->timed_out)
 		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
-	return write_end(rs->run_dir, e) ? 1 : 0;
+	return note_end(rs->run_dir, s, e);
 }
 
 /* The supervisor, in the forked child; its return value is its exit status. */
@@ -504,6 +529,7 @@ static int supervise(void *data)
 	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
 	if (proc_info(s.pid, &self) == 0)
 		s.starttime = self.starttime;
+	snprintf(s.store, sizeof(s.store), "%s", rs->store_id ? rs->store_id : "");
 	snprintf(s.cores, sizeof(s.cores), "%s", a->cores ? a->cores : "");
 	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
 	if (write_start(rs->run_dir, &s))
@@ -522,7 +548,9 @@ static int supervise(void *data)
 	}
 	close(a->down);
 	struct sv_end e = { .attempt = s.attempt };
-	return supervise_ranks(a, &e);
+	snprintf(e.store, sizeof(e.store), "%s", s.store);
+	snprintf(e.supervisor, sizeof(e.supervisor), "%d:%llu", (int)s.pid, s.starttime);
+	return supervise_ranks(a, &s, &e);
 }
 
 int supervisor_start(struct child_process *sv, const struct run_spec *rs,
@@ -570,8 +598,10 @@ int supervisor_start(struct child_process *sv, const struct run_spec *rs,
 	while (w < 0 && errno == EINTR);
 	close(down[1]);
 	down[1] = -1;
+	/* dead after the go, its ranks may have run: an attempt like any
+	   other, which the backend finds ended without its end note */
 	if (read_full(up[0], &m, sizeof(m)) || m.stage != SV_STARTED)
-		goto reap;
+		m = (struct sv_msg){ .stage = SV_STARTED };
 	if (m.err && !m.transient) {
 		char why[512];
 		exec_error(rs, m.err, m.where, why, sizeof(why));
