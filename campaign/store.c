@@ -386,6 +386,25 @@ static int reopen_immutable(struct store *st)
 	return 0;
 }
 
+/* What PRAGMA quick_check finds first, on one line ("ok" when nothing;
+   caller frees), or NULL when it could not run. */
+static char *quick_check(struct store *st)
+{
+	static const char head[] = "*** in database main ***\n";
+	sqlite3_stmt *s = NULL;
+	char *check = NULL;
+	if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		check = xstrdup(strncmp(t, head, sizeof(head) - 1) ? t : t + sizeof(head) - 1);
+		for (char *p = check; *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+	}
+	sdb_finish(st, s);
+	return check;
+}
+
 /* A file SQLite could not read as a database, or read with errors: corrupt
    when it has SQLite's header (or quick_check says so), else no store. */
 static int bad_store(struct store *st, int rc, struct perr *err)
@@ -404,11 +423,7 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 				st->dir);
 	char *check = NULL;
 	if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB) {
-		sqlite3_stmt *s = NULL;
-		if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) == SQLITE_OK &&
-		    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-			check = xstrdup((const char *)sqlite3_column_text(s, 0));
-		sdb_finish(st, s);
+		check = quick_check(st);
 		if (check && !strcmp(check, "ok")) {
 			free(check);
 			return -1;      /* not corrupt: the caller's own message */
@@ -418,6 +433,26 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 		 st->dir, check ? check : sqlite3_errstr(rc));
 	free(check);
 	return -2;
+}
+
+/* A reader's check of the whole file (STORE_READONLY): 0 when SQLite's
+   quick_check says ok, else -1 with err saying the store is corrupt. */
+static int check_whole(struct store *st, struct perr *err)
+{
+	char *check = quick_check(st);
+	if (check && !strcmp(check, "ok")) {
+		free(check);
+		return 0;
+	}
+	int rc = sqlite3_extended_errcode(st->db);
+	if (!check && (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
+		perr_set(err, "%s/campaign.db: cannot read: %s", st->dir, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	perr_set(err, "%s/campaign.db: the store is corrupt (%s); restore it from a copy", st->dir,
+		 check ? check : sqlite3_errstr(rc));
+	free(check);
+	return -1;
 }
 
 /* The first read of a store: its schema version, telling apart read-only
@@ -546,7 +581,9 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
 	/* migration: tables added since schema version 1 */
-	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
+	if (check_schema(st, err) ||
+	    ((flags & STORE_READONLY) && !(flags & STORE_NOCHECK) && check_whole(st, err)) ||
+	    set_wal(st, err) || sdb_load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE, err)) ||
 	    migrate_grown(st, err) || load_store_id(st, err)) {
 		int code = sqlite3_errcode(st->db);
