@@ -324,7 +324,8 @@ static int parse_cost(struct pb *b)
 	struct expr *e = expr_parse(text, b->c->nparams, names, &e2);
 	free(names);
 	if (!e)
-		return config_error(b->c, s, b->err, "bad cost model \"%s\": %s", text, e2.msg);
+		return config_error(b->c, s, b->err, "bad cost model \"%.60s%s\": %s", text,
+				    strlen(text) > 60 ? "..." : "", e2.msg);   /* the error ends the line */
 	expr_free(e);
 	b->spec.cost_model = text;
 	return 0;
