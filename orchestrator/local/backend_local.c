@@ -10,6 +10,7 @@
  * mid-way, after killing what is left of it.
  */
 #include "orchestrator/backend.h"
+#include "orchestrator/local/mpi_world.h"
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
 #include "common/run_command.h"
@@ -297,6 +298,7 @@ static int check_run(struct local_run *r, struct run_result *res)
 		return 1;
 	}
 	supervisor_kill_run(r->pid, r->starttime, 0);
+	mpi_world_sweep(supervisor_alive);   /* a killed supervisor's world left its segments */
 	ended_without_note(r, sv_id, res);
 	return 1;
 }
@@ -497,6 +499,8 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 		l->have_topo = 1;
 		core_alloc_init(&l->cores, &l->topo);
 	}
+	/* what worlds of supervisors killed meanwhile left in /dev/shm */
+	mpi_world_sweep(supervisor_alive);
 	b->ops = &local_ops;
 	b->priv = l;
 	*out = b;

@@ -464,10 +464,11 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	/* a world is one process, mpirun, that starts the ranks */
 	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1;
 	struct child_process *cps = xcalloc((size_t)n, sizeof(*cps));
-	char **argv = rank_argv(a), **world_env = NULL;
+	char **argv = rank_argv(a), **world_env = NULL, *world_dir = NULL;
 	if (rs->mpi) {
 		world_env = rank_env(rs, -1);
-		argv = mpi_world_argv(rs, world_env, argv);
+		world_dir = mpi_world_dir(s->pid, s->starttime);
+		argv = mpi_world_argv(rs, world_env, argv, world_dir);
 		mpi_world_clear(rs->run_dir);
 	}
 	struct sv_msg m = { .stage = SV_STARTED };
@@ -492,6 +493,8 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	env_free(world_env);
 	if (m.err) {   /* none runs without the others */
 		kill_session(getpid(), 1);
+		if (world_dir)
+			mpi_world_remove(world_dir);
 		for (int k = 0; k < i; k++)
 			finish_command(&cps[k]);
 		if (m.transient) {   /* as if never started: the orchestrator tries again */
@@ -511,8 +514,11 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	close(a->up);
 	wait_ranks(rs, cps, n, t0, e);
 	e->ended = e->started + e->wall;
-	/* what the ranks left behind in the session goes with them */
+	/* what the ranks left behind in the session goes with them, and
+	   what a world killed by SIGKILL left in its directory */
 	kill_session(getpid(), 1);
+	if (world_dir)
+		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)
 		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
 	return note_end(rs->run_dir, s, e);
