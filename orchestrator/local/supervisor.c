@@ -20,8 +20,9 @@
 
 /* What /proc/PID/stat says of a process. */
 struct proc_info {
+	pid_t pid;
 	char state;
-	pid_t session;
+	pid_t ppid, session;
 	unsigned long long starttime;   /* clock ticks after boot */
 };
 
@@ -39,11 +40,13 @@ static int proc_info(pid_t pid, struct proc_info *pi)
 	buf[n] = '\0';
 	/* the command name may hold spaces: fields restart after the last ')' */
 	char *p = strrchr(buf, ')');
-	int session;
-	/* after ')': state(3) ppid pgrp session(6) ... starttime(22) */
-	if (!p || sscanf(p + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &pi->state, &session, &pi->starttime) != 3)
+	int ppid, session;
+	/* after ')': state(3) ppid(4) pgrp session(6) ... starttime(22) */
+	if (!p || sscanf(p + 2, "%c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &pi->state, &ppid, &session, &pi->starttime) != 4)
 		return -1;
+	pi->pid = pid;
+	pi->ppid = ppid;
 	pi->session = session;
 	return 0;
 }
@@ -63,47 +66,83 @@ int supervisor_parse_id(const char *id, pid_t *pid, unsigned long long *starttim
 	return 0;
 }
 
-static int seen(const pid_t *pids, int n, pid_t pid)
+static int by_pid(const void *a, const void *b)
 {
-	for (int i = 0; i < n; i++)
-		if (pids[i] == pid)
+	pid_t x = ((const struct proc_info *)a)->pid, y = ((const struct proc_info *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Every process /proc lists, sorted by pid (*n of them; caller frees). */
+static struct proc_info *all_procs(int *n)
+{
+	struct proc_info *v = NULL;
+	size_t alloc = 0;
+	*n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		struct proc_info pi;
+		if (*end || pid <= 1 || proc_info((pid_t)pid, &pi))
+			continue;
+		XGROW(v, (size_t)*n + 1, alloc);
+		v[(*n)++] = pi;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, (size_t)*n, sizeof(*v), by_pid);
+	return v;
+}
+
+/* Whether p descends from root (0: none), by the parents /proc gave. */
+static int descends(const struct proc_info *v, int n, const struct proc_info *p, pid_t root)
+{
+	for (int hops = 0; root > 1 && p && hops < 4096; hops++) {
+		if (p->ppid == root)
 			return 1;
+		struct proc_info key = { .pid = p->ppid };
+		p = p->ppid > 1 ? bsearch(&key, v, (size_t)n, sizeof(*v), by_pid) : NULL;
+	}
 	return 0;
 }
 
-/* SIGKILL every live process of session sid (but sid itself when spare),
-   a few passes for what forks meanwhile.  How many were signalled. */
-static int kill_session(pid_t sid, int spare)
+/*
+ * SIGKILL every live process of session sid and every descendant of root
+ * (0: none), but sid itself when spare; a few passes for what forks
+ * meanwhile.  A supervisor is its run's child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so what a rank started in a session of its own
+ * (setsid) and left behind stays its descendant and dies too.  How many
+ * were signalled.
+ */
+static int kill_procs(pid_t sid, pid_t root, int spare)
 {
-	pid_t *killed = NULL;
 	int total = 0;
-	size_t alloc = 0;
-	for (int pass = 0; pass < 3; pass++) {
-		DIR *d = opendir("/proc");
-		if (!d)
-			break;
-		int n = 0;
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			struct proc_info pi;
-			if (*end || pid <= 1 || (spare && pid == sid) || seen(killed, total, (pid_t)pid) ||
-			    proc_info((pid_t)pid, &pi) || pi.session != sid || pi.state == 'Z' ||
-			    kill((pid_t)pid, SIGKILL))
+	for (int pass = 0; pass < 4; pass++) {
+		int n, killed = 0;
+		struct proc_info *v = all_procs(&n);
+		for (int i = 0; i < n; i++) {
+			const struct proc_info *p = &v[i];
+			if (p->state == 'Z' || (spare && p->pid == sid) || p->pid == getpid() ||
+			    (p->session != sid && !descends(v, n, p, root)))
 				continue;
-			XGROW(killed, (size_t)total + 1, alloc);
-			killed[total++] = (pid_t)pid;
-			n++;
+			killed += kill(p->pid, SIGKILL) == 0;
 		}
-		closedir(d);
-		if (!n)
+		free(v);
+		total += killed;
+		if (!killed)
 			break;
 		struct timespec ts = { 0, 2 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	free(killed);
 	return total;
+}
+
+/* In the supervisor, everything of its run: its session and its descendants. */
+static void kill_ranks_left(void)
+{
+	kill_procs(getpid(), getpid(), 1);
 }
 
 int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
@@ -111,14 +150,17 @@ int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
 	struct proc_info pi;
 	if (pid <= 1)
 		return 0;
+	int alive = 0;
 	if (proc_info(pid, &pi) == 0) {
 		if (pi.starttime != starttime)
 			return 0;   /* the pid is another process's now */
 		if (pi.state != 'Z' && pi.session != pid)
 			return killpg(pid, SIGKILL) == 0;   /* a run from before supervisors */
+		alive = pi.state != 'Z';
 	}
-	/* a session outlives its leader: the number is not reused while it has members */
-	return kill_session(pid, spare);
+	/* a session outlives its leader: the number is not reused while it has
+	   members; a live supervisor's descendants are its run's too */
+	return kill_procs(pid, alive ? pid : 0, spare);
 }
 
 int supervisor_attempt(const struct run_spec *rs)
@@ -412,7 +454,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 				left = WORLD_TERM_GRACE;
 			} else if (left <= 0) {
 				e->timed_out = killed = 1;
-				kill_session(getpid(), 1);
+				kill_ranks_left();
 				left = -1;
 			}
 		}
@@ -492,7 +534,7 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	}
 	env_free(world_env);
 	if (m.err) {   /* none runs without the others */
-		kill_session(getpid(), 1);
+		kill_ranks_left();
 		if (world_dir)
 			mpi_world_remove(world_dir);
 		for (int k = 0; k < i; k++)
@@ -516,7 +558,9 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	e->ended = e->started + e->wall;
 	/* what the ranks left behind in the session goes with them, and
 	   what a world killed by SIGKILL left in its directory */
-	kill_session(getpid(), 1);
+	kill_ranks_left();
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;   /* orphans of the ranks, ours as their subreaper */
 	if (world_dir)
 		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)
@@ -531,6 +575,9 @@ static int supervise(void *data)
 	const struct run_spec *rs = a->rs;
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "perfsweep-sv", 0, 0, 0);
+	/* what the ranks start in sessions of their own and leave behind
+	   becomes our child, not init's: kill_procs finds it as a descendant */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	struct proc_info self;
 	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
 	if (proc_info(s.pid, &self) == 0)
