@@ -9,12 +9,12 @@
 
 static const char *const stop_names[] = {
 	"publishable", "budget spent", "no progress", "findings no run can fix", "rounds done",
-	"interrupted",
+	"interrupted", "nothing measured",
 };
 
 const char *refine_loop_stop_name(enum refine_loop_stop s)
 {
-	return (int)s >= 0 && s <= LOOP_INTERRUPTED ? stop_names[s] : "?";
+	return (int)s >= 0 && s <= LOOP_UNMEASURED ? stop_names[s] : "?";
 }
 
 /* "2 contention, 1 false-dependency": the blocking flags of a verdict. */
@@ -39,6 +39,11 @@ static int stop_after(struct refine_loop *L, const struct refine_campaign *rc,
 	const struct refine_loop_round *r = &L->rounds[round - 1];
 	if (rc->publishable)
 		return LOOP_PUBLISHABLE;
+	if (!rc->cv.validated) {   /* no verdict at all: never "publishable" */
+		snprintf(L->why, sizeof(L->why), "no run is done, so there is nothing to validate; "
+			 "perfsweep status names why the runs failed");
+		return LOOP_UNMEASURED;
+	}
 	if (s->budget_stopped) {
 		snprintf(L->why, sizeof(L->why), "the run engine stopped at the budget");
 		return LOOP_BUDGET;
@@ -73,6 +78,7 @@ static void note_round(struct refine_loop *L, int round, const struct refine_cam
 	struct refine_loop_round *r = &L->rounds[L->nrounds++];
 	memset(r, 0, sizeof(*r));
 	r->round = round;
+	r->validated = rc->cv.validated;
 	r->blocking = rc->cv.validated ? rc->cv.v.nblocking : 0;
 	r->nfindings = rc->nfindings;
 	struct store_counts c;

@@ -20,6 +20,7 @@ enum refine_loop_stop {
 	LOOP_UNFIXABLE,         /* blocking findings, but none that a run can fix */
 	LOOP_ROUNDS,            /* the --rounds limit */
 	LOOP_INTERRUPTED,       /* a signal stopped the run engine */
+	LOOP_UNMEASURED,        /* no run is done: there is nothing to validate (every run failed) */
 };
 
 /* "publishable", "budget spent", ... */
@@ -28,6 +29,7 @@ const char *refine_loop_stop_name(enum refine_loop_stop s);
 /* One round: the verdict it ran into, and what refine added for the next. */
 struct refine_loop_round {
 	int round;
+	int validated;          /* there was something to validate: a verdict */
 	int blocking;           /* blocking flags of this round's verdict */
 	int nfindings;          /* actionable findings */
 	long long runs_added;   /* by refine for the next round (0 in the last) */

@@ -75,8 +75,9 @@ static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t
 {
 	int units = l->topo.nunits, ranks = rs->ranks > 0 ? rs->ranks : 1;
 	if (!rs->policy && rs->mpi && ranks > units)   /* plan refuses it first */
-		return perr_set(err, "a world of %d ranks needs %d cores, but this machine has %d usable "
-				"cores", ranks, ranks, units);
+		return perr_set(err, "a world of %d rank%s needs %d core%s, but this machine has %d usable "
+				"core%s", ranks, ranks == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s", units,
+				units == 1 ? "" : "s");
 	if (!rs->policy)        /* unbound: a core per rank, at most all of them */
 		return core_alloc_take(&l->cores, ranks < units ? ranks : units, 0, set);
 	if (!strcmp(rs->policy, "explicit")) {

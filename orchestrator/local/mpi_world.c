@@ -177,14 +177,15 @@ static int records_mismatch(const struct run_spec *rs, const struct bind_info *b
 	int bad = 0;
 	for (int i = 0; i < n && !bad; i++) {
 		if (bi[i].rank >= p)
-			bad = snprintf(why, size, "rank %d's record is outside a world of %d ranks", bi[i].rank, p);
+			bad = snprintf(why, size, "rank %d's record is outside a world of %d rank%s", bi[i].rank, p,
+				       p == 1 ? "" : "s");
 		else if (seen[bi[i].rank]++)
 			bad = snprintf(why, size, "rank %d has two records", bi[i].rank);
 	}
 	for (int r = 0; r < p && !bad; r++)
 		if (!seen[r])
-			bad = snprintf(why, size, "the world of %d ranks left %d rank record%s (rank-N.json); "
-				       "rank %d has none", p, n, n == 1 ? "" : "s", r);
+			bad = snprintf(why, size, "the world of %d rank%s left %d rank record%s (rank-N.json); "
+				       "rank %d has none", p, p == 1 ? "" : "s", n, n == 1 ? "" : "s", r);
 	free(seen);
 	if (!bad && rs->policy && strcmp(rs->policy, "explicit") && shared_core(bi, n, &a, &b))
 		bad = snprintf(why, size, "ranks %d and %d of the %s world share a core; each rank "
@@ -206,8 +207,8 @@ int mpi_world_check(const struct run_spec *rs, int exit_status, char *why, size_
 			       f->error ? ": " : "", f->error ? f->error : "") > 0;
 	} else if (exit_status) {
 		how(exit_status, h, sizeof(h));
-		bad = snprintf(why, size, "%s (a world of %d ranks): %s; see stderr", MPI_WORLD_LAUNCHER,
-			       rs->ranks, h) > 0;
+		bad = snprintf(why, size, "%s (a world of %d rank%s): %s; see stderr", MPI_WORLD_LAUNCHER,
+			       rs->ranks, rs->ranks == 1 ? "" : "s", h) > 0;
 	} else if (rs->policy) {
 		bad = records_mismatch(rs, bi, n, why, size);
 	}
