@@ -4,6 +4,7 @@
 #include "collectors/extrap_text.h"
 #include "collectors/region_match.h"
 #include "collectors/scorep_dir.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "campaign/campaign_config.h"
@@ -373,7 +374,11 @@ static int detect_json(const char *path, const struct stat *st)
 		return 1;
 	if (has_suffix(path, ".txt") || has_suffix(path, ".jsonl"))
 		return 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);   /* never blocks on a FIFO */
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
 	int c = EOF;
 	while (f && (c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
 		;

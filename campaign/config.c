@@ -7,8 +7,10 @@
 #include "campaign/config_get.h"
 #include "campaign/slurm_extra.h"
 #include "campaign/template.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "collectors/wall.h"
 #include "designs/expr.h"
 #include "models/points.h"
 #include <ctype.h>
@@ -745,6 +747,34 @@ static int parse_sanity(struct campaign_config *c, const config_setting_t *s, st
 	return 0;
 }
 
+/*
+ * One series per region and metric: two collectors of the same region and
+ * metric would be averaged into one (a: n and b: 100 modelled as 50 +
+ * 0.5 n), so a regex pattern may not share both with another pattern, nor
+ * with the wall collector (collect.wall) its WALL_REGION/WALL_METRIC.
+ */
+static int check_collector_identity(struct campaign_config *c, const config_setting_t *rx,
+				    struct perr *err)
+{
+	for (int i = 0; i < c->nregex; i++) {
+		const struct regex_pattern *p = &c->regex[i];
+		const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
+		if (c->collect_wall && !strcmp(p->region, WALL_REGION) && !strcmp(p->metric, WALL_METRIC))
+			return config_error(c, g, err, "regex entry %d measures region '%s' metric '%s', which "
+					    "the wall collector measures (collect.wall = true); give the pattern "
+					    "another region or metric, or set wall = false", i + 1, p->region,
+					    p->metric);
+		for (int k = 0; k < i; k++)
+			if (!strcmp(c->regex[k].region, p->region) && !strcmp(c->regex[k].metric, p->metric))
+				return config_error(c, g, err, "regex entries %d and %d both measure region "
+						    "'%s' metric '%s' (line %d), which would average them into "
+						    "one series; give each its own metric", k + 1, i + 1,
+						    p->region, p->metric,
+						    config_setting_source_line(config_setting_get_elem(rx, (unsigned)k)));
+	}
+	return 0;
+}
+
 static int parse_collect(struct campaign_config *c, struct perr *err)
 {
 	c->collect_wall = 1;
@@ -766,6 +796,8 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 		for (int i = 0; i < n; i++)
 			if (parse_regex_entry(c, config_setting_get_elem(rx, (unsigned)i), i, err))
 				return -1;
+		if (check_collector_identity(c, rx, err))
+			return -1;
 	}
 	const config_setting_t *cx = config_setting_get_member(s, "cubex");
 	if (cx) {
@@ -1021,15 +1053,12 @@ static int check_control(const struct campaign_config *c, const config_setting_t
 /* The config's text: a readable regular file without NUL bytes. */
 static int read_config_text(struct campaign_config *c, const char *path, struct perr *err)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return perr_set(err, "cannot read config '%s': it is a directory", path);
 	struct strbuf sb;
+	const char *why;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path)) {
-		int e = errno;
+	if (fs_read_file(&sb, path, 0, &why)) {
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read config '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read config '%s': %s", path, why);
 	}
 	const char *nul = memchr(sb.buf, '\0', sb.len);
 	if (nul) {

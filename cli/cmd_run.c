@@ -145,8 +145,11 @@ static int report(struct store *st, const char *name, const char *cfg_path, cons
 	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
 	       name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
 	       cnt.pending + cnt.submitted + cnt.running);
-	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
+	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted",
 	       rs->started, rs->retried, rs->rerun, rs->adopted);
+	if (rs->again)   /* not after a restart: an attempt of this session ended without a result */
+		printf(", %d started again (an attempt ended without a result)", rs->again);
+	printf("\n");
 	printf("store: %s/campaign.db\n", campaign_dir);
 	int missed = report_misses(st, cnt.done, cfg_path, campaign_dir);
 	if (rs->budget_stopped) {

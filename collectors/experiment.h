@@ -11,6 +11,7 @@
  */
 #ifndef PS_EXPERIMENT_H
 #define PS_EXPERIMENT_H
+#include "common/idmap.h"
 #include "common/strmap.h"
 #include <stddef.h>
 
@@ -41,6 +42,9 @@ struct experiment {
 	size_t params_alloc, points_alloc, callpaths_alloc, metrics_alloc, series_alloc;
 	struct strmap callpath_idx, metric_idx, series_idx;
 	struct strmap better;   /* metric name -> enum exp_better, where a campaign says */
+	struct idmap point_idx; /* a hash of a point's coordinates -> the point (experiment_point) */
+	int point_idx_n;        /* points indexed: the first point_idx_n */
+	int point_idx_clash;    /* two points share a hash: lookups that miss scan too */
 };
 
 /* Which way a metric is better, when its campaign says (analysis.lower_is_better,

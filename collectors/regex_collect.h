@@ -10,7 +10,9 @@
  *
  * Output is read as bytes: NUL bytes and invalid UTF-8 are characters like
  * any other.  Files are opened through fs_open_beneath: regular files in
- * the run directory only, never through a symbolic link.
+ * the run directory only, never through a symbolic link.  Each file is
+ * read once, for every pattern that reads it, in reads of 64 KiB between
+ * which the stop flag is looked at.
  *
  * Patterns are POSIX extended regular expressions, matched by PCRE2 (whose
  * backtracking is bounded, see struct collect_limits).  They keep
@@ -110,8 +112,8 @@ int regex_file_valid(const char *file, const char **why);
  * Returns 0; *collect_error (caller frees) names the patterns that never
  * matched or were stopped by a limit, or stays NULL; missed (npats entries,
  * or NULL) gets 1 for each pattern that yielded nothing, 0 for the others.
- * Returns 1 when lim->stop interrupted it (out then holds what was
- * collected before).  -1 with err only for an invalid pattern.
+ * Returns 1 when lim->stop interrupted it (out then holds none of its
+ * values).  -1 with err only for an invalid pattern.
  */
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
 		  const struct collect_limits *lim, struct measurement_list *out, char **collect_error,

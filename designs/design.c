@@ -835,7 +835,8 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	int rc = -1;
 	struct perr e2;
 	if (s->cost_model && !(b->cost = expr_parse(s->cost_model, s->nparams, names, &e2)))
-		perr_set(b->err, "cost model \"%s\": %s", s->cost_model, e2.msg);
+		perr_set(b->err, "cost model \"%.60s%s\": %s", s->cost_model,
+			 strlen(s->cost_model) > 60 ? "..." : "", e2.msg);
 	else if (s->budget_core_hours > 0 && !b->cost)
 		perr_set(b->err, "a budget needs a cost model to price the points");
 	else if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps)

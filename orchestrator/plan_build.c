@@ -17,6 +17,7 @@
 #include "orchestrator/plan_check.h"
 #include "orchestrator/plan_derived.h"
 #include "placement/placement_spec.h"
+#include "placement/policy.h"
 #include "campaign/store.h"
 #include <errno.h>
 #include <limits.h>
@@ -330,7 +331,8 @@ static int parse_cost(struct pb *b)
 	struct expr *e = expr_parse(text, c->nparams + c->nderived, names, &e2);
 	free(names);
 	if (!e)
-		return config_error(b->c, s, b->err, "bad cost model \"%s\": %s", text, e2.msg);
+		return config_error(b->c, s, b->err, "bad cost model \"%.60s%s\": %s", text,
+				    strlen(text) > 60 ? "..." : "", e2.msg);   /* the error ends the line */
 	expr_free(e);
 	/* the design sweeps the swept parameters: derived names become their expressions */
 	b->cost_text = c->nderived ? plan_inline_derived(c, text) : NULL;
@@ -360,6 +362,17 @@ static int placement_without_axis(const struct campaign_config *c, const config_
 		config_setting_get_member(g, "cores_per_rank"));
 }
 
+/* The placement map read and parsed as every run reads it: a regular file
+   of bounded size (never /dev/zero, never a FIFO).  0, or -1 (err). */
+static int map_unreadable(const char *path, struct perr *err)
+{
+	struct policy p;
+	policy_init(&p);
+	int rc = policy_load_map(&p, path, err);
+	policy_release(&p);
+	return rc;
+}
+
 static int parse_placement(struct pb *b)
 {
 	const config_setting_t *g = b->c->placement;
@@ -381,9 +394,9 @@ static int parse_placement(struct pb *b)
 		b->spec.rpn = b->rpn;
 		/* policy, map and cores per rank: the contract the config loader parsed */
 		b->spec.policy = policy_kind_name(b->c->placement_spec.policy);
-		if (b->c->placement_map && access(b->c->placement_map, R_OK))
-			return config_error(b->c, config_setting_get_member(g, "map"), b->err,
-					    "cannot read placement map '%s': %s", b->c->placement_map, strerror(errno));
+		struct perr merr;
+		if (b->c->placement_map && map_unreadable(b->c->placement_map, &merr))
+			return config_error(b->c, config_setting_get_member(g, "map"), b->err, "%s", merr.msg);
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);

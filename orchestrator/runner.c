@@ -367,6 +367,35 @@ static int wanted(const struct runner_options *o, long long id)
 	return !o->only;
 }
 
+/*
+ * The in-flight run r's attempt ended without a result through no fault of
+ * the program (why: "killed mid-way", ...): pending again, said as
+ * "PREFIX: run again (why)", while the one bound on attempts allows
+ * (run_may_start_again), else failed for good, saying so.  0 pending, 2
+ * failed for good, 1 refused (cancelled meanwhile), -1 err.
+ */
+static int start_again(struct engine *e, const struct run *r, const char *prefix, const char *why,
+		       struct perr *err)
+{
+	int max = e->c->max_attempts;
+	if (run_may_start_again(r->attempts, max, 1)) {
+		char *reason = xasprintf("%s%srun again (%s)", prefix ? prefix : "", prefix ? ": " : "", why);
+		int rc = store_mark_pending(e->st, r->id, reason, err);
+		free(reason);
+		return rc;
+	}
+	char *reason = xasprintf("gave up after %d attempt%s: %s (max_attempts = %d, and %d more for "
+				 "attempts that end without a result; perfsweep top's r key retries it)",
+				 r->attempts, r->attempts == 1 ? "" : "s", why, max, RUN_FREE_ATTEMPTS);
+	int rc = store_mark_failed(e->st, r->id, wall_now(), -1, -1, reason, 0, err);
+	if (!rc) {
+		e->stats->failed++;
+		event(e->o, r->id, "failed", reason);
+	}
+	free(reason);
+	return rc ? rc : 2;
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
    pending again; every pending run the options want joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
@@ -398,11 +427,9 @@ static int reconcile(struct engine *e, struct perr *err)
 			}
 			const char *why = fate_words[fate].detail ? fate_words[fate].detail
 								  : "was in flight when the orchestrator stopped";
-			char *reason = xasprintf("orchestrator restarted: run again (%s)", why);
-			int mr = store_mark_pending(e->st, r->id, reason, err);
-			free(reason);
-			if (mr == 1)
-				continue;       /* cancelled meanwhile */
+			int mr = start_again(e, r, "orchestrator restarted", why, err);
+			if (mr == 1 || mr == 2)
+				continue;       /* cancelled meanwhile, or failed for good */
 			if (mr)
 				goto done;
 			e->stats->rerun++;
@@ -658,8 +685,7 @@ static int refused_result(struct engine *e, long long id, struct perr *err)
 static int apply_failure(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
 {
-	int max = e->c->max_attempts;
-	int retry = x->retry_free ? r->attempts < max + 8 : r->attempts < max;
+	int retry = run_may_start_again(r->attempts, e->c->max_attempts, x->retry_free);
 	/* what a failed attempt used is worth keeping too: a rank that starved */
 	char *run_dir = store_run_path(e->st, x->id);
 	int br = run_bindings_record(e->st, x->id, run_dir, r->attempts, err);
@@ -757,14 +783,14 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 	if (!run_is_in_flight(r.state)) {
 		rc = refused_result(e, x->id, err);
 	} else if (x->rerun) {   /* killed mid-way: not the program's doing */
-		char *reason = xasprintf("run again (%s)", x->reason);
-		rc = store_mark_pending(e->st, x->id, reason, err);
-		free(reason);
+		rc = start_again(e, &r, NULL, x->reason, err);
 		if (rc == 1) {
 			rc = refused_result(e, x->id, err);
+		} else if (rc == 2) {
+			rc = 0;
 		} else if (!rc) {
 			push(&e->q, x->id);
-			e->stats->rerun++;
+			e->stats->again++;
 			event(e->o, x->id, "rerun", x->reason);
 		}
 	} else if (x->failed) {
@@ -817,6 +843,7 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
 	sum->retried += s->retried;
 	sum->adopted += s->adopted;
 	sum->rerun += s->rerun;
+	sum->again += s->again;
 	sum->cancelled += s->cancelled;
 	sum->interrupted |= s->interrupted;
 	sum->budget_stopped |= s->budget_stopped;

@@ -257,12 +257,13 @@ static int strongest_segment(struct validation *v, int ri, const struct exp_seri
 	struct vregion *r = &v->regions[ri];
 	struct vline *lines;
 	int nl = vlines_find(v->e, k, &lines);
+	double scov = s ? point_series_cov(s->at, v->e->npoints) : NAN;   /* once, not per line */
 	*longest = 0;
 	for (int l = 0; l < nl; l++) {
 		struct segment_result sr;
 		if (lines[l].npoints > *longest)
 			*longest = lines[l].npoints;
-		int rc = segment_test(v->e, s, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
+		int rc = segment_test(v->e, s, scov, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
 		if (rc <= 0) {
 			segment_result_release(&sr);
 			if (rc < 0) {

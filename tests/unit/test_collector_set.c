@@ -3,6 +3,8 @@
 #include "collectors/collector_set.h"
 #include "common/fsutil.h"
 #include "tests/lib/tap.h"
+#include <sys/inotify.h>
+#include <unistd.h>
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
@@ -179,6 +181,60 @@ static void scaled(const char *dir)
 	collect_result_release(&r);
 }
 
+/* Opens and reads of path seen by inotify while collecting: counted in
+   *opens and *reads. */
+static void count_io(int ifd, int *opens, int *reads)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	*opens = *reads = 0;
+	while ((n = read(ifd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+			*opens += (ev->mask & IN_OPEN) != 0;
+			*reads += (ev->mask & IN_ACCESS) != 0;
+			p += sizeof(*ev) + ev->len;
+		}
+}
+
+/* A run's output is read once for all its patterns, and a stop flag is
+   looked at while it is read: with the flag set nothing of it is read. */
+static void read_once(const char *dir)
+{
+	char path[800];
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 20000; i++)   /* 1 MB: 16 reads of 64 KiB */
+		fprintf(f, "%-40d a=1 b=2 c=3 d=4 e=5\n", i);
+	fclose(f);
+	struct regex_pattern p[5] = {
+		{ "r", "a", "a=([0-9])", "stdout", NULL, NULL, 0 }, { "r", "b", "b=([0-9])", "stdout", NULL, NULL, 0 },
+		{ "r", "c", "c=([0-9])", "stdout", NULL, NULL, 0 }, { "r", "d", "d=([0-9])", "stdout", NULL, NULL, 0 },
+		{ "r", "e", "e=([0-9])", "stdout", NULL, NULL, 0 },
+	};
+	int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ok(ifd >= 0 && inotify_add_watch(ifd, path, IN_OPEN | IN_ACCESS) >= 0, "inotify watches stdout");
+	struct collector_set cs = { .nregex = 5, .regex = p };
+	struct collect_result r;
+	collector_set_run(&cs, dir, -1, &r);
+	int opens, reads;
+	count_io(ifd, &opens, &reads);
+	is_int(r.ml.n, 5, "five patterns over stdout give five values");
+	is_int(opens, 1, "stdout is opened once for the five patterns");
+	ok(reads >= 1 && reads <= 17, "and read once (%d reads of 64 KiB or less)", reads);
+	collect_result_release(&r);
+
+	volatile sig_atomic_t stop = 1;
+	cs.limits.stop = &stop;
+	collector_set_run(&cs, dir, -1, &r);
+	count_io(ifd, &opens, &reads);
+	is_int(r.interrupted, 1, "a set stop flag interrupts the collection");
+	is_int(reads, 0, "before anything of stdout is read");
+	collect_result_release(&r);
+	close(ifd);
+	unlink(path);
+}
+
 static void fingerprints(void)
 {
 	struct regex_pattern a = { "r", "time", "t: ([0-9]+)", "stdout", NULL, NULL, 0 };
@@ -222,6 +278,7 @@ int main(void)
 	ere(dir);
 	limits(dir);
 	scaled(dir);
+	read_once(dir);
 	fingerprints();
 	return done_testing();
 }

@@ -1,4 +1,5 @@
 /* Designs: strategies on the Perf-Taint files and LULESH, cost, placement, contention, budget. */
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
@@ -266,6 +267,26 @@ static void test_expr(void)
 		is_rel(got, want, 1e-12, "'%s': grid sum equals enumeration", sums[i]);
 		expr_free(e);
 	}
+	/* a chain of terms as long as a generated model: refused at a bound,
+	   never a stack overflow; a long one within it parses */
+	for (int n = 1000; n <= 60000; n += 59000)
+		for (int op = 0; op < 2; op++) {
+			struct strbuf sb;
+			strbuf_init(&sb);
+			for (int i = 0; i < n; i++)
+				strbuf_addf(&sb, "%ssize", i ? (op ? " * " : " + ") : "");
+			struct expr *x = expr_parse(sb.buf, 3, names, &err);
+			if (n > 2000) {
+				ok(!x, "a %d-term %s is refused", n, op ? "product" : "sum");
+				contains(err.msg, "expression too long: more than 2000 operations in a chain", "saying why");
+			} else {
+				double w[] = { 1.5, 1, 1 };
+				ok(x && (op || expr_eval(x, w) == 1.5 * n), "a %d-term %s parses and evaluates", n,
+				   op ? "product" : "sum");
+			}
+			expr_free(x);
+			strbuf_release(&sb);
+		}
 	struct expr *e = expr_parse("log2(size * p * iters)", 3, names, &err);
 	double got;
 	ok(expr_grid_sum(e, nv, vals, 10, &got, NULL, &err) < 0, "an entangled model over the limit fails");

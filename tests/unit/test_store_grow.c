@@ -127,7 +127,7 @@ static void test_grow(const char *dir)
 	plbad.points[0].nodes = 1;
 	ok(store_grow(st, &pl3, NULL, &d, &err) == 0 && store_plan_diff(st, &plbad, &d, &err) == -1,
 	   "a changed placement of an existing point is refused");
-	contains(err.msg, "nodes", "naming the key");
+	contains(err.msg, "placement", "naming the placement");
 	contains(err.msg, "new campaign directory", "suggesting a new directory");
 	plan_release(&plbad);
 	store_close(st);
