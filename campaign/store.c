@@ -333,7 +333,7 @@ static int open_db_file(struct store **out, const char *dir, const char *file, i
 	if (fd >= 0)
 		close(fd);
 	if (!create && fd < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ENOTDIR)
 			perr_set(err, "'%s' is not a campaign directory (no campaign.db)", dir);
 		else
 			perr_set(err, "%s/campaign.db: cannot open: %s", st->dir, why);
