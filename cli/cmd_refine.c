@@ -44,7 +44,7 @@ static int exec_refine(struct cli_args *a)
 	int dry = cli_flag(a, 'n') > 0, json = cli_flag(a, 'j') > 0;
 	struct refine_campaign_options o;
 	struct refine_campaign rc;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	long long written = 0;
 	int ret = EXIT_USAGE;
 	memset(&o, 0, sizeof(o));

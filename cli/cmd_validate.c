@@ -123,7 +123,7 @@ static int exec_validate(struct cli_args *a)
 	const char *input = a->args[0], *html = cli_value(a, 'H');
 	struct campaign_validation_options o;
 	struct campaign_validation c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	int rc = EXIT_USAGE;
 	engine_options(a, &o);
 	if (campaign_validate(&c, input, &o, &err) < 0) {

@@ -482,8 +482,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	if (plan_design_compact(pl, &b.spec, err) < 0) {
 		/* cost-model and budget problems point at those, others at the
 		   design, else at the parameters that make the plan */
-		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
-					   : strstr(err->msg, "budget") ? c->budget : c->design;
+		const config_setting_t *at = err->kind == PERR_COST_MODEL && c->cost_model ? c->cost_model
+					   : err->kind == PERR_BUDGET ? c->budget : c->design;
 		if (!at)
 			at = config_setting_get_member(config_root_setting(&c->cfg), "parameters");
 		if (at) {
@@ -510,7 +510,7 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	pl->budget_overrun = b.overrun;
 	if (plan_check_backend(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
-		if (!strncmp(err->msg, "slurm has no", 12) || strstr(err->msg, "backend.mpi") || !at)
+		if (err->kind == PERR_BACKEND || !at)
 			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];

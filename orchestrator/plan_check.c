@@ -63,9 +63,9 @@ int plan_check_local(const struct plan *pl, const struct campaign_config *c, int
 		char *path = progpath_find_in(MPI_WORLD_LAUNCHER, NULL, getenv("PATH"));
 		free(path);
 		if (!path)
-			return perr_set(err, "backend.mpi = \"%s\" starts each run with '%s', which is not in "
-					"PATH; install the package %s", c->backend.mpi, MPI_WORLD_LAUNCHER,
-					MPI_WORLD_PACKAGE);
+			return perr_set_kind(err, PERR_BACKEND, "backend.mpi = \"%s\" starts each run with "
+					     "'%s', which is not in PATH; install the package %s",
+					     c->backend.mpi, MPI_WORLD_LAUNCHER, MPI_WORLD_PACKAGE);
 	}
 	struct plan_point at;
 	double *vals = xmalloc(sizeof(double) * (size_t)(pl->nparams + 1));

@@ -403,7 +403,7 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	spec_build(&sb, e->c, e->st, r, e->o);
 	sb.spec.attempt = r->attempts + 1;
 	char *bid = NULL;
-	struct perr serr = { "" };
+	struct perr serr = { 0 };
 	double t = wall_now();
 	/* an earlier orchestrator may have submitted this very attempt and died
 	   before recording it: take its job over, files and all */
@@ -466,7 +466,7 @@ static int start_some(struct engine *e, struct perr *err);
    -1 when rc was or the commit fails (err keeps the first error). */
 static int end_batch(struct store *st, int rc, struct perr *err)
 {
-	struct perr later = { "" };
+	struct perr later = { 0 };
 	return (store_batch_end(st, rc ? &later : err) || rc) ? -1 : 0;
 }
 
@@ -477,7 +477,7 @@ static int flush_started(struct engine *e, struct perr *err)
 	if (!e->b->ops->flush)
 		return 0;
 	struct backend_flushed *f;
-	struct perr serr = { "" };
+	struct perr serr = { 0 };
 	double t = wall_now();
 	int n = e->b->ops->flush(e->b, &f, &serr);
 	if (n < 0)

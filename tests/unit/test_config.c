@@ -22,7 +22,7 @@ static const char *write_cfg(const char *name, const char *text)
 static void expect_error(const char *label, const char *text, const char *line, const char *want)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("bad.cfg", text);
 	int rc = config_load(&c, path, &err);
 	config_release(&c);
@@ -38,7 +38,7 @@ static void expect_plan_error(const char *label, const char *text, const char *l
 {
 	struct campaign_config c;
 	struct plan pl;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("plan.cfg", text);
 	int rc = config_load(&c, path, &err);
 	if (rc == 0 && (rc = plan_build(&pl, &c, &err)) == 0)
@@ -55,7 +55,7 @@ static void expect_plan_error(const char *label, const char *text, const char *l
 static void getters(void)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("get.cfg", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 				     "budget = { min_repetitions = 0; charge = 5; };\n");
 	ok(config_load(&c, path, &err) == 0, "a config for the getters loads");
@@ -81,7 +81,7 @@ static void getters(void)
 int main(void)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("good.cfg",
 		"name = \"t\";\n" GOOD_APP
 		"parameters = ( { name = \"n\"; values = [1, 2, 4]; },\n"
