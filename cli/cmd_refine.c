@@ -8,8 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
-#include "campaign/campaign_lock.h"
-#include "campaign/store.h"
+#include "orchestrator/campaign_session.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,15 +24,11 @@ static int check_budget(const struct cli_args *a, struct cli_opt *o, struct perr
 static int write_runs(const struct refine_campaign *rc, const char *dir, long long *written,
 		      struct perr *err)
 {
-	struct campaign_lock lock = { -1 };
-	struct store *st = NULL;
-	int ret = campaign_lock_take(&lock, dir, err);
+	struct campaign_session cs;
+	int ret = campaign_session_open(&cs, dir, err);
 	if (ret == 0)
-		ret = store_open(&st, dir, 0, err);
-	if (ret == 0)
-		ret = refine_campaign_write(rc, st, written, err);
-	store_close(st);
-	campaign_lock_release(&lock);
+		ret = refine_campaign_write(rc, cs.st, written, err);
+	campaign_session_release(&cs);
 	return ret ? -1 : 0;
 }
 

@@ -4,12 +4,9 @@
 #include "cli/cli.h"
 #include "cli/run_until.h"
 #include "orchestrator/adaptive.h"
-#include "campaign/campaign_config.h"
-#include "campaign/campaign_diff.h"
-#include "campaign/campaign_lock.h"
+#include "orchestrator/campaign_session.h"
 #include "campaign/config.h"
 #include "orchestrator/plan_build.h"
-#include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
 #include "campaign/store.h"
 #include <errno.h>
@@ -17,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void on_event(void *ctx, long long id, const char *what, const char *detail)
 {
@@ -65,89 +60,18 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
-/* A campaign directory SLURM jobs can write into, checked before anything
-   is made there (by its absolute path, as the jobs will have it). */
-static int slurm_dir_check(const char *dir, struct perr *err)
+/* How running this plan changed the campaign already there. */
+static void report_growth(const struct campaign_session *cs, const char *name)
 {
-	char *cwd = dir[0] == '/' ? NULL : getcwd(NULL, 0);
-	char *abs = cwd ? xasprintf("%s/%s", cwd, dir) : xstrdup(dir);
-	int rc = backend_slurm_check_dir(abs, err);
-	free(abs);
-	free(cwd);
-	return rc;
-}
-
-/* Lock the campaign (one run at a time) and check the config against the
-   campaign already there, if any: *grows 1 when there is one.  Nothing is
-   written yet but the lock file (and the collectors' pin, as the check does). */
-static int check_campaign(char **campaign_dir, struct campaign_lock *lock, const char *dir,
-			  const struct campaign_config *cfg, const struct plan *pl, struct store_diff *d,
-			  int *grows, struct perr *err)
-{
-	*campaign_dir = dir ? xstrdup(dir) : config_default_dir(cfg);
-	if (!strcmp(cfg->backend.type, "slurm") && slurm_dir_check(*campaign_dir, err))
-		return -1;
-	if (campaign_lock_take(lock, *campaign_dir, err))
-		return -1;
-	/* an existing campaign may grow to this plan, unless the config changes what its runs mean */
-	*grows = campaign_diff(*campaign_dir, cfg, pl, d, err);
-	if (*grows <= 0)
-		return *grows;
-	/* and its collectors, before growing rewrites the stored config */
-	struct store *st;
-	if (store_open(&st, *campaign_dir, 0, err))
-		return -1;
-	int rc = campaign_collectors_check(st, cfg, err);
-	store_close(st);
-	return rc;
-}
-
-/* Create (or grow, or reopen) the store, then reopen it by its absolute
-   path (children chdir into their run directories), and record the paths
-   the config was resolved with. */
-static int open_store(struct store **st, char **campaign_dir, const struct campaign_config *cfg,
-		      const struct plan *pl, const struct store_diff *d, int grows, struct perr *err)
-{
-	if (store_create(st, *campaign_dir, cfg->name, cfg->backend.type, cfg->text, pl, err))
-		return -1;
-	if (grows && (d->added || d->retiring || d->unretired)) {
-		fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
-			" retired), %lld retired", cfg->name, d->added, d->kept, d->kept_done, d->unretired,
-			d->retired);
-		if (d->kept_outside_points)
-			fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
-				d->kept_outside_points == 1 ? "" : "s");
-		fputc('\n', stderr);
-	}
-	char *abs = realpath(*campaign_dir, NULL);
-	if (abs) {
-		store_close(*st);
-		*st = NULL;
-		free(*campaign_dir);
-		*campaign_dir = abs;
-		if (store_open(st, *campaign_dir, 0, err))
-			return -1;
-	}
-	return campaign_save_config(*st, cfg, err);
-}
-
-/* --jobs, or its default: the core allocator keeps concurrent runs on
-   disjoint cores; a placement or contention study runs one run at a time
-   unless asked otherwise. */
-static long default_jobs(const struct campaign_config *cfg, long jobs)
-{
-	if (jobs == 0)
-		jobs = cfg->placement || cfg->contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-	return jobs < 1 ? 1 : jobs;
-}
-
-static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs, struct perr *err)
-{
-	if (strcmp(cfg->backend.type, "slurm"))
-		return backend_local_new(b, (int)jobs, err);
-	if (backend_slurm_new(b, &cfg->backend, err))
-		return perr_prefix(err, "%s", cfg->path);
-	return 0;
+	const struct store_diff *d = &cs->diff;
+	if (!cs->existed || !(d->added || d->retiring || d->unretired))
+		return;
+	fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
+		" retired), %lld retired", name, d->added, d->kept, d->kept_done, d->unretired, d->retired);
+	if (d->kept_outside_points)
+		fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
+			d->kept_outside_points == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 /* Each collector that matched nothing in some done runs, named with the
@@ -206,29 +130,25 @@ static int exec_run(struct cli_args *a)
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
-	struct store *st = NULL;
-	struct backend *b = NULL;
+	struct campaign_session cs = CAMPAIGN_SESSION_INIT;
 	int ret = EXIT_USAGE;
-	char *campaign_dir = NULL, *bind = NULL;
-	struct campaign_lock lock = { -1 };
+	char *bind = NULL;
 	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
 		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
-	struct store_diff d;
-	int grows = 0;
 	/* everything that can refuse (the config, the campaign there, the
 	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
-	    check_campaign(&campaign_dir, &lock, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &d,
-			   &grows, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), &err) ||
-	    open_store(&st, &campaign_dir, &cfg, &pl, &d, grows, &err) ||
-	    (!grows && campaign_collectors_check(st, &cfg, &err))) {
+	    campaign_session_run(&cs, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, (int)jobs, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	report_growth(&cs, cfg.name);
+	struct store *st = cs.st;
+	struct backend *b = cs.backend;
+	const char *campaign_dir = cs.dir;
 	bind = bind_path();
 	cli_catch_stop();
 	struct runner_options ro = { .bind_path = bind, .stop = &cli_stop, .event = on_event, .ctx = &quiet };
@@ -249,14 +169,10 @@ static int exec_run(struct cli_args *a)
 		ret = report(st, cfg.name, cfg.path, campaign_dir, &rs);
 	}
 out:
-	if (b)
-		b->ops->free(b);
-	store_close(st);
-	campaign_lock_release(&lock);
+	campaign_session_release(&cs);
 	plan_release(&pl);
 	if (cfg_path)           /* config_load ran */
 		config_release(&cfg);
-	free(campaign_dir);
 	free(bind);
 	free(cfg_path);
 	free(given_dir);

@@ -14,7 +14,6 @@
 #include "designs/deps.h"
 #include "designs/expr.h"
 #include "orchestrator/backend.h"
-#include "orchestrator/plan_check.h"
 #include "placement/placement_spec.h"
 #include "campaign/store.h"
 #include <errno.h>
@@ -425,32 +424,6 @@ static void note_fitted(struct plan *pl, const char *fitted, const config_settin
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
-#define PLAN_MAX_PARTITIONS 16
-
-/* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
-static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
-{
-	if (!strcmp(c->backend.type, "local"))
-		return plan_check_local(pl, c, 0, err);
-	/* backend.partition may list partitions, as sbatch -p does: "emu,real"
-	   (none, or an empty one: the default partition) */
-	char *list = xstrdup(c->backend.partition ? c->backend.partition : ""), *save = NULL;
-	char *name = strtok_r(list, ",", &save);
-	struct slurm_partition parts[PLAN_MAX_PARTITIONS];
-	int nparts = 0, rc;
-	do {
-		rc = backend_slurm_partition(name, &parts[nparts], err);
-		nparts += rc > 0;
-	} while (rc > 0 && name && nparts < PLAN_MAX_PARTITIONS && (name = strtok_r(NULL, ",", &save)));
-	/* rc -1: no such partition; 0: cannot ask, checked at submission */
-	if (rc > 0)
-		rc = plan_check_partition(pl, c, parts, nparts, err);
-	for (int k = 0; k < nparts; k++)
-		slurm_partition_release(&parts[k]);
-	free(list);
-	return rc;
-}
-
 /* Runs are rows of the store: cap them as the planner caps points. */
 #define MAX_PLAN_RUNS 10000000
 
@@ -466,7 +439,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	b.spec.map = c->placement_map;
 	b.spec.cores_per_rank = c->cores_per_rank;
 	int rc = -1;
-	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
+	const struct backend_entry *be = backend_for_config(c, err);
+	if (!be || parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
 		goto done;
 	if (c->dependencies) {
 		if (access(c->dependencies, R_OK)) {
@@ -508,7 +482,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	pl->budget_core_hours = b.spec.budget_core_hours;
 	pl->charge = b.spec.charge;
 	pl->budget_overrun = b.overrun;
-	if (plan_check_backend(pl, c, err) < 0) {
+	/* the placements against the backend: its nodes, cores, partitions */
+	if (be->plan_check && be->plan_check(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
 		if (err->kind == PERR_BACKEND || !at)
 			at = config_lookup(&c->cfg, "backend");
@@ -519,7 +494,7 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 		plan_release(pl);
 		goto done;
 	}
-	char *what = !strcmp(c->backend.type, "local") ? plan_check_local_note(pl, c) : NULL;
+	char *what = be->plan_note ? be->plan_note(pl, c) : NULL;
 	if (what) {
 		pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
 		pl->notes[pl->nnotes++] = what;

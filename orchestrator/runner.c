@@ -206,7 +206,7 @@ static void spec_build(struct spec_buf *sb, const struct campaign_config *c, str
 	s->cores_per_rank = c->cores_per_rank;
 	s->map = c->placement_map;
 	s->bind_path = o->bind_path;
-	s->mpi = c->backend.type && !strcmp(c->backend.type, "local") ? c->backend.mpi : NULL;
+	s->mpi = c->backend.mpi;
 	s->est_seconds = run_planned_seconds(r);
 	sb->point = run_point_text(st, r);
 	s->point = sb->point;
@@ -256,7 +256,7 @@ struct engine {
 	struct queue live;       /* runs the backend has (started, adopted, recovered)
 	                            whose result is not applied yet */
 	struct budget_watch bw;  /* stops new starts past the budget */
-	int is_local;
+	int starts_running;      /* the backend's: a started run is running */
 };
 
 static void live_add(struct engine *e, long long id)
@@ -314,7 +314,7 @@ static int taken_over(struct engine *e, long long id, enum attempt_fate fate, co
 	e->stats->adopted++;
 	event(e->o, id, fate_words[fate].what ? fate_words[fate].what : what,
 	      fate_words[fate].detail ? fate_words[fate].detail : detail);
-	if (e->is_local && fate == FATE_RUNNING)   /* refused: cancelled, its result says so */
+	if (e->starts_running && fate == FATE_RUNNING)   /* refused: cancelled, its result says so */
 		return store_mark_running(e->st, id, wall_now(), err) < 0 ? -1 : 0;
 	return 0;
 }
@@ -449,7 +449,7 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	live_add(e, r->id);
 	e->stats->started++;
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
-	if (!wr && e->is_local)
+	if (!wr && e->starts_running)
 		wr = store_mark_running(e->st, r->id, t, err);
 	if (wr == 1)
 		wr = started_after_cancel(e, &sb.spec, bid, err);
@@ -730,7 +730,7 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 {
 	memset(stats, 0, sizeof(*stats));
 	struct engine e = { .st = st, .c = c, .b = b, .o = o, .stats = stats,
-			    .is_local = !strcmp(b->ops->name, "local") };
+			    .starts_running = b->ops->starts_running };
 	int ret = -1;
 	if (reconcile(&e, err))
 		goto done;

@@ -9,7 +9,7 @@
  * and cores), and runs again only one that never started or was killed
  * mid-way, after killing what is left of it.
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/local/backend_local.h"
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
 #include "common/run_command.h"
@@ -380,6 +380,7 @@ static void local_free(struct backend *b)
 
 static const struct backend_ops local_ops = {
 	.name = "local",
+	.starts_running = 1,
 	.capacity = local_capacity,
 	.start = local_start,
 	.wait = local_wait,

@@ -56,8 +56,8 @@
  */
 #include "common/clock.h"
 #include "common/run_command.h"
-#include "orchestrator/backend.h"
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/backend_slurm.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include "orchestrator/slurm/slurm_compat.h"
 #include "orchestrator/slurm/slurm_script.h"
 #include "common/strbuf.h"
