@@ -23,6 +23,7 @@ void input_source_init(struct input_source *s)
 	s->core_hours_planned = NAN;
 	s->core_hours_spent = NAN;
 	s->budget_core_hours = NAN;
+	s->min_share = NAN;
 }
 
 void input_source_release(struct input_source *s)
@@ -151,6 +152,7 @@ static int campaign_analysis(struct store *st, struct input_source *s, struct ex
 	if (rc == 0) {
 		if (c.aggregate)
 			s->aggregate = xstrdup(c.aggregate);
+		s->min_share = c.min_share;
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < c.nbetter[k]; i++)
 				experiment_set_better(e, c.better[k][i], way[k]);

@@ -250,7 +250,7 @@ int run_usage_load(struct store *st, const char *metric, int flags, struct exper
 			u->table = usage_table(e, &map, &u->disturbed, rows, nrows);
 		}
 	}
-	free(map.v);
+	u->runs = map;          /* which run each kept value came from (compare pairs them) */
 	free(ids);
 	free(points);
 	free(rows);
@@ -262,5 +262,6 @@ void run_usage_release(struct run_usage *u)
 	disturbed_result_release(&u->disturbed);
 	free(u->point_share);
 	free(u->table);
+	free(u->runs.v);
 	memset(u, 0, sizeof(*u));
 }

@@ -39,6 +39,7 @@ struct run_usage {
 	struct disturbed_result disturbed;      /* its runs' points: experiment points (-1: none read) */
 	double *point_share;    /* per experiment point: the median CPU share of its kept runs' ranks, NaN unknown */
 	char *table;            /* per point: runs, disturbed, CPU share, max RSS, switches; NULL without records */
+	struct exp_runs runs;   /* the run of each value kept, in the order the values were added */
 };
 
 /*

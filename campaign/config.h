@@ -89,6 +89,9 @@ struct campaign_config {
 	config_t cfg;
 	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;
 	char *text;                 /* the file's text, stored with the campaign */
+	/* set by the caller, not read from the file: the share of budget.core_hours this campaign
+	   may plan and spend (a two-arm run, orchestrator/ab_run.h, gives each arm half); 0: all */
+	double budget_share;
 };
 
 int config_load(struct campaign_config *c, const char *path, struct perr *err);

@@ -21,7 +21,7 @@
  *
  * Exit codes (documented in `perfsweep help`): 0 success, 1 runs failed,
  * 2 usage or input error, 3 validation blocked publishing (validate) or a
- * regression was found (compare).
+ * regression was found (compare), 4 compare could not tell (inconclusive).
  */
 #ifndef PS_CLI_H
 #define PS_CLI_H
@@ -34,6 +34,7 @@ enum {
 	EXIT_RUNS_FAILED = 1,
 	EXIT_USAGE = 2,
 	EXIT_BLOCKED = 3,
+	EXIT_INCONCLUSIVE = 4,
 };
 
 struct cli_args;

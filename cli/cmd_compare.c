@@ -1,15 +1,21 @@
 /*
- * perfsweep compare BASE NEW | NEW --reference FILE [--tolerance 5%]
- * [--alpha 0.01] [--metric M] [--json] [--html FILE]: did NEW get slower
- * than BASE, and did its scaling change?  The statistics live in
- * validator/compare.c, the reports in validator/compare_report.c; this
- * file loads the inputs and picks the exit status (docs/compare.md).
+ * perfsweep compare BASE NEW | NEW --reference FILE | --run BASE.cfg
+ * NEW.cfg --dir DIR [--tolerance 5%] [--alpha 0.01] [--metric M] [--json]
+ * [--html FILE]: did NEW get slower than BASE, and did its scaling change?
+ * The statistics live in validator/compare.c, the reports in
+ * validator/compare_report.c, the two-arm run in orchestrator/ab_run.c and
+ * its pairing in analysis/ab_pairs.c; this file loads the inputs and
+ * returns the verdict as the exit status (docs/compare.md).
  */
+#include "campaign/config.h"
 #include "campaign/config_diff.h"
 #include "campaign/store.h"
 #include "cli/cli.h"
+#include "common/progpath.h"
 #include "common/strbuf.h"
+#include "orchestrator/ab_run.h"
 #include "common/xalloc.h"
+#include "analysis/ab_pairs.h"
 #include "analysis/input.h"
 #include "analysis/model_pipeline.h"
 #include "validator/compare.h"
@@ -17,6 +23,7 @@
 #include <jansson.h>
 #include <libconfig.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +175,22 @@ static void campaign_inputs(const char *base, const char *new, struct compare *c
 	config_destroy(&cfg[1]);
 }
 
+/* Regions under the base campaign's analysis.min_share decide nothing (its default for other inputs). */
+static double min_share(const struct input_data *base)
+{
+	return isnan(base->src.min_share) ? CONFIG_MIN_SHARE : base->src.min_share;
+}
+
+/* Each campaign's runs judged for disturbance and those left out (analysis/run_usage.h). */
+static void note_disturbed(struct compare *c, const struct sides *s)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct run_usage *u = s->in[k].src.usage;
+		if (u && u->disturbed.njudged)
+			compare_note_disturbed(c, k, u->disturbed.njudged, u->disturbed.n);
+	}
+}
+
 static void print_json(const struct compare *c, const char *base, const char *new)
 {
 	json_t *o = compare_report_json(c, base, new);
@@ -177,14 +200,138 @@ static void print_json(const struct compare *c, const char *base, const char *ne
 	json_decref(o);
 }
 
+/* The report in the form asked for, then the exit status: the verdict (0, 3 or 4). */
+static int report(struct cli_args *a, const struct compare *c, const char *base, const char *new)
+{
+	const char *html = cli_value(a, 'H');
+	struct perr err;
+	if (cli_flag(a, 'j'))
+		print_json(c, base, new);
+	else
+		cli_display_stdout(), compare_report_text(stdout, c, base, new);
+	if (html && compare_report_html(html, c, base, new, &err) < 0)
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	return compare_verdict(c);      /* EXIT_OK, EXIT_BLOCKED or EXIT_INCONCLUSIVE */
+}
+
+/*
+ * The two arms of one two-arm run (compare --run) are paired: each side
+ * keeps the values of whole pairs (analysis/ab_pairs.h).  *paired 1 then.
+ */
+static int pair_arms(struct sides *sd, const char *base, const char *new, struct ab_pairing *p, int *paired,
+		     struct perr *err)
+{
+	*paired = is_campaign(base) && is_campaign(new) && ab_pair_arms(base, new);
+	return *paired ? ab_pair_values(&sd->in[0], &sd->in[1], base, new, p, err) : 0;
+}
+
+/* Load BASE (or the reference) and NEW, and pair two arms; set the options the inputs decide. */
+static int load_sides(struct cli_args *a, struct sides *sd, struct compare_options *opt, const char *base,
+		      const char *new, const char *ref, struct ab_pairing *pairs, struct perr *err)
+{
+	const char *deps = cli_value(a, 'd');
+	int paired;
+	if (load_side(sd, 0, base, ref ? "reference" : NULL, opt->metric, deps, err) < 0 ||
+	    load_side(sd, 1, new, NULL, opt->metric, deps, err) < 0 || pair_arms(sd, base, new, pairs, &paired, err) < 0)
+		return -1;
+	opt->min_share = min_share(&sd->in[0]);
+	opt->paired = paired;
+	return 0;
+}
+
+/* Load, compare and report: the exit status. */
+static int compare_inputs(struct cli_args *a, struct compare_options *opt, const char *base, const char *new,
+			  const char *ref)
+{
+	struct sides sd;
+	struct compare c;
+	struct perr err;
+	struct ab_pairing pairs;
+	int rc;
+	memset(&sd, 0, sizeof(sd));
+	sd.ctx = modeler_new();
+	opt->fit = pipeline_fit;
+	opt->fit_ctx = &sd;
+	if (load_sides(a, &sd, opt, base, new, ref, &pairs, &err) < 0) {
+		rc = cli_error(EXIT_USAGE, "%s", err.msg);
+	} else {
+		int cmp = compare_experiments(&sd.in[0].e, &sd.in[1].e, opt, &c, &err);
+		if (cmp < 0)
+			compare_init(&c, opt);  /* nothing to compare: inconclusive if disturbance took it */
+		campaign_inputs(base, new, &c);
+		if (opt->paired)
+			compare_note_pairs(&c, pairs.pairs, pairs.lost);
+		else
+			note_disturbed(&c, &sd);
+		if (cmp < 0 && !c.inputs.shared)
+			rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
+		else
+			rc = report(a, &c, base, new);
+		compare_release(&c);
+	}
+	input_data_release(&sd.in[0]);
+	input_data_release(&sd.in[1]);
+	modeler_free(sd.ctx);
+	return rc;
+}
+
+/* A two-arm run's events worth a line: failures, retries, warnings, the budget. */
+static void on_ab_event(void *ctx, long long id, const char *what, const char *detail)
+{
+	(void)ctx;
+	(void)id;
+	if (!strcmp(what, "failed") || !strcmp(what, "retry") || !strcmp(what, "warning") ||
+	    !strcmp(what, "budget") || !strcmp(what, "done-with-collection-error"))
+		fprintf(stderr, "%s: %s\n", what, detail ? detail : "");
+}
+
+/* compare --run BASE.cfg NEW.cfg --dir DIR: run both arms in turn, then compare them paired. */
+static int run_arms(struct cli_args *a, const char *dir, char **arm_dir)
+{
+	struct ab_run ab;
+	struct ab_stats st;
+	struct perr err;
+	if (ab_open(&ab, a->args[0], a->args[1], dir, &err)) {
+		ab_close(&ab);
+		return cli_error(EXIT_USAGE, "%s", err.msg);
+	}
+	char *bind = progpath_find("perfsweep-bind");
+	cli_catch_stop();
+	struct runner_options ro = { .bind_path = bind ? bind : "perfsweep-bind", .stop = &cli_stop,
+				     .event = on_ab_event };
+	fprintf(stderr, "compare --run: %lld runs in each arm, one at a time, base and new in turn (%s)\n",
+		ab.arm[0].pl.runs, dir);
+	int rc = ab_execute(&ab, &ro, &st, &err);
+	for (int k = 0; k < 2; k++)
+		arm_dir[k] = xstrdup(ab.arm[k].co.dir);
+	ab_close(&ab);
+	free(bind);
+	if (rc)
+		return cli_error(EXIT_RUNS_FAILED, "%s", err.msg);
+	fprintf(stderr, "this session: %d runs started, %d retried, %d re-run after a restart, %d adopted, %d failed\n",
+		st.runs.started, st.runs.retried, st.runs.rerun, st.runs.adopted, st.runs.failed);
+	if (st.runs.interrupted) {
+		fprintf(stderr, "interrupted: run the same command again to resume\n");
+		return EXIT_RUNS_FAILED;
+	}
+	if (st.runs.budget_stopped)
+		fprintf(stderr, "stopped starting pairs: the budget would be overrun; comparing the pairs measured\n");
+	return EXIT_OK;
+}
+
 static int exec_compare(struct cli_args *a)
 {
-	const char *ref = cli_value(a, 'r'), *html = cli_value(a, 'H');
-	int want = ref ? 1 : 2;
+	const char *ref = cli_value(a, 'r'), *dir = cli_value(a, 'D');
+	int run = cli_flag(a, 'R') > 0, want = ref ? 1 : 2;
+	if (run && (ref || !dir))
+		return cli_usage("compare", ref ? "--run takes BASE.cfg and NEW.cfg, not --reference"
+						: "--run needs --dir DIR for the two arms' campaigns");
+	if (!run && dir)
+		return cli_usage("compare", "--dir goes with --run");
 	if (a->nargs != want)
 		return cli_usage("compare", a->nargs < want ? "missing %s" : "too many inputs (%s)",
-				 ref ? "NEW (with --reference FILE as the base)" : "BASE and NEW");
-	const char *base = ref ? ref : a->args[0], *new = a->args[a->nargs - 1];
+				 run ? "BASE.cfg and NEW.cfg" : ref ? "NEW (with --reference FILE as the base)"
+				 : "BASE and NEW");
 	struct compare_options opt;
 	const struct cli_opt *x;
 	compare_options_init(&opt);
@@ -193,35 +340,14 @@ static int exec_compare(struct cli_args *a)
 		opt.tolerance = x->d;
 	if ((x = cli_opt(a, 'a')))
 		opt.alpha = x->d;
-	struct sides sd;
-	struct compare c;
-	struct perr err;
-	int rc;
-	memset(&sd, 0, sizeof(sd));
-	sd.ctx = modeler_new();
-	opt.fit = pipeline_fit;
-	opt.fit_ctx = &sd;
-	const char *deps = cli_value(a, 'd');
-	if (load_side(&sd, 0, base, ref ? "reference" : NULL, opt.metric, deps, &err) < 0 ||
-	    load_side(&sd, 1, new, NULL, opt.metric, deps, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "%s", err.msg);
-	} else if (compare_experiments(&sd.in[0].e, &sd.in[1].e, &opt, &c, &err) < 0) {
-		rc = cli_error(EXIT_USAGE, "cannot compare '%s' with '%s': %s", new, base, err.msg);
-	} else {
-		campaign_inputs(base, new, &c);
-		if (cli_flag(a, 'j'))
-			print_json(&c, base, new);
-		else
-			cli_display_stdout(), compare_report_text(stdout, &c, base, new);
-		if (html && compare_report_html(html, &c, base, new, &err) < 0)
-			rc = cli_error(EXIT_USAGE, "%s", err.msg);
-		else
-			rc = compare_verdict(&c) ? EXIT_BLOCKED : EXIT_OK;
-		compare_release(&c);
-	}
-	input_data_release(&sd.in[0]);
-	input_data_release(&sd.in[1]);
-	modeler_free(sd.ctx);
+	if (!run)
+		return compare_inputs(a, &opt, ref ? ref : a->args[0], a->args[a->nargs - 1], ref);
+	char *arm[2] = { NULL, NULL };
+	int rc = run_arms(a, dir, arm);
+	if (rc == EXIT_OK)
+		rc = compare_inputs(a, &opt, arm[0], arm[1], NULL);
+	free(arm[0]);
+	free(arm[1]);
 	return rc;
 }
 
@@ -233,41 +359,51 @@ static const struct cli_option compare_options[] = {
 	{ "html", 'H', 1, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
 	{ "deps", 'd', 1, NULL, "--deps needs a dependency file" },
+	{ "run", 'R', 0, NULL, NULL },
+	{ "dir", 'D', 1, NULL, "--dir needs a directory" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_compare_entry = {
 	.name = "compare",
 	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]\n"
-		 "       perfsweep compare NEW --reference FILE [options]",
+		 "       perfsweep compare NEW --reference FILE [options]\n"
+		 "       perfsweep compare --run BASE.cfg NEW.cfg --dir DIR [options]",
 	.summary = "did NEW get slower than BASE, and did its scaling change?",
 	.help = "BASE and NEW are campaign directories, folders of Score-P experiments, Extra-P\n"
 		"text/JSON files or saved references (any format of the input registry, as for\n"
 		"validate); --reference FILE (written by 'perfsweep export DIR --format\n"
 		"reference') takes the place of BASE.\n"
+		"--run BASE.cfg NEW.cfg --dir DIR runs both campaigns first, in one time window:\n"
+		"DIR/base.campaign and DIR/new.campaign, one run at a time on the same cores of\n"
+		"the local backend, point by point and pass by pass, base and new in turn; run\n"
+		"the same command again to resume.  The budget is BASE's, for both arms.  Each new\n"
+		"run is then compared with the base run beside it in time (also when the two arm\n"
+		"directories are given as BASE and NEW later).\n"
 		"Per region, metric and common point: the medians of the repetitions, the change\n"
 		"NEW/BASE - 1 (Hodges-Lehmann on log values) with its interval at 1 - alpha, and\n"
 		"the two-sided Mann-Whitney p.  A point regressed when p < alpha (per point) and\n"
 		"the change exceeds --tolerance (5%, or 0.05); it improved when below -tolerance.\n"
-		"Higher is worse for every metric.  Mann-Whitney needs at least 5 + 5 repetitions\n"
-		"to reach p < 0.01 (4 + 4 for 0.05); the report marks points that cannot.\n"
+		"Higher is worse for every metric.\n"
 		"Per region, all common points together: the weighted mean of the points' log\n"
-		"ratios (its t interval; a regression when p < alpha and above tolerance) and its\n"
-		"trend along each parameter.  A scaling regression is a significant positive\n"
-		"trend that, at its interval's low end, adds more than tolerance to the ratio at\n"
-		"twice the parameter's largest common value.  Both PMNF models and their leading\n"
-		"terms are shown, fitted as 'model' fits them: each side constrained by its\n"
-		"campaign's dependency file (or --deps FILE, for both); models that differ without\n"
-		"a trend are not a regression.\n"
-		"A region noisy on either side (as validate's noise check) is not compared: it is\n"
-		"listed with the points to re-measure.  When both inputs are campaign\n"
-		"directories, the report starts with their stored configs' differences and\n"
-		"their machines.\n"
-		"--json prints {regressions, improvements, unchanged, models: [{callpath, metric,\n"
-		"base, new, leading_term_changed, predicted_ratio, region, trend, ...}],\n"
-		"not_compared, config_diff, ...}; --html FILE writes a self-contained page.\n"
+		"ratios, each weighed by its own noise (a random-effects meta-regression, one-sided\n"
+		"t bounds at 1 - alpha): a regression when significant and above the tolerance;\n"
+		"resolved when its upper bound is below the tolerance; else inconclusive, with the\n"
+		"smallest slowdown the data could have detected.  Its trend along each parameter:\n"
+		"a scaling regression is a significant rising trend that, at its interval's low\n"
+		"end, adds more than tolerance to the ratio at twice the parameter's largest\n"
+		"value.  Both PMNF models and their leading terms are shown, fitted as 'model'\n"
+		"fits them (each side's dependency file, or --deps FILE for both).\n"
+		"Regions under the base campaign's analysis.min_share of the time decide nothing.\n"
+		"A campaign's disturbed runs are left out (in paired arms: with their partners);\n"
+		"losing more than a quarter of them makes the comparison inconclusive.\n"
+		"--json prints {verdict, regressions, improvements, unchanged, models: [{callpath,\n"
+		"metric, base, new, region, trend, outcome, ...}], not_compared, config_diff,\n"
+		"pairs, disturbed, ...}; --html FILE writes a self-contained page.\n"
 		"\n"
-		"exit status: 0 no regression; 3 a point, a region or a scaling regression; 2\n"
+		"exit status: 0 every region that decides was resolved and none regressed; 3 a\n"
+		"point, a region or a scaling regression; 4 inconclusive (a region not resolved,\n"
+		"or the machine was shared); 1 the runs of --run failed or were interrupted; 2\n"
 		"usage or input error.  See docs/compare.md.",
 	.options = compare_options,
 	.errors = CLI_ERRORS_STRICT,

@@ -13,6 +13,7 @@ void cli_overview(FILE *f)
 	      "  1  runs failed (run), or an operation did not complete\n"
 	      "  2  usage or input error (bad option, config, dependency file or data)\n"
 	      "  3  validation found a blocking flag (validate), or a regression (compare)\n"
+	      "  4  compare could not tell (inconclusive: a region not resolved, or the machine shared)\n"
 	      "\n'perfsweep help COMMAND' shows one command; 'perfsweep --version' the version.\n", f);
 }
 

@@ -8,7 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
-#include "orchestrator/campaign_session.h"
+#include "orchestrator/campaign_open.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +24,12 @@ static int check_budget(const struct cli_args *a, struct cli_opt *o, struct perr
 static int write_runs(const struct refine_campaign *rc, const char *dir, long long *written,
 		      struct perr *err)
 {
-	struct campaign_session cs;
-	int ret = campaign_session_open(&cs, dir, err);
+	struct campaign_open co;
+	campaign_open_init(&co);
+	int ret = campaign_open_existing(&co, dir, err);
 	if (ret == 0)
-		ret = refine_campaign_write(rc, cs.st, written, err);
-	campaign_session_release(&cs);
+		ret = refine_campaign_write(rc, co.st, written, err);
+	campaign_open_release(&co);
 	return ret ? -1 : 0;
 }
 

@@ -4,8 +4,8 @@
 #include "cli/cli.h"
 #include "cli/run_until.h"
 #include "orchestrator/adaptive.h"
-#include "orchestrator/campaign_session.h"
 #include "campaign/config.h"
+#include "orchestrator/campaign_open.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/runner.h"
 #include "campaign/store.h"
@@ -60,14 +60,14 @@ static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr
 	return 0;
 }
 
-/* How running this plan changed the campaign already there. */
-static void report_growth(const struct campaign_session *cs, const char *name)
+/* Say what a campaign that was already there grew by. */
+static void report_growth(const struct campaign_open *co, const struct campaign_config *cfg)
 {
-	const struct store_diff *d = &cs->diff;
-	if (!cs->existed || !(d->added || d->retiring || d->unretired))
+	const struct store_diff *d = &co->diff;
+	if (!co->grows || !(d->added || d->retiring || d->unretired))
 		return;
 	fprintf(stderr, "campaign '%s' grew: %lld runs added, %lld kept (%lld done, %lld back from"
-		" retired), %lld retired", name, d->added, d->kept, d->kept_done, d->unretired, d->retired);
+		" retired), %lld retired", cfg->name, d->added, d->kept, d->kept_done, d->unretired, d->retired);
 	if (d->kept_outside_points)
 		fprintf(stderr, "; %d point%s added by refine kept", d->kept_outside_points,
 			d->kept_outside_points == 1 ? "" : "s");
@@ -130,9 +130,11 @@ static int exec_run(struct cli_args *a)
 	struct campaign_config cfg;
 	struct perr err;
 	struct plan pl;
-	struct campaign_session cs = CAMPAIGN_SESSION_INIT;
+	struct backend *b = NULL;
 	int ret = EXIT_USAGE;
 	char *bind = NULL;
+	struct campaign_open co;
+	campaign_open_init(&co);
 	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
 		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
@@ -141,14 +143,14 @@ static int exec_run(struct cli_args *a)
 	/* everything that can refuse (the config, the campaign there, the
 	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
-	    campaign_session_run(&cs, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, (int)jobs, &err)) {
+	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
+	    campaign_open_backend(&co, &cfg, (int)jobs, &b, &err) || campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
-	report_growth(&cs, cfg.name);
-	struct store *st = cs.st;
-	struct backend *b = cs.backend;
-	const char *campaign_dir = cs.dir;
+	report_growth(&co, &cfg);
+	struct store *st = co.st;
+	const char *campaign_dir = co.dir;
 	bind = bind_path();
 	cli_catch_stop();
 	struct runner_options ro = { .bind_path = bind, .stop = &cli_stop, .event = on_event, .ctx = &quiet };
@@ -169,7 +171,9 @@ static int exec_run(struct cli_args *a)
 		ret = report(st, cfg.name, cfg.path, campaign_dir, &rs);
 	}
 out:
-	campaign_session_release(&cs);
+	if (b)
+		b->ops->free(b);
+	campaign_open_release(&co);
 	plan_release(&pl);
 	if (cfg_path)           /* config_load ran */
 		config_release(&cfg);

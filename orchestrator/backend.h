@@ -92,8 +92,7 @@ void backend_flushed_free(struct backend_flushed *f, int n);
 struct backend;
 
 struct backend_ops {
-	const char *name;
-	int starts_running;         /* a started run is running at once (no queue in between) */
+	const char *name;           /* its entry's name in the registry */
 	/* How many more runs may start now. */
 	int (*capacity)(struct backend *b);
 	/* Start a run.  0: started, *backend_id set (caller frees); 1: transient
@@ -156,6 +155,9 @@ struct backend_entry {
 	const char *name;           /* backend.type in a config, "backend" in a store's meta */
 	const char *job_words[2];   /* what a run in flight is to it, one and several:
 	                               "process group", "process groups" */
+	int starts_running;         /* a started run runs at once, here, on the cores the
+	                               backend gave it (no queue in between): the run engine
+	                               marks it running, a two-arm run (ab_run.h) needs it */
 	/* The settings of the backend section only this backend reads: 0, or
 	   -1 with err "FILE:LINE: ..." at the setting. */
 	int (*check_config)(const struct campaign_config *c, struct perr *err);

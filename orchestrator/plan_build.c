@@ -165,7 +165,8 @@ static int parse_budget(struct pb *b)
 	if (ch) {
 		if (!config_setting_is_number(ch) || config_number(ch) <= 0)
 			return config_error(b->c, ch, b->err, "'core_hours' must be a positive number; write core_hours = 500.0;");
-		b->spec.budget_core_hours = config_number(ch);
+		/* a two-arm run gives each arm its share (campaign_config.budget_share) */
+		b->spec.budget_core_hours = config_number(ch) * (b->c->budget_share > 0 ? b->c->budget_share : 1);
 	}
 	const config_setting_t *ov = config_setting_get_member(g, "overrun");
 	if (ov && (!config_setting_is_number(ov) || config_number(ov) < 0))

@@ -3,7 +3,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "campaign/campaign_config.h"
-#include "orchestrator/campaign_session.h"
+#include "orchestrator/campaign_open.h"
 #include "campaign/config_diff.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -76,7 +76,7 @@ int campaign_collectors_check(struct store *st, const struct campaign_config *cf
 
 /* dir is a campaign this command may re-collect: checked read-only, then
    locked and opened for writing.  0, or -1 (err). */
-static int open_campaign(const char *dir, struct campaign_session *cs, struct perr *err)
+static int open_campaign(const char *dir, struct campaign_open *co, struct perr *err)
 {
 	struct store *st;
 	struct stat sb;
@@ -93,7 +93,7 @@ static int open_campaign(const char *dir, struct campaign_session *cs, struct pe
 	if (imported)
 		return perr_set(err, "'%s' holds imported measurements: there are no run outputs to "
 				"collect from", dir);
-	return campaign_session_open(cs, dir, err) ? -1 : 0;
+	return campaign_open_existing(co, dir, err) ? -1 : 0;
 }
 
 /* The collectors' config: the given one, which may change only the collect
@@ -289,9 +289,10 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 		       struct recollect_report *rep, struct perr *err)
 {
 	struct campaign_config c;
-	struct campaign_session cs = CAMPAIGN_SESSION_INIT;
+	struct campaign_open co;
 	int ret = -1, loaded = 0;
 	memset(rep, 0, sizeof(*rep));
+	campaign_open_init(&co);
 	if (!dir && config_path) {
 		int rc = config_load(&c, config_path, err);
 		rep->dir = rc ? NULL : config_default_dir(&c);
@@ -301,9 +302,9 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 	} else {
 		rep->dir = xstrdup(dir);
 	}
-	if (open_campaign(rep->dir, &cs, err))
+	if (open_campaign(rep->dir, &co, err))
 		goto out;
-	struct store *st = cs.st;
+	struct store *st = co.st;
 	loaded = 1;
 	if (collectors_config(st, config_path, &c, err))
 		goto out;
@@ -318,7 +319,7 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 	if (!ret && config_path)
 		ret = campaign_save_config(st, &c, err);
 out:
-	campaign_session_release(&cs);
+	campaign_open_release(&co);
 	if (loaded)
 		config_release(&c);
 	if (ret)

@@ -319,8 +319,17 @@ static int taken_over(struct engine *e, long long id, enum attempt_fate fate, co
 	return 0;
 }
 
+/* 1 when the options let the engine start run id (runner_options.only). */
+static int wanted(const struct runner_options *o, long long id)
+{
+	for (int i = 0; o->only && i < o->nonly; i++)
+		if (o->only[i] == id)
+			return 1;
+	return !o->only;
+}
+
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
-   pending again; every pending run joins the queue.  0 or -1 (err). */
+   pending again; every pending run the options want joins the queue.  0 or -1 (err). */
 static int reconcile(struct engine *e, struct perr *err)
 {
 	struct run *runs;
@@ -361,7 +370,7 @@ static int reconcile(struct engine *e, struct perr *err)
 			event(e->o, r->id, "rerun", why);
 			r->state = RUN_PENDING;
 		}
-		if (r->state == RUN_PENDING)
+		if (r->state == RUN_PENDING && wanted(e->o, r->id))
 			push(&e->q, r->id);
 	}
 	ret = 0;
@@ -725,12 +734,20 @@ static int apply_results(struct engine *e, const struct run_result *res, int n, 
 	return end_batch(e->st, rc, err);
 }
 
+/* The backend's entry says whether a started run is running (a backend
+   outside the registry, as a test's, is asked nothing). */
+static int runs_at_once(const struct backend *b)
+{
+	const struct backend_entry *be = backend_find(b->ops->name);
+	return be && be->starts_running;
+}
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {
 	memset(stats, 0, sizeof(*stats));
 	struct engine e = { .st = st, .c = c, .b = b, .o = o, .stats = stats,
-			    .starts_running = b->ops->starts_running };
+			    .starts_running = runs_at_once(b) };
 	int ret = -1;
 	if (reconcile(&e, err))
 		goto done;

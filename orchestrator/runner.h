@@ -23,6 +23,11 @@ struct runner_options {
 	   print; id 0: about the campaign, not one run ("warning") */
 	void (*event)(void *ctx, long long id, const char *what, const char *detail);
 	void *ctx;
+	/* start only these pending runs (a two-arm run starts one at a time,
+	   ab_run.h); NULL: every pending run.  Runs in flight from an earlier
+	   orchestrator are taken over either way. */
+	const long long *only;
+	int nonly;
 };
 
 struct runner_stats {

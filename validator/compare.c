@@ -5,6 +5,7 @@
 #include "common/xalloc.h"
 #include "models/points.h"
 #include "validator/compare.h"
+#include "validator/disturbed.h"
 #include "validator/noise.h"
 #include "validator/ranktest.h"
 #include "validator/validate.h"
@@ -80,9 +81,53 @@ void compare_release(struct compare *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void compare_init(struct compare *c, const struct compare_options *opt)
+{
+	memset(c, 0, sizeof(*c));
+	if (opt)
+		c->opt = *opt;
+	else
+		compare_options_init(&c->opt);
+}
+
 int compare_verdict(const struct compare *c)
 {
-	return c->nregressions || c->nregion_regressions || c->nmodel_regressions ? 3 : 0;
+	int inconclusive = c->inputs.shared;
+	for (int r = 0; r < c->nregions; r++) {
+		const struct compare_region *g = &c->regions[r];
+		if (!g->decides)
+			continue;
+		if (g->outcome == CMP_REGRESSED)
+			return COMPARE_REGRESSION;
+		inconclusive |= g->outcome == CMP_INCONCLUSIVE;
+	}
+	return inconclusive ? COMPARE_INCONCLUSIVE : COMPARE_OK;
+}
+
+const char *compare_verdict_name(int verdict)
+{
+	return verdict == COMPARE_REGRESSION ? "regression" : verdict == COMPARE_INCONCLUSIVE ? "inconclusive" : "ok";
+}
+
+/* More than DISTURBED_SHARED_FRACTION of what was measured lost: the machine was shared. */
+static int lost_too_many(int lost, int of)
+{
+	return of > 0 && lost > DISTURBED_SHARED_FRACTION * of;
+}
+
+void compare_note_disturbed(struct compare *c, int side, int judged, int disturbed)
+{
+	c->inputs.judged[side] = judged;
+	c->inputs.disturbed[side] = disturbed;
+	c->inputs.shared |= lost_too_many(disturbed, judged);
+}
+
+void compare_note_pairs(struct compare *c, int pairs, int lost)
+{
+	c->inputs.paired = 1;
+	c->inputs.pairs = pairs;
+	c->inputs.pairs_lost = lost;
+	c->inputs.shared |= lost_too_many(lost, pairs);
 }
 
 /* The parameter names of e, comma-separated, for messages. */
@@ -325,43 +370,28 @@ static int all_positive(const struct exp_values *v)
 	return 1;
 }
 
-/* Mean and variance of the logs of v's repetitions without its outliers (models/points.h). */
-static void log_stats(const struct exp_values *v, double scov, enum point_side side, double *mean,
-		      double *var, int *kept)
+/* Mean and variance of the logs of v's repetitions (all of them: see trend_build_add). */
+static void log_stats(const struct exp_values *v, double *mean, double *var)
 {
-	unsigned char *out = xcalloc((size_t)v->n + 1, 1);
 	double s = 0, s2 = 0;
-	int n = 0;
-	point_outliers(v, scov, side, out);
 	for (int i = 0; i < v->n; i++)
-		if (!out[i]) {
-			s += log(v->v[i]);
-			n++;
-		}
-	*mean = s / n;
+		s += log(v->v[i]);
+	*mean = s / v->n;
 	for (int i = 0; i < v->n; i++)
-		if (!out[i])
-			s2 += (log(v->v[i]) - *mean) * (log(v->v[i]) - *mean);
-	*var = n > 1 ? s2 / (n - 1) : NAN;
-	*kept = n;
-	free(out);
+		s2 += (log(v->v[i]) - *mean) * (log(v->v[i]) - *mean);
+	*var = v->n > 1 ? s2 / (v->n - 1) : NAN;
 }
 
 /* The trend fit's input, built point by point. */
 struct trend_build {
 	struct trend_input in;
 	double *x, *y, *v;
-	int *nb, *nn;
-	double scov[2];
-	enum point_side side[2];
+	int *nb, *nn, *np;
 };
 
-static void trend_build_init(struct trend_build *tb, const struct region_pair *rp, int nparams)
+static void trend_build_init(struct trend_build *tb, int npoints, int nparams)
 {
-	const struct exp_series *s[2] = { experiment_series(rp->base, rp->bc, rp->bm),
-					  experiment_series(rp->new, rp->nc, rp->nm) };
-	const struct experiment *e[2] = { rp->base, rp->new };
-	size_t n = (size_t)rp->npairs + 1;
+	size_t n = (size_t)npoints + 1;
 	memset(tb, 0, sizeof(*tb));
 	tb->in.nparams = nparams;
 	tb->in.x = tb->x = xmalloc(sizeof(double) * n * (size_t)nparams);
@@ -369,28 +399,54 @@ static void trend_build_init(struct trend_build *tb, const struct region_pair *r
 	tb->in.v = tb->v = xmalloc(sizeof(double) * n);
 	tb->in.nbase = tb->nb = xmalloc(sizeof(int) * n);
 	tb->in.nnew = tb->nn = xmalloc(sizeof(int) * n);
-	for (int i = 0; i < 2; i++) {
-		tb->scov[i] = point_series_cov(s[i]->at, e[i]->npoints);
-		tb->side[i] = point_side_of_series(e[i], s[i]);
-	}
+	tb->np = xmalloc(sizeof(int) * n);
 }
 
 /*
- * Add one point with positive values: its log ratio y (the point test's
- * Hodges-Lehmann shift of the logs, which one slow repetition does not
- * move) and the variance of the difference of the mean logs, outliers left
- * out, as y's variance.
+ * Add one point with positive values: its log ratio y, the difference of
+ * the mean logs, and that difference's variance from the repetitions.
+ * Every repetition counts: with three of them, what looks outlying is
+ * mostly the noise itself, and leaving it out understated the points'
+ * variance (the points then scattered more than their repetitions said
+ * in 57% of generated no-change pairs instead of 45%, and the pooled test
+ * lost power to it); a point whose repetitions really disagree weighs
+ * less for it, and the test allows for points that scatter
+ * (compare_trend.h).
  */
-static void trend_build_add(struct trend_build *tb, const double *x, double y, const struct exp_values *a,
+static void trend_build_add(struct trend_build *tb, const double *x, const struct exp_values *a,
 			    const struct exp_values *b)
 {
 	int i = tb->in.n++;
 	double ma, va, mb, vb;
 	memcpy(tb->x + (size_t)i * (size_t)tb->in.nparams, x, sizeof(double) * (size_t)tb->in.nparams);
-	log_stats(a, tb->scov[0], tb->side[0], &ma, &va, &tb->nb[i]);
-	log_stats(b, tb->scov[1], tb->side[1], &mb, &vb, &tb->nn[i]);
-	tb->y[i] = y;
-	tb->v[i] = va / tb->nb[i] + vb / tb->nn[i];
+	log_stats(a, &ma, &va);
+	log_stats(b, &mb, &vb);
+	tb->nb[i] = a->n;
+	tb->nn[i] = b->n;
+	tb->y[i] = mb - ma;
+	tb->v[i] = va / a->n + vb / b->n;
+	tb->np[i] = 0;
+}
+
+/*
+ * Add one paired point (a and b of equal length, positive, the j-th values
+ * measured next to each other): y the mean of the pairs' log ratios, v its
+ * variance over the pairs.
+ */
+static void trend_build_add_paired(struct trend_build *tb, const double *x, const struct exp_values *a,
+				   const struct exp_values *b)
+{
+	int i = tb->in.n++, n = a->n;
+	double s = 0, s2 = 0;
+	memcpy(tb->x + (size_t)i * (size_t)tb->in.nparams, x, sizeof(double) * (size_t)tb->in.nparams);
+	for (int j = 0; j < n; j++)
+		s += log(b->v[j] / a->v[j]);
+	for (int j = 0; j < n; j++)
+		s2 += (log(b->v[j] / a->v[j]) - s / n) * (log(b->v[j] / a->v[j]) - s / n);
+	tb->y[i] = s / n;
+	tb->v[i] = n > 1 ? s2 / (n - 1) / n : NAN;
+	tb->nb[i] = tb->nn[i] = tb->np[i] = n;
+	tb->in.npairs = tb->np;
 }
 
 static void trend_build_release(struct trend_build *tb)
@@ -400,6 +456,7 @@ static void trend_build_release(struct trend_build *tb)
 	free(tb->v);
 	free(tb->nb);
 	free(tb->nn);
+	free(tb->np);
 }
 
 /* Test every common point of one region, then all of them together; -1 with err for bad values. */
@@ -407,7 +464,7 @@ static int test_region(struct compare *c, int r, const struct region_pair *rp, s
 {
 	struct trend_build tb;
 	int rc = 0;
-	trend_build_init(&tb, rp, c->nparams);
+	trend_build_init(&tb, rp->npairs, c->nparams);
 	for (int i = 0; i < rp->npairs && !rc; i++) {
 		const struct exp_values *a = experiment_values(rp->base, rp->bc, rp->bm, rp->pairs[2 * i]);
 		const struct exp_values *b = experiment_values(rp->new, rp->nc, rp->nm, rp->pairs[2 * i + 1]);
@@ -428,9 +485,20 @@ static int test_region(struct compare *c, int r, const struct region_pair *rp, s
 		c->nimprovements += pt->status == CMP_IMPROVEMENT;
 		c->nunchanged += pt->status == CMP_UNCHANGED;
 		c->nunreachable += !pt->reachable;
-		if (all_positive(a) && all_positive(b))
-			trend_build_add(&tb, pt->coords, log1p(pt->rel), a, b);
+		c->regions[r].point_regressions += pt->status == CMP_REGRESSION;
+		if (!all_positive(a) || !all_positive(b))
+			continue;
+		/* a measurement compared with itself (a campaign, a file or its reference) pairs with itself */
+		int same = a->n == b->n && !memcmp(a->v, b->v, sizeof(double) * (size_t)a->n);
+		if ((c->opt.paired || same) && a->n == b->n)
+			trend_build_add_paired(&tb, pt->coords, a, b);
+		else
+			trend_build_add(&tb, pt->coords, a, b);
 	}
+	/* a mix of paired and unpaired points: all of them as unpaired */
+	for (int i = 0; tb.in.npairs && i < tb.in.n; i++)
+		if (!tb.np[i])
+			tb.in.npairs = NULL;
 	struct perr terr;
 	if (!rc && compare_trend_fit(&tb.in, c->opt.alpha, &c->regions[r].trend, &terr) < 0)
 		c->regions[r].trend.tested = 0;         /* no point with positive values: nothing to fit */
@@ -446,14 +514,17 @@ static void region_verdict(struct compare *c, struct compare_region *g)
 	if (!t->tested)
 		return;
 	double change = expm1(t->level);
-	if (t->level_p < alpha && change > tol)
+	/* the pooled level, or every point on its own (an intersection-union test) */
+	int slower = (t->level_p < alpha && t->level > 0) || (t->npoints >= 2 && t->point_p_max < alpha);
+	if (slower && change > tol)
 		g->status = CMP_REGRESSION;
-	else if (t->level_p < alpha && change < -tol)
+	else if (t->level_p < alpha && t->level < 0 && change < -tol)
 		g->status = CMP_IMPROVEMENT;
+	g->resolved = expm1(t->level_hi) <= tol;
 	for (int k = 0; k < c->nparams; k++) {
 		const struct trend_param *tp = &t->param[k];
 		if (!tp->tested || !(tp->p < alpha))
-			continue;
+			continue;       /* p is one-sided, in the slope's direction */
 		if (tp->slope > 0 && tp->excess_2x_lo > tol)
 			g->scaling[k] = 1;
 		else if (tp->slope < 0 && tp->excess_2x_hi < -tol)
@@ -502,17 +573,9 @@ static int compare_region(struct compare *c, const struct region_pair *rp, struc
 	g->scaling = xcalloc((size_t)c->nparams + 1, sizeof(int));
 	g->base_lead = g->new_lead = -1;
 	g->ratio = g->ratio_2x = NAN;
+	/* a noisy region is compared all the same: the pooled test weighs each point by its noise */
 	region_noise(c, g, 0, rp->base, rp->bc, rp->bm, NULL);
 	region_noise(c, g, 1, rp->new, rp->nc, rp->nm, rp->map);
-	if (g->noisy) {
-		/* what validate calls unreliable is neither tested nor modelled */
-		pmnf_init(&g->base, 0, NULL);
-		pmnf_init(&g->new, 0, NULL);
-		g->fit_error = xasprintf("not compared: noisy in %s", g->noisy == CMP_NOISY_BASE ? "base"
-								      : g->noisy == CMP_NOISY_NEW ? "new" : "base and new");
-		c->nnot_compared++;
-		return 0;
-	}
 	int rc = test_region(c, c->nregions - 1, rp, err);
 	fit_region(g, rp, c, ctx);
 	region_verdict(c, g);
@@ -541,6 +604,41 @@ static int compare_regions(struct compare *c, const struct experiment *base, con
 	if (ctx)
 		modeler_free(ctx);
 	return rc;
+}
+
+/* Whether region g's callpath is top-level (no "->"): its time is part of the total. */
+static int top_level(const struct compare_region *g)
+{
+	return strstr(g->callpath, "->") == NULL;
+}
+
+/*
+ * Each region's share of its metric's total (its base medians summed over
+ * the common points, over the top-level regions' sum: what refine counts),
+ * whether it decides, and its outcome.
+ */
+static void settle_regions(struct compare *c)
+{
+	double *sum = xcalloc((size_t)c->nregions + 1, sizeof(double));
+	for (int i = 0; i < c->ncmp; i++)
+		if (isfinite(c->points[i].base_median))
+			sum[c->points[i].region] += fabs(c->points[i].base_median);
+	for (int r = 0; r < c->nregions; r++) {
+		struct compare_region *g = &c->regions[r];
+		double total = 0;
+		for (int q = 0; q < c->nregions; q++)
+			if (!strcmp(c->regions[q].metric, g->metric) && top_level(&c->regions[q]))
+				total += sum[q];
+		g->share = total > 0 ? sum[r] / total : NAN;
+		g->decides = !(c->opt.min_share > 0 && g->share < c->opt.min_share);
+		if (g->status == CMP_REGRESSION || g->regression || g->point_regressions)
+			g->outcome = CMP_REGRESSED;
+		else
+			g->outcome = g->trend.tested && g->resolved ? CMP_OK : CMP_INCONCLUSIVE;
+		c->nsmall += !g->decides;
+		c->nnot_compared += g->decides && g->outcome == CMP_INCONCLUSIVE;
+	}
+	free(sum);
 }
 
 int compare_experiments(const struct experiment *base, const struct experiment *new,
@@ -577,7 +675,9 @@ int compare_experiments(const struct experiment *base, const struct experiment *
 			    (!out->opt.metric || !strcmp(new->metrics[nm], out->opt.metric)))
 				out->only_new++;
 		}
-	if (!rc && out->ncmp == 0 && out->nnot_compared == 0)
+	if (!rc)
+		settle_regions(out);
+	if (!rc && out->ncmp == 0)
 		rc = out->opt.metric ? perr_set(err, "no values of metric '%s' at a common point", out->opt.metric)
 				     : perr_set(err, "no region and metric with values at a common point");
 	if (rc)

@@ -13,19 +13,32 @@
  * (5 + 5 repetitions are the fewest for 0.01) are marked unreachable.
  *
  * Per region and metric, all common points together (compare_trend.h):
- * the constant part of the change (the weighted mean log ratio) with its
- * t interval, and per parameter the trend of the log ratio along it.  The
- * region regressed when the constant part is significant (p < alpha) and
- * above +tolerance, so a region whose every point moved by 50% is a
- * regression even when no single point can reach alpha.  A parameter shows
- * a scaling regression when its trend is significantly positive (p <
- * alpha) and, at the low end of its interval, predicts at twice the
- * parameter's largest common value a ratio more than tolerance above the
- * constant part.
+ * the constant part of the change (the weighted mean log ratio of a
+ * random-effects meta-regression) with one-sided t bounds, and per
+ * parameter the trend of the log ratio along it.  The region regressed
+ * when the constant part is significantly positive (one-sided p < alpha)
+ * and above +tolerance, so a region whose every point moved by 38% is a
+ * regression even when no single point can reach alpha.  It is resolved
+ * when the upper bound excludes a slowdown beyond the tolerance; a region
+ * that neither regressed nor is resolved is inconclusive, with the
+ * smallest slowdown its test could have found (trend.detectable).  A
+ * parameter shows a scaling regression when its trend is significantly
+ * positive (one-sided p < alpha) and, at the low end of its interval,
+ * predicts at twice the parameter's largest common value a ratio more
+ * than tolerance above the constant part.
+ *
+ * The verdict (compare_verdict, the exit status): a regression (3) when a
+ * point, a region or a region's trend regressed; inconclusive (4) when a
+ * region is not resolved, or the inputs lost too many runs to disturbance
+ * (the machine was shared); ok (0) only when every region was resolved.
+ * Regions under min_share of their metric's total (summed medians over the
+ * top-level regions, as refine counts them) are reported but decide
+ * nothing.
  *
  * A region noisy on either side (noise.h: mostly noisy points, what
- * validate calls unreliable) is not compared: listed with the noisy points
- * to re-measure, neither tested nor modelled.
+ * validate calls unreliable) is still compared by the pooled test, which
+ * weighs each point by its noise; it is marked, with the noisy points to
+ * re-measure.
  *
  * Both sides' PMNF models (models/modeler.h, fitted in one place:
  * compare_options.fit) are shown side by side, with their leading terms
@@ -64,6 +77,9 @@ struct compare_options {
 	double unreliable_fraction;     /* likewise (0.5) */
 	compare_fit_fn fit;     /* NULL: the modeller on the medians */
 	void *fit_ctx;
+	double min_share;       /* regions under this share of their metric's total decide nothing (0) */
+	int paired;             /* both sides' j-th values at a point ran next to each other (compare
+				   --run): each point's log ratio is the mean of its pairs' */
 };
 
 void compare_options_init(struct compare_options *o);
@@ -82,12 +98,15 @@ struct compare_point {
 	enum compare_status status;
 };
 
-/* Which side a region is noisy on: not compared. */
+/* Which side a region is noisy on (reported; the pooled test weighs it). */
 enum { CMP_NOISY_BASE = 1, CMP_NOISY_NEW = 2 };
+
+/* What a region says for the verdict. */
+enum compare_outcome { CMP_OK = 0, CMP_REGRESSED, CMP_INCONCLUSIVE };
 
 struct compare_region {
 	char *callpath, *metric;
-	int noisy;                      /* CMP_NOISY_* bits: not compared, not modelled */
+	int noisy;                      /* CMP_NOISY_* bits */
 	int nremeasure[2];              /* base, new: the noisy points to re-measure */
 	double *remeasure[2];           /* nremeasure x nparams coordinates, in compare.params order */
 	int modelled;                   /* both models fitted */
@@ -100,6 +119,11 @@ struct compare_region {
 	int *scaling;                   /* per parameter: +1 scaling regression, -1 improvement, 0 */
 	int regression;                 /* a scaling regression in some parameter */
 	char *fit_error;                /* why a side was not modelled, or NULL */
+	int point_regressions;          /* its points that regressed */
+	double share;                   /* of its metric's total in base (summed medians), NaN unknown */
+	int decides;                    /* share >= min_share: its outcome counts for the verdict */
+	int resolved;                   /* the level's upper bound excludes a slowdown beyond tolerance */
+	enum compare_outcome outcome;
 };
 
 /* A setting of the stored configs that differs; base or new NULL where absent. */
@@ -119,6 +143,12 @@ struct compare_inputs {
 	struct compare_diff *diffs;     /* the stored configs' differences ("name" left out) */
 	char *config_note;              /* why the configs could not be compared, or NULL */
 	struct compare_machine machine[2];      /* base, new */
+	/* campaigns: their runs judged for disturbance and those left out (analysis/run_usage.h) */
+	int judged[2], disturbed[2];
+	/* paired campaigns (compare --run): the pairs both sides measured and those lost because
+	   one of the two runs was disturbed (both are left out) */
+	int paired, pairs, pairs_lost;
+	int shared;                     /* more than DISTURBED_SHARED_FRACTION lost: the machine was shared */
 };
 
 struct compare {
@@ -134,7 +164,8 @@ struct compare {
 	int nregressions, nimprovements, nunchanged, nunreachable;
 	int nregion_regressions, nregion_improvements;
 	int nmodel_regressions;         /* regions with a scaling regression */
-	int nnot_compared;              /* noisy regions */
+	int nnot_compared;              /* regions that decide and are inconclusive (not resolved) */
+	int nsmall;                     /* regions under min_share: reported, deciding nothing */
 	int only_base, only_new;        /* (region, metric) pairs on one side only */
 	struct compare_inputs inputs;   /* filled by the caller (compare_add_diff, ...) */
 };
@@ -148,12 +179,21 @@ struct compare {
 int compare_experiments(const struct experiment *base, const struct experiment *new,
 			const struct compare_options *opt, struct compare *out, struct perr *err);
 void compare_release(struct compare *c);
+/* An empty comparison under opt (no common point): for a report of inputs whose every run was lost. */
+void compare_init(struct compare *c, const struct compare_options *opt);
 
 /* Record one config difference (copies the strings; base or new may be NULL). */
 void compare_add_diff(struct compare *c, const char *key, const char *base, const char *new);
 
-/* 3 (regression) when any point or region regressed or scaled worse, else 0: the exit status. */
+/* Note a side's disturbed runs (judged, left out), or the pairs of paired campaigns; sets shared. */
+void compare_note_disturbed(struct compare *c, int side, int judged, int disturbed);
+void compare_note_pairs(struct compare *c, int pairs, int lost);
+
+/* The verdict and exit status: a regression in a region that decides, else inconclusive, else ok. */
+enum { COMPARE_OK = 0, COMPARE_REGRESSION = 3, COMPARE_INCONCLUSIVE = 4 };
 int compare_verdict(const struct compare *c);
+/* "ok", "regression" or "inconclusive". */
+const char *compare_verdict_name(int verdict);
 
 /* The leading term of m (see above), or -1 for a constant model; x breaks ties by contribution. */
 int compare_leading_term(const struct pmnf_model *m, const double *x);

@@ -73,6 +73,32 @@ static const char *unconfirmed_reason(const struct compare *c, const struct comp
 	return "models differ, data do not show a trend";
 }
 
+/* "+12.3%": the smallest slowdown the region's pooled test finds (compare_trend.h), or "n/a". */
+static const char *detectable_text(const struct compare_trend *t)
+{
+	static char buf[32];
+	if (!t->tested || !isfinite(t->detectable))
+		return "n/a";
+	snprintf(buf, sizeof(buf), "%+.1f%%", 100 * expm1(t->detectable));
+	return buf;
+}
+
+/* What the region says for the verdict, in words. */
+static const char *outcome_text(const struct compare *c, const struct compare_region *g)
+{
+	static char buf[160];
+	if (!g->decides)
+		snprintf(buf, sizeof(buf), "small (%.2g%% of the %s, under min_share %g%%): decides nothing",
+			 100 * g->share, g->metric, 100 * c->opt.min_share);
+	else if (g->outcome == CMP_REGRESSED)
+		snprintf(buf, sizeof(buf), "regressed");
+	else if (g->outcome == CMP_OK)
+		snprintf(buf, sizeof(buf), "resolved: no slowdown beyond %g%%", 100 * c->opt.tolerance);
+	else
+		snprintf(buf, sizeof(buf), "INCONCLUSIVE: a slowdown of %g%% is not excluded", 100 * c->opt.tolerance);
+	return buf;
+}
+
 /* "+10.2% [+8.1%, +12.5%]" of a log ratio and its interval. */
 static void add_log_change(struct strbuf *sb, double l, double lo, double hi)
 {
@@ -99,9 +125,14 @@ static void text_level(FILE *f, const struct compare *c, const struct compare_re
 	struct strbuf sb;
 	strbuf_init(&sb);
 	add_log_change(&sb, t->level, t->level_lo, t->level_hi);
-	fprintf(f, "  all %d points together: %s, %s, p %.2g%s\n", t->npoints, status_name[g->status], sb.buf,
-		t->level_p, g->status != CMP_UNCHANGED && none_reachable(c, (int)(g - c->regions))
-				    ? " (no single point could have shown it)" : "");
+	fprintf(f, "  all %d points together%s: %s, %s, p %.2g%s\n", t->npoints, t->paired ? " (paired)" : "",
+		status_name[g->status], sb.buf, t->level_p,
+		g->status != CMP_UNCHANGED && none_reachable(c, (int)(g - c->regions))
+			? " (no single point could have shown it)" : "");
+	fprintf(f, "  %s; detectable %s", outcome_text(c, g), detectable_text(t));
+	if (t->npoints >= 2 && t->point_p_max < c->opt.alpha)
+		fprintf(f, "; every point slower on its own (largest p %.2g)", t->point_p_max);
+	fputc('\n', f);
 	for (int k = 0; k < c->nparams; k++) {
 		const struct trend_param *tp = &t->param[k];
 		if (!tp->varies)
@@ -119,11 +150,9 @@ static void text_level(FILE *f, const struct compare *c, const struct compare_re
 
 static void text_model(FILE *f, const struct compare *c, const struct compare_region *g)
 {
-	fprintf(f, "%s [%s]\n", g->callpath, g->metric);
-	if (g->noisy) {
-		fprintf(f, "  %s\n", g->fit_error);
-		return;
-	}
+	fprintf(f, "%s [%s]%s\n", g->callpath, g->metric,
+		g->noisy == CMP_NOISY_BASE ? "  (noisy in base)" : g->noisy == CMP_NOISY_NEW ? "  (noisy in new)"
+		: g->noisy ? "  (noisy in base and new)" : "");
 	text_level(f, c, g);
 	if (!g->modelled) {
 		fprintf(f, "  not modelled: %s\n", g->fit_error ? g->fit_error : "no model");
@@ -195,21 +224,73 @@ static void add_remeasure(struct strbuf *sb, const struct compare *c, const stru
 		}
 }
 
-/* The regions left out as noisy, with the points to re-measure. */
+/* 1 when region g is listed as not compared: it decides and its test cannot tell. */
+static int unresolved(const struct compare_region *g)
+{
+	return g->decides && g->outcome == CMP_INCONCLUSIVE;
+}
+
+/* The regions the pooled test could not resolve, with what it could have detected. */
 static void text_not_compared(FILE *f, const struct compare *c)
 {
 	if (!c->nnot_compared)
 		return;
-	fputs("\nnot compared (noisy, as validate's noise check):\n", f);
+	fprintf(f, "\nnot resolved (the data can neither show nor exclude a slowdown of %g%%):\n", 100 * c->opt.tolerance);
 	for (int r = 0; r < c->nregions; r++) {
 		const struct compare_region *g = &c->regions[r];
-		if (!g->noisy)
+		if (!unresolved(g))
 			continue;
 		struct strbuf sb;
 		strbuf_init(&sb);
-		add_remeasure(&sb, c, g);
-		fprintf(f, "  %s [%s]: %s; %s\n", g->callpath, g->metric, g->fit_error, sb.buf);
+		if (g->trend.tested)
+			add_log_change(&sb, g->trend.level, g->trend.level_lo, g->trend.level_hi);
+		else
+			strbuf_addstr(&sb, "not tested (no point with positive values and repetitions)");
+		strbuf_addf(&sb, "; detectable %s", detectable_text(&g->trend));
+		if (g->noisy) {
+			strbuf_addf(&sb, "; noisy in %s: ", g->noisy == CMP_NOISY_BASE ? "base" : g->noisy == CMP_NOISY_NEW
+				    ? "new" : "base and new");
+			add_remeasure(&sb, c, g);
+		}
+		fprintf(f, "  %s [%s]: %s\n", g->callpath, g->metric, sb.buf);
 		strbuf_release(&sb);
+	}
+}
+
+/* What the runs of campaigns lost to disturbance: a line each, when there is something to say. */
+static void text_disturbed(FILE *f, const struct compare *c)
+{
+	const struct compare_inputs *in = &c->inputs;
+	if (in->paired)
+		fprintf(f, "pairs: %d (each new run beside its base run in time); %d lost to a disturbed run, "
+			"left out on both sides\n", in->pairs, in->pairs_lost);
+	for (int s = 0; s < 2 && !in->paired; s++)
+		if (in->judged[s])
+			fprintf(f, "%s: %d of %d runs disturbed, left out\n", s ? "new" : "base", in->disturbed[s],
+				in->judged[s]);
+}
+
+/* The verdict line. */
+static void text_verdict(FILE *f, const struct compare *c)
+{
+	int v = compare_verdict(c);
+	const struct compare_inputs *in = &c->inputs;
+	if (v == COMPARE_REGRESSION) {
+		fputs("verdict: regression\n", f);
+	} else if (v == COMPARE_INCONCLUSIVE && in->shared) {
+		if (in->paired)
+			fprintf(f, "verdict: inconclusive: the machine was shared (%d of %d pairs lost to disturbed "
+				"runs); run again on a quiet machine\n", in->pairs_lost, in->pairs);
+		else
+			fprintf(f, "verdict: inconclusive: the machine was shared (%d of %d base runs, %d of %d new "
+				"runs disturbed); run again on a quiet machine\n", in->disturbed[0], in->judged[0],
+				in->disturbed[1], in->judged[1]);
+	} else if (v == COMPARE_INCONCLUSIVE) {
+		fprintf(f, "verdict: inconclusive: %d region%s not resolved (listed above with the slowdown each "
+			"could have shown); add repetitions, or raise --tolerance\n", c->nnot_compared,
+			c->nnot_compared == 1 ? "" : "s");
+	} else {
+		fputs("verdict: no regression\n", f);
 	}
 }
 
@@ -228,7 +309,7 @@ void compare_report_text(FILE *f, const struct compare *c, const char *base, con
 				text_point(f, c, &c->points[i]);
 	text_not_compared(f, c);
 	fprintf(f, "\nregions (all common points together: weighted mean log ratio and its trend per "
-		"parameter, t intervals at %g%%) and models:\n", 100 * (1 - c->opt.alpha));
+		"parameter, one-sided t bounds at %g%%) and models:\n", 100 * (1 - c->opt.alpha));
 	for (int r = 0; r < c->nregions; r++)
 		text_model(f, c, &c->regions[r]);
 	fprintf(f, "\n%d regressions, %d improvements, %d unchanged; regions: %d regressions, %d improvements",
@@ -236,24 +317,18 @@ void compare_report_text(FILE *f, const struct compare *c, const char *base, con
 	if (c->nmodel_regressions)
 		fprintf(f, "; %d scaling regressions", c->nmodel_regressions);
 	if (c->nnot_compared)
-		fprintf(f, "; %d not compared (noisy)", c->nnot_compared);
+		fprintf(f, "; %d not resolved", c->nnot_compared);
+	if (c->nsmall)
+		fprintf(f, "; %d under min_share", c->nsmall);
 	fputc('\n', f);
+	text_disturbed(f, c);
 	if (c->nunreachable)
 		fprintf(f, "note: %d points cannot reach p < %g with their repetitions "
 			"(Mann-Whitney needs 5 + 5 for 0.01, 4 + 4 for 0.05)\n", c->nunreachable, c->opt.alpha);
 	if (c->only_base || c->only_new)
 		fprintf(f, "note: %d region/metric pairs only in base, %d only in new (not compared)\n",
 			c->only_base, c->only_new);
-	if (compare_verdict(c))
-		fputs("verdict: regression\n", f);
-	else if (c->nnot_compared)
-		fprintf(f, "verdict: no regression in the regions compared; %d not compared (noisy): re-measure "
-			"them\n", c->nnot_compared);
-	else if (c->nunreachable)
-		fprintf(f, "verdict: no regression, but %d points could not have shown one at alpha %g\n",
-			c->nunreachable, c->opt.alpha);
-	else
-		fputs("verdict: no regression\n", f);
+	text_verdict(f, c);
 }
 
 static json_t *num(double v)
@@ -325,15 +400,35 @@ static json_t *trend_json(const struct compare *c, const struct compare_region *
 	return o;
 }
 
-/* The region-level test: {"status", "change", "ci", "p_value", "points"}, or null. */
+/* The region-level test: {"status", "change", "ci", "p_value", "points", "detectable", ...}, or null. */
 static json_t *level_json(const struct compare_region *g)
 {
 	const struct compare_trend *t = &g->trend;
 	if (!t->tested)
 		return json_null();
-	return json_pack("{s:s,s:o,s:[o,o],s:o,s:i}", "status", status_name[g->status], "change",
-			 num(expm1(t->level)), "ci", num(expm1(t->level_lo)), num(expm1(t->level_hi)),
-			 "p_value", num(t->level_p), "points", t->npoints);
+	json_t *o = json_pack("{s:s,s:o,s:[o,o],s:o,s:i}", "status", status_name[g->status], "change",
+			      num(expm1(t->level)), "ci", num(expm1(t->level_lo)), num(expm1(t->level_hi)),
+			      "p_value", num(t->level_p), "points", t->npoints);
+	json_object_set_new(o, "detectable", num(expm1(t->detectable)));
+	json_object_set_new(o, "resolved", json_boolean(g->resolved));
+	json_object_set_new(o, "se", num(t->level_se));
+	json_object_set_new(o, "df", num(t->df));
+	json_object_set_new(o, "tau2", num(t->tau2));
+	json_object_set_new(o, "paired", json_boolean(t->paired));
+	json_object_set_new(o, "point_p_max", num(t->point_p_max));
+	return o;
+}
+
+static const char *const outcome_name[] = { "ok", "regression", "inconclusive" };
+
+/* ["base", "new"]: the sides a region is noisy on. */
+static json_t *noisy_json(const struct compare_region *g)
+{
+	json_t *in = json_array();
+	for (int s = 0; s < 2; s++)
+		if (g->noisy & (s ? CMP_NOISY_NEW : CMP_NOISY_BASE))
+			json_array_append_new(in, json_string(s ? "new" : "base"));
+	return in;
 }
 
 static json_t *model_json(const struct compare *c, const struct compare_region *g)
@@ -354,7 +449,11 @@ static json_t *model_json(const struct compare *c, const struct compare_region *
 			json_array_append_new(sp, json_string(c->params[k]));
 	json_object_set_new(o, "scaling_parameters", sp);
 	json_object_set_new(o, "region", level_json(g));
-	json_object_set_new(o, "trend", g->noisy ? json_null() : trend_json(c, g));
+	json_object_set_new(o, "trend", trend_json(c, g));
+	json_object_set_new(o, "outcome", json_string(outcome_name[g->outcome]));
+	json_object_set_new(o, "share", num(g->share));
+	json_object_set_new(o, "decides", json_boolean(g->decides));
+	json_object_set_new(o, "noisy_in", noisy_json(g));
 	if (g->leading_changed && !g->regression)
 		json_object_set_new(o, "not_confirmed", json_string(unconfirmed_reason(c, g)));
 	if (g->fit_error)
@@ -362,27 +461,49 @@ static json_t *model_json(const struct compare *c, const struct compare_region *
 	return o;
 }
 
-/* [{"callpath", "metric", "noisy_in", "remeasure": {"base": [point], "new": [point]}}] */
+/* [{"callpath", "metric", "noisy_in", "remeasure": {"base": [point], "new": [point]}, "reason",
+    "detectable", "change", "ci"}]: the regions that decide and are not resolved */
 static json_t *not_compared_json(const struct compare *c)
 {
 	json_t *a = json_array();
 	for (int r = 0; r < c->nregions; r++) {
 		const struct compare_region *g = &c->regions[r];
-		if (!g->noisy)
+		if (!unresolved(g))
 			continue;
-		json_t *re = json_object(), *in = json_array();
+		json_t *re = json_object();
 		for (int s = 0; s < 2; s++) {
 			json_t *pts = json_array();
 			for (int i = 0; i < g->nremeasure[s]; i++)
 				json_array_append_new(pts, coords_json(c, g->remeasure[s] + (size_t)i * (size_t)c->nparams));
 			json_object_set_new(re, s ? "new" : "base", pts);
-			if (g->noisy & (s ? CMP_NOISY_NEW : CMP_NOISY_BASE))
-				json_array_append_new(in, json_string(s ? "new" : "base"));
 		}
-		json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o}", "callpath", g->callpath, "metric", g->metric,
-						   "noisy_in", in, "remeasure", re));
+		const struct compare_trend *t = &g->trend;
+		json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "callpath", g->callpath, "metric", g->metric,
+				      "noisy_in", noisy_json(g), "remeasure", re);
+		json_object_set_new(o, "reason", json_string(t->tested ? "not resolved: the data can neither show "
+							     "nor exclude a slowdown of the tolerance"
+							     : "not tested: no point with positive values"));
+		json_object_set_new(o, "detectable", t->tested ? num(expm1(t->detectable)) : json_null());
+		json_object_set_new(o, "change", t->tested ? num(expm1(t->level)) : json_null());
+		json_object_set_new(o, "ci", t->tested ? json_pack("[o,o]", num(expm1(t->level_lo)),
+								   num(expm1(t->level_hi))) : json_null());
+		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+/* "disturbed": {"base": {"judged", "left_out"}, "new": ...}, "pairs", "machine_shared". */
+static void disturbed_json(json_t *o, const struct compare *c)
+{
+	const struct compare_inputs *in = &c->inputs;
+	json_t *d = json_object();
+	for (int s = 0; s < 2; s++)
+		json_object_set_new(d, s ? "new" : "base", json_pack("{s:i,s:i}", "judged", in->judged[s], "left_out",
+								     in->disturbed[s]));
+	json_object_set_new(o, "disturbed", d);
+	json_object_set_new(o, "pairs", in->paired ? json_pack("{s:i,s:i}", "pairs", in->pairs, "lost",
+							       in->pairs_lost) : json_null());
+	json_object_set_new(o, "machine_shared", json_boolean(in->shared));
 }
 
 static json_t *str_or_null(const char *s)
@@ -426,7 +547,8 @@ json_t *compare_report_json(const struct compare *c, const char *base, const cha
 	json_object_set_new(o, "improvements", imp);
 	json_object_set_new(o, "unchanged", json_integer(c->nunchanged));
 	json_object_set_new(o, "models", models);
-	json_object_set_new(o, "verdict", json_string(compare_verdict(c) ? "regression" : "ok"));
+	json_object_set_new(o, "verdict", json_string(compare_verdict_name(compare_verdict(c))));
+	json_object_set_new(o, "exit_status", json_integer(compare_verdict(c)));
 	json_object_set_new(o, "base", json_string(base));
 	json_object_set_new(o, "new", json_string(new));
 	json_object_set_new(o, "tolerance", json_real(c->opt.tolerance));
@@ -437,6 +559,10 @@ json_t *compare_report_json(const struct compare *c, const char *base, const cha
 	json_object_set_new(o, "region_improvements", json_integer(c->nregion_improvements));
 	json_object_set_new(o, "scaling_regressions", json_integer(c->nmodel_regressions));
 	json_object_set_new(o, "not_compared", not_compared_json(c));
+	json_object_set_new(o, "inconclusive", json_integer(c->nnot_compared));
+	json_object_set_new(o, "small_regions", json_integer(c->nsmall));
+	json_object_set_new(o, "min_share", json_real(c->opt.min_share));
+	disturbed_json(o, c);
 	inputs_json(o, c);
 	return o;
 }
@@ -483,7 +609,9 @@ static void html_level(struct strbuf *h, const struct compare *c, const struct c
 	}
 	strbuf_addf(h, "<td>%s ", status_name[g->status]);
 	add_log_change(h, t->level, t->level_lo, t->level_hi);
-	strbuf_addf(h, ", p %.2g</td><td>", t->level_p);
+	strbuf_addf(h, ", p %.2g; ", t->level_p);
+	strbuf_add_html(h, outcome_text(c, g));
+	strbuf_addf(h, "; detectable %s</td><td>", detectable_text(t));
 	for (int k = 0; k < c->nparams; k++) {
 		const struct trend_param *tp = &t->param[k];
 		strbuf_addstr(h, k ? "<br>" : "");
@@ -549,17 +677,6 @@ static void html_models(struct strbuf *h, const struct compare *c)
 		strbuf_addstr(h, "</code></td><td>");
 		strbuf_add_html(h, g->metric);
 		strbuf_addstr(h, "</td>");
-		if (g->noisy) {
-			struct strbuf re;
-			strbuf_init(&re);
-			strbuf_addf(&re, "%s; ", g->fit_error);
-			add_remeasure(&re, c, g);
-			strbuf_addstr(h, "<td colspan=\"6\">");
-			strbuf_add_html(h, re.buf);
-			strbuf_addstr(h, "</td></tr>\n");
-			strbuf_release(&re);
-			continue;
-		}
 		html_level(h, c, g);
 		if (!g->modelled) {
 			strbuf_addstr(h, "<td colspan=\"4\">not modelled: ");
@@ -594,11 +711,11 @@ int compare_report_html(const char *path, const struct compare *c, const char *b
 	strbuf_init(&h);
 	strbuf_addf(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>perfsweep "
 		    "compare</title><style>%s</style></head><body>\n<h1>perfsweep compare</h1>\n", css);
-	int bad = compare_verdict(c) != 0;
+	int v = compare_verdict(c);
 	strbuf_addf(&h, "<p>Verdict: <span class=\"%s\">%s</span> &mdash; %d regressions, %d improvements, "
-		    "%d unchanged; regions: %d regressions, %d scaling regressions, %d not compared (noisy)."
+		    "%d unchanged; regions: %d regressions, %d scaling regressions, %d not resolved."
 		    "</p>\n<table><tr><th>base</th><td>",
-		    bad ? "blocked" : "publishable", bad ? "regression" : "no regression", c->nregressions,
+		    v ? "blocked" : "publishable", v == COMPARE_OK ? "no regression" : compare_verdict_name(v), c->nregressions,
 		    c->nimprovements, c->nunchanged, c->nregion_regressions, c->nmodel_regressions,
 		    c->nnot_compared);
 	strbuf_add_html(&h, base);

@@ -380,7 +380,6 @@ static void local_free(struct backend *b)
 
 static const struct backend_ops local_ops = {
 	.name = "local",
-	.starts_running = 1,
 	.capacity = local_capacity,
 	.start = local_start,
 	.wait = local_wait,

@@ -127,6 +127,7 @@ static int local_cancel_id(struct backend **b, const struct run_spec *rs, const 
 const struct backend_entry backend_local_entry = {
 	.name = "local",
 	.job_words = { "process group", "process groups" },
+	.starts_running = 1,
 	.check_config = local_check_config,
 	.plan_check = local_plan_check,
 	.plan_note = local_plan_note,

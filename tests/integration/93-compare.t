@@ -20,8 +20,8 @@ is "$(json "$T/slow.json" 'scalar grep { $_->{ci}[0] <= 0.10 && 0.10 <= $_->{ci}
 is "$(json "$T/slow.json" '$j->{models}[0]{leading_term_changed} ? "yes" : "no"')" no "a constant slowdown keeps the leading term"
 is "$(json "$T/slow.json" 'abs($j->{models}[0]{predicted_ratio} - 1.10) < 0.03 ? 1 : 0')" 1 "predicted ratio near 1.10"
 is "$(json "$T/slow.json" 'join ",", sort keys %{$j}')" \
-	"alpha,base,common_points,config_diff,improvements,models,new,not_compared,region_improvements,region_regressions,regressions,scaling_regressions,tolerance,unchanged,unreachable,verdict" \
-	"the JSON contract's keys"
+	"alpha,base,common_points,config_diff,disturbed,exit_status,improvements,inconclusive,machine_shared,min_share,models,new,not_compared,pairs,region_improvements,region_regressions,regressions,scaling_regressions,small_regions,tolerance,unchanged,unreachable,verdict" \
+	"the JSON contract's keys (those of before, and the ones issue 42 added)"
 is "$(json "$T/slow.json" '$j->{models}[0]{region}{status} . " " . $j->{models}[0]{scaling_regression}')" "regression 0" \
 	"all points together regressed, without a scaling regression"
 is "$(json "$T/slow.json" 'my $t = $j->{models}[0]{trend}{n}; $t->{ci}[0] < 0 && 0 < $t->{ci}[1] ? "flat" : "trend"')" flat \
@@ -86,6 +86,34 @@ is "$(json "$T/ref-slow.json" 'scalar @{$j->{regressions}}')" 5 "the same five r
 "$PS" compare "$T/ref.json" "$T/slow.txt" > /dev/null; is $? 3 "a reference given as BASE is detected"
 "$PS" model "$T/ref.json" > "$T/ref-model.txt"; is $? 0 "model reads a reference (the input registry)"
 like "$(cat "$T/ref-model.txt")" "n^(3/2)" "and fits the same shape"
+
+# A region too noisy to resolve is inconclusive, exit 4, never 0 (issue 42).
+# Before: "not compared (noisy)" and exit 0, so a CI job gating on the exit
+# status passed whatever the region did.
+$GEN 21 1.00 0.5 0.01 1.5 3 0.35 > "$T/nb.txt"           # the same truth, 35% noise, 3 repetitions
+$GEN 22 1.00 0.5 0.01 1.5 3 0.35 > "$T/nn.txt"
+"$PS" compare "$T/nb.txt" "$T/nn.txt" --json > "$T/noisy.json"; is $? 4 "a region too noisy to resolve: exit 4"
+is "$(json "$T/noisy.json" '$j->{verdict}')" inconclusive "JSON verdict: inconclusive"
+is "$(json "$T/noisy.json" 'my $n = $j->{not_compared}[0]; $n->{detectable} > 0.05 ? "$n->{callpath} detectable" : "no"')" \
+	"main->solve detectable" "not_compared names the region with a detectable change above the tolerance"
+"$PS" compare "$T/nb.txt" "$T/nn.txt" > "$T/noisy.out"
+like "$(cat "$T/noisy.out")" "verdict: inconclusive" "the text verdict says inconclusive"
+like "$(cat "$T/noisy.out")" "detectable +" "and gives the change the data could have detected"
+# A slowdown at every point that no point shows alone: +38%, 25% noise, 3
+# repetitions over 5 points.  Before: exit 0 for 19 of the 20 seeds 31..69
+# (step 2; noisy regions were left out); now never exit 0 (3 for 10, 4 for 10).
+never0=0
+for s in 31 33 35 37 39; do
+	$GEN $s 1.00 0.5 0.01 1.5 3 0.25 > "$T/pb.txt"
+	$GEN $((s + 1)) 1.38 0.5 0.01 1.5 3 0.25 > "$T/pn.txt"
+	"$PS" compare "$T/pb.txt" "$T/pn.txt" > /dev/null; [ $? -ne 0 ] && never0=$((never0 + 1))
+done
+is $never0 5 "+38% at every point, 25% noise: never exit 0 (5 seeds)"
+$GEN 35 1.00 0.5 0.01 1.5 3 0.25 > "$T/pb.txt"
+$GEN 36 1.38 0.5 0.01 1.5 3 0.25 > "$T/pn.txt"
+"$PS" compare "$T/pb.txt" "$T/pn.txt" --json > "$T/pooled.json"; is $? 3 "seed 35: the pooled test finds it, exit 3"
+is "$(json "$T/pooled.json" 'my $r = $j->{models}[0]{region}; $r->{status} eq "regression" && $r->{ci}[0] > 0 ? "yes" : "no"')" yes \
+	"as a region-level regression whose interval excludes 0"
 
 # HTML
 "$PS" compare "$T/base.txt" "$T/slow.txt" --html "$T/r.html" > /dev/null; is $? 3 "--html keeps the exit status"

@@ -5,9 +5,10 @@
 # backend, each run bound to one core.  The kernel is timed in CPU seconds
 # (-c cpu), which preemption on a loaded machine does not inflate; sizes
 # 20-40 (14-28 ms per iteration) keep the 42 runs to a few seconds.  regime,
-# not dense: compare leaves out a region that validate's noise check calls
-# unreliable, and on the shared 2-core machine dense's small matrices were
-# (2 of 6 trials; bound, 1 of 6), regime's never (12 trials).  Only the
+# not dense: on the shared 2-core machine validate's noise check called
+# dense's small matrices unreliable (2 of 6 trials; bound, 1 of 6), regime's
+# never (12 trials), and a noisier region may leave a comparison
+# inconclusive (exit 4) where only the verdict's direction is tested.  Only the
 # direction of a 3x change is asserted, and at one size of three.  Timed in
 # CPU seconds, a preempted run's value is still right: no run is left out as
 # disturbed (analysis.min_cpu_share = 0), or a busy machine leaves no point.
@@ -29,45 +30,23 @@ done
 "$PS" compare "$T/i1.campaign" "$T/i3.campaign" --metric time --json > "$T/up.json"; rc=$?
 # A host that makes the CPU time itself noisy (CoV 15-36% for pinned runs
 # here on 2026-11-27, whatever this machine's load) makes validate's noise
-# check call regime unreliable, and compare must then not compare it: that
-# is checked instead of the change, which such a machine cannot show.
-noisy=$(json "$T/up.json" 'join ",", map { @{$_->{noisy_in}} } grep { $_->{callpath} eq "regime" } @{$j->{not_compared}}')
-if [ -n "$noisy" ]; then
-	# what compare did compare decides its exit: main (the whole run's wall
-	# time, three times the regime's work too) may be a regression, or as noisy
-	verdict=$(json "$T/up.json" '$j->{verdict}')
-	want=$([ "$verdict" = regression ] && echo 3 || echo 0)
-	is "$rc" "$want" "regime too noisy to compare ($noisy): exit $want, as the verdict on what was compared ($verdict)"
-	is "$(json "$T/up.json" 'scalar grep { $_->{callpath} eq "regime" } @{$j->{regressions}}')" 0 \
-		"regime, not compared, is no regression"
-	ok $([ -n "$(json "$T/up.json" 'join " ", map { (@{$_->{remeasure}{base} || []}, @{$_->{remeasure}{new} || []}) } grep { $_->{callpath} eq "regime" } @{$j->{not_compared}}')" ]; echo $?) \
-		"and the noisy points are named for re-measurement"
-else
-	is "$rc" 3 "three times the work: exit 3"
-	n=$(json "$T/up.json" 'scalar grep { $_->{callpath} eq "regime" && $_->{change} > 0.3 } @{$j->{regressions}}')
-	ok $([ "$n" -ge 1 ]; echo $?) "regime points more than 30% slower are regressions ($n of 3)"
-fi
+# check call regime unreliable; compare compares it all the same (issue 42):
+# its pooled test weighs each point by its noise, and three times the work
+# stands far out of noise of that size.
+is "$rc" 3 "three times the work: exit 3"
+is "$(json "$T/up.json" 'my ($m) = grep { $_->{callpath} eq "regime" } @{$j->{models}}; "$m->{outcome} $m->{region}{status}"')" \
+	"regression regression" "regime regressed, all points together"
 is "$(json "$T/up.json" 'join ",", sort map { $_->{callpath} } @{$j->{models}}')" "main,regime" \
 	"a model per region"
 "$PS" compare "$T/i3.campaign" "$T/i1.campaign" --json > "$T/down.json"; is $? 0 "a third of the work: exit 0"
-n=$(json "$T/down.json" 'scalar grep { $_->{callpath} eq "regime" } @{$j->{improvements}}')
-if [ -n "$noisy" ]; then
-	skip "regime too noisy on this machine" "regime points are improvements"
-else
-	ok $([ "$n" -ge 1 ]; echo $?) "regime points are improvements ($n of 3)"
-fi
+is "$(json "$T/down.json" 'my ($m) = grep { $_->{callpath} eq "regime" } @{$j->{models}}; $m->{region}{status}')" \
+	improvement "regime improved, all points together"
 "$PS" compare "$T/i1.campaign" "$T/i1.campaign" --json > "$T/self.json"; is $? 0 "a campaign against itself: exit 0"
 is "$(json "$T/self.json" 'scalar @{$j->{regressions}} + scalar @{$j->{improvements}}')" 0 "nothing changed"
 
 "$PS" export "$T/i1.campaign" --format reference --out "$T/ref.json"; is $? 0 "export --format reference"
-"$PS" compare "$T/i3.campaign" --reference "$T/ref.json" > "$T/ref.out"; rc=$?
-if [ -n "$noisy" ]; then
-	skip "regime too noisy on this machine" "compare --reference finds the slowdown"
-	skip "regime too noisy on this machine" "and says so"
-else
-	is "$rc" 3 "compare --reference finds the slowdown"
-	like "$(cat "$T/ref.out")" "verdict: regression" "and says so"
-fi
+"$PS" compare "$T/i3.campaign" --reference "$T/ref.json" > "$T/ref.out"; is $? 3 "compare --reference finds the slowdown"
+like "$(cat "$T/ref.out")" "verdict: regression" "and says so"
 "$PS" compare "$T/i1.campaign" --reference "$T/ref.json" > /dev/null; is $? 0 "the campaign against its own reference: exit 0"
 
 # a campaign over other parameters

@@ -2,7 +2,10 @@
 #include "tests/lib/gen_compare.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C0 1.6
@@ -91,10 +94,71 @@ void gen_compare_run(unsigned long seed, enum gen_change ch, int reps, double no
 			r->region += g->status == CMP_REGRESSION;
 			r->points += c.ncmp;
 			r->point_reg += c.nregressions;
-			r->verdicts += compare_verdict(&c) != 0;
+			r->verdicts += compare_verdict(&c) == COMPARE_REGRESSION;
 			compare_release(&c);
 		}
 		experiment_release(&b);
 		experiment_release(&n);
 	}
+}
+
+/* One side of the pooled setup; scale(n) multiplies the truth. */
+static void pooled_side(struct experiment *e, enum gen_pooled ch, double factor, int reps, double cov,
+			gsl_rng *rng)
+{
+	double sigma = sqrt(log1p(cov * cov));
+	experiment_init(e);
+	experiment_param(e, "n");
+	int c = experiment_callpath(e, "main->solve"), mt = experiment_metric(e, "time");
+	for (int i = 0; i < 8; i++) {
+		double n = 8 << i;
+		int p = experiment_point(e, &n);
+		double t = (1 + 0.01 * n) * (ch == GEN_POOLED_UNIFORM || (ch == GEN_POOLED_UPPER_HALF && i >= 4) ? factor : 1);
+		for (int r = 0; r < reps; r++)
+			experiment_add(e, c, mt, p, t * exp(sigma * gsl_ran_gaussian(rng, 1.0) - sigma * sigma / 2));
+	}
+}
+
+void gen_pooled_pair(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov,
+		     struct experiment *base, struct experiment *new)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, seed);
+	pooled_side(base, GEN_POOLED_SAME, factor, reps, cov, rng);
+	pooled_side(new, ch, factor, reps, cov, rng);
+	gsl_rng_free(rng);
+}
+
+void gen_pooled_run(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov, int npairs,
+		    const struct compare_options *opt, struct gen_pooled_rates *r)
+{
+	memset(r, 0, sizeof(*r));
+	double *det = calloc((size_t)npairs + 1, sizeof(double));
+	int ndet = 0;
+	for (int i = 0; i < npairs; i++) {
+		struct experiment b, n;
+		struct compare c;
+		struct perr err;
+		gen_pooled_pair(seed + (unsigned long)i, ch, factor, reps, cov, &b, &n);
+		r->pairs++;
+		if (compare_experiments(&b, &n, opt, &c, &err) < 0) {
+			r->failed++;
+		} else {
+			int v = compare_verdict(&c);
+			r->exit0 += v == 0;
+			r->exit3 += v == 3;
+			r->exit4 += v == 4;
+			r->region += c.regions[0].status == CMP_REGRESSION;
+			r->scaling += c.regions[0].regression;
+			r->ok_region += v == 0;
+			if (c.regions[0].trend.tested)
+				det[ndet++] = expm1(c.regions[0].trend.detectable);
+			compare_release(&c);
+		}
+		experiment_release(&b);
+		experiment_release(&n);
+	}
+	gsl_sort(det, 1, (size_t)ndet);
+	r->detectable = ndet ? gsl_stats_median_from_sorted_data(det, 1, (size_t)ndet) : NAN;
+	free(det);
 }

@@ -43,4 +43,28 @@ struct gen_compare_rates {
 void gen_compare_run(unsigned long seed, enum gen_change ch, int reps, double noise, int npairs,
 		     const struct compare_options *opt, struct gen_compare_rates *r);
 
+/*
+ * The pooled-evidence setup of issue 42: one region "main->solve" over
+ * n in {8, 16, ..., 1024} (8 points), base 1 + 0.01 * n, reps repetitions,
+ * each the truth times a log-normal factor of mean 1 and coefficient of
+ * variation cov (sigma = sqrt(ln(1 + cov^2))), from GSL's MT19937 with a
+ * fixed seed.  NEW is base times factor at every point (uniform), at the
+ * four largest n only (upper half), or the same truth (same).
+ */
+enum gen_pooled { GEN_POOLED_SAME, GEN_POOLED_UNIFORM, GEN_POOLED_UPPER_HALF };
+void gen_pooled_pair(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov,
+		     struct experiment *base, struct experiment *new);
+
+/* What npairs pooled pairs (seeds seed, seed + 1, ...) gave: verdicts by exit status. */
+struct gen_pooled_rates {
+	int pairs, failed;
+	int exit0, exit3, exit4;        /* compare_verdict */
+	int region;                     /* the region regressed (all points together) */
+	int scaling;                    /* a scaling regression */
+	int ok_region;                  /* the region resolved: no regression beyond the tolerance */
+	double detectable;              /* the median over the pairs of the region's detectable change */
+};
+void gen_pooled_run(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov, int npairs,
+		    const struct compare_options *opt, struct gen_pooled_rates *r);
+
 #endif
