@@ -33,6 +33,9 @@ void input_source_release(struct input_source *s)
 	free(s->rpn_name);
 	free(s->aggregate);
 	free(s->deps_path);
+	for (int i = 0; i < s->nunmodelled; i++)
+		free(s->unmodelled[i]);
+	free(s->unmodelled);
 	if (s->usage)
 		run_usage_release(s->usage);
 	free(s->usage);
@@ -143,6 +146,47 @@ static char *placement_table(struct store *st, struct perr *err)
  * its dependency file into s (campaign_config.h).  A stored config that
  * does not load is an error, not a silent default.
  */
+/* The model = false parameters of config c, swept then derived (copies). */
+static void unmodelled_of(const struct campaign_config *c, char ***names, int *n)
+{
+	*names = xcalloc((size_t)(c->nparams + c->nderived + 1), sizeof(char *));
+	*n = 0;
+	for (int k = 0; c->unmodelled && k < c->nparams + c->nderived; k++)
+		if (c->unmodelled[k])
+			(*names)[(*n)++] = xstrdup(k < c->nparams ? c->params[k].name : c->derived[k - c->nparams].name);
+}
+
+void input_leave_out(struct experiment *e, char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		experiment_drop_param(e, experiment_find_param(e, names[i]));
+}
+
+int campaign_unmodelled(struct store *st, char ***names, int *n, struct perr *err)
+{
+	struct campaign_config c;
+	int rc = campaign_open_config(st, &c, err);
+	*names = NULL;
+	*n = 0;
+	if (rc == 0)
+		unmodelled_of(&c, names, n);
+	config_release(&c);
+	return rc < 0 ? -1 : 0;
+}
+
+int campaign_leave_out_unmodelled(struct store *st, struct experiment *e, struct perr *err)
+{
+	char **names;
+	int n;
+	if (campaign_unmodelled(st, &names, &n, err))
+		return -1;
+	input_leave_out(e, names, n);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return 0;
+}
+
 static int campaign_analysis(struct store *st, struct input_source *s, struct experiment *e,
 			     struct perr *err)
 {
@@ -156,6 +200,7 @@ static int campaign_analysis(struct store *st, struct input_source *s, struct ex
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < c.nbetter[k]; i++)
 				experiment_set_better(e, c.better[k][i], way[k]);
+		unmodelled_of(&c, &s->unmodelled, &s->nunmodelled);
 	}
 	config_release(&c);
 	if (rc < 0 || campaign_deps_path(st, &s->deps_path, err) < 0)
@@ -181,9 +226,12 @@ static int read_campaign(struct input_source *s, const char *path, const struct 
 		rc = campaign_analysis(st, s, e, err);
 	}
 	if (!rc) {
-		for (int k = 0; k < store_nparams(st); k++)
-			if (store_param_role(st, k) && !strcmp(store_param_role(st, k), "ranks_per_node"))
-				s->rpn_name = xstrdup(store_param_name(st, k));
+		/* the contention axis: ranks per node, else threads per rank */
+		for (int pass = 0; pass < 2 && !s->rpn_name; pass++)
+			for (int k = 0; k < store_nparams(st) && !s->rpn_name; k++)
+				if (store_param_role(st, k) &&
+				    !strcmp(store_param_role(st, k), pass ? "threads" : "ranks_per_node"))
+					s->rpn_name = xstrdup(store_param_name(st, k));
 		char *budget = store_get_meta(st, "budget_core_hours");
 		if (budget && *budget)
 			s->budget_core_hours = strtod(budget, NULL);

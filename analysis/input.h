@@ -23,6 +23,7 @@
 #define PS_INPUT_H
 #include "collectors/experiment.h"
 #include "analysis/run_usage.h"
+#include "campaign/store.h"
 #include "common/error.h"
 #include "collectors/region_match.h"
 #include "designs/deps.h"
@@ -38,13 +39,29 @@ struct input_source {
 	double min_share;               /* the campaign's analysis.min_share, NaN for other inputs */
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 	int include_retired;            /* set before input_load: a campaign's retired runs count too */
-	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */
+	char *rpn_name;                 /* the parameter with role "ranks_per_node" (else "threads"),
+					   the validator's contention axis, or NULL */
+	char **unmodelled;              /* a campaign's model = false parameters (its config) */
+	int nunmodelled;
 	char *deps_path;                /* a campaign's dependency file (campaign_deps_path), absolute,
 					   whether or not it still exists; NULL if it names none */
 	/* a campaign: its disturbed runs, left out of the experiment, and what
 	   its runs used (analysis/run_usage.h); NULL for other inputs */
 	struct run_usage *usage;
 };
+
+/*
+ * Leave the parameters named (model = false) out of e, each where that
+ * keeps its points apart (experiment_drop_param): what model, validate,
+ * compare, export and status read.  refine keeps them, to place new runs.
+ */
+void input_leave_out(struct experiment *e, char *const *names, int n);
+/* A campaign's model = false parameters, from the config stored with it
+   (caller frees each and the array). */
+int campaign_unmodelled(struct store *st, char ***names, int *n, struct perr *err);
+
+/* Both at once, for the readers of a store (export, status). */
+int campaign_leave_out_unmodelled(struct store *st, struct experiment *e, struct perr *err);
 
 void input_source_init(struct input_source *s);
 void input_source_release(struct input_source *s);

@@ -59,6 +59,8 @@ int model_pipeline_load(struct input_data *in, const char *path, const struct mo
 	if (input_data_load(in, path, o->format, o->metric, o->include_retired, err) < 0 ||
 	    campaign_aggregate(in, path, o, model, err) < 0 || choose_deps(in, o, err) < 0)
 		return -1;
+	if (!o->all_params)
+		input_leave_out(&in->e, in->src.unmodelled, in->src.nunmodelled);
 	return in->deps_path ? match_deps(in, err) : 0;
 }
 

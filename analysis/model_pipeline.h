@@ -26,6 +26,7 @@ struct model_pipeline_options {
 	const char *deps_path;          /* a dependency file (--deps): overrides the campaign's */
 	int campaign_deps;              /* with deps_path NULL: the campaign's own dependency file */
 	int aggregate_set;              /* 0: a campaign's analysis.aggregate replaces model.aggregate */
+	int all_params;                 /* keep a campaign's model = false parameters (refine) */
 	struct model_options model;     /* model_options_robust, then changes */
 };
 

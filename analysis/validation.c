@@ -10,7 +10,7 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 	struct model_pipeline_options po = {
 		.format = o->format, .metric = o->vo.metric, .include_retired = o->include_retired,
 		.deps_path = o->deps_path, .campaign_deps = o->campaign_deps,
-		.aggregate_set = o->aggregate_set, .model = o->vo.model,
+		.aggregate_set = o->aggregate_set, .model = o->vo.model, .all_params = o->all_params,
 	};
 	struct validate_options vo = o->vo;
 	if (model_pipeline_load(&c->in, path, &po, &vo.model, err) < 0)

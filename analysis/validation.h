@@ -21,6 +21,7 @@ struct campaign_validation_options {
 	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */
 	int aggregate_set;
 	int include_retired;            /* a campaign's retired runs are validated too */
+	int all_params;                 /* keep a campaign's model = false parameters (refine) */
 };
 
 /* Everything the reports need.  Do not copy: v points into in. */

@@ -88,6 +88,8 @@ static const struct {
 	{ "app.command", "its runs ran another command", 0 },
 	{ "app.env", "its runs ran with another environment", 0 },
 	{ "app.workdir", "its runs ran in another directory", 0 },
+	{ "app.template", "its runs read other input files", 0 },
+	{ "app.setup", "its runs' input was prepared by other steps", 0 },
 	{ "collect", "its runs were collected with other collectors", 1 },
 	{ "backend.partition", "its runs ran on other nodes", 0 },
 	{ "backend.mpi", "its ranks were started another way", 0 },

@@ -5,8 +5,10 @@
  */
 #include "campaign/config.h"
 #include "campaign/config_get.h"
+#include "campaign/template.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "designs/expr.h"
 #include "models/points.h"
 #include <ctype.h>
 #include <errno.h>
@@ -21,10 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Placeholders every command may use besides the parameters. */
+/* Placeholders every command may use besides the parameters; the first
+   six differ from run to run of one point, so set-up steps may not use them. */
 static const char *builtin_placeholders[] = {
-	"rep", "run", "run_dir", "nodes", "ranks_per_node", "ranks", NULL,
+	"rep", "run", "run_dir", "nodes", "ranks_per_node", "ranks", "config_dir", "setup", NULL,
 };
+#define PER_RUN_PLACEHOLDERS 6
 
 const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
 			 size_t n)
@@ -49,6 +53,19 @@ int config_find_param(const struct campaign_config *c, const char *name)
 		if (!strcmp(c->params[k].name, name))
 			return k;
 	return -1;
+}
+
+int config_find_derived(const struct campaign_config *c, const char *name)
+{
+	for (int d = 0; d < c->nderived; d++)
+		if (!strcmp(c->derived[d].name, name))
+			return d;
+	return -1;
+}
+
+int config_has_threads(const struct campaign_config *c)
+{
+	return c->threads_per_rank > 0 || c->threads_param >= 0;
 }
 
 static int valid_name(const char *s)
@@ -91,9 +108,113 @@ static int parse_values(const struct campaign_config *c, struct plan_param *p,
 		if (config_setting_type(e) == CONFIG_TYPE_FLOAT)
 			p->is_int = 0;
 		if (p->role && (x < 1 || x > MAX_RANKS || x != floor(x)))
-			return config_error(c, e, err, "rank counts of '%s' must be integers from 1 to %d, not %g",
-				   p->name, MAX_RANKS, x);
+			return config_error(c, e, err, "%s counts of '%s' must be integers from 1 to %d, not %g",
+				   strcmp(p->role, "threads") ? "rank" : "thread", p->name, MAX_RANKS, x);
 		p->values[p->nvalues++] = x;
+	}
+	return 0;
+}
+
+/* The roles a parameter may have: each one's values count processes, ranks per node or threads. */
+static const char *const param_roles[] = { "ranks", "ranks_per_node", "threads", NULL };
+
+/* A parameter's name: an identifier, no built-in placeholder, not taken. */
+static int check_param_name(struct campaign_config *c, const config_setting_t *g, const char *name,
+			    struct perr *err)
+{
+	const config_setting_t *at = config_setting_get_member(g, "name");
+	if (!valid_name(name))
+		return config_error(c, at, err, "parameter name '%s' must be a letter or '_' followed by letters, "
+			   "digits or '_'", name);
+	for (const char **b = builtin_placeholders; *b; b++)
+		if (!strcmp(*b, name))
+			return config_error(c, at, err, "parameter name '%s' is reserved for a built-in placeholder; "
+				   "rename it", name);
+	if (config_find_param(c, name) >= 0 || config_find_derived(c, name) >= 0)
+		return config_error(c, at, err, "duplicate parameter '%s'; each parameter is named once", name);
+	return 0;
+}
+
+/* A derived parameter { name; value = "expr"; model; }: its expression is parsed later. */
+static int parse_derived(struct campaign_config *c, const config_setting_t *g, char *name, struct perr *err)
+{
+	struct config_derived *d = &c->derived[c->nderived++];
+	d->name = name;
+	if (config_setting_get_member(g, "values"))
+		return config_error(c, config_setting_get_member(g, "values"), err, "parameter '%s' has both "
+			   "value (derived) and values (swept); keep one", name);
+	if (config_setting_get_member(g, "role"))
+		return config_error(c, config_setting_get_member(g, "role"), err, "derived parameter '%s' takes "
+			   "no role; give the role to a swept parameter", name);
+	return config_get_string(c, g, "value", &d->expr, 1, err);
+}
+
+/* A swept parameter { name; values; role; model; }. */
+static int parse_swept(struct campaign_config *c, const config_setting_t *g, char *name, struct perr *err)
+{
+	struct plan_param *p = &c->params[c->nparams++];
+	p->name = name;
+	if (config_get_string(c, g, "role", &p->role, 0, err))
+		return -1;
+	int known = !p->role;
+	for (const char *const *r = param_roles; *r && !known; r++)
+		known = !strcmp(*r, p->role);
+	if (!known)
+		return config_error(c, config_setting_get_member(g, "role"), err,
+			   "unknown role '%s'; write role = \"ranks\" (the number of processes), "
+			   "role = \"ranks_per_node\" or role = \"threads\" (threads per rank);", p->role);
+	const config_setting_t *v = config_setting_get_member(g, "values");
+	if (!v)
+		return config_error(c, g, err, "parameter '%s' has no values; write values = [1, 2, 4]; "
+			   "(or value = \"2 * n\"; for one derived from the others)", p->name);
+	int t = config_setting_type(v);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+		return config_error(c, v, err, "values of '%s' must be a list of numbers, e.g. values = [1, 2, 4];", p->name);
+	int nv = config_setting_length(v);
+	if (nv == 0)
+		return config_error(c, v, err, "empty value list for parameter '%s'; give at least one value", p->name);
+	return parse_values(c, p, v, nv, err);
+}
+
+/* Every derived expression over the swept parameters and the derived ones before it. */
+static int parse_derived_exprs(struct campaign_config *c, const config_setting_t *ps, struct perr *err)
+{
+	char **names = xcalloc((size_t)(c->nparams + c->nderived + 1), sizeof(char *));
+	for (int k = 0; k < c->nparams; k++)
+		names[k] = c->params[k].name;
+	int rc = 0, d = 0;
+	for (int i = 0; i < config_setting_length(ps) && !rc; i++) {
+		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
+		if (!config_setting_get_member(g, "value"))
+			continue;
+		struct perr e2;
+		struct expr *x = expr_parse(c->derived[d].expr, c->nparams + d, names, &e2);
+		if (!x)
+			rc = config_error(c, config_setting_get_member(g, "value"), err, "bad value of derived "
+					  "parameter '%s' \"%s\": %s (it may use the swept parameters and the derived "
+					  "ones above it)", c->derived[d].name, c->derived[d].expr, e2.msg);
+		expr_free(x);
+		names[c->nparams + d] = c->derived[d].name;
+		d++;
+	}
+	free(names);
+	return rc;
+}
+
+/* At most one parameter per role; the threads parameter's index. */
+static int check_roles(struct campaign_config *c, const config_setting_t *ps, struct perr *err)
+{
+	c->threads_param = -1;
+	for (const char *const *r = param_roles; *r; r++) {
+		int n_role = 0;
+		for (int k = 0; k < c->nparams; k++)
+			if (c->params[k].role && !strcmp(c->params[k].role, *r)) {
+				n_role++;
+				if (!strcmp(*r, "threads"))
+					c->threads_param = k;
+			}
+		if (n_role > 1)
+			return config_error(c, ps, err, "more than one parameter has role = \"%s\"; only one may", *r);
 	}
 	return 0;
 }
@@ -110,61 +231,57 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 	if (n == 0)
 		return config_error(c, ps, err, "'parameters' is empty; name at least one parameter");
 	c->params = xcalloc((size_t)n, sizeof(*c->params));
-	static const char *const keys[] = { "name", "values", "role", NULL };
-	for (int i = 0; i < n; i++) {
+	c->derived = xcalloc((size_t)n, sizeof(*c->derived));
+	unsigned char *off = xcalloc((size_t)n, 1);     /* model = false, in file order */
+	static const char *const keys[] = { "name", "values", "role", "value", "model", NULL };
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
 		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
-		if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-			return config_error(c, g, err, "parameter %d must be a group { name = ...; values = [...]; }", i + 1);
-		if (config_check_keys(c, g, keys, "a parameter", err))
-			return -1;
-		struct plan_param *p = &c->params[c->nparams];
-		if (config_get_string(c, g, "name", &p->name, 1, err))
-			return -1;
-		c->nparams++;
-		if (!valid_name(p->name))
-			return config_error(c, config_setting_get_member(g, "name"), err,
-				   "parameter name '%s' must be a letter or '_' followed by letters, digits or '_'",
-				   p->name);
-		for (const char **b = builtin_placeholders; *b; b++)
-			if (!strcmp(*b, p->name))
-				return config_error(c, config_setting_get_member(g, "name"), err,
-					   "parameter name '%s' is reserved for a built-in placeholder; rename it", p->name);
-		for (int k = 0; k < c->nparams - 1; k++)
-			if (!strcmp(c->params[k].name, p->name))
-				return config_error(c, config_setting_get_member(g, "name"), err,
-					   "duplicate parameter '%s'; each parameter is named once", p->name);
-		if (config_get_string(c, g, "role", &p->role, 0, err))
-			return -1;
-		if (p->role && strcmp(p->role, "ranks") && strcmp(p->role, "ranks_per_node"))
-			return config_error(c, config_setting_get_member(g, "role"), err,
-				   "unknown role '%s'; write role = \"ranks\" (the number of processes) or "
-				   "role = \"ranks_per_node\";", p->role);
-		const config_setting_t *v = config_setting_get_member(g, "values");
-		if (!v)
-			return config_error(c, g, err, "parameter '%s' has no values; write values = [1, 2, 4];", p->name);
-		int t = config_setting_type(v);
-		if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-			return config_error(c, v, err, "values of '%s' must be a list of numbers, e.g. values = [1, 2, 4];", p->name);
-		int nv = config_setting_length(v);
-		if (nv == 0)
-			return config_error(c, v, err, "empty value list for parameter '%s'; give at least one value", p->name);
-		if (parse_values(c, p, v, nv, err))
-			return -1;
+		if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+			rc = config_error(c, g, err, "parameter %d must be a group { name = ...; values = [...]; }", i + 1);
+			break;
+		}
+		char *name = NULL;
+		int model = 1;
+		if (config_check_keys(c, g, keys, "a parameter", err) || config_get_string(c, g, "name", &name, 1, err) ||
+		    check_param_name(c, g, name, err) || config_get_bool(c, g, "model", &model, err)) {
+			free(name);
+			rc = -1;
+			break;
+		}
+		off[i] = !model;
+		rc = config_setting_get_member(g, "value") ? parse_derived(c, g, name, err) : parse_swept(c, g, name, err);
 	}
-	static const char *const roles[] = { "ranks", "ranks_per_node" };
-	for (int r = 0; r < 2; r++) {
-		int n_role = 0;
-		for (int k = 0; k < c->nparams; k++)
-			n_role += c->params[k].role && !strcmp(c->params[k].role, roles[r]);
-		if (n_role > 1)
-			return config_error(c, ps, err, "more than one parameter has role = \"%s\"; only one may", roles[r]);
+	if (!rc) {   /* the flags in the parameters' order: swept, then derived */
+		c->unmodelled = xcalloc((size_t)n, 1);
+		for (int i = 0, sw = 0, dv = 0; i < n; i++) {
+			int der = config_setting_get_member(config_setting_get_elem(ps, (unsigned)i), "value") != NULL;
+			c->unmodelled[der ? c->nparams + dv++ : sw++] = off[i];
+		}
 	}
+	free(off);
+	if (rc || check_roles(c, ps, err))
+		return -1;
+	if (!c->nparams)
+		return config_error(c, ps, err, "every parameter is derived; sweep at least one: values = [1, 2, 4];");
+	return parse_derived_exprs(c, ps, err);
+}
+
+/* Is name a placeholder a template may use (a set-up step: no per-run one)? */
+static int known_placeholder(const struct campaign_config *c, const char *name, int setup)
+{
+	if (config_find_param(c, name) >= 0 || config_find_derived(c, name) >= 0)
+		return 1;
+	for (int b = setup ? PER_RUN_PLACEHOLDERS : 0; builtin_placeholders[b]; b++)
+		if (!strcmp(builtin_placeholders[b], name))
+			return 1;
 	return 0;
 }
 
-/* Check every {name} in a template names a parameter or a built-in. */
-static int check_template(struct campaign_config *c, const config_setting_t *s, const char *t,
-			  struct perr *err)
+/* Check every {name} in a template names a parameter or a built-in (set-up
+   steps: no per-run built-in). */
+static int check_template_in(struct campaign_config *c, const config_setting_t *s, const char *t,
+			     int setup, struct perr *err)
 {
 	for (const char *p = t; *p; p++) {
 		if (p[0] == '{' && p[1] == '{') {
@@ -177,19 +294,121 @@ static int check_template(struct campaign_config *c, const config_setting_t *s, 
 		if (!end)
 			return config_error(c, s, err, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
 		char *name = xstrndup(p + 1, (size_t)(end - p - 1));
-		int known = config_find_param(c, name) >= 0;
-		for (const char **b = builtin_placeholders; *b; b++)
-			known |= !strcmp(*b, name);
-		if (!known) {
+		int known = known_placeholder(c, name, setup);
+		if (!known && setup && known_placeholder(c, name, 0))
+			config_error(c, s, err, "a set-up step runs once for all runs of its values: {%.*s} differs "
+				     "from run to run; use parameters, {config_dir} or {setup}",
+				     (int)(sizeof(err->msg) / 2), name);
+		else if (!known)
 			config_error(c, s, err, "placeholder {%.*s} names no parameter; define it under parameters or "
-			    "use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}",
+			    "use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}, {config_dir}, {setup}",
 			    (int)(sizeof(err->msg) / 2), name);
-			free(name);
-			return -1;
-		}
 		free(name);
+		if (!known)
+			return -1;
 		p = end;
 	}
+	return 0;
+}
+
+static int check_template(struct campaign_config *c, const config_setting_t *s, const char *t,
+			  struct perr *err)
+{
+	return check_template_in(c, s, t, 0, err);
+}
+
+/* One entry of app.template: { from = "in.tmpl"; to = "in.lj"; into = "run" | "setup"; }. */
+static int parse_template(struct campaign_config *c, const config_setting_t *g, int i, struct perr *err)
+{
+	static const char *const keys[] = { "from", "to", "into", NULL };
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return config_error(c, g, err, "template %d must be a group { from = \"in.tmpl\"; to = \"in.lj\"; }", i + 1);
+	struct config_template *t = &c->templates[c->ntemplates++];
+	char *from = NULL;
+	const char *into = NULL, *why;
+	if (config_check_keys(c, g, keys, "a template", err) || config_get_string(c, g, "from", &from, 1, err) ||
+	    config_get_string(c, g, "to", &t->to, 1, err) || config_get_text(c, g, "into", &into, err)) {
+		free(from);
+		return -1;
+	}
+	t->from = config_resolve(c, from);
+	free(from);
+	if (!regex_file_valid(t->to, &why))
+		return config_error(c, config_setting_get_member(g, "to"), err, "template target '%s': %s; write a "
+			   "relative path, e.g. to = \"in.lj\"", t->to, why);
+	if (into && strcmp(into, "run") && strcmp(into, "setup"))
+		return config_error(c, config_setting_get_member(g, "into"), err, "unknown into '%s'; write "
+			   "into = \"run\"; (the run's directory) or into = \"setup\"; (the set-up directory)", into);
+	t->setup = into && !strcmp(into, "setup");
+	for (int k = 0; k < c->ntemplates - 1; k++)
+		if (c->templates[k].setup == t->setup && !strcmp(c->templates[k].to, t->to))
+			return config_error(c, config_setting_get_member(g, "to"), err,
+				   "two templates write '%s'; give each its own target", t->to);
+	return 0;
+}
+
+/* app.template = ( { from; to; into; }, ... ): input files filled in per run or set-up. */
+static int parse_templates(struct campaign_config *c, const config_setting_t *app, struct perr *err)
+{
+	const config_setting_t *ts = config_setting_get_member(app, "template");
+	if (!ts)
+		return 0;
+	int t = config_setting_type(ts);
+	if (t == CONFIG_TYPE_GROUP)     /* one template without its list */
+		return config_error(c, ts, err, "app.template is a list of groups: template = ( { from = \"in.tmpl\"; "
+			   "to = \"in.lj\"; } );");
+	if (t != CONFIG_TYPE_LIST)
+		return config_error(c, ts, err, "app.template must be a list of groups: template = ( { from = "
+			   "\"in.tmpl\"; to = \"in.lj\"; } );");
+	int n = config_setting_length(ts);
+	c->templates = xcalloc((size_t)n + 1, sizeof(*c->templates));
+	for (int i = 0; i < n; i++)
+		if (parse_template(c, config_setting_get_elem(ts, (unsigned)i), i, err))
+			return -1;
+	return 0;
+}
+
+/* app.setup = ( [ "prog", "arg", ... ], ... ): steps run once per distinct values they use. */
+static int parse_steps(struct campaign_config *c, const config_setting_t *app, struct perr *err)
+{
+	const config_setting_t *ss = config_setting_get_member(app, "setup");
+	if (!ss)
+		return 0;
+	static const char *const shape = "app.setup is a list of steps, each an argument list: "
+					 "setup = ( [ \"./mkinput\", \"{n}\" ], [ \"./prepare\" ] );";
+	int t = config_setting_type(ss);
+	if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_ARRAY)
+		return config_error(c, ss, err, "%s", shape);
+	int n = config_setting_length(ss);
+	c->steps = xcalloc((size_t)n + 1, sizeof(*c->steps));
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(ss, (unsigned)i);
+		int et = config_setting_type(e);
+		if (et != CONFIG_TYPE_LIST && et != CONFIG_TYPE_ARRAY)
+			return config_error(c, e, err, "%s", shape);
+		struct config_step *st = &c->steps[c->nsteps++];
+		if (config_get_strings(c, e, "setup", &st->argv, &st->argc, err))
+			return -1;
+		if (!st->argc)
+			return config_error(c, e, err, "set-up step %d is empty; name the program to run", i + 1);
+		for (int k = 0; k < st->argc; k++)
+			if (check_template_in(c, e, st->argv[k], 1, err))
+				return -1;
+	}
+	return 0;
+}
+
+/* {setup} names the set-up directory: a campaign without set-up has none. */
+static int check_setup_used(struct campaign_config *c, const config_setting_t *app, struct perr *err)
+{
+	int setup = c->nsteps > 0;
+	for (int t = 0; t < c->ntemplates; t++)
+		setup |= c->templates[t].setup;
+	for (int i = 0; !setup && i < c->app_argc + c->app_nenv; i++)
+		if (template_uses(i < c->app_argc ? c->app_argv[i] : c->app_env[i - c->app_argc], "setup"))
+			return config_error(c, config_setting_get_member(app, i < c->app_argc ? "command" : "env"), err,
+				   "{setup} names the set-up directory, but the campaign has no set-up; add "
+				   "app.setup = ( [ \"./prepare\", \"{n}\" ] ); or remove {setup}");
 	return 0;
 }
 
@@ -201,7 +420,7 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 			   "missing 'app'; write app = { command = [\"./prog\", \"-n\", \"{n}\"]; };");
 	if (config_setting_type(app) != CONFIG_TYPE_GROUP)
 		return config_error(c, app, err, "'app' must be a group: app = { command = [\"./prog\", \"{n}\"]; };");
-	static const char *const keys[] = { "command", "workdir", "env", "timeout", NULL };
+	static const char *const keys[] = { "command", "workdir", "env", "timeout", "template", "setup", NULL };
 	if (config_check_keys(c, app, keys, "app", err))
 		return -1;
 	const config_setting_t *cmd = config_setting_get_member(app, "command");
@@ -240,7 +459,7 @@ static int parse_app(struct campaign_config *c, struct perr *err)
 	if (c->app_timeout < 0)
 		return config_error(c, config_setting_get_member(app, "timeout"), err,
 			   "app.timeout must be a positive number of seconds (0 for none)");
-	return 0;
+	return parse_templates(c, app, err) || parse_steps(c, app, err) || check_setup_used(c, app, err) ? -1 : 0;
 }
 
 /* backend.poll = { min = S; max = S; factor = F; safety = S; notes = S; }: how
@@ -437,6 +656,62 @@ static int parse_collect_limits(struct campaign_config *c, const config_setting_
 	return 0;
 }
 
+/* One collect.sanity entry: a pattern string (stdout or stderr), or { pattern; stream | file; }. */
+static int parse_sanity_entry(struct campaign_config *c, const config_setting_t *e, struct perr *err)
+{
+	struct sanity_check *y = &c->sanity[c->nsanity++];
+	const config_setting_t *at = e;
+	if (config_setting_type(e) == CONFIG_TYPE_STRING) {
+		y->pattern = xstrdup(config_setting_get_string(e));
+	} else if (config_setting_type(e) == CONFIG_TYPE_GROUP) {
+		static const char *const keys[] = { "pattern", "stream", "file", NULL };
+		const char *why;
+		if (config_check_keys(c, e, keys, "a sanity check", err) ||
+		    config_get_string(c, e, "pattern", &y->pattern, 1, err) ||
+		    config_get_string(c, e, "stream", &y->stream, 0, err) || config_get_string(c, e, "file", &y->file, 0, err))
+			return -1;
+		at = config_setting_get_member(e, "pattern");
+		if (y->stream && strcmp(y->stream, "stdout") && strcmp(y->stream, "stderr"))
+			return config_error(c, config_setting_get_member(e, "stream"), err,
+				   "stream must be \"stdout\" or \"stderr\", not '%s'", y->stream);
+		if (y->stream && y->file)
+			return config_error(c, e, err, "a sanity check reads either a stream or a file; remove stream or file");
+		if (y->file && !regex_file_valid(y->file, &why))
+			return config_error(c, config_setting_get_member(e, "file"), err,
+				   "%s; write a path in the run directory, e.g. file = \"md.log\"", why);
+	} else {
+		return config_error(c, e, err, "a sanity check is a pattern string or a group { pattern = \"...\"; "
+			   "file = \"md.log\"; }, not %s", config_type_name(config_setting_type(e)));
+	}
+	if (!*y->pattern)
+		return config_error(c, at, err, "an empty sanity pattern matches anything; write the text the "
+			   "output must contain, e.g. \"Finished mdrun\"");
+	struct regex_prog *re;
+	char msg[256];
+	int groups;
+	if (regex_prog_compile(&re, y->pattern, &groups, msg, sizeof(msg)))
+		return config_error(c, at, err, "invalid regular expression: %s", msg);
+	regex_prog_free(re);
+	return 0;
+}
+
+/* collect.sanity = ( "Finished mdrun", { pattern = "..."; file = "md.log"; } ). */
+static int parse_sanity(struct campaign_config *c, const config_setting_t *s, struct perr *err)
+{
+	const config_setting_t *l = config_setting_get_member(s, "sanity");
+	if (!l)
+		return 0;
+	int t = config_setting_type(l);
+	if (t == CONFIG_TYPE_STRING || (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_ARRAY))
+		return config_error(c, l, err, "collect.sanity must be a list: sanity = ( \"Finished mdrun\" );");
+	int n = config_setting_length(l);
+	c->sanity = xcalloc((size_t)n + 1, sizeof(*c->sanity));
+	for (int i = 0; i < n; i++)
+		if (parse_sanity_entry(c, config_setting_get_elem(l, (unsigned)i), err))
+			return -1;
+	return 0;
+}
+
 static int parse_collect(struct campaign_config *c, struct perr *err)
 {
 	c->collect_wall = 1;
@@ -445,9 +720,9 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
 		return config_error(c, s, err, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
-	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", NULL };
+	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", "sanity", NULL };
 	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err) ||
-	    parse_collect_limits(c, s, err))
+	    parse_collect_limits(c, s, err) || parse_sanity(c, s, err))
 		return -1;
 	const config_setting_t *rx = config_setting_get_member(s, "regex");
 	if (rx) {
@@ -505,6 +780,16 @@ char *config_resolve(const struct campaign_config *c, const char *p)
 	return abs;
 }
 
+char *config_dir_abs(const struct campaign_config *c)
+{
+	char *abs = realpath(c->dir, NULL);
+	if (abs)
+		return abs;
+	abs = config_resolve(c, "x");   /* the directory is gone: its path all the same */
+	abs[strlen(abs) - 2] = '\0';
+	return abs;
+}
+
 /* A setting's value as text for placement_spec_parse: strings as they are, numbers printed. */
 static char *setting_text(const config_setting_t *s)
 {
@@ -524,6 +809,46 @@ static char *setting_text(const config_setting_t *s)
 }
 
 /*
+ * Threads per rank (placement.threads_per_rank or a role "threads"
+ * parameter) against the placement g: one source of the count, a rank's
+ * cores at least its threads, bound by a policy that takes a core count.
+ * threads_per_rank alone gives cores_per_rank its value.
+ */
+static int check_threads(struct campaign_config *c, const config_setting_t *g, struct perr *err)
+{
+	const config_setting_t *tpr = config_setting_get_member(g, "threads_per_rank");
+	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
+	int t = c->threads_per_rank;
+	if (!config_has_threads(c))
+		return 0;
+	if (t > MAX_RANKS)
+		return config_error(c, tpr, err, "threads_per_rank must be from 1 to %d, not %d", MAX_RANKS, t);
+	if (c->threads_param >= 0 && (tpr || cpr))
+		return config_error(c, tpr ? tpr : cpr, err, "parameter '%s' (role \"threads\") gives each "
+			   "rank its threads and cores; remove placement.%s", c->params[c->threads_param].name,
+			   tpr ? "threads_per_rank" : "cores_per_rank");
+	if (c->placement_spec.policy == POLICY_EXPLICIT)
+		return config_error(c, config_setting_get_member(g, "policy") ? config_setting_get_member(g, "policy") : g,
+			   err, "threads per rank do not go with an explicit map, which gives each rank its "
+			   "cores; set OMP_NUM_THREADS in app.env instead");
+	if (c->threads_param >= 0)
+		return 0;
+	if (cpr && c->placement_spec.cores_per_rank == 0)
+		return config_error(c, cpr, err, "cores_per_rank = \"all\" shares every core among the ranks; "
+			   "with threads_per_rank = %d give a count, e.g. cores_per_rank = %d;", t, t);
+	if (cpr && c->placement_spec.cores_per_rank < t)
+		return config_error(c, cpr, err, "cores_per_rank = %d is fewer than threads_per_rank = %d: the rank "
+			   "would time-share its own cores; give at least %d (or leave it out)",
+			   c->placement_spec.cores_per_rank, t, t);
+	if (!cpr) {
+		c->cores_per_rank = xasprintf("%d", t);
+		c->placement_spec.cores_per_rank = t;
+		c->placement_spec.have_cores = 1;
+	}
+	return 0;
+}
+
+/*
  * The placement section's policy, map and cores per rank, parsed and
  * checked by the one placement contract (placement_spec_parse); the
  * ranks-per-node axis and attach are the planner's.  A campaign without
@@ -535,6 +860,8 @@ static int parse_placement_spec(struct campaign_config *c, struct perr *err)
 	const config_setting_t *g = config_lookup(&c->cfg, "placement");
 	if (!g || config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return placement_spec_parse(&c->placement_spec, NULL, NULL, NULL, 0, SPEC_CONFIG, 0, NULL, err);
+	if (config_get_int(c, g, "threads_per_rank", 1, &c->threads_per_rank, err))
+		return -1;
 	char *map = NULL, *policy = NULL;
 	const config_setting_t *pol = config_setting_get_member(g, "policy");
 	const config_setting_t *cpr = config_setting_get_member(g, "cores_per_rank");
@@ -558,7 +885,7 @@ static int parse_placement_spec(struct campaign_config *c, struct perr *err)
 		snprintf(msg, sizeof(msg), "%s", err->msg);
 		return config_error(c, at ? at : g, err, "%s", msg);
 	}
-	return 0;
+	return check_threads(c, g, err);
 }
 
 /* order = "interleaved" | "random" | "grouped"; order_seed = N; */
@@ -924,6 +1251,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
+	c->threads_param = -1;
 	config_init(&c->cfg);
 	c->path = xstrdup(path);
 	char *tmp = xstrdup(path);
@@ -938,6 +1266,7 @@ int config_load_text(struct campaign_config *c, const char *text, const char *la
 		     struct perr *err)
 {
 	memset(c, 0, sizeof(*c));
+	c->threads_param = -1;
 	config_init(&c->cfg);
 	c->path = xstrdup(label);
 	c->dir = xstrdup(dir);
@@ -977,6 +1306,26 @@ void config_release(struct campaign_config *c)
 		free(c->params[k].values);
 	}
 	free(c->params);
+	for (int d = 0; d < c->nderived; d++) {
+		free(c->derived[d].name);
+		free(c->derived[d].expr);
+	}
+	free(c->derived);
+	free(c->unmodelled);
+	for (int i = 0; i < c->ntemplates; i++) {
+		free(c->templates[i].from);
+		free(c->templates[i].to);
+	}
+	free(c->templates);
+	for (int i = 0; i < c->nsteps; i++)
+		free_strings(c->steps[i].argv, c->steps[i].argc);
+	free(c->steps);
+	for (int i = 0; i < c->nsanity; i++) {
+		free(c->sanity[i].pattern);
+		free(c->sanity[i].stream);
+		free(c->sanity[i].file);
+	}
+	free(c->sanity);
 	free(c->backend.type);
 	free(c->backend.partition);
 	free(c->backend.account);

@@ -14,6 +14,7 @@
 #define PS_CONFIG_H
 #include "collectors/collector_set.h"
 #include "collectors/regex_collect.h"
+#include "collectors/sanity.h"
 #include "common/error.h"
 #include "designs/plan.h"
 #include "placement/placement_spec.h"
@@ -41,6 +42,25 @@ struct backend_config {
 	double poll_min, poll_max, poll_factor, poll_safety, poll_notes;
 };
 
+/* A derived parameter (value = "expr"): its value at each point from the others. */
+struct config_derived {
+	char *name;
+	char *expr;                 /* over the swept parameters, then the derived ones before it */
+};
+
+/* An input template (app.template): `from` filled in and written to `to`. */
+struct config_template {
+	char *from;                 /* absolute (resolved beside the config) */
+	char *to;                   /* relative, inside its directory */
+	int setup;                  /* into = "setup": the set-up directory; else the run's */
+};
+
+/* A set-up step (app.setup): one argument list, placeholders unexpanded. */
+struct config_step {
+	int argc;
+	char **argv;                /* NULL-terminated */
+};
+
 struct campaign_config {
 	char *path;                 /* the config file */
 	char *dir;                  /* its directory (relative paths resolve here) */
@@ -55,6 +75,15 @@ struct campaign_config {
 	/* parameters, in file order */
 	int nparams;
 	struct plan_param *params;
+	/* derived parameters, in file order: in plans and stores after the swept ones */
+	int nderived;
+	struct config_derived *derived;
+	unsigned char *unmodelled;  /* model = false: per parameter, swept then derived */
+	/* input templates, set-up steps (app.template, app.setup) */
+	int ntemplates;
+	struct config_template *templates;
+	int nsteps;
+	struct config_step *steps;
 	int repetitions;            /* fixed, or adaptive: the minimum */
 	/* adaptive repetitions (repetitions = { min; max; target; }): target 0 when fixed */
 	int repetitions_max;
@@ -71,6 +100,8 @@ struct campaign_config {
 	int collect_cubex;
 	int ncubex_metrics;
 	char **cubex_metrics;
+	int nsanity;
+	struct sanity_check *sanity;    /* collect.sanity */
 	double collect_cpu_limit;   /* collect.cpu_limit, seconds (0: the default) */
 	long collect_memory_limit;  /* collect.memory_limit, MiB (0: the default) */
 	/* paths, absolute: resolved against dir when loaded */
@@ -84,7 +115,10 @@ struct campaign_config {
 	   reads its ranks-per-node axis and attach) */
 	struct placement_spec placement_spec;   /* defaults without the section */
 	char *placement_map;        /* placement.map resolved (placement_spec.map points here), or NULL */
-	char *cores_per_rank;       /* placement.cores_per_rank as written ("N", "all"), or NULL */
+	char *cores_per_rank;       /* placement.cores_per_rank as written ("N", "all"), or NULL;
+	                               "T" when only threads_per_rank = T is given */
+	int threads_per_rank;       /* placement.threads_per_rank, or 0 */
+	int threads_param;          /* the parameter with role "threads", or -1 */
 	/* raw settings for the sections other modules validate (NULL when absent) */
 	config_t cfg;
 	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;
@@ -106,6 +140,8 @@ int config_load_text(struct campaign_config *c, const char *text, const char *la
    file, c->dir): the map, the dependency file, the work directory and a
    relative program, which runs read from their own directories.  Caller frees. */
 char *config_resolve(const struct campaign_config *c, const char *p);
+/* The config file's directory, absolute ({config_dir}).  Caller frees. */
+char *config_dir_abs(const struct campaign_config *c);
 /* The campaign directory when none is given: <name>.campaign beside the config (caller frees). */
 char *config_default_dir(const struct campaign_config *c);
 /* The config's collectors as a set (pointing into c), with no stop flag. */
@@ -115,6 +151,10 @@ void config_release(struct campaign_config *c);
 const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
 			 size_t n);
 int config_find_param(const struct campaign_config *c, const char *name);
+/* The derived parameter called name, or -1. */
+int config_find_derived(const struct campaign_config *c, const char *name);
+/* A campaign whose ranks run threads (threads_per_rank or a role "threads" parameter). */
+int config_has_threads(const struct campaign_config *c);
 /* The value of a numeric setting (integer or float; test with config_setting_is_number). */
 double config_number(const config_setting_t *s);
 

@@ -222,9 +222,37 @@ static void free_params(struct store *st)
 	free(st->param_names);
 	free(st->param_roles);
 	free(st->point_values);
+	free(st->point_cores);
 	st->param_names = st->param_roles = NULL;
 	st->point_values = NULL;
+	st->point_cores = NULL;
+	st->cores_vary = 0;
 	st->nparams = st->npoints = 0;
+}
+
+static int has_column(struct store *st, const char *table, const char *column);
+
+/* Each point's cores per rank ("N", "all" or unset), what its runs charge per rank. */
+static int load_point_cores(struct store *st, struct perr *err)
+{
+	st->point_cores = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	for (int p = 0; p < st->npoints; p++)
+		st->point_cores[p] = 0;
+	if (!has_column(st, "points", "cores_per_rank"))
+		return 0;       /* a store before it: one core each */
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT id, cores_per_rank FROM points WHERE cores_per_rank IS NOT NULL", err);
+	if (!s)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int p = sqlite3_column_int(s, 0);
+		const char *t = (const char *)sqlite3_column_text(s, 1);
+		if (p < 0 || p >= st->npoints || !t)
+			continue;
+		st->point_cores[p] = !strcmp(t, "all") ? -1 : atoi(t) > 0 ? atoi(t) : 0;
+		st->cores_vary |= st->point_cores[p] > 1;
+	}
+	sdb_finish(st, s);
+	return 0;
 }
 
 int sdb_load_params(struct store *st, struct perr *err)
@@ -261,7 +289,7 @@ int sdb_load_params(struct store *st, struct perr *err)
 			st->point_values[(size_t)p * st->nparams + k] = sqlite3_column_double(s, 2);
 	}
 	sdb_finish(st, s);
-	return 0;
+	return load_point_cores(st, err);
 }
 
 static int set_wal(struct store *st, struct perr *err)
@@ -1020,13 +1048,18 @@ int store_counts(struct store *st, struct store_counts *c, struct perr *err)
 		}
 	}
 	sdb_finish(st, s);
-	/* spent: run_spent_core_hours summed over every run's last attempt */
-	s = sdb_prepare(st, "SELECT COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs"
-		    " WHERE wall > 0", err);
+	/* spent: run_spent_core_hours summed over every run's last attempt; by
+	   point when a point's ranks hold several cores each */
+	s = sdb_prepare(st, st->cores_vary ? "SELECT point, SUM(wall * MAX(ranks, 1)) / 3600.0 FROM runs"
+			" WHERE wall > 0 GROUP BY point"
+		    : "SELECT -1, COALESCE(SUM(wall * MAX(ranks, 1)), 0) / 3600.0 FROM runs WHERE wall > 0", err);
 	if (!s)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		c->core_hours_spent = sqlite3_column_double(s, 0);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int p = sqlite3_column_int(s, 0);
+		int cores = p >= 0 && p < st->npoints && st->point_cores[p] > 1 ? st->point_cores[p] : 1;
+		c->core_hours_spent += sqlite3_column_double(s, 1) * cores;
+	}
 	sdb_finish(st, s);
 	s = sdb_prepare(st, "SELECT COUNT(*) FROM measurements", err);
 	if (!s)
@@ -1075,6 +1108,7 @@ static void read_run(struct store *st, sqlite3_stmt *s, struct run *r)
 	r->origin = sdb_col_str(s, 20);
 	r->retired_from = sqlite3_column_type(s, 21) == SQLITE_NULL ? RUN_PENDING
 			  : (enum run_state)sqlite3_column_int(s, 21);
+	r->cores_per_rank = r->point >= 0 && r->point < st->npoints ? st->point_cores[r->point] : 0;
 	r->values = xcalloc((size_t)(st->nparams ? st->nparams : 1), sizeof(double));
 	if (r->point >= 0 && r->point < st->npoints)
 		memcpy(r->values, &st->point_values[(size_t)r->point * st->nparams],
@@ -1172,14 +1206,27 @@ void run_release(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int run_cores(const struct run *r)
+{
+	return (r->ranks > 1 ? r->ranks : 1) * (r->cores_per_rank > 1 ? r->cores_per_rank : 1);
+}
+
+const char *run_cores_per_rank(const struct run *r, char *buf)
+{
+	if (!r->cores_per_rank)
+		return NULL;
+	snprintf(buf, RUN_CORES_TEXT, r->cores_per_rank < 0 ? "all" : "%d", r->cores_per_rank);
+	return buf;
+}
+
 double run_spent_core_hours(const struct run *r)
 {
-	return (r->wall > 0 ? r->wall : 0) * (r->ranks > 1 ? r->ranks : 1) / 3600.0;
+	return (r->wall > 0 ? r->wall : 0) * run_cores(r) / 3600.0;
 }
 
 double run_planned_seconds(const struct run *r)
 {
-	return r->core_hours > 0 ? r->core_hours * 3600.0 / (r->ranks > 1 ? r->ranks : 1) : 0;
+	return r->core_hours > 0 ? r->core_hours * 3600.0 / run_cores(r) : 0;
 }
 
 void runs_free(struct run *runs, int n)

@@ -46,6 +46,8 @@ struct run {
 	char *reason;           /* why it failed or was cancelled, or NULL */
 	char *collect_error;    /* a collector that found nothing, or NULL */
 	double core_hours;      /* planned cost of this run */
+	int cores_per_rank;     /* its point's: the cores each rank holds (threads), -1 "all",
+	                           0 unset (one core each) */
 	long long seq;          /* change counter: higher = changed later */
 	int remeasure;          /* 0: the repetition's first measurement; k: its k-th re-measurement */
 	char *origin;           /* why the run exists: NULL (the plan), "refine", ...; see store_append_runs */
@@ -139,10 +141,17 @@ int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct 
    answered by the store without reading the runs. */
 int store_pass(struct store *st, int *pass, int *passes, long long *collect_errors, struct perr *err);
 void run_release(struct run *r);
+/* The cores a run reserves: its ranks (at least 1) times the cores each
+   holds (its point's cores per rank, threads per rank; "all" counts one). */
+int run_cores(const struct run *r);
+/* Its point's cores per rank as the config writes it ("2", "all") in buf
+   (RUN_CORES_TEXT bytes), or NULL when the store has none for it. */
+#define RUN_CORES_TEXT 24
+const char *run_cores_per_rank(const struct run *r, char *buf);
 /* Core-hours a run's last attempt used: its measured wall time (0 when
-   unknown) times its ranks (at least 1).  The store's counts sum the same. */
+   unknown) times its cores.  The store's counts sum the same. */
 double run_spent_core_hours(const struct run *r);
-/* Seconds a run is planned to take: its planned core-hours over its ranks. */
+/* Seconds a run is planned to take: its planned core-hours over its cores. */
 double run_planned_seconds(const struct run *r);
 /*
  * Fold run r into the repetition pass a campaign is in: *pass is the lowest

@@ -18,6 +18,8 @@ struct store {
 	/* point values, loaded once: npoints x nparams */
 	int npoints;
 	double *point_values;
+	int *point_cores;           /* per point: its cores_per_rank N, -1 "all", 0 unset (one core) */
+	int cores_vary;             /* some point's ranks hold more than one core each */
 	/* runs has the columns added for growing campaigns (remeasure, origin,
 	   retired_from); a read-only store made before them has not */
 	int grown_columns;

@@ -183,6 +183,8 @@ static int export_jsonl(struct store *st, FILE *f, int include_retired, struct p
 	experiment_init(&e);
 	int rc = store_load_experiment_runs(st, NULL, include_retired ? STORE_INCLUDE_RETIRED : 0, &e, &bn.runs,
 					    err);
+	if (!rc)
+		rc = campaign_leave_out_unmodelled(st, &e, err);
 	if (!rc) {
 		qsort(bn.runs.v, (size_t)bn.runs.n, sizeof(*bn.runs.v), cmp_exp_run);
 		rc = extrap_jsonl_write_annotated(f, &e, bn.bound || bn.recorded ? annotate_bindings : NULL, &bn, err);
@@ -334,6 +336,8 @@ static int exec_export(struct cli_args *a)
 		struct experiment e;
 		experiment_init(&e);
 		rc = store_load_experiment_with(st, NULL, retired ? STORE_INCLUDE_RETIRED : 0, &e, &err);
+		if (!rc)   /* model = false parameters are left out where that merges no points */
+			rc = campaign_leave_out_unmodelled(st, &e, &err);
 		if (!rc)
 			rc = writer->write(f, &e, &err);
 		experiment_release(&e);

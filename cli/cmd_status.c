@@ -1,6 +1,7 @@
 /* perfsweep status DIR [--json] [--points [--metric M]]: a campaign's progress, read-only. */
 #include "cli/cli.h"
 #include "orchestrator/adaptive.h"
+#include "analysis/input.h"
 #include "analysis/run_usage.h"
 #include "campaign/store.h"
 #include "common/point_text.h"
@@ -219,7 +220,7 @@ static int print_points(struct store *st, const char *metric, int json, struct p
 {
 	struct experiment e;
 	experiment_init(&e);
-	if (store_load_experiment(st, metric, &e, err)) {
+	if (store_load_experiment(st, metric, &e, err) || campaign_leave_out_unmodelled(st, &e, err)) {
 		experiment_release(&e);
 		return -1;
 	}

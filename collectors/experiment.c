@@ -84,6 +84,48 @@ int experiment_point(struct experiment *e, const double *coords)
 	return e->npoints++;
 }
 
+/* The rows of coords (width w) compared but for column k. */
+struct rows_but {
+	const double *coords;
+	int w, k;
+};
+
+static int cmp_rows_but(const void *pa, const void *pb, void *arg)
+{
+	const struct rows_but *r = arg;
+	const double *x = r->coords + (size_t)*(const int *)pa * (size_t)r->w;
+	const double *y = r->coords + (size_t)*(const int *)pb * (size_t)r->w;
+	for (int j = 0; j < r->w; j++)
+		if (j != r->k && x[j] != y[j])
+			return x[j] < y[j] ? -1 : 1;
+	return 0;
+}
+
+int experiment_drop_param(struct experiment *e, int k)
+{
+	int w = e->nparams;
+	if (k < 0 || k >= w)
+		return 1;
+	struct rows_but r = { e->coords, w, k };
+	int *order = xmalloc(sizeof(int) * (size_t)(e->npoints + 1)), distinct = 1;
+	for (int p = 0; p < e->npoints; p++)
+		order[p] = p;
+	qsort_r(order, (size_t)e->npoints, sizeof(int), cmp_rows_but, &r);
+	for (int p = 1; p < e->npoints && distinct; p++)
+		distinct = cmp_rows_but(&order[p - 1], &order[p], &r) != 0;
+	free(order);
+	if (!distinct)
+		return 1;
+	for (int p = 0; p < e->npoints; p++)
+		for (int j = 0, o = 0; j < w; j++)
+			if (j != k)
+				e->coords[(size_t)p * (size_t)(w - 1) + (size_t)o++] = e->coords[(size_t)p * (size_t)w + (size_t)j];
+	free(e->params[k]);
+	memmove(&e->params[k], &e->params[k + 1], sizeof(char *) * (size_t)(w - k - 1));
+	e->nparams--;
+	return 0;
+}
+
 static int find_or_add_name(char ***names, int *n, size_t *alloc, struct strmap *idx, const char *name)
 {
 	int i = strmap_get(idx, name);

@@ -58,6 +58,9 @@ void experiment_release(struct experiment *e);
 int experiment_param(struct experiment *e, const char *name);
 int experiment_find_param(const struct experiment *e, const char *name);
 int experiment_point(struct experiment *e, const double *coords);
+/* Leave parameter k out: its name and every point's coordinate go.  Only
+   when the points stay apart without it (0); 1 leaves e as it was. */
+int experiment_drop_param(struct experiment *e, int k);
 int experiment_find_point(const struct experiment *e, const double *coords);
 int experiment_callpath(struct experiment *e, const char *name);
 int experiment_find_callpath(const struct experiment *e, const char *name);

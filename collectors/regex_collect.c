@@ -329,6 +329,19 @@ int regex_scan_mem(const struct regex_prog *re, const char *agg, const char *buf
 	return n;
 }
 
+int regex_find_mem(const struct regex_prog *re, const char *buf, size_t len, const char *name,
+		   const struct collect_limits *lim, struct perr *err)
+{
+	struct scan s;
+	scan_init(&s, lim);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re->code, NULL);
+	int rc = pcre2_match(re->code, (PCRE2_SPTR)(len ? buf : ""), len, 0, 0, md, s.mc);
+	int found = rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : scan_failed(&s, rc, buf, len, name, err);
+	pcre2_match_data_free(md);
+	scan_release(&s);
+	return found;
+}
+
 /* Rank numbers r with a file rank-<r>.<stream> in the run directory. */
 static int list_ranks(const char *run_dir, const char *stream, int **ranks)
 {

@@ -77,6 +77,14 @@ void regex_prog_free(struct regex_prog *re);
 int regex_scan_mem(const struct regex_prog *re, const char *agg, const char *buf, size_t len,
 		   const struct collect_limits *lim, double *value, int *interrupted, struct perr *err);
 
+/*
+ * Does re match anywhere in buf[0..len) (a sanity check: no capture
+ * needed)?  1 yes, 0 no, -1 with err ("stopped at line 3 of NAME: ...")
+ * when a limit stopped it.
+ */
+int regex_find_mem(const struct regex_prog *re, const char *buf, size_t len, const char *name,
+		   const struct collect_limits *lim, struct perr *err);
+
 /* Is this a valid aggregate name? */
 int regex_aggregate_valid(const char *name);
 

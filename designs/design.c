@@ -67,13 +67,13 @@ static int cand_add(struct builder *b, const uint32_t *ix, int rpn, int required
 /* Charged resources of one run at values v and ranks-per-node rpn. */
 static double resources(const struct builder *b, const double *v, int rpn)
 {
-	double ranks = plan_points_ranks(b->pp, v);
+	double ranks = plan_points_ranks(b->pp, v), cores = plan_points_cores(b->pp, v);
 	rpn = plan_points_rpn(b->pp, v, rpn);
-	if (b->s->charge == CHARGE_NODE) {
-		int per = rpn > 0 ? rpn : b->s->cores_per_node;
+	if (b->s->charge == CHARGE_NODE) {   /* without ranks per node, as many as fit a node */
+		double per = rpn > 0 ? rpn : fmax(1, floor(b->s->cores_per_node / cores));
 		return ceil(ranks / per) * b->s->cores_per_node;
 	}
-	return ranks;
+	return ranks * cores;   /* every core a rank holds, its threads' too */
 }
 
 /* Core-hours of one run (0 without a cost model); -1 with err set if the model misbehaves. */
@@ -566,17 +566,26 @@ static int full_factorial(struct builder *b, struct plan *pl)
 			snprintf(ranks, sizeof(ranks), "%d", s->ranks > 0 ? s->ranks : 1);
 		if (b->pp->ranks_param < 0 && b->pp->rpn_param >= 0)
 			snprintf(ranks, sizeof(ranks), "(%s)", names[b->pp->rpn_param]);
-		char per[200];
+		char per[240], cores[200];
+		if (b->pp->threads_param >= 0)
+			snprintf(cores, sizeof(cores), "(%s)", names[b->pp->threads_param]);
+		else
+			snprintf(cores, sizeof(cores), "%d", b->pp->cores);
 		if (b->pp->rpn_param >= 0)
 			snprintf(per, sizeof(per), "(%s)", names[b->pp->rpn_param]);
-		else
-			snprintf(per, sizeof(per), "%d", rpn > 0 ? rpn : s->cores_per_node);
+		else if (rpn > 0)
+			snprintf(per, sizeof(per), "%d", rpn);
+		else if (b->pp->threads_param < 0)   /* as many ranks as fit a node */
+			snprintf(per, sizeof(per), "%d", s->cores_per_node / b->pp->cores > 0
+				 ? s->cores_per_node / b->pp->cores : 1);
+		else    /* the full factorial's figure: a node's cores over the threads, unrounded */
+			snprintf(per, sizeof(per), "(%d / %s)", s->cores_per_node, cores);
 		char *text;
 		if (s->charge == CHARGE_NODE)
 			text = xasprintf("(%s) * ceil(%s / %s) * %d", s->cost_model, ranks, per,
 					 s->cores_per_node);
 		else
-			text = xasprintf("(%s) * %s", s->cost_model, ranks);
+			text = xasprintf("(%s) * %s * %s", s->cost_model, ranks, cores);
 		struct perr e2;
 		struct expr *e = expr_parse(text, b->np, names, &e2);
 		double sum = 0;
@@ -691,6 +700,8 @@ static int setup_params(struct builder *b)
 	b->modelled = xcalloc((size_t)s->nparams + 1, 1);
 	b->pp->ranks_param = b->pp->rpn_param = -1;
 	b->pp->ranks = s->ranks > 0 ? s->ranks : 1;
+	int cores = s->cores_per_rank && (!s->policy || strcmp(s->policy, "explicit")) ? atoi(s->cores_per_rank) : 0;
+	b->pp->cores = cores > 0 ? cores : 1;   /* "all" shares the cores: one each */
 	for (int k = 0; k < s->nparams; k++) {
 		const struct plan_param *p = &s->params[k];
 		if (p->nvalues < 1)
@@ -699,6 +710,8 @@ static int setup_params(struct builder *b)
 			b->pp->ranks_param = k;
 		if (p->role && !strcmp(p->role, "ranks_per_node"))
 			b->pp->rpn_param = k;
+		if (p->role && !strcmp(p->role, "threads"))
+			b->pp->threads_param = k;
 		int bi = 0;
 		for (int i = 1; i < p->nvalues; i++)
 			if (p->values[i] < p->values[bi])
@@ -975,6 +988,12 @@ static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int 
 	pp->policy = s->policy ? xstrdup(s->policy) : NULL;
 	pp->map = s->map ? xstrdup(s->map) : NULL;
 	pp->cores_per_rank = s->cores_per_rank ? xstrdup(s->cores_per_rank) : NULL;
+	if (pp->threads_param >= 0) {   /* each point's cores per rank: its thread count */
+		int k = pp->threads_param;
+		pp->threads_text = xcalloc((size_t)pp->nvals[k] + 1, sizeof(char *));
+		for (int i = 0; i < pp->nvals[k]; i++)
+			pp->threads_text[i] = xasprintf("%.0f", pp->vals[k][i]);
+	}
 	for (int i = 0; i < pp->n; i++) {
 		if (!keep[i])
 			continue;

@@ -86,7 +86,8 @@ void plan_materialize(struct plan *pl)
 
 int plan_param_is_study_axis(const struct plan_param *p)
 {
-	return p->role && (!strcmp(p->role, "ranks") || !strcmp(p->role, "ranks_per_node"));
+	return p->role && (!strcmp(p->role, "ranks") || !strcmp(p->role, "ranks_per_node") ||
+			   !strcmp(p->role, "threads"));
 }
 
 void plan_release(struct plan *pl)

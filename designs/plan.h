@@ -10,14 +10,14 @@
 
 struct plan_param {
 	char *name;
-	char *role;             /* NULL, or "ranks" for the rank count */
+	char *role;             /* NULL, or "ranks" for the rank count, "ranks_per_node", "threads" */
 	int nvalues;
 	double *values;
 	int is_int;             /* every value is an integer */
 };
 
 /*
- * A study axis: a parameter with role "ranks" (or "ranks_per_node").  The
+ * A study axis: a parameter with role "ranks" (or "ranks_per_node", "threads").  The
  * design never prunes it, whatever the dependency file says, since the
  * study is about how runs change along it (contention), and it gets no
  * "needs at least N values" warning: it is not modelled as a function.
@@ -142,7 +142,9 @@ struct design_spec {
 	const int *rpn;             /* ranks-per-node values; they multiply the attached points */
 	const char *policy;         /* "compact", "spread", "explicit" or NULL */
 	const char *map;            /* the explicit policy's map file, or NULL */
-	const char *cores_per_rank; /* "N" or "all" for the other policies, or NULL */
+	const char *cores_per_rank; /* "N" or "all" for the other policies, or NULL; N cores are
+	                               charged per rank ("all": one), and a role "threads"
+	                               parameter's value is each point's instead */
 	int nattach;
 	char *const *attach;        /* "all" (default), "baseline", or parameter names (their lines) */
 	/* contention experiment: one fixed point, ranks per node varied */

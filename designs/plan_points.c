@@ -19,7 +19,8 @@ struct plan_points *plan_points_new(const struct plan_param *params, int np)
 		for (int i = 0; i < p->nvalues; i++)
 			pp->canon[k][i] = plan_points_value_index(pp, k, p->values[i]);
 	}
-	pp->ranks_param = pp->rpn_param = -1;
+	pp->ranks_param = pp->rpn_param = pp->threads_param = -1;
+	pp->cores = 1;
 	pp->ranks = 1;
 	return pp;
 }
@@ -28,6 +29,9 @@ void plan_points_free(struct plan_points *pp)
 {
 	if (!pp)
 		return;
+	for (int i = 0; pp->threads_text && i < pp->nvals[pp->threads_param]; i++)
+		free(pp->threads_text[i]);
+	free(pp->threads_text);
 	for (int k = 0; k < pp->np; k++) {
 		free(pp->vals[k]);
 		free(pp->canon[k]);
@@ -215,6 +219,11 @@ double plan_points_ranks(const struct plan_points *pp, const double *v)
 	return pp->ranks;
 }
 
+double plan_points_cores(const struct plan_points *pp, const double *v)
+{
+	return pp->threads_param >= 0 ? v[pp->threads_param] : pp->cores;
+}
+
 int plan_points_rpn(const struct plan_points *pp, const double *v, int rpn)
 {
 	return pp->rpn_param >= 0 ? (int)v[pp->rpn_param] : rpn;
@@ -236,6 +245,8 @@ void plan_points_get(const struct plan_points *pp, int i, struct plan_point *pt,
 		pt->map = pp->map;
 	if (pp->policy && pp->cores_per_rank && strcmp(pp->policy, "explicit"))
 		pt->cores_per_rank = pp->cores_per_rank;
+	if (pp->threads_text)   /* a rank holds as many cores as it runs threads */
+		pt->cores_per_rank = pp->threads_text[plan_points_index(pp, c)[pp->threads_param]];
 	pt->repetitions = p->reps < pp->reps ? p->reps : pp->reps;
 	pt->core_hours = pp->run_ch[c] * pt->repetitions;
 	pt->reason = pp->reasons[p->reason];

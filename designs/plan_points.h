@@ -48,6 +48,9 @@ struct plan_points {
 	int reps;               /* repetitions after the budget: caps each point's */
 	int ranks_param;        /* role "ranks", or -1 */
 	int rpn_param;          /* role "ranks_per_node", or -1 */
+	int threads_param;      /* role "threads": each rank's threads and cores, or -1 */
+	int cores;              /* cores each rank holds without a threads parameter (>= 1) */
+	char **threads_text;    /* the threads parameter's values as cores_per_rank text */
 	double ranks;           /* ranks without a ranks parameter */
 	int placed;             /* a placement axis or contention: points get nodes */
 	char *policy, *map, *cores_per_rank;
@@ -79,6 +82,8 @@ int plan_points_intern(struct plan_points *pp, const char *reason);
 
 /* The ranks of a run at values v, and its ranks per node (rpn from the axis). */
 double plan_points_ranks(const struct plan_points *pp, const double *v);
+/* The cores each rank of a run at values v holds (its threads, or cores per rank). */
+double plan_points_cores(const struct plan_points *pp, const double *v);
 int plan_points_rpn(const struct plan_points *pp, const double *v, int rpn);
 
 /* Kept point i of pp as a plan point: values into vals, strings borrowed from pp. */

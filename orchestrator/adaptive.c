@@ -180,12 +180,16 @@ void adaptive_points_free(struct adaptive_point *pts, int n)
 	free(pts);
 }
 
-/* The new run of one more measurement like done run r: its repetition rep again (0: the next free one). */
-static struct store_new_run new_run_like(const struct campaign_config *c, const struct run *r, int rep)
+/* The new run of one more measurement like done run r: its repetition rep
+   again (0: the next free one); cores (RUN_CORES_TEXT bytes) holds its
+   point's cores per rank (a threads parameter's), if the store has them. */
+static struct store_new_run new_run_like(const struct campaign_config *c, const struct run *r, int rep,
+					 char *cores)
 {
+	const char *cpr = run_cores_per_rank(r, cores);
 	return (struct store_new_run){ .values = r->values, .nodes = r->nodes,
 				       .ranks_per_node = r->ranks_per_node, .policy = r->policy,
-				       .map = c->placement_map, .cores_per_rank = c->cores_per_rank,
+				       .map = c->placement_map, .cores_per_rank = cpr ? cpr : c->cores_per_rank,
 				       .core_hours = r->core_hours, .origin = "adaptive", .repetition = rep };
 }
 
@@ -206,6 +210,7 @@ static int add_pass(struct store *st, const struct campaign_config *c, const str
 		total += pts[p].ndisturbed + 1;
 	struct store_new_run *nr = xcalloc((size_t)total + 1, sizeof(*nr));
 	struct run *runs = xcalloc((size_t)total + 1, sizeof(*runs));
+	char (*cores)[RUN_CORES_TEXT] = xcalloc((size_t)total + 1, RUN_CORES_TEXT);
 	int rc = 0;
 	for (int p = 0; p < n && !rc; p++) {
 		if (!pts[p].converging || !pts[p].run)
@@ -213,7 +218,7 @@ static int add_pass(struct store *st, const struct campaign_config *c, const str
 		if (!pts[p].ndisturbed) {
 			rc = store_load_run(st, pts[p].run, &runs[k], err);
 			if (!rc) {
-				nr[k] = new_run_like(c, &runs[k], 0);
+				nr[k] = new_run_like(c, &runs[k], 0, cores[k]);
 				k++;
 			}
 			continue;
@@ -221,7 +226,7 @@ static int add_pass(struct store *st, const struct campaign_config *c, const str
 		for (int i = 0; i < pts[p].ndisturbed && i < a->max - pts[p].nruns && !rc; i++) {
 			rc = store_load_run(st, pts[p].disturbed[i], &runs[k], err);
 			if (!rc) {
-				nr[k] = new_run_like(c, &runs[k], runs[k].repetition);
+				nr[k] = new_run_like(c, &runs[k], runs[k].repetition, cores[k]);
 				k++;
 			}
 		}
@@ -234,6 +239,7 @@ static int add_pass(struct store *st, const struct campaign_config *c, const str
 		run_release(&runs[i]);
 	free(runs);
 	free(nr);
+	free(cores);
 	adaptive_points_free(pts, n);
 	return rc;
 }

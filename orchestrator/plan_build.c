@@ -14,6 +14,8 @@
 #include "designs/deps.h"
 #include "designs/expr.h"
 #include "orchestrator/backend.h"
+#include "orchestrator/plan_check.h"
+#include "orchestrator/plan_derived.h"
 #include "placement/placement_spec.h"
 #include "campaign/store.h"
 #include <errno.h>
@@ -34,8 +36,9 @@ struct pb {
 	int *rpn, *crpn;
 	double *cpoint;
 	char **attach;
-	char *cost_text;        /* cost model from an earlier campaign */
+	char *cost_text;        /* cost model from an earlier campaign, or with derived parameters inlined */
 	double overrun;         /* budget.overrun */
+	int fitted;             /* cost_text was fitted to an earlier campaign */
 };
 
 /* ranks_per_node = [2, 4, 8]; or { from = 2; to = 18; step = 2; } */
@@ -287,6 +290,7 @@ static int cost_from_campaign(struct pb *b, const config_setting_t *s, const cha
 	if (rc < 0)
 		return config_error(b->c, s, b->err, "cannot fit a cost model to campaign '%s': %s", dir, e2.msg);
 	b->spec.cost_model = b->cost_text;
+	b->fitted = 1;
 	return 0;
 }
 
@@ -316,16 +320,21 @@ static int parse_cost(struct pb *b)
 		return config_error(b->c, s, b->err, "'cost_model' must be an expression string (seconds per run), like "
 			   "cost_model = \"2e-3 * size^3 / p + 1\";");
 	}
-	char **names = xmalloc(sizeof(char *) * (size_t)(b->c->nparams + 1));
-	for (int k = 0; k < b->c->nparams; k++)
-		names[k] = b->c->params[k].name;
+	const struct campaign_config *c = b->c;
+	char **names = xmalloc(sizeof(char *) * (size_t)(c->nparams + c->nderived + 1));
+	for (int k = 0; k < c->nparams; k++)
+		names[k] = c->params[k].name;
+	for (int d = 0; d < c->nderived; d++)
+		names[c->nparams + d] = c->derived[d].name;
 	struct perr e2;
-	struct expr *e = expr_parse(text, b->c->nparams, names, &e2);
+	struct expr *e = expr_parse(text, c->nparams + c->nderived, names, &e2);
 	free(names);
 	if (!e)
 		return config_error(b->c, s, b->err, "bad cost model \"%s\": %s", text, e2.msg);
 	expr_free(e);
-	b->spec.cost_model = text;
+	/* the design sweeps the swept parameters: derived names become their expressions */
+	b->cost_text = c->nderived ? plan_inline_derived(c, text) : NULL;
+	b->spec.cost_model = b->cost_text ? b->cost_text : text;
 	return 0;
 }
 
@@ -343,22 +352,31 @@ static int ranks_param(const struct campaign_config *c)
 	return role_param(c, "ranks");
 }
 
+/* A placement section that only binds (policy, cores or threads per rank) and places no axis. */
+static int placement_without_axis(const struct campaign_config *c, const config_setting_t *g)
+{
+	return !config_setting_get_member(g, "ranks_per_node") && !config_setting_get_member(g, "attach") &&
+	       (config_has_threads(c) || config_setting_get_member(g, "policy") ||
+		config_setting_get_member(g, "cores_per_rank"));
+}
+
 static int parse_placement(struct pb *b)
 {
 	const config_setting_t *g = b->c->placement;
 	if (g) {
 		static const char *const k[] = { "ranks_per_node", "policy", "attach", "map",
-						 "cores_per_rank", NULL };
+						 "cores_per_rank", "threads_per_rank", NULL };
 		if (config_check_group(b->c, g, "placement", b->err) || config_check_keys(b->c, g, k, "placement", b->err))
 			return -1;
 		int rpn_k = role_param(b->c, "ranks_per_node");
-		if (ranks_param(b->c) < 0 && rpn_k < 0)
-			return config_error(b->c, g, b->err, "a placement axis needs a parameter with role = \"ranks\"");
 		const config_setting_t *rs = config_setting_get_member(g, "ranks_per_node");
+		/* without ranks_per_node (threads per rank, a policy alone) there is no axis */
+		if (ranks_param(b->c) < 0 && rpn_k < 0 && (rs || !placement_without_axis(b->c, g)))
+			return config_error(b->c, g, b->err, "a placement axis needs a parameter with role = \"ranks\"");
 		if (rpn_k >= 0 && rs)
 			return config_error(b->c, rs, b->err, "parameter '%s' (role \"ranks_per_node\") sets the ranks per node; "
 				   "remove placement.ranks_per_node", b->c->params[rpn_k].name);
-		if (rpn_k < 0 && get_rpn(b, g, &b->rpn, &b->spec.nrpn))
+		if (rpn_k < 0 && (rs || !placement_without_axis(b->c, g)) && get_rpn(b, g, &b->rpn, &b->spec.nrpn))
 			return -1;
 		b->spec.rpn = b->rpn;
 		/* policy, map and cores per rank: the contract the config loader parsed */
@@ -411,6 +429,8 @@ static int parse_placement(struct pb *b)
 		if (!b->spec.policy)
 			b->spec.policy = "compact";
 	}
+	if (config_has_threads(b->c) && !b->spec.policy)
+		b->spec.policy = "compact";     /* a rank's threads are bound to its cores */
 	return 0;
 }
 
@@ -423,6 +443,18 @@ static void note_fitted(struct plan *pl, const char *fitted, const config_settin
 	pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
 	pl->notes[pl->nnotes++] = xasprintf("cost model fitted to campaign '%s': %s seconds per run",
 					    camp ? config_setting_get_string(camp) : "?", fitted);
+}
+
+/* Materialise pl when derived parameters or a model = false check need its
+   points one by one; 1 then (0: nothing to add or check). */
+static int plan_points_of(struct plan *pl, const struct campaign_config *c)
+{
+	int need = c->nderived > 0;
+	for (int k = 0; k < c->nparams && !need; k++)
+		need = c->unmodelled[k] && c->params[k].nvalues > 1;
+	if (need)
+		plan_materialize(pl);
+	return need;
 }
 
 /* Runs are rows of the store: cap them as the planner caps points. */
@@ -441,7 +473,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	b.spec.cores_per_rank = c->cores_per_rank;
 	int rc = -1;
 	const struct backend_entry *be = backend_for_config(c, err);
-	if (!be || parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b))
+	if (!be || parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b) ||
+	    plan_check_files(c, err))
 		goto done;
 	if (c->dependencies) {
 		if (access(c->dependencies, R_OK)) {
@@ -476,7 +509,11 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 		plan_release(pl);
 		goto done;
 	}
-	note_fitted(pl, b.cost_text, c->cost_model);
+	if (plan_points_of(pl, c) && (plan_add_derived(pl, c, err) || plan_check_unmodelled(pl, c, err))) {
+		plan_release(pl);
+		goto done;
+	}
+	note_fitted(pl, b.fitted ? b.cost_text : NULL, c->cost_model);
 	pl->order = c->order;
 	pl->order_seed = c->have_order_seed ? c->order_seed
 		: (unsigned long)(wall_now() * 1000.0) ^ ((unsigned long)getpid() << 16);

@@ -1,8 +1,19 @@
-/* What the backends' plan-time placement checks share: a point's ranks and its refusal. */
+/*
+ * Plan-time checks: the files a campaign needs (plan_check_files), and what
+ * the backends' placement checks share (a point's ranks and cores, its
+ * refusal); the checks themselves are in the backends' folders.
+ */
 #include "orchestrator/plan_check.h"
 #include "common/strbuf.h"
+#include "common/progpath.h"
 #include "common/xalloc.h"
 #include "campaign/template.h"
+#include "campaign/config_get.h"
+#include "common/fsutil.h"
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +23,13 @@ int plan_point_ranks(const struct plan *pl, const struct plan_point *pt)
 		if (pl->params[k].role && !strcmp(pl->params[k].role, "ranks"))
 			return (int)pt->values[k];
 	return pt->nodes > 0 && pt->ranks_per_node > 0 ? pt->nodes * pt->ranks_per_node : 1;
+}
+
+int plan_point_cores(const struct campaign_config *c, const struct plan_point *pt, int cpr)
+{
+	if (pt->cores_per_rank && c->threads_param >= 0)
+		return atoi(pt->cores_per_rank);
+	return cpr;
 }
 
 /* "point 3 (np=2, n=10): placement 2x1 compact" */
@@ -40,4 +58,67 @@ int plan_refuse_point(const struct plan *pl, int i, int ranks, int rpn, const ch
 	perr_set(err, "%s %s", sb.buf, why);
 	strbuf_release(&sb);
 	return -1;
+}
+
+/* The setting at path ("app.template") element i's member key, or the nearest that exists. */
+static const config_setting_t *app_setting(const struct campaign_config *c, const char *path, int i,
+					   const char *key)
+{
+	const config_setting_t *s = config_lookup(&c->cfg, path), *e = s;
+	if (s && i >= 0 && config_setting_get_elem(s, (unsigned)i))
+		e = config_setting_get_elem(s, (unsigned)i);
+	if (e && key && config_setting_get_member(e, key))
+		e = config_setting_get_member(e, key);
+	return e ? e : config_lookup(&c->cfg, "app");
+}
+
+/* Set-up step i's program: a path (beside the config when relative), or a name in PATH. */
+static int check_step_program(const struct campaign_config *c, int i, struct perr *err)
+{
+	const char *prog = c->steps[i].argv[0];
+	const config_setting_t *at = app_setting(c, "app.setup", i, NULL);
+	char *abs_dir = config_dir_abs(c), *p;
+	struct template_var v = { "config_dir", abs_dir };
+	p = template_expand(prog, &v, 1);
+	int rc = 0;
+	if (strchr(p, '{')) {
+		rc = 0;         /* named by a parameter: known at run time */
+	} else if (!strchr(p, '/')) {
+		char *found = progpath_find_in(p, NULL, getenv("PATH"));
+		if (!found)
+			rc = config_error(c, at, err, "set-up step %d: program '%s' is not in PATH; install it or "
+					  "give its path", i + 1, p);
+		free(found);
+	} else {
+		char *path = p[0] == '/' ? xstrdup(p) : config_resolve(c, p);
+		struct stat st;
+		if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
+			rc = config_error(c, at, err, "set-up step %d: program '%s' %s (%s)", i + 1, p,
+					  stat(path, &st) ? "does not exist" : "is not an executable file", path);
+		free(path);
+	}
+	free(p);
+	free(abs_dir);
+	return rc;
+}
+
+int plan_check_files(const struct campaign_config *c, struct perr *err)
+{
+	struct stat st;
+	if (c->app_workdir && (stat(c->app_workdir, &st) || !S_ISDIR(st.st_mode)))
+		return config_error(c, app_setting(c, "app", -1, "workdir"), err, "app.workdir '%s' %s; create it "
+				    "or fix the path", c->app_workdir,
+				    stat(c->app_workdir, &st) ? "does not exist" : "is not a directory");
+	for (int i = 0; i < c->ntemplates; i++) {
+		const char *why = NULL;
+		int fd = fs_open_regular(c->templates[i].from, 0, &why);
+		if (fd < 0)
+			return config_error(c, app_setting(c, "app.template", i, "from"), err, "template '%s' cannot "
+					    "be read: %s", c->templates[i].from, why ? why : strerror(errno));
+		close(fd);
+	}
+	for (int i = 0; i < c->nsteps; i++)
+		if (check_step_program(c, i, err))
+			return -1;
+	return 0;
 }

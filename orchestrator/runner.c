@@ -8,11 +8,12 @@
 #include "common/xalloc.h"
 #include "orchestrator/budget_watch.h"
 #include "orchestrator/run_bindings.h"
+#include "orchestrator/run_setup.h"
 #include "campaign/template.h"
+#include "collectors/sanity.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +51,15 @@ static void add_var(struct run_vars *rv, const char *name, const char *fmt, ...)
 	rv->n++;
 }
 
-static void run_vars(struct run_vars *rv, const struct campaign_config *c, const struct store *st,
-		     const struct run *r, const char **run_dir_out, const char *run_dir)
+/* The paths a run's placeholders name: its directory, its set-up directory
+   (NULL: none) and the config's directory. */
+struct run_paths {
+	const char *run_dir, *setup_dir, *config_dir;
+};
+
+/* The parameters' values of run r as placeholders (a set-up's too). */
+static void param_vars(struct run_vars *rv, const struct campaign_config *c, const struct store *st,
+		       const struct run *r)
 {
 	rv->n = 0;
 	for (int k = 0; k < store_nparams(st) && rv->n < 56; k++) {
@@ -62,18 +70,29 @@ static void run_vars(struct run_vars *rv, const struct campaign_config *c, const
 		rv->v[rv->n].value = rv->buf[rv->n];
 		rv->n++;
 	}
+}
+
+static void add_path(struct run_vars *rv, const char *name, const char *path)
+{
+	if (!path || rv->n >= 64)
+		return;
+	rv->v[rv->n].name = name;
+	rv->v[rv->n].value = path;
+	rv->n++;
+}
+
+static void run_vars(struct run_vars *rv, const struct campaign_config *c, const struct store *st,
+		     const struct run *r, const struct run_paths *rp)
+{
+	param_vars(rv, c, st, r);
 	add_var(rv, "rep", "%d", r->repetition);
 	add_var(rv, "run", "%lld", r->id);
 	add_var(rv, "nodes", "%d", r->nodes > 0 ? r->nodes : 1);
 	add_var(rv, "ranks_per_node", "%d", r->ranks_per_node > 0 ? r->ranks_per_node : r->ranks);
 	add_var(rv, "ranks", "%d", r->ranks > 0 ? r->ranks : 1);
-	if (run_dir) {
-		rv->v[rv->n].name = "run_dir";
-		rv->v[rv->n].value = run_dir;
-		rv->n++;
-	}
-	if (run_dir_out)
-		*run_dir_out = run_dir;
+	add_path(rv, "run_dir", rp->run_dir);
+	add_path(rv, "setup", rp->setup_dir);
+	add_path(rv, "config_dir", rp->config_dir);
 }
 
 /* A relative program path with a '/' resolves beside the config file. */
@@ -90,11 +109,12 @@ static char *resolve_program(const struct campaign_config *c, const char *p)
 	return joined;
 }
 
-char **runner_build_argv(const struct campaign_config *c, const struct store *st,
-			 const struct run *r, const char *run_dir)
+/* The argv of a run, placeholders substituted (NULL-terminated; free with runner_free_argv). */
+static char **build_argv(const struct campaign_config *c, const struct store *st, const struct run *r,
+			 const struct run_paths *rp)
 {
 	struct run_vars rv;
-	run_vars(&rv, c, st, r, NULL, run_dir);
+	run_vars(&rv, c, st, r, rp);
 	char **argv = xcalloc((size_t)c->app_argc + 1, sizeof(char *));
 	for (int i = 0; i < c->app_argc; i++)
 		argv[i] = template_expand(c->app_argv[i], rv.v, rv.n);
@@ -104,32 +124,18 @@ char **runner_build_argv(const struct campaign_config *c, const struct store *st
 	return argv;
 }
 
-void runner_free_argv(char **argv)
+static void runner_free_argv(char **argv)
 {
 	for (char **a = argv; a && *a; a++)
 		free(*a);
 	free(argv);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* Remove an earlier attempt's files so nothing of it is collected again,
    and make the directory afresh: 0, or -1 (err names the path). */
 static int clean_run_dir(const char *run_dir, struct perr *err)
 {
-	char *d = xstrdup(run_dir);
-	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-	if (fs_mkdir_p(run_dir))
-		return perr_set(err, "cannot create run directory '%s': %s", run_dir, strerror(errno));
-	return 0;
+	return run_dir_afresh(run_dir, err);
 }
 
 static void write_argv(const char *run_dir, char **argv)
@@ -144,94 +150,6 @@ static void write_argv(const char *run_dir, char **argv)
 	free(text);
 	free(path);
 	json_decref(a);
-}
-
-struct spec_buf {
-	struct run_spec spec;
-	char **argv;
-	char **env;
-	char *run_dir;
-	char *workdir;
-	char *point;
-};
-
-/* "np=4, n=10": the run's parameter values. */
-static char *run_point_text(struct store *st, const struct run *r)
-{
-	const char *names[64];
-	int n = store_nparams(st) < 64 ? store_nparams(st) : 64;
-	for (int k = 0; k < n; k++)
-		names[k] = store_param_name(st, k);
-	struct strbuf sb;
-	strbuf_init(&sb);
-	point_text(&sb, names, r->values, n, ", ");
-	return strbuf_detach(&sb);
-}
-
-static void spec_build(struct spec_buf *sb, const struct campaign_config *c, struct store *st,
-		       const struct run *r, const struct runner_options *o)
-{
-	memset(sb, 0, sizeof(*sb));
-	sb->run_dir = store_run_path(st, r->id);   /* made by clean_run_dir, when it starts */
-	sb->argv = runner_build_argv(c, st, r, sb->run_dir);
-	struct run_vars rv;
-	run_vars(&rv, c, st, r, NULL, sb->run_dir);
-	int ne = 0;
-	sb->env = xcalloc((size_t)c->app_nenv + 10, sizeof(char *));
-	for (int i = 0; i < c->app_nenv; i++)
-		sb->env[ne++] = template_expand(c->app_env[i], rv.v, rv.n);
-	sb->env[ne++] = xasprintf("PERFSWEEP_RUN_ID=%lld", r->id);
-	sb->env[ne++] = xasprintf("PERFSWEEP_CAMPAIGN=%s", c->name);
-	sb->env[ne++] = xasprintf("PERFSWEEP_REPETITION=%d", r->repetition);
-	if (c->collect_cubex) {
-		sb->env[ne++] = xasprintf("SCOREP_EXPERIMENT_DIRECTORY=%s/scorep", sb->run_dir);
-		sb->env[ne++] = xstrdup("SCOREP_ENABLE_PROFILING=true");
-	}
-	if (c->app_workdir)
-		sb->workdir = xstrdup(c->app_workdir);
-	struct run_spec *s = &sb->spec;
-	s->id = r->id;
-	s->campaign = c->name;
-	s->campaign_dir = store_dir(st);
-	s->store_id = store_id(st);
-	s->argv = sb->argv;
-	s->env = sb->env;
-	s->workdir = sb->workdir;
-	s->run_dir = sb->run_dir;
-	s->timeout = c->app_timeout;
-	s->ranks = r->ranks > 0 ? r->ranks : 1;
-	s->nodes = r->nodes;
-	s->ranks_per_node = r->ranks_per_node;
-	s->policy = r->policy;
-	s->cores_per_rank = c->cores_per_rank;
-	s->map = c->placement_map;
-	s->bind_path = o->bind_path;
-	s->mpi = c->backend.mpi;
-	s->est_seconds = run_planned_seconds(r);
-	sb->point = run_point_text(st, r);
-	s->point = sb->point;
-}
-
-static void spec_release(struct spec_buf *sb)
-{
-	runner_free_argv(sb->argv);
-	runner_free_argv(sb->env);
-	free(sb->run_dir);
-	free(sb->point);
-	free(sb->workdir);
-}
-
-/* Before starting r: 1 when the budget stops new starts (said once), -1 err. */
-static int budget_stop(const struct budget_watch *bw, struct store *st, const struct run *r,
-		       const struct runner_options *o, struct runner_stats *stats, struct perr *err)
-{
-	char why[300];
-	int rc = budget_watch_check(bw, st, r->core_hours, why, sizeof(why), err);
-	if (rc == 1) {
-		stats->budget_stopped = 1;
-		event(o, r->id, "budget", why);
-	}
-	return rc;
 }
 
 struct queue {
@@ -257,7 +175,128 @@ struct engine {
 	                            whose result is not applied yet */
 	struct budget_watch bw;  /* stops new starts past the budget */
 	int starts_running;      /* the backend's: a started run is running */
+	struct run_setup setup;  /* set-up steps, once per distinct values */
+	char *config_dir;        /* {config_dir} */
+	int threads_k;           /* the store's role "threads" parameter, or -1 */
 };
+
+struct spec_buf {
+	struct run_spec spec;
+	char **argv;
+	char **env;
+	char *run_dir;
+	char *setup_dir;
+	char *workdir;
+	char *point;
+	char cores[RUN_CORES_TEXT];
+};
+
+/* "np=4, n=10": the run's parameter values. */
+static char *run_point_text(struct store *st, const struct run *r)
+{
+	const char *names[64];
+	int n = store_nparams(st) < 64 ? store_nparams(st) : 64;
+	for (int k = 0; k < n; k++)
+		names[k] = store_param_name(st, k);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	point_text(&sb, names, r->values, n, ", ");
+	return strbuf_detach(&sb);
+}
+
+/* OMP_NUM_THREADS: each rank's threads, unless app.env sets it (a thread-MPI run's 1). */
+static char *threads_env(const struct engine *e, const struct run *r)
+{
+	const struct campaign_config *c = e->c;
+	int t = e->threads_k >= 0 ? (int)r->values[e->threads_k] : c->threads_per_rank;
+	for (int i = 0; i < c->app_nenv; i++)
+		if (!strncmp(c->app_env[i], "OMP_NUM_THREADS=", 16))
+			return NULL;
+	return t > 0 ? xasprintf("OMP_NUM_THREADS=%d", t) : NULL;
+}
+
+/* The environment of run r: app.env, then perfsweep's own variables. */
+static char **run_env(const struct engine *e, const struct run *r, const struct run_vars *rv,
+		      const char *run_dir)
+{
+	const struct campaign_config *c = e->c;
+	int ne = 0;
+	char **env = xcalloc((size_t)c->app_nenv + 10, sizeof(char *));
+	for (int i = 0; i < c->app_nenv; i++)
+		env[ne++] = template_expand(c->app_env[i], rv->v, rv->n);
+	env[ne++] = xasprintf("PERFSWEEP_RUN_ID=%lld", r->id);
+	env[ne++] = xasprintf("PERFSWEEP_CAMPAIGN=%s", c->name);
+	env[ne++] = xasprintf("PERFSWEEP_REPETITION=%d", r->repetition);
+	if (c->collect_cubex) {
+		env[ne++] = xasprintf("SCOREP_EXPERIMENT_DIRECTORY=%s/scorep", run_dir);
+		env[ne++] = xstrdup("SCOREP_ENABLE_PROFILING=true");
+	}
+	if ((env[ne] = threads_env(e, r)))
+		ne++;
+	return env;
+}
+
+static void spec_build(struct spec_buf *sb, const struct engine *e, const struct run *r)
+{
+	const struct campaign_config *c = e->c;
+	struct store *st = e->st;
+	memset(sb, 0, sizeof(*sb));
+	sb->run_dir = store_run_path(st, r->id);   /* made by clean_run_dir, when it starts */
+	sb->setup_dir = run_setup_dir(&e->setup, st, r->values);
+	struct run_paths rp = { sb->run_dir, sb->setup_dir, e->config_dir };
+	sb->argv = build_argv(c, st, r, &rp);
+	struct run_vars rv;
+	run_vars(&rv, c, st, r, &rp);
+	sb->env = run_env(e, r, &rv, sb->run_dir);
+	if (c->app_workdir)
+		sb->workdir = xstrdup(c->app_workdir);
+	struct run_spec *s = &sb->spec;
+	s->id = r->id;
+	s->campaign = c->name;
+	s->campaign_dir = store_dir(st);
+	s->store_id = store_id(st);
+	s->argv = sb->argv;
+	s->env = sb->env;
+	s->workdir = sb->workdir;
+	s->run_dir = sb->run_dir;
+	s->timeout = c->app_timeout;
+	s->ranks = r->ranks > 0 ? r->ranks : 1;
+	s->nodes = r->nodes;
+	s->ranks_per_node = r->ranks_per_node;
+	s->policy = r->policy;
+	/* the point's own: a threads parameter gives each point its cores */
+	s->cores_per_rank = run_cores_per_rank(r, sb->cores) ? sb->cores : c->cores_per_rank;
+	s->map = c->placement_map;
+	s->bind_path = e->o->bind_path;
+	s->mpi = c->backend.mpi;
+	s->est_seconds = run_planned_seconds(r);
+	sb->point = run_point_text(st, r);
+	s->point = sb->point;
+}
+
+static void spec_release(struct spec_buf *sb)
+{
+	runner_free_argv(sb->argv);
+	runner_free_argv(sb->env);
+	free(sb->run_dir);
+	free(sb->setup_dir);
+	free(sb->point);
+	free(sb->workdir);
+}
+
+/* Before starting r: 1 when the budget stops new starts (said once), -1 err. */
+static int budget_stop(const struct budget_watch *bw, struct store *st, const struct run *r,
+		       const struct runner_options *o, struct runner_stats *stats, struct perr *err)
+{
+	char why[300];
+	int rc = budget_watch_check(bw, st, r->core_hours, why, sizeof(why), err);
+	if (rc == 1) {
+		stats->budget_stopped = 1;
+		event(o, r->id, "budget", why);
+	}
+	return rc;
+}
+
 
 static void live_add(struct engine *e, long long id)
 {
@@ -283,7 +322,7 @@ static int settle_retired(struct engine *e, const struct run *r, struct perr *er
 {
 	if (r->backend_id) {
 		struct spec_buf sb;
-		spec_build(&sb, e->c, e->st, r, e->o);
+		spec_build(&sb, e, r);
 		sb.spec.attempt = r->attempts;
 		int rc = e->b->ops->cancel(e->b, &sb.spec, r->backend_id, err);
 		spec_release(&sb);
@@ -345,7 +384,7 @@ static int reconcile(struct engine *e, struct perr *err)
 		}
 		if (run_is_in_flight(r->state)) {
 			struct spec_buf sb;
-			spec_build(&sb, e->c, e->st, r, e->o);
+			spec_build(&sb, e, r);
 			sb.spec.attempt = r->attempts;
 			enum attempt_fate fate = FATE_UNKNOWN;
 			int a = e->b->ops->adopt(e->b, &sb.spec, r->backend_id, &fate, err);
@@ -404,12 +443,47 @@ static int started_after_cancel(struct engine *e, const struct run_spec *rs, con
 	return e->b->ops->cancel(e->b, rs, bid, err) ? -1 : 0;
 }
 
+/*
+ * What a run's attempt needs before it starts: its set-up (once per
+ * distinct values), its directory afresh, its input templates, argv.json.
+ * 0 ready; 1 stopped by a signal during the set-up; -1 it cannot start
+ * (serr says why: a set-up step failed, a template cannot be filled).
+ */
+static int prepare_inputs(struct engine *e, const struct run *r, struct spec_buf *sb, struct perr *serr)
+{
+	const struct campaign_config *c = e->c;
+	struct run_vars rv;
+	if (sb->setup_dir) {    /* parameters and paths only: once for every run of these values */
+		const char *why = NULL;
+		param_vars(&rv, c, e->st, r);
+		add_path(&rv, "setup", sb->setup_dir);
+		add_path(&rv, "config_dir", e->config_dir);
+		int su = run_setup_prepare(&e->setup, sb->setup_dir, rv.v, rv.n, e->o->stop, &why, serr);
+		if (su == 2)
+			return 1;
+		if (su == 1)
+			return perr_set(serr, "%s", why);
+		if (su < 0)
+			return -1;
+	}
+	if (clean_run_dir(sb->run_dir, serr))
+		return -1;
+	struct run_paths rp = { sb->run_dir, sb->setup_dir, e->config_dir };
+	run_vars(&rv, c, e->st, r, &rp);
+	for (int i = 0; i < c->ntemplates; i++)
+		if (!c->templates[i].setup &&
+		    template_fill_file(c->templates[i].from, sb->run_dir, c->templates[i].to, rv.v, rv.n, serr))
+			return -1;
+	write_argv(sb->run_dir, sb->argv);
+	return 0;
+}
+
 /* Start (or recover) the pending run r.  0: dealt with, next one; 1: the
    backend cannot take it now, try again later; -1 (err). */
 static int start_run(struct engine *e, const struct run *r, struct perr *err)
 {
 	struct spec_buf sb;
-	spec_build(&sb, e->c, e->st, r, e->o);
+	spec_build(&sb, e, r);
 	sb.spec.attempt = r->attempts + 1;
 	char *bid = NULL;
 	struct perr serr = { 0 };
@@ -442,9 +516,11 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 		e->stats->rerun++;
 		event(e->o, r->id, fate_words[fate].what, fate_words[fate].detail);
 	}
-	int rc = rec < 0 ? -1 : clean_run_dir(sb.run_dir, &serr);
-	if (!rc)
-		write_argv(sb.run_dir, sb.argv);
+	int rc = rec < 0 ? -1 : prepare_inputs(e, r, &sb, &serr);
+	if (rc == 1) {   /* stopped during its set-up: it stays pending */
+		spec_release(&sb);
+		return 1;
+	}
 	rc = rc < 0 ? -1 : e->b->ops->start(e->b, &sb.spec, &bid, &serr);
 	if (rc == 2) {   /* queued: flush_started records it */
 		spec_release(&sb);
@@ -513,7 +589,7 @@ static int flush_started(struct engine *e, struct perr *err)
 				break;
 			}
 			struct spec_buf sb;
-			spec_build(&sb, e->c, e->st, &r, e->o);
+			spec_build(&sb, e, &r);
 			sb.spec.attempt = r.attempts + 1;
 			wr = started_after_cancel(e, &sb.spec, f[i].backend_id, err);
 			spec_release(&sb);
@@ -605,11 +681,44 @@ static int apply_failure(struct engine *e, const struct run_result *x, const str
 	return 0;
 }
 
+/* The sanity checks of a run that exited 0: 0 passed; 1 failed, applied as
+   a failed attempt (retried while attempts are left); -1 err. */
+static int insane(struct engine *e, const struct run_result *x, const struct run *r, const char *run_dir,
+		  struct perr *err)
+{
+	struct collect_limits lim = { .cpu_seconds = e->c->collect_cpu_limit,
+				      .memory_mb = e->c->collect_memory_limit, .stop = e->o->stop };
+	char *why = NULL;
+	struct perr serr;
+	int rc = sanity_check_run(run_dir, e->c->sanity, e->c->nsanity, &lim, &why, &serr);
+	if (rc < 0 && e->o->stop && *e->o->stop)
+		rc = 0;         /* interrupted: the collectors leave the run for next time */
+	else if (rc < 0) {   /* a pattern stopped by a limit proves nothing good either */
+		why = xasprintf("sanity check failed: %s", serr.msg);
+		rc = 1;
+	}
+	if (rc == 1) {
+		struct run_result failed = *x;
+		failed.failed = 1;
+		snprintf(failed.reason, sizeof(failed.reason), "%s", why);
+		rc = apply_failure(e, &failed, r, err) ? -1 : 1;
+	}
+	free(why);
+	return rc;
+}
+
 /* A successful attempt: collect its measurements and mark it done. */
 static int apply_success(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
 {
 	char *run_dir = store_run_path(e->st, x->id);
+	if (e->c->nsanity) {    /* output without what a good run prints: a failed attempt */
+		int sr = insane(e, x, r, run_dir, err);
+		if (sr) {
+			free(run_dir);
+			return sr < 0 ? -1 : 0;
+		}
+	}
 	struct collector_set cs;
 	struct collect_result cr;
 	config_collectors(e->c, &cs);
@@ -678,7 +787,7 @@ static void stop_inflight(struct engine *e)
 	for (int i = 0; i < nleft; i++)
 		if (run_is_in_flight(left[i].state)) {
 			struct spec_buf sb;
-			spec_build(&sb, e->c, e->st, &left[i], e->o);
+			spec_build(&sb, e, &left[i]);
 			sb.spec.attempt = left[i].attempts;
 			e->b->ops->cancel(e->b, &sb.spec, left[i].backend_id, &e2);
 			spec_release(&sb);
@@ -747,8 +856,13 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 {
 	memset(stats, 0, sizeof(*stats));
 	struct engine e = { .st = st, .c = c, .b = b, .o = o, .stats = stats,
-			    .starts_running = runs_at_once(b) };
+			    .starts_running = runs_at_once(b), .threads_k = -1 };
 	int ret = -1;
+	run_setup_init(&e.setup, c, st);
+	e.config_dir = config_dir_abs(c);
+	for (int k = 0; k < store_nparams(st); k++)
+		if (store_param_role(st, k) && !strcmp(store_param_role(st, k), "threads"))
+			e.threads_k = k;
 	if (reconcile(&e, err))
 		goto done;
 	struct run_result res[32];
@@ -779,5 +893,7 @@ done:
 		stop_inflight(&e);
 	free(e.q.ids);
 	free(e.live.ids);
+	run_setup_release(&e.setup);
+	free(e.config_dir);
 	return ret;
 }

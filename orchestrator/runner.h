@@ -42,9 +42,5 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s);
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err);
 
-/* The argv of a run, placeholders substituted (NULL-terminated; free with runner_free_argv). */
-char **runner_build_argv(const struct campaign_config *c, const struct store *st,
-			 const struct run *r, const char *run_dir);
-void runner_free_argv(char **argv);
 
 #endif

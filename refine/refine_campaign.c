@@ -5,6 +5,7 @@
 #include "refine/refine_campaign.h"
 #include "common/xalloc.h"
 #include "orchestrator/adaptive.h"
+#include "orchestrator/plan_derived.h"
 #include "campaign/campaign_config.h"
 #include "campaign/store.h"
 #include "designs/plan.h"
@@ -153,6 +154,39 @@ static void propose(struct refine_campaign *rc, const struct refine_campaign_opt
 	refine_propose(&s, rc->findings, rc->pending ? 0 : rc->nfindings, &rc->r);
 }
 
+/* Leave proposal i out of r (it could not be run), keeping the others' order. */
+static void drop_proposal(struct refine_result *r, int i)
+{
+	struct refine_proposal *p = &r->proposals[i];
+	r->used -= p->core_hours;
+	free(p->coords);
+	free(p->reason);
+	memmove(p, p + 1, sizeof(*p) * (size_t)(r->nproposals + r->ndropped - i - 1));
+	r->nproposals--;
+	r->dropped = r->ndropped ? r->proposals + r->nproposals : NULL;
+}
+
+/*
+ * A new point's derived parameters (docs/config.md) come from its swept
+ * values, as the planner computes them: a proposal along a swept parameter
+ * gets them computed again; one along a derived parameter, which no run can
+ * set, comes back to the point it started from and is left out.
+ */
+static void derive_new_points(struct refine_campaign *rc, const struct campaign_config *c)
+{
+	const struct experiment *e = &rc->cv.in.e;
+	for (int i = 0; c->nderived && i < rc->r.nproposals; i++) {
+		struct refine_proposal *p = &rc->r.proposals[i];
+		if (p->point >= 0 || !plan_derive_values(c, e->params, rc->store_params, p->coords))
+			continue;
+		int same = 1;
+		for (int k = 0; k < rc->store_params && same; k++)
+			same = p->coords[k] == experiment_coord(e, p->from, k);
+		if (same)
+			drop_proposal(&rc->r, i--);
+	}
+}
+
 /* Runs refine writes are executed by `perfsweep run` with the campaign's
    config: a campaign without one (imported measurements) is not refined. */
 static int check_runnable(struct refine_campaign *r, struct store *st, const char *dir, struct perr *err)
@@ -179,14 +213,20 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 	int rc_ = check_runnable(rc, st, dir, err);
 	if (!rc_)
 		rc_ = store_load_runs(st, 0, &runs, &n, err);
+	struct campaign_validation_options vo = o->vo;
+	vo.all_params = 1;      /* new runs need every parameter's value */
 	if (!rc_)
-		rc_ = campaign_validate(&rc->cv, dir, &o->vo, err);
+		rc_ = campaign_validate(&rc->cv, dir, &vo, err);
 	if (!rc_) {
 		fold_budget(rc, st, runs, n);
 		rc->publishable = rc->cv.validated && validation_publishable(&rc->cv.v);
 		if (rc->cv.validated) {
+			struct campaign_config c;
 			build_space(rc, st, runs, n);
 			propose(rc, o);
+			if (campaign_open_config(st, &c, err) == 0)
+				derive_new_points(rc, &c);
+			config_release(&c);
 		}
 	}
 	runs_free(runs, n);

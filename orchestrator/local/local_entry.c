@@ -76,7 +76,8 @@ static int local_plan_check(const struct plan *pl, const struct campaign_config 
 		int ranks = plan_point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : ranks;
 		char buf[200];
-		const char *why = misfit(ranks, rpn, cpr, world, usable_cores, buf, sizeof(buf));
+		const char *why = misfit(ranks, rpn, plan_point_cores(c, pt, cpr), world, usable_cores, buf,
+					 sizeof(buf));
 		if (why)
 			rc = plan_refuse_point(pl, i, ranks, rpn, why, err);
 	}

@@ -61,7 +61,8 @@ static int check_partitions(const struct plan *pl, const struct campaign_config 
 		int ranks = plan_point_ranks(pl, pt);
 		int rpn = pt->ranks_per_node > 0 ? pt->ranks_per_node : 0;
 		int nodes = pt->nodes > 0 ? pt->nodes : rpn > 0 ? (ranks + rpn - 1) / rpn : 1;
-		long need = rpn > 0 ? (cpr == 0 ? rpn : (long)rpn * cpr) : 1;
+		int cores = plan_point_cores(c, pt, cpr);
+		long need = rpn > 0 ? (cores == 0 ? rpn : (long)rpn * cores) : cores > 0 ? cores : 1;
 		/* sbatch -p A,B runs a job in whichever partition can take it */
 		char why[300], other[300];
 		int refused = nparts > 0 && misfit(&parts[0], nodes, need, why, sizeof(why));

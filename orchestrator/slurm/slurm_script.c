@@ -309,6 +309,11 @@ static int script_srun(struct strbuf *sc, const struct slurm_script_opts *o,
 		strbuf_addf(sc, " --nodes=%d", nodes);
 	if (rs->ranks_per_node > 0)
 		strbuf_addf(sc, " --ntasks-per-node=%d", rs->ranks_per_node);
+	/* a rank of several cores (threads per rank): the step gives each task its
+	   cores, which perfsweep-bind binds (the job holds its nodes whole) */
+	int cpt = rs->policy && rs->cores_per_rank ? atoi(rs->cores_per_rank) : 0;
+	if (cpt > 1)
+		strbuf_addf(sc, " --cpus-per-task=%d", cpt);
 	strbuf_addstr(sc, " /bin/sh -c '" MINE " || exit 1; "
 		      "r=${SLURM_PROCID:-0}; "
 		      "if [ \"$r\" = 0 ]; then exec >\"$PERFSWEEP_RUN_DIR/stdout\" 2>\"$PERFSWEEP_RUN_DIR/stderr\"; "

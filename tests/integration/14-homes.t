@@ -24,7 +24,7 @@ put "$good/campaign/config.c" '#include <libconfig.h>\nint c(config_t *x) { retu
 put "$good/cli/cmd_x.c" '/* strcmp(type, "slurm") in a comment */\nint d(const char *s) { return !strcmp(s, "slurmish") && !strcmp(s, "local_rank"); }\n'
 put "$good/tests/unit/t.c" 'int e(const char *s, config_t *c) { return !strcmp(s, "slurm") && config_lookup(c, "x"); }\n'
 for f in analysis/run_usage.c cli/cmd_compare.c cli/cmd_topo.c designs/deps_config.c orchestrator/plan_build.c \
-	orchestrator/recollect.c; do
+	orchestrator/plan_check.c orchestrator/plan_derived.c orchestrator/recollect.c; do
 	put "$good/$f" 'int g(const config_setting_t *s) { return config_setting_length(s); }\n'
 done
 "$CHECK" "$good" > "$T/good.out" 2>&1; is $? 0 "a tree that keeps them at home passes"

@@ -92,10 +92,10 @@ cfg "$T/ppn-twice.cfg" "$PPN" 'placement = { ranks_per_node = [ 2 ]; };' 'backen
 "$PS" plan "$T/ppn-twice.cfg" > "$T/ppn-twice.out" 2>&1
 is "$(cat "$T/ppn-twice.out")" "error: $T/ppn-twice.cfg:8: parameter 'ppn' (role \"ranks_per_node\") sets the ranks per node; remove placement.ranks_per_node" \
 	"placement.ranks_per_node with a ranks_per_node parameter is refused"
-cfg "$T/role.cfg" '  { name = "n"; values = [ 1 ]; role = "threads"; }' ''
+cfg "$T/role.cfg" '  { name = "n"; values = [ 1 ]; role = "cores"; }' ''
 "$PS" plan "$T/role.cfg" > "$T/role.out" 2>&1
-is "$(cat "$T/role.out")" "error: $T/role.cfg:4: unknown role 'threads'; write role = \"ranks\" (the number of processes) or role = \"ranks_per_node\";" \
-	"an unknown role names both roles"
+is "$(cat "$T/role.out")" "error: $T/role.cfg:4: unknown role 'cores'; write role = \"ranks\" (the number of processes), role = \"ranks_per_node\" or role = \"threads\" (threads per rank);" \
+	"an unknown role names the three roles"
 cfg "$T/two.cfg" '  { name = "a"; values = [ 1 ]; role = "ranks_per_node"; },
   { name = "b"; values = [ 2 ]; role = "ranks_per_node"; }' ''
 "$PS" plan "$T/two.cfg" > "$T/two.out" 2>&1

@@ -230,8 +230,7 @@ ok $(echo "$out" | grep -q "coordinates"; [ $? = 1 ]; echo $?) "200,000 values a
 
 # Messages.
 printf 'name = "wd";\napp = { command = [ "/bin/true" ]; workdir = "%s/nowhere"; };\n%s\n' "$T" "$H" > "$T/wd.cfg"
-"$PS" run "$T/wd.cfg" --quiet > /dev/null 2>&1
-like "$("$PS" status "$T/wd.campaign")" "cannot enter the working directory '$T/nowhere'" "a missing workdir is named"
+like "$("$PS" run "$T/wd.cfg" --quiet 2>&1)" "wd.cfg:2: app.workdir '$T/nowhere' does not exist" "a missing workdir is named before anything runs"
 printf 'name = "gr";\napp = { command = [ "/bin/true" ];\n  env = [ "A=1" ]; };\n%s\n' "$H" > "$T/gr.cfg"
 "$PS" run "$T/gr.cfg" --quiet > /dev/null 2>&1
 printf 'name = "gr";\napp = { command = [ "/bin/true" ]; };\n%s\n' "$H" > "$T/gr.cfg"

@@ -347,6 +347,38 @@ static void test_cost_placement(void)
 	contains(err.msg, "placement attaches to 'q'", "and names it");
 }
 
+/* Threads per rank: every core a rank holds is charged, in the points and the full factorial. */
+static void test_threads_charge(void)
+{
+	double T[] = { 1, 2 }, N[] = { 10, 20 }, P[] = { 3 };
+	struct plan_param pp[] = { { "n", NULL, 2, N, 1 }, { "t", "threads", 2, T, 1 } };
+	struct design_spec s = { .nparams = 2, .params = pp, .repetitions = 2, .strategy = DESIGN_FULL,
+				 .cost_model = "n * 36", .policy = "compact" };
+	struct plan pl;
+	struct perr err;
+	ok(plan_design(&pl, &s, &err) == 0, "a threads parameter plans");
+	/* n=10, t=2: 360 s x 1 rank x 2 cores x 2 reps = 0.4 core-hours (0.2 before) */
+	is_rel(pl.points[1].core_hours, 0.4, 1e-12, "charge core: a 2-thread rank is charged 2 cores");
+	is_rel(pl.points[0].core_hours, 0.2, 1e-12, "and a 1-thread rank 1");
+	is_rel(pl.full_core_hours, pl.core_hours, 1e-12, "the full factorial's cost counts the threads too");
+	is_str(pl.points[1].cores_per_rank, "2", "the point's cores per rank is its thread count");
+	ok(plan_param_is_study_axis(&pp[1]), "threads are a study axis");
+	plan_release(&pl);
+	/* threads_per_rank = 4 without a parameter: the campaign's cores per rank */
+	struct plan_param pq[] = { { "n", NULL, 2, N, 1 }, { "p", "ranks", 1, P, 1 } };
+	s.params = pq;
+	s.cores_per_rank = "4";
+	ok(plan_design(&pl, &s, &err) == 0, "cores per rank plans");
+	is_rel(pl.points[0].core_hours, 360 * 3 * 4 * 2 / 3600.0, 1e-12, "3 ranks x 4 cores x 360 s x 2 reps");
+	is_rel(pl.full_core_hours, pl.core_hours, 1e-12, "in the full factorial too");
+	plan_release(&pl);
+	s.charge = CHARGE_NODE;     /* 36 cores a node hold 9 ranks of 4: one node */
+	s.cores_per_node = 36;
+	ok(plan_design(&pl, &s, &err) == 0, "charge node with cores per rank plans");
+	is_rel(pl.points[0].core_hours, 36 * 360 * 2 / 3600.0, 1e-12, "one node of 36 cores");
+	plan_release(&pl);
+}
+
 static void test_contention(void)
 {
 	struct plan_param pp[] = { lulesh_params[0], lulesh_params[1] };
@@ -404,7 +436,7 @@ static void test_compact(void)
 				 .cost_model = "a * 60", .nrpn = 2, .rpn = rpn, .policy = "spread",
 				 .map = "cores.map", .cores_per_rank = "2", .nattach = 1, .attach = att,
 				 .ncontention = 3, .contention_rpn = crpn, .contention_point = point,
-				 .contention_repetitions = 2, .budget_core_hours = 4 };
+				 .contention_repetitions = 2, .budget_core_hours = 8 };   /* 2 cores a rank */
 	struct plan whole, compact;
 	struct perr err;
 	if (!ok(plan_design(&whole, &s, &err) == 0, "placed, contended and trimmed design plans"))
@@ -643,6 +675,7 @@ static void test_floor(void)
 
 int main(void)
 {
+	test_threads_charge();
 	test_expr();
 	test_lulesh();
 	test_unit_designs();

@@ -543,9 +543,30 @@ static void test_array(void)
 	is_int(slurm_done_parse("job=41_ attempt=2 exit=0 start=1 end=2\n", &d), -1, "'41_' is no job");
 }
 
+/* A rank of several cores (threads per rank): its srun step gives each task as many. */
+static void test_cpus_per_task(void)
+{
+	char *argv[] = { "/bin/true", NULL };
+	struct run_spec rs = { .id = 5, .campaign = "c", .campaign_dir = tmp, .store_id = STORE_A, .argv = argv,
+			       .run_dir = tmp, .ranks = 2, .ranks_per_node = 2, .policy = "compact",
+			       .cores_per_rank = "3", .bind_path = "/usr/bin/perfsweep-bind" };
+	struct slurm_script_opts o = { 0 };
+	char *script;
+	struct perr err;
+	is_int(slurm_script_render(&o, &rs, &script, &err), 0, "a script of 2 ranks of 3 cores rendered");
+	contains(script, " --ntasks-per-node=2 --cpus-per-task=3 ", "srun gives each task its 3 cores");
+	contains(script, "--cores-per-rank '3'", "which perfsweep-bind binds");
+	free(script);
+	rs.cores_per_rank = NULL;
+	is_int(slurm_script_render(&o, &rs, &script, &err), 0, "one core a rank rendered");
+	ok(!strstr(script, "--cpus-per-task"), "without --cpus-per-task");
+	free(script);
+}
+
 int main(void)
 {
 	setup();
+	test_cpus_per_task();
 	test_comment();
 	test_array();
 	test_owner();
