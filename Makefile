@@ -34,7 +34,10 @@ BIN ?= build-san/bin
 endif
 B   ?= build
 BIN ?= bin
-LIB_DIRS  := common designs placement collectors models validator campaign analysis orchestrator orchestrator/local orchestrator/slurm refine tui cli
+# One folder per backend under orchestrator/ (orchestrator/backend.h says what else a new one needs).
+BACKENDS  := local slurm
+LIB_DIRS  := common designs placement collectors models validator campaign analysis orchestrator \
+	     $(addprefix orchestrator/,$(BACKENDS)) refine tui cli
 LIB_SRCS  := $(filter-out %_main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 MAIN_SRCS := $(wildcard $(addsuffix /*_main.c,$(LIB_DIRS)))

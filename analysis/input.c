@@ -286,7 +286,7 @@ static int read_scorep(struct input_source *s, const char *path, const struct in
 	}
 	int rc = scorep_dir_read(e, path, &o, err);
 	/* a directory that is neither: say both things it could have been */
-	if (rc && rq->detected && strstr(err->msg, "no Score-P experiment directories"))
+	if (rc && rq->detected && err->kind == PERR_NOT_FOUND)
 		return perr_set(err, "'%s' is not a campaign directory (no campaign.db) nor a folder of "
 				"Score-P experiment directories", path);
 	if (!rc)

@@ -5,7 +5,6 @@
  */
 #include "campaign/config.h"
 #include "campaign/config_get.h"
-#include "campaign/slurm_extra.h"
 #include "campaign/template.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
@@ -518,7 +517,7 @@ static int partition_list_valid(const char *p)
 	}
 }
 
-/* backend.mpi goes into the job script's srun line: a plain word only. */
+/* backend.mpi goes into a job script's srun line or names a launcher: a plain word only. */
 static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
 		     struct perr *err)
 {
@@ -532,25 +531,15 @@ static int check_mpi(const struct campaign_config *c, const config_setting_t *s,
 }
 
 /*
- * On the local backend backend.mpi names the launcher of one MPI world per
- * run: Open MPI's mpirun only (MPICH's mpiexec.hydra takes other options
- * and environment variables).
+ * The backend section's keys, whichever backend reads them.  Which backends
+ * there are, and the keys only one backend reads, are checked by the
+ * backend registry (orchestrator/backend.h) when a plan is built.
  */
-static int check_local_mpi(const struct campaign_config *c, const config_setting_t *s,
-			   const char *mpi, struct perr *err)
-{
-	if (!strcmp(mpi, "openmpi"))
-		return 0;
-	return config_error(c, config_setting_get_member(s, "mpi"), err,
-		   "backend.mpi = \"%s\" is not supported on the local backend; write mpi = \"openmpi\"; "
-		   "(Open MPI's mpirun, package openmpi-bin)", mpi);
-}
-
 static int parse_backend(struct campaign_config *c, struct perr *err)
 {
 	struct backend_config *b = &c->backend;
 	const config_setting_t *s = config_lookup(&c->cfg, "backend");
-	if (!s) {
+	if (!s) {       /* the default: the registry's first backend */
 		b->type = xstrdup("local");
 		return 0;
 	}
@@ -595,18 +584,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 			return -1;
 		if (parse_poll(c, s, err))
 			return -1;
-		if (b->mpi && !strcmp(b->type, "local") && check_local_mpi(c, s, b->mpi, err))
-			return -1;
-		struct perr xerr;
-		if (x && !strcmp(b->type, "slurm") &&
-		    slurm_extra_check(b->nextra, b->extra, &xerr))
-			return config_error(c, x, err, "%s", xerr.msg);
 	} else {
-		return config_error(c, s, err, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
+		return config_error(c, s, err, "'backend' must be a name or a group; write backend = "
+				    "\"local\"; or backend = { type = \"slurm\"; ... };");
 	}
-	if (strcmp(b->type, "local") && strcmp(b->type, "slurm"))
-		return config_error(c, s, err, "unknown backend '%s'; write backend = \"local\"; or backend = { type = \"slurm\"; ... };",
-			   b->type);
 	return 0;
 }
 

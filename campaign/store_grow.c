@@ -191,9 +191,9 @@ static int map_params(struct grow *g, struct perr *err)
 			if (!strcmp(pl->params[k].name, st->param_names[j]))
 				g->sk[k] = j;
 		if (g->sk[k] < 0)
-			return perr_set(err, "parameters: '%s' is not a parameter of the campaign in '%s' (its runs"
-					" have no value for it): use a new campaign directory (--dir)",
-					pl->params[k].name, st->dir);
+			return perr_set_kind(err, PERR_PARAMETERS, "parameters: '%s' is not a parameter of "
+					     "the campaign in '%s' (its runs have no value for it): use a new "
+					     "campaign directory (--dir)", pl->params[k].name, st->dir);
 	}
 	if (pl->nparams != st->nparams)
 		for (int j = 0; j < st->nparams; j++) {
@@ -201,8 +201,9 @@ static int map_params(struct grow *g, struct perr *err)
 			for (int k = 0; k < pl->nparams; k++)
 				found |= g->sk[k] == j;
 			if (!found)
-				return perr_set(err, "parameters: '%s' of the campaign in '%s' is gone (its runs vary"
-						" it): use a new campaign directory (--dir)", st->param_names[j], st->dir);
+				return perr_set_kind(err, PERR_PARAMETERS, "parameters: '%s' of the campaign in "
+						     "'%s' is gone (its runs vary it): use a new campaign "
+						     "directory (--dir)", st->param_names[j], st->dir);
 		}
 	return 0;
 }

@@ -8,8 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
-#include "campaign/campaign_lock.h"
-#include "campaign/store.h"
+#include "orchestrator/campaign_open.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,15 +24,12 @@ static int check_budget(const struct cli_args *a, struct cli_opt *o, struct perr
 static int write_runs(const struct refine_campaign *rc, const char *dir, long long *written,
 		      struct perr *err)
 {
-	struct campaign_lock lock = { -1 };
-	struct store *st = NULL;
-	int ret = campaign_lock_take(&lock, dir, err);
+	struct campaign_open co;
+	campaign_open_init(&co);
+	int ret = campaign_open_existing(&co, dir, err);
 	if (ret == 0)
-		ret = store_open(&st, dir, 0, err);
-	if (ret == 0)
-		ret = refine_campaign_write(rc, st, written, err);
-	store_close(st);
-	campaign_lock_release(&lock);
+		ret = refine_campaign_write(rc, co.st, written, err);
+	campaign_open_release(&co);
 	return ret ? -1 : 0;
 }
 
@@ -44,7 +40,7 @@ static int exec_refine(struct cli_args *a)
 	int dry = cli_flag(a, 'n') > 0, json = cli_flag(a, 'j') > 0;
 	struct refine_campaign_options o;
 	struct refine_campaign rc;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	long long written = 0;
 	int ret = EXIT_USAGE;
 	memset(&o, 0, sizeof(o));

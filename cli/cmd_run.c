@@ -7,7 +7,6 @@
 #include "campaign/config.h"
 #include "orchestrator/campaign_open.h"
 #include "orchestrator/plan_build.h"
-#include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
 #include "campaign/store.h"
 #include <errno.h>
@@ -15,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void on_event(void *ctx, long long id, const char *what, const char *detail)
 {
@@ -85,31 +82,18 @@ static void report_growth(const struct campaign_open *co, const struct campaign_
 	fputc('\n', stderr);
 }
 
-/* --jobs, or its default: the core allocator keeps concurrent runs on
-   disjoint cores; a placement or contention study runs one run at a time
-   unless asked otherwise. */
-static long default_jobs(const struct campaign_config *cfg, long jobs)
+/* --wait-quiet over backend.wait_quiet: the local backend's quiet gate. */
+static int quiet_gate(struct campaign_config *cfg, const struct cli_opt *wait_quiet, struct perr *err)
 {
-	if (jobs == 0)
-		jobs = cfg->placement || cfg->contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-	return jobs < 1 ? 1 : jobs;
-}
-
-/* The backend; a local one with its quiet gate (--wait-quiet, else backend.wait_quiet). */
-static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs,
-		       const struct cli_opt *wait_quiet, struct perr *err)
-{
-	if (strcmp(cfg->backend.type, "slurm")) {
-		if (backend_local_new(b, (int)jobs, err))
-			return -1;
-		backend_local_wait_quiet(*b, wait_quiet ? wait_quiet->d : cfg->backend.wait_quiet);
+	if (!wait_quiet)
+		return 0;
+	if (strcmp(cfg->backend.type, "local")) {
+		if (wait_quiet->d > 0)
+			return perr_set(err, "--wait-quiet is the local backend's quiet gate; campaign '%s' runs "
+					"on %s: ask for an exclusive node instead", cfg->name, cfg->backend.type);
 		return 0;
 	}
-	if (wait_quiet && wait_quiet->d > 0)
-		return perr_set(err, "--wait-quiet is the local backend's quiet gate; campaign '%s' runs on SLURM: "
-				"ask for an exclusive node instead", cfg->name);
-	if (backend_slurm_new(b, &cfg->backend, err))
-		return perr_prefix(err, "%s", cfg->path);
+	cfg->backend.wait_quiet = wait_quiet->d;
 	return 0;
 }
 
@@ -186,7 +170,7 @@ static int exec_run(struct cli_args *a)
 	   backend) before anything is written */
 	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
 	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), cli_opt(a, 'w'), &err) ||
+	    quiet_gate(&cfg, cli_opt(a, 'w'), &err) || campaign_open_backend(&co, &cfg, (int)jobs, &b, &err) ||
 	    campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;

@@ -24,7 +24,7 @@ static void add_problem(struct strbuf *errs, const char *what)
 static void run_regex(const struct collector_set *cs, const char *run_dir, struct collect_result *out,
 		      struct strbuf *errs)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	char *rx_err = NULL;
 	unsigned char *missed = xcalloc((size_t)cs->nregex, 1);
 	int rc = collect_regex(run_dir, cs->regex, cs->nregex, &cs->limits, &out->ml, &rx_err, missed, &err);
@@ -45,7 +45,7 @@ static void run_regex(const struct collector_set *cs, const char *run_dir, struc
 void collector_set_run(const struct collector_set *cs, const char *run_dir, double wall,
 		       struct collect_result *out)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	struct strbuf errs;
 	memset(out, 0, sizeof(*out));
 	measurement_list_init(&out->ml);

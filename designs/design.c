@@ -95,7 +95,7 @@ static double run_cost_at(struct builder *b, const double *v, int rpn, double t)
 		struct strbuf sb;
 		strbuf_init(&sb);
 		builder_point_text(&sb, b, v, ", ");
-		perr_set(b->err, "cost model gives %g seconds at %s", t, sb.buf);
+		perr_set_kind(b->err, PERR_COST_MODEL, "cost model gives %g seconds at %s", t, sb.buf);
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -683,9 +683,9 @@ static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_
 	else
 		strbuf_addf(&alt, "budget.core_hours = %.4f (required points, 1 repetition)",
 			    plan_cost(b, keep, 1));
-	perr_set(b->err, "plan needs %.4f core-hours at %d repetitions with only the points modelling "
-		 "needs, over the budget of %.4f by %.4f core-hours; cheapest feasible alternative: %s",
-		 need, reps, budget, need - budget, alt.buf);
+	perr_set_kind(b->err, PERR_BUDGET, "plan needs %.4f core-hours at %d repetitions with only the "
+		      "points modelling needs, over the budget of %.4f by %.4f core-hours; cheapest "
+		      "feasible alternative: %s", need, reps, budget, need - budget, alt.buf);
 	strbuf_release(&alt);
 	return -1;
 }
@@ -835,10 +835,10 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	int rc = -1;
 	struct perr e2;
 	if (s->cost_model && !(b->cost = expr_parse(s->cost_model, s->nparams, names, &e2)))
-		perr_set(b->err, "cost model \"%.60s%s\": %s", s->cost_model,
+		perr_set_kind(b->err, PERR_COST_MODEL, "cost model \"%.60s%s\": %s", s->cost_model,
 			 strlen(s->cost_model) > 60 ? "..." : "", e2.msg);
 	else if (s->budget_core_hours > 0 && !b->cost)
-		perr_set(b->err, "a budget needs a cost model to price the points");
+		perr_set_kind(b->err, PERR_BUDGET, "a budget needs a cost model to price the points");
 	else if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps)
 		perr_set(b->err, "strategy '%s' needs a dependency file",
 			 s->strategy == DESIGN_TAINT ? "taint" : "sparse");

@@ -566,9 +566,9 @@ static int term_grid_sum(const struct term *t, const int *nvalues, double *const
 				cells *= nvalues[k];
 			}
 		if (cells > max_evals) {
-			rc = perr_set(err, "cost model couples %d parameters into a %.0f-point "
-				      "sub-grid (limit %.0f); write it as a sum of products of "
-				      "one-parameter terms", nc, cells, max_evals);
+			rc = perr_set_kind(err, PERR_COST_MODEL, "cost model couples %d parameters into "
+					   "a %.0f-point sub-grid (limit %.0f); write it as a sum of "
+					   "products of one-parameter terms", nc, cells, max_evals);
 			break;
 		}
 		term *= component_sum(t, froot, root, nc, nvalues, values, w);

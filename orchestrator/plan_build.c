@@ -458,32 +458,6 @@ static void note_fitted(struct plan *pl, const char *fitted, const config_settin
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
-#define PLAN_MAX_PARTITIONS 16
-
-/* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
-static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
-{
-	if (!strcmp(c->backend.type, "local"))
-		return plan_check_local(pl, c, 0, err);
-	/* backend.partition may list partitions, as sbatch -p does: "emu,real"
-	   (none, or an empty one: the default partition) */
-	char *list = xstrdup(c->backend.partition ? c->backend.partition : ""), *save = NULL;
-	char *name = strtok_r(list, ",", &save);
-	struct slurm_partition parts[PLAN_MAX_PARTITIONS];
-	int nparts = 0, rc;
-	do {
-		rc = backend_slurm_partition(name, &parts[nparts], err);
-		nparts += rc > 0;
-	} while (rc > 0 && name && nparts < PLAN_MAX_PARTITIONS && (name = strtok_r(NULL, ",", &save)));
-	/* rc -1: no such partition; 0: cannot ask, checked at submission */
-	if (rc > 0)
-		rc = plan_check_partition(pl, c, parts, nparts, err);
-	for (int k = 0; k < nparts; k++)
-		slurm_partition_release(&parts[k]);
-	free(list);
-	return rc;
-}
-
 /* Materialise pl when derived parameters or a model = false check need its
    points one by one; 1 then (0: nothing to add or check). */
 static int plan_points_of(struct plan *pl, const struct campaign_config *c)
@@ -511,7 +485,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	b.spec.map = c->placement_map;
 	b.spec.cores_per_rank = c->cores_per_rank;
 	int rc = -1;
-	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b) ||
+	const struct backend_entry *be = backend_for_config(c, err);
+	if (!be || parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b) ||
 	    plan_check_files(c, err))
 		goto done;
 	if (c->dependencies) {
@@ -528,8 +503,8 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	if (plan_design_compact(pl, &b.spec, err) < 0) {
 		/* cost-model and budget problems point at those, others at the
 		   design, else at the parameters that make the plan */
-		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
-					   : strstr(err->msg, "budget") ? c->budget : c->design;
+		const config_setting_t *at = err->kind == PERR_COST_MODEL && c->cost_model ? c->cost_model
+					   : err->kind == PERR_BUDGET ? c->budget : c->design;
 		if (!at)
 			at = config_setting_get_member(config_root_setting(&c->cfg), "parameters");
 		if (at) {
@@ -558,9 +533,10 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	pl->budget_core_hours = b.spec.budget_core_hours;
 	pl->charge = b.spec.charge;
 	pl->budget_overrun = b.overrun;
-	if (plan_check_backend(pl, c, err) < 0) {
+	/* the placements against the backend: its nodes, cores, partitions */
+	if (be->plan_check && be->plan_check(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
-		if (!strncmp(err->msg, "slurm has no", 12) || strstr(err->msg, "backend.mpi") || !at)
+		if (err->kind == PERR_BACKEND || !at)
 			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];
@@ -569,7 +545,7 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 		plan_release(pl);
 		goto done;
 	}
-	char *what = !strcmp(c->backend.type, "local") ? plan_check_local_note(pl, c) : NULL;
+	char *what = be->plan_note ? be->plan_note(pl, c) : NULL;
 	if (what) {
 		pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
 		pl->notes[pl->nnotes++] = what;

@@ -9,7 +9,7 @@
  * and cores), and runs again only one that never started or was killed
  * mid-way, after killing what is left of it.
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/local/backend_local.h"
 #include "orchestrator/local/mpi_world.h"
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"

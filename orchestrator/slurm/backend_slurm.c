@@ -56,8 +56,8 @@
  */
 #include "common/clock.h"
 #include "common/run_command.h"
-#include "orchestrator/backend.h"
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/backend_slurm.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include "orchestrator/slurm/slurm_compat.h"
 #include "orchestrator/slurm/slurm_script.h"
 #include "common/strbuf.h"
@@ -1629,7 +1629,7 @@ static struct run_spec queued_spec(const struct queued *q)
 static void flush_single(struct slurm_backend *sb, const struct queued *q, struct backend_flushed *f)
 {
 	struct run_spec rs = queued_spec(q);
-	struct perr err = { "" };
+	struct perr err = { PERR_GENERIC, "" };
 	f->id = q->run;
 	struct job_strings js = { .name = slurm_job_name(q->campaign, q->run, q->attempt) };
 	struct strbuf text;
@@ -1684,7 +1684,7 @@ static int flush_array(struct slurm_backend *sb, const struct queued *q, int n, 
 		       struct backend_flushed *f)
 {
 	struct run_spec rs = queued_spec(&q[0]);
-	struct perr err = { "" };
+	struct perr err = { PERR_GENERIC, "" };
 	struct slurm_array_task *t = xcalloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
 		t[i] = (struct slurm_array_task){ q[i].run, q[i].attempt, q[i].run_dir };
@@ -2397,8 +2397,9 @@ int backend_slurm_partition(const char *partition, struct slurm_partition *out, 
 	finish_command(&cp);
 	int rc = 0;
 	if (text && !strncmp(text, "no", 2))
-		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
-			       : perr_set(err, "slurm has no default partition; set backend.partition");
+		rc = partition ? perr_set_kind(err, PERR_BACKEND, "slurm has no partition '%s'", partition)
+			       : perr_set_kind(err, PERR_BACKEND, "slurm has no default partition; set "
+					       "backend.partition");
 	else if (text && parse_answer(text, out))
 		rc = 1;
 	else

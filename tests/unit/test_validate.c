@@ -68,7 +68,7 @@ static void test_contention(void)
 			const struct dep_function *funcs[] = { &d.funcs[fi] };
 			struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			int rc = validate_run(&v, &in, NULL, &err);
 			is_int(rc, 0, "contention g=%.2f noise=%.3f: validates (%s)", g, noise, err.msg);
 			const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
@@ -116,7 +116,7 @@ static void test_contention_two_levels(void)
 		gen_grid(&e, "main->stream", 5, 0.02, truth_contention, &ct, vals, nvals, rng);
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "two levels, slowdown %d: validates (%s)", slow, err.msg);
 		const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
 		if (slow) {
@@ -163,7 +163,7 @@ static void test_contention_block(void)
 	}
 	struct validate_input in = { .e = &e };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "contention block: validates (%s)", err.msg);
 	const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
 	ok(f != NULL, "contention block: flagged");
@@ -212,7 +212,7 @@ static void test_segments(void)
 			gen_grid(&e, "main->comm", 5, 0.01, truth_regimes, &t, vals, nvals, rng);
 			struct validate_input in = { .e = &e };
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			int rc = validate_run(&v, &in, NULL, &err);
 			is_int(rc, 0, "regimes kind %d at %d: validates (%s)", kind, change, err.msg);
 			const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
@@ -257,7 +257,7 @@ static int scatter_flags(double step, int seed0)
 		}
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		if (validate_run(&v, &in, NULL, &err) == 0) {
 			flagged += find_flag(&v, VFLAG_SEGMENTED, 0) != NULL;
 			validation_release(&v);
@@ -300,7 +300,7 @@ static void test_segments_exact(void)
 		}
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "segmented_%d: validates", which);
 		const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
 		ok(f && f->p_value < 1e-6, "segmented_%d: flagged", which);
@@ -358,7 +358,7 @@ static void test_clean(void)
 		const struct dep_function *funcs[] = { &d.funcs[0] };
 		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		if (validate_run(&v, &in, NULL, &err) < 0) {
 			ok(0, "clean seed %d: validates (%s)", seed, err.msg);
 		} else {
@@ -435,7 +435,7 @@ static void test_noise(void)
 	experiment_add(&e, c, m, 2, 2 * truth_flat(&xs[2], NULL));
 	struct validate_input in = { .e = &e };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "noise: validates");
 	int quiet = 0, noisy = 0, chaos = 0, outlier = 0;
 	for (int i = 0; i < v.nflags; i++) {
@@ -532,7 +532,7 @@ static void test_false_dependency(void)
 			opt.strict = strict;
 			opt.alpha = cases[ci].alpha;
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			is_int(validate_run(&v, &in, &opt, &err), 0, "false-dep g=%.2f: validates", g);
 			const struct vregion *r = &v.regions[0];
 			ok(r->has_constrained && !pmnf_uses_param(&r->constrained, 1),
@@ -609,7 +609,7 @@ static void test_volume(void)
 		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs, .expect = expect_eval,
 					     .expect_ctx = &calls };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "volume %s: validates (%s)",
 		       wrong ? "wrong" : "right", err.msg);
 		is_int(calls, 25, "volume: expected volume evaluated at every point");
@@ -694,7 +694,7 @@ static void test_oversubscribed(void)
 			share[p] = experiment_coord(&e, p, 1) == 2 ? cases[i].share2 : 0.99;
 		struct validate_input in = { .e = &e, .point_share = share };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
 		const struct vflag *f = find_flag(&v, cases[i].want, 1);
@@ -785,7 +785,7 @@ static void test_share_explains(void)
 			share[p] = share_of(&t, experiment_coord(&e, p, 1));
 		struct validate_input in = { .e = &e, .point_share = share };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
 		const struct vflag *f = find_flag(&v, cases[i].want, 1);
@@ -853,7 +853,7 @@ static void test_oversubscribed_by_share(void)
 		if (i < 3)
 			o.cov_threshold = 10;   /* modelled however noisy: the contention check is the point */
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, &o, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		const struct vcheck *c = NULL;
 		for (int k = 0; k < v.nchecks; k++)
@@ -910,7 +910,7 @@ static void test_max_detectable(void)
 	o.cov_threshold = 10;   /* let the noisy region be modelled: the check's sensitivity is the point */
 	o.max_detectable = 0.05;
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, &o, &err), 0, "max-detectable: validates (%s)", err.msg);
 	const struct vcheck *c = NULL;
 	for (int i = 0; i < v.nchecks; i++)
@@ -969,7 +969,7 @@ static void test_disturbed(void)
 	disturbed_rule_init(&res.rule);
 	struct validate_input in = { .e = &e, .disturbed = &res };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "disturbed: validates (%s)", err.msg);
 	is_int(v.disturbed.nremeasure, 1, "disturbed: one point left with too few undisturbed repetitions");
 	ok(v.disturbed.remeasure[4] && !v.disturbed.remeasure[2], "disturbed: x=32 (1 of 3), not x=8 (3 of 4)");
