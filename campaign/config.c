@@ -566,9 +566,6 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		if (wq && !(b->wait_quiet >= 0 && b->wait_quiet <= 86400))
 			return config_error(c, wq, err, "backend.wait_quiet must be from 0 to 86400 seconds, e.g. "
 					    "wait_quiet = 60;");
-		if (wq && b->wait_quiet > 0 && b->type && strcmp(b->type, "local"))
-			return config_error(c, wq, err, "backend.wait_quiet is the local backend's quiet gate; on "
-					    "SLURM ask for an exclusive node instead (extra = [ \"--exclusive\" ];)");
 		if (b->time_limit < 0)
 			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");

@@ -82,18 +82,12 @@ static void report_growth(const struct campaign_open *co, const struct campaign_
 	fputc('\n', stderr);
 }
 
-/* --wait-quiet over backend.wait_quiet: the local backend's quiet gate. */
-static int quiet_gate(struct campaign_config *cfg, const struct cli_opt *wait_quiet, struct perr *err)
+/* --wait-quiet over backend.wait_quiet: the local backend's quiet gate
+   (the backend's own check refuses it elsewhere, at the plan). */
+static int quiet_gate(struct campaign_config *cfg, const struct cli_opt *wait_quiet)
 {
-	if (!wait_quiet)
-		return 0;
-	if (strcmp(cfg->backend.type, "local")) {
-		if (wait_quiet->d > 0)
-			return perr_set(err, "--wait-quiet is the local backend's quiet gate; campaign '%s' runs "
-					"on %s: ask for an exclusive node instead", cfg->name, cfg->backend.type);
-		return 0;
-	}
-	cfg->backend.wait_quiet = wait_quiet->d;
+	if (wait_quiet)
+		cfg->backend.wait_quiet = wait_quiet->d;
 	return 0;
 }
 
@@ -168,9 +162,10 @@ static int exec_run(struct cli_args *a)
 	memset(&cfg, 0, sizeof(cfg));
 	/* everything that can refuse (the config, the campaign there, the
 	   backend) before anything is written */
-	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
+	if (!cfg_path || config_load(&cfg, cfg_path, &err) || quiet_gate(&cfg, cli_opt(a, 'w')) ||
+	    plan_build(&pl, &cfg, &err) ||
 	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    quiet_gate(&cfg, cli_opt(a, 'w'), &err) || campaign_open_backend(&co, &cfg, (int)jobs, &b, &err) ||
+	    campaign_open_backend(&co, &cfg, (int)jobs, &b, &err) ||
 	    campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;

@@ -121,24 +121,33 @@ static int descends(const struct proc_info *v, int n, const struct proc_info *p,
  */
 static int kill_procs(pid_t sid, pid_t root, int spare)
 {
+	/* a killed process may not be a zombie yet at the next pass: it counts once */
+	pid_t *seen = NULL;
 	int total = 0;
 	for (int pass = 0; pass < 4; pass++) {
-		int n, killed = 0;
+		int n, fresh = 0;
 		struct proc_info *v = all_procs(&n);
 		for (int i = 0; i < n; i++) {
 			const struct proc_info *p = &v[i];
 			if (p->state == 'Z' || (spare && p->pid == sid) || p->pid == getpid() ||
-			    (p->session != sid && !descends(v, n, p, root)))
+			    (p->session != sid && !descends(v, n, p, root)) || kill(p->pid, SIGKILL))
 				continue;
-			killed += kill(p->pid, SIGKILL) == 0;
+			int k = 0;
+			while (k < total && seen[k] != p->pid)
+				k++;
+			if (k == total) {
+				seen = xrealloc(seen, sizeof(*seen) * (size_t)(total + 1));
+				seen[total++] = p->pid;
+				fresh++;
+			}
 		}
 		free(v);
-		total += killed;
-		if (!killed)
+		if (!fresh)
 			break;
 		struct timespec ts = { 0, 2 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+	free(seen);
 	return total;
 }
 

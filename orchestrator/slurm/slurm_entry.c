@@ -21,6 +21,10 @@ static int slurm_check_config(const struct campaign_config *c, struct perr *err)
 	struct perr xerr;
 	if (c->backend.nextra && slurm_extra_check(c->backend.nextra, c->backend.extra, &xerr))
 		return config_error_at(c, "backend.extra", err, "%s", xerr.msg);
+	if (c->backend.wait_quiet > 0)
+		return config_error_at(c, "backend.wait_quiet", err, "backend.wait_quiet is the local backend's "
+				       "quiet gate; on SLURM ask for an exclusive node instead (extra = [ "
+				       "\"--exclusive\" ];)");
 	return 0;
 }
 

@@ -130,8 +130,6 @@ int main(void)
 	expect_error("scale 0", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "collect = { regex = ( { region = \"k\"; metric = \"cpu_share\"; pattern = \"([0-9.]+)%\";\n"
 		     "  scale = 0.0; } ); };\n", "5", "scale must be a number other than 0");
-	expect_error("wait_quiet on SLURM", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
-		     "backend = { type = \"slurm\";\n  wait_quiet = 30; };\n", "5", "ask for an exclusive node");
 	expect_error("negative wait_quiet", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "backend = { type = \"local\"; wait_quiet = -1; };\n", "4", "wait_quiet must be from 0");
 	expect_error("non-numeric value", "name = \"t\";\n" GOOD_APP
