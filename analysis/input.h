@@ -35,6 +35,7 @@ struct input_source {
 	double core_hours_planned;      /* NaN when unknown */
 	double core_hours_spent;        /* NaN when unknown */
 	char *aggregate;                /* the campaign's analysis.aggregate, or NULL */
+	double min_share;               /* the campaign's analysis.min_share; NaN for other inputs */
 	double budget_core_hours;       /* the stored budget (meta budget_core_hours); NaN if none */
 	int include_retired;            /* set before input_load: a campaign's retired runs count too */
 	char *rpn_name;                 /* the parameter with role "ranks_per_node", or NULL */

@@ -96,6 +96,8 @@ char *collector_set_fingerprint(const struct collector_set *cs)
 		field(&sb, p->file ? NULL : p->stream);
 		field(&sb, p->file);
 		field(&sb, p->aggregate ? p->aggregate : "last");
+		if (p->scale != 0 && p->scale != 1)     /* only then: the fingerprints of earlier sets stay */
+			strbuf_addf(&sb, "scale=%.17g;", p->scale);
 	}
 	strbuf_addf(&sb, "cubex=%d;", cs->cubex ? cs->ncubex_metrics : -1);
 	for (int i = 0; cs->cubex && i < cs->ncubex_metrics; i++)

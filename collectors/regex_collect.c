@@ -436,7 +436,8 @@ static int scan_file(struct pat_run *r, const char *run_dir, const char *name, i
 		if (n < 0 && !r->s.interrupted)
 			problem(r, "pattern for %s/%s %s", r->p->region, r->p->metric, err.msg);
 		if (n > 0)
-			measurement_list_add(&r->ml, rank, r->p->region, r->p->metric, v);
+			measurement_list_add(&r->ml, rank, r->p->region, r->p->metric,
+					     r->p->scale != 0 ? v * r->p->scale : v);
 		rc = n < 0 ? -1 : n > 0;
 	}
 	close(fd);
@@ -448,10 +449,10 @@ static int scan_file(struct pat_run *r, const char *run_dir, const char *name, i
 static int collect_file(struct pat_run *r, const char *run_dir)
 {
 	int absent, rc = scan_file(r, run_dir, r->p->file, 0, &absent);
-	if (absent)
+	if (absent && !r->p->optional)
 		problem(r, "%s/%s: file '%s' is missing in the run directory", r->p->region, r->p->metric,
 			r->p->file);
-	else if (rc == 0 && !r->refused)
+	else if (rc == 0 && !r->refused && !absent && !r->p->optional)
 		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, r->p->file);
 	r->failed = rc < 0;
 	return rc > 0;
@@ -472,7 +473,7 @@ static int collect_stream(struct pat_run *r, const char *run_dir)
 		free(name);
 	}
 	free(ranks);
-	if (!matched && !r->failed && !r->refused)
+	if (!matched && !r->failed && !r->refused && !r->p->optional)
 		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, r->p->stream);
 	return matched > 0 && !r->failed;
 }
@@ -503,8 +504,8 @@ int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npa
 		for (int k = 0; matched && k < r.ml.n; k++)
 			measurement_list_add(out, r.ml.m[k].rank, r.ml.m[k].region, r.ml.m[k].metric,
 					     r.ml.m[k].value);
-		if (missed)
-			missed[i] = !matched;
+		if (missed)     /* an optional pattern that found nothing is no miss; a stopped one is */
+			missed[i] = !matched && (!r.p->optional || r.failed || r.refused);
 		measurement_list_release(&r.ml);
 		scan_release(&r.s);
 		regex_prog_free(re);
