@@ -1,6 +1,7 @@
 #!/bin/sh
-# The GROMACS examples' last set-up step, run in the set-up directory after
-# grompp has written topol.tpr: does `gmx mdrun` start on this machine?
+# gmx-shim.sh [TPR]: a set-up step of the GROMACS examples, run in the set-up
+# directory once grompp has written TPR (default topol.tpr): does `gmx
+# mdrun` start on this machine?
 #
 # Debian's gmx is built to read the clock with RDTSCP and refuses to start
 # where CPUID does not list the instruction, which some virtual machines
@@ -12,8 +13,9 @@
 here=$(cd "$(dirname "$0")" && pwd)
 GMX_MAXBACKUP=-1        # the probes overwrite their files, no #backups#
 export GMX_MAXBACKUP
-probe() {  # one step of mdrun on topol.tpr, its files apart from the runs'
-	gmx mdrun -s topol.tpr -nsteps 0 -deffnm rdtscp-probe -ntmpi 1 -ntomp 1 -pin off -noconfout 2>&1
+tpr=${1:-topol.tpr}
+probe() {  # no step of mdrun on TPR, its files apart from the runs'
+	gmx mdrun -s "$tpr" -nsteps 0 -deffnm rdtscp-probe -ntmpi 1 -ntomp 1 -pin off -noconfout 2>&1
 }
 rm -f rdtscp-shim.so
 if out=$(probe); then

@@ -28,7 +28,8 @@ share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed
 share/perfsweep/configs/oversubscribed-local.cfg
 share/perfsweep/configs/oversubscribed-local.deps
 share/perfsweep/data/lulesh/ATTRIBUTION share/perfsweep/data/lulesh/lulesh.ll.json
-share/perfsweep/examples/demo-app.c share/perfsweep/examples/gromacs/gmx-run.sh
+share/perfsweep/examples/demo-app.c share/perfsweep/examples/gromacs/em.mdp
+share/perfsweep/examples/gromacs/gmx-run.sh
 share/perfsweep/examples/gromacs/gmx-shim.sh share/perfsweep/examples/gromacs/gromacs-ranks.cfg
 share/perfsweep/examples/gromacs/gromacs.cfg share/perfsweep/examples/gromacs/md.mdp
 share/perfsweep/examples/gromacs/rdtscp-shim.cpp share/perfsweep/examples/gromacs/run.sh
