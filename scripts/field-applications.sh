@@ -63,8 +63,11 @@ one ranks examples/gromacs/run.sh gromacs-ranks.cfg
 d=$OUT/ranks.campaign
 "$PERFSWEEP" export "$d" --format csv > "$d/export.csv"
 for n in 1 2; do
-	# run,repetition,ntmpi,... : the mdrun time and CPU share (rank 0) per ntmpi
-	awk -F, -v n="$n" 'NR > 1 && $3 == n && $7 == "\"main->mdrun\"" { if ($8 == "time") { t += $9; k++ } if ($8 == "cpu_share") { s += $9; m++ } }
-		END { printf "  ntmpi=%s: mdrun %.3f s, cpu_share %.2f (mean of %d runs)\n", n, k ? t / k : 0, m ? s / m : 0, k }' "$d/export.csv"
+	# the mdrun time (md.log), and the rank's CPU share and allowed share (its rank record), per ntmpi
+	awk -F, -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["ntmpi"] == n && $c["region"] == "\"main->mdrun\"" && $c["metric"] == "time" {
+			t += $c["value"]; s += $c["cpu_share"]; a += $c["allowed_share"]; k++ }
+		END { printf "  ntmpi=%s: mdrun %.3f s, CPU share %.2f of %.2f allowed (mean of %d runs)\n", n,
+		      k ? t / k : 0, k ? s / k : 0, k ? a / k : 0, k }' "$d/export.csv"
 done
 printf '  %s\n' "$(grep -h 'verdict:' "$OUT/ranks.out" | tail -1)"
