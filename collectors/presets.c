@@ -51,9 +51,8 @@ static const struct preset_row lammps_rows[] = {
 };
 
 /* GROMACS 2022's md.log: "Time:" (core, wall), "Performance:" ns/day.  Its
-   core time and percentage are no CPU measurement where GROMACS reads the
-   thread clock as the wall clock (Debian's build: 3.887 s "core" for 1.29 s
-   of CPU), so they are not a cpu_share. */
+   core time and percentage are no CPU measurement in Debian's build (3.887 s
+   "core", equal to the wall time, for 1.29 s of CPU), so no cpu_share. */
 static const struct preset_pattern gromacs_fixed[] = {
 	{ "main->mdrun", "time", "^ +Time: +[0-9.]+ +([0-9.]+)", "md.log", NULL, 0, 0.001, 0 },
 	{ "main->mdrun", "core_time", "^ +Time: +([0-9.]+) +[0-9.]+", "md.log", NULL, 0, 0.001, 0 },

@@ -13,9 +13,9 @@
  *            main->loop cpu_share "98.5% CPU use" / 100 (the loop's CPU per
  *            MPI task, in cores).
  *   gromacs  md.log (mdrun's default -g): main->mdrun time and core_time
- *            from "Time:" (wall, and GROMACS's core time: wall times threads
- *            where it cannot read a thread's CPU clock, as in Debian's
- *            build, so no cpu_share), ns_per_day from "Performance:" (higher
+ *            from "Time:" (wall, and GROMACS's core time, which Debian's
+ *            build prints as wall times threads: no cpu_share is taken
+ *            from it), ns_per_day from "Performance:" (higher
  *            is better); each row of the cycle
  *            and time accounting table a region main->mdrun-><row> (its wall
  *            time), the PME mesh breakdown under main->mdrun->PME_mesh.
