@@ -280,6 +280,30 @@ static void print_points(const struct plan *pl, int explain)
 	putchar('\n');
 }
 
+/* --explain: what each run's collectors will read, a preset's patterns spelt out. */
+static void print_collectors(const struct campaign_config *c)
+{
+	printf("collectors:%s\n", c->collect_wall || c->nregex || c->collect_cubex ? "" : " none");
+	if (c->collect_wall)
+		printf("  wall main/time\n");
+	if (c->collect_preset)
+		printf("  preset \"%s\": the first %d regex patterns below\n", c->collect_preset, c->npreset_regex);
+	for (int i = 0; i < c->nregex; i++) {
+		const struct regex_pattern *p = &c->regex[i];
+		printf("  regex %s/%s in %s%s%s", p->region, p->metric, p->file ? p->file : p->stream,
+		       p->optional ? ", optional" : "", p->aggregate ? ", " : "");
+		printf("%s", p->aggregate ? p->aggregate : "");
+		if (p->scale != 0)
+			printf(", scale %g", p->scale);
+		if (p->resolution > 0)
+			printf(", resolution %g", p->resolution);
+		printf(": %s\n", p->pattern);
+	}
+	if (c->collect_cubex)
+		printf("  cubex\n");
+	putchar('\n');
+}
+
 /* Totals against the full factorial, groups, pruned parameters, notes. */
 static void print_summary(const struct plan *pl)
 {
@@ -365,6 +389,8 @@ static int exec_plan(struct cli_args *a)
 		print_header(&cfg, &pl);
 		if (!cli_flag(a, 's'))
 			print_points(&pl, cli_flag(a, 'e'));
+		if (cli_flag(a, 'e'))
+			print_collectors(&cfg);
 		print_summary(&pl);
 		if (cli_flag(a, 's'))
 			print_coverage(&pl);
@@ -388,7 +414,8 @@ const struct cli_entry cmd_plan_entry = {
 	.name = "plan",
 	.usage = "plan CONFIG [--json] [--explain] [--summary] [--dir DIR]",
 	.summary = "print the runs a campaign would execute, without running anything",
-	.help = "--explain adds why each point is in the plan; --summary prints the totals, the\n"
+	.help = "--explain adds why each point is in the plan and what the collectors read (a\n"
+		"collect.preset's regex patterns spelt out); --summary prints the totals, the\n"
 		"budget's effect and each parameter's coverage without listing the points; --json\n"
 		"prints the stable contract, its points streamed\n"
 		"(docs/designs.md).  --dir DIR compares the plan with the campaign in DIR as 'run'\n"

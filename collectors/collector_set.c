@@ -96,7 +96,7 @@ char *collector_set_fingerprint(const struct collector_set *cs)
 		field(&sb, p->file ? NULL : p->stream);
 		field(&sb, p->file);
 		field(&sb, p->aggregate ? p->aggregate : "last");
-		if (p->scale)   /* only when set: a campaign without it keeps its fingerprint */
+		if (p->scale != 0 && p->scale != 1)     /* only then: the fingerprints of earlier sets stay */
 			strbuf_addf(&sb, "scale=%.17g;", p->scale);
 	}
 	strbuf_addf(&sb, "cubex=%d;", cs->cubex ? cs->ncubex_metrics : -1);

@@ -13,6 +13,7 @@ void experiment_init(struct experiment *e)
 	strmap_init(&e->series_idx);
 	strmap_init(&e->better);
 	idmap_init(&e->point_idx);
+	strmap_init(&e->resolution_idx);
 }
 
 void experiment_release(struct experiment *e)
@@ -38,6 +39,8 @@ void experiment_release(struct experiment *e)
 	strmap_release(&e->series_idx);
 	idmap_release(&e->point_idx);
 	strmap_release(&e->better);
+	strmap_release(&e->resolution_idx);
+	free(e->resolutions);
 	experiment_init(e);
 }
 
@@ -207,6 +210,29 @@ enum exp_better experiment_better(const struct experiment *e, int metric)
 {
 	int b = metric >= 0 && metric < e->nmetrics ? strmap_get(&e->better, e->metrics[metric]) : -1;
 	return b == EXP_BETTER_LOWER || b == EXP_BETTER_HIGHER ? (enum exp_better)b : EXP_BETTER_UNSAID;
+}
+
+void experiment_set_resolution(struct experiment *e, const char *callpath, const char *metric, double resolution)
+{
+	char *key = xasprintf("%s\n%s", callpath, metric);
+	int i = strmap_get(&e->resolution_idx, key);
+	if (i < 0) {
+		XGROW(e->resolutions, e->nresolutions + 1, e->resolutions_alloc);
+		i = (int)e->nresolutions++;
+		strmap_put(&e->resolution_idx, key, i);
+	}
+	e->resolutions[i] = resolution;
+	free(key);
+}
+
+double experiment_resolution(const struct experiment *e, int callpath, int metric)
+{
+	if (!e->nresolutions || callpath < 0 || callpath >= e->ncallpaths || metric < 0 || metric >= e->nmetrics)
+		return 0;
+	char *key = xasprintf("%s\n%s", e->callpaths[callpath], e->metrics[metric]);
+	int i = strmap_get(&e->resolution_idx, key);
+	free(key);
+	return i >= 0 ? e->resolutions[i] : 0;
 }
 
 static void series_key(char *buf, size_t n, int callpath, int metric)

@@ -558,10 +558,10 @@ static int scan_run_file(const char *run_dir, const struct run_file *f, struct p
 static int pattern_result(struct pat_run *r)
 {
 	const char *what = r->p->file ? r->p->file : r->p->stream;
-	if (r->p->file && r->absent)
+	if (r->p->file && r->absent && !r->p->optional)
 		problem(r, "%s/%s: file '%s' is missing in the run directory", r->p->region, r->p->metric,
 			r->p->file);
-	else if (!r->matched && !r->failed && !r->refused)
+	else if (!r->matched && !r->failed && !r->refused && !r->absent && !r->p->optional)
 		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, what);
 	return r->matched > 0 && !r->failed;
 }
@@ -601,7 +601,7 @@ int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npa
 			measurement_list_add(out, r->ml.m[k].rank, r->ml.m[k].region, r->ml.m[k].metric,
 					     r->ml.m[k].value);
 		if (missed)
-			missed[i] = !matched;
+			missed[i] = !matched && (!r->p->optional || r->failed || r->refused);
 		if (r->problems.len)
 			strbuf_addf(&problems, "%s%s", problems.len ? "; " : "", r->problems.buf);
 	}

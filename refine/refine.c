@@ -420,30 +420,6 @@ static int outlier_matters(const struct validation *v, const struct vregion *r, 
 	return isfinite(noise) && fabs(o->ratio - 1) > fmax(REFINE_OUTLIER_NOISE * noise, v->opt.cov_threshold);
 }
 
-/*
- * The region's share of its metric's total: its values summed over the
- * points (each point's median), over the same sum of the top-level regions
- * (call paths without "->"); 1 when there is nothing to compare with.
- */
-static double region_share(const struct validation *v, const struct vregion *r)
-{
-	double mine = 0, total = 0;
-	for (int ri = 0; ri < v->nregions; ri++) {
-		const struct vregion *q = &v->regions[ri];
-		if (q->metric != r->metric)
-			continue;
-		const struct exp_series *s = experiment_series(v->e, q->callpath, q->metric);
-		double sum = 0;
-		for (int p = 0; s && p < v->e->npoints; p++)
-			if (s->at[p].n)
-				sum += fabs(point_median(&s->at[p]));
-		if (q == r)
-			mine = sum;
-		if (!strstr(v->e->callpaths[q->callpath], "->"))
-			total += sum;
-	}
-	return total > 0 ? mine / total : 1;
-}
 
 /* Is region ri flagged segmented along k?  Then its one model spans two regimes, and
    that it mispredicts beyond the range is the regime change, not a reason to extend. */
@@ -486,7 +462,7 @@ void refine_findings(const struct validation *v, double min_share, struct refine
 	/* regions below min_share of the time drive no runs: they are only reported */
 	unsigned char *small = xcalloc((size_t)v->nregions + 1, 1);
 	for (int ri = 0; ri < v->nregions; ri++)
-		small[ri] = min_share > 0 && region_share(v, &v->regions[ri]) < min_share;
+		small[ri] = min_share > 0 && v->regions[ri].share < min_share;   /* the validator's share */
 	disturbed_findings(&l, v);
 	for (int ri = 0; ri < v->nregions; ri++)
 		if (!small[ri])

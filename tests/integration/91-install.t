@@ -28,7 +28,13 @@ share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed
 share/perfsweep/configs/oversubscribed-local.cfg
 share/perfsweep/configs/oversubscribed-local.deps
 share/perfsweep/data/lulesh/ATTRIBUTION share/perfsweep/data/lulesh/lulesh.ll.json
-share/perfsweep/examples/demo-app.c"
+share/perfsweep/examples/demo-app.c share/perfsweep/examples/gromacs/em.mdp
+share/perfsweep/examples/gromacs/gmx-run.sh
+share/perfsweep/examples/gromacs/gmx-shim.sh share/perfsweep/examples/gromacs/gromacs-ranks.cfg
+share/perfsweep/examples/gromacs/gromacs.cfg share/perfsweep/examples/gromacs/md.mdp
+share/perfsweep/examples/gromacs/rdtscp-shim.cpp share/perfsweep/examples/gromacs/run.sh
+share/perfsweep/examples/gromacs/topol.top share/perfsweep/examples/lammps/in.lj.tmpl
+share/perfsweep/examples/lammps/lammps.cfg share/perfsweep/examples/lammps/run.sh"
 is "$(cd "$D$P" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')" "$(echo $want) " "the installed files"
 ok $(cd "$D$P" && [ -x bin/perfsweep ] && [ -x bin/perfsweep-bind ] && [ -x share/perfsweep/bin/demo-app ] &&
 	[ -x share/perfsweep/configs/hpcc-run.sh ] && [ ! -x share/perfsweep/configs/demo.cfg ]; echo $?) "modes: programs 755, data 644"

@@ -129,7 +129,7 @@ int main(void)
 		     "capture group");
 	expect_error("scale 0", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "collect = { regex = ( { region = \"k\"; metric = \"cpu_share\"; pattern = \"([0-9.]+)%\";\n"
-		     "  scale = 0.0; } ); };\n", "5", "scale must be a number other than 0");
+		     "  scale = 0.0; } ); };\n", "5", "scale must be a finite number other than 0");
 	expect_error("negative wait_quiet", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "backend = { type = \"local\"; wait_quiet = -1; };\n", "4", "wait_quiet must be from 0");
 	expect_error("non-numeric value", "name = \"t\";\n" GOOD_APP
