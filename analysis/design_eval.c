@@ -334,8 +334,7 @@ static double step_beyond(const struct ev *v, int k)
 	for (int i = 0; i < p->nvalues; i++)
 		if (p->values[i] < top)
 			next = fmax(next, p->values[i]);
-	double x = next > 0 && top / next >= 1.5 ? top * top / next : top + (top - next);
-	return p->is_int ? round(x) : x;
+	return plan_step_beyond(top, next, p->is_int);
 }
 
 /* A truth's points one step beyond: the larger grid's points with a new value. */

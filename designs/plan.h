@@ -114,6 +114,14 @@ void plan_run_order(const struct plan *pl, struct plan_run **runs, long long *n)
 enum design_strategy { DESIGN_FULL = 0, DESIGN_TAINT, DESIGN_SPARSE, DESIGN_LINES };
 enum design_charge { CHARGE_CORE = 0, CHARGE_NODE };
 
+/*
+ * One value beyond top along a line whose two largest values are next <
+ * top, in the line's spacing: top^2 / next when they are 1.5x apart or more
+ * (geometric), else top + (top - next); rounded for integers.  Refine's
+ * extension and the held-out points of plan --evaluate step this way.
+ */
+double plan_step_beyond(double top, double next, int is_int);
+
 struct deps;
 
 /*
