@@ -83,6 +83,25 @@ ok $([ "$(json "$T/l.json" 'scalar @{$j->{regions}}')" -ge 5 ]; echo $?) "the ke
 is "$(json "$T/l.json" 'my $f = $j->{budgets}[10]{strategies}[1]; "$f->{points}x$f->{repetitions}"')" "16x1" \
    "the full factorial at 100%: 16 points, the one repetition measured"
 
+# a campaign measured on a fuller grid (x, y up to 128) of a program whose time is known
+mkdir -p "$T/s"
+cat > "$T/full.cfg" <<EOF
+name = "full";
+app = { command = [ "$ROOT/tests/lib/pmnf-app.sh", "{x}", "{y}" ]; env = [ "PMNF_DIR=$T/s", "PMNF_A=10", "PMNF_B=0.5" ]; };
+parameters = ( { name = "x"; values = [ 4, 8, 16, 32, 64, 128 ]; }, { name = "y"; values = [ 4, 8, 16, 32, 64, 128 ]; } );
+repetitions = 2;
+collect = { wall = false; regex = ( { region = "main"; metric = "time"; pattern = "time ([0-9.]+)"; } ); };
+analysis = { min_cpu_share = 0.0; };
+backend = "local";
+EOF
+"$PS" run "$T/full.cfg" --quiet > /dev/null 2>&1; is $? 0 "a campaign on the 6 x 6 grid runs"
+"$PS" plan "$T/gen.cfg" --evaluate "$T/full.campaign" --json > "$T/c.json"; is $? 0 "evaluated against the campaign"
+is "$(json "$T/c.json" 'scalar @{$j->{held_out}}')" 11 "its 11 points beyond the config's 5 x 5 held out"
+is "$(json "$T/c.json" '$j->{budgets}[10]{strategies}[1]{repetitions}')" 2 \
+   "the full factorial at 100%: the 2 repetitions measured"
+is "$(json "$T/c.json" '$j->{budgets}[0]{strategies}[0]{median_error} < 0.1 ? 1 : 0')" 1 \
+   "the design's models predict the held-out points within 10% (x^2 y with a +-3% jitter)"
+
 out=$("$PS" plan "$T/gen.cfg" --evaluate 'gen:x * q' 2>&1); is $? 2 "an unknown parameter in the truth"
 like "$out" "column 5: unknown parameter 'q'" "with its column"
 out=$("$PS" plan "$T/gen.cfg" --evaluate 'gen:x,noise=2' 2>&1); is $? 2 "a noise of 200%"
