@@ -451,6 +451,27 @@ static void select_full(const struct ev *v, double budget, struct selection *s)
 		spend_surplus(v, s, budget);
 }
 
+/* Measured DATA holds every point of cand[0..n) (what: whose points they are); -1 with err. */
+static int check_measured(const struct ev *v, const int *cand, int n, const char *what)
+{
+	for (int i = 0; v->d->e && i < n; i++) {
+		if (v->epoint[cand[i]] >= 0 && v->avail[cand[i]] > 0)
+			continue;
+		struct strbuf sb;
+		strbuf_init(&sb);
+		for (int k = 0; k < v->np; k++) {
+			char val[32];
+			value_text(val, sizeof(val), v->cx[(size_t)cand[i] * (size_t)v->np + (size_t)k]);
+			strbuf_addf(&sb, "%s%s=%s", k ? "," : "", v->spec->params[k].name, val);
+		}
+		perr_set(v->err, "DATA has no measurement at %s, a point of %s; evaluate against data measured "
+			 "there", sb.buf, what);
+		strbuf_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
 /* The config's design trimmed to budget; infeasible when its required points do not fit.  -1 with err. */
 static int select_design(const struct ev *v, double budget, struct selection *s)
 {
@@ -462,6 +483,8 @@ static int select_design(const struct ev *v, double budget, struct selection *s)
 	}
 	int rc = plan_selection(v, &pl, s);
 	plan_release(&pl);
+	if (rc == 0)
+		rc = check_measured(v, s->cand, s->n, "the design");
 	if (rc == 0)
 		spend_surplus(v, s, budget);
 	return rc;
@@ -807,6 +830,8 @@ static int bind_all(struct ev *v, struct eval_result *r)
 			if (v->epoint[i] < 0 || !v->avail[i])
 				v->cost[i] = INFINITY;  /* not measured: no strategy can take it */
 		held_data(v, r);
+		if (check_measured(v, v->lines, v->nlines, "the lines") < 0)
+			return -1;
 	} else {
 		held_truth(v, r);
 	}
