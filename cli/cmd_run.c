@@ -52,6 +52,14 @@ static int check_until(const struct cli_args *a, struct cli_opt *o, struct perr 
 	return 0;
 }
 
+static int check_for(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (strcmp(o->arg, "accuracy"))
+		return perr_set(err, "--for takes 'accuracy', not '%s'", o->arg);
+	return 0;
+}
+
 static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
 	(void)a;
@@ -157,6 +165,11 @@ static int exec_run(struct cli_args *a)
 	campaign_open_init(&co);
 	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
 		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
+	const char *goal = cli_value(a, 'f'), *target = cli_value(a, 't');
+	if ((goal || target) && !cli_value(a, 'u'))
+		return cli_error(EXIT_USAGE, "--for accuracy refines the rounds of --until publishable; give both");
+	if (target && !goal)
+		return cli_error(EXIT_USAGE, "--target is the point --for accuracy aims at: give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
@@ -184,7 +197,8 @@ static int exec_run(struct cli_args *a)
 	int passes = 0;
 	memset(&rs, 0, sizeof(rs));
 	if (cli_value(a, 'u')) {
-		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3, &rs);
+		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3,
+					    goal ? (target ? target : "beyond") : NULL, &rs);
 		int r2 = ret == EXIT_USAGE ? ret : report(st, cfg.name, cfg.path, campaign_dir, &rs);
 		ret = r2 == EXIT_OK ? ret : r2;
 	} else if (campaign_execute(st, &cfg, b, &ro, &rs, &passes, &err)) {
@@ -214,13 +228,15 @@ static const struct cli_option run_options[] = {
 	{ "until", 'u', 1, check_until, NULL },
 	{ "rounds", 'r', 1, check_rounds, NULL },
 	{ "wait-quiet", 'w', 1, check_wait_quiet, NULL },
+	{ "for", 'f', 1, check_for, NULL },
+	{ "target", 't', 1, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N]] "
-		 "[--wait-quiet SECONDS]",
+	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N] "
+		 "[--for accuracy [--target P=V,...|beyond]]] [--wait-quiet SECONDS]",
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
@@ -245,6 +261,9 @@ const struct cli_entry cmd_run_entry = {
 		"(default 3), within the budget; prints the verdict after each round and stops when\n"
 		"publishable, when nothing actionable is left, when the budget is spent, or when the\n"
 		"reruns of disturbed runs come back disturbed (\"the machine is shared\").\n"
+		"--for accuracy [--target T]: each round also adds the runs that most narrow the\n"
+		"models' spread at T (as `refine --for accuracy`); publishable then also waits\n"
+		"until none is proposed, or the last round.\n"
 		"A collect section that differs from the one the runs were collected with is refused:\n"
 		"re-collect first with `perfsweep collect CONFIG --dir DIR`.\n"
 		"Exit status 0 when every run is done (with --until: and publishable), 1 when some\n"

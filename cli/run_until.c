@@ -61,10 +61,10 @@ static void print_loop(const struct refine_loop *L)
 
 int run_until_publishable(struct store *st, const char *dir, const struct campaign_config *cfg,
 			  struct backend *b, const struct runner_options *ro, int rounds,
-			  struct runner_stats *rs)
+			  const char *accuracy, struct runner_stats *rs)
 {
 	struct refine_loop L;
-	struct refine_loop_options o = { .max_rounds = rounds, .on_round = print_round };
+	struct refine_loop_options o = { .max_rounds = rounds, .on_round = print_round, .accuracy = accuracy };
 	struct perr err;
 	int rc = refine_loop_run(&L, st, dir, cfg, b, ro, &o, &err);
 	runner_stats_add(rs, &L.stats);

@@ -473,33 +473,57 @@ static int plan_points_of(struct plan *pl, const struct campaign_config *c)
 /* Runs are rows of the store: cap them as the planner caps points. */
 #define MAX_PLAN_RUNS 10000000
 
+/* The config's design sections and dependency file into b->spec; -1 with err.  Release b either way. */
+static int pb_parse(struct pb *b, const struct campaign_config *c, struct perr *err)
+{
+	memset(b, 0, sizeof(*b));
+	b->c = c;
+	b->err = err;
+	b->overrun = 0.1;
+	b->spec.nparams = c->nparams;
+	b->spec.params = c->params;
+	b->spec.repetitions = c->repetitions;
+	b->spec.ranks = 1;
+	/* each placed point's map and cores per rank, so the store and the fingerprint cover them */
+	b->spec.map = c->placement_map;
+	b->spec.cores_per_rank = c->cores_per_rank;
+	if (parse_design(b) || parse_budget(b) || parse_cost(b) || parse_placement(b) ||
+	    plan_check_files(c, err))
+		return -1;
+	if (c->dependencies) {
+		if (access(c->dependencies, R_OK))
+			return config_error(c, config_lookup(&c->cfg, "dependencies"), err,
+					    "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
+		if (deps_read(&b->deps, c->dependencies, err) < 0)
+			return -1;
+		b->have_deps = 1;
+		b->spec.deps = &b->deps;
+	}
+	return 0;
+}
+
+static void pb_release(struct pb *b)
+{
+	if (b->have_deps)
+		deps_release(&b->deps);
+	free(b->baseline);
+	free(b->rpn);
+	free(b->crpn);
+	free(b->cpoint);
+	free(b->attach);
+	free(b->cost_text);
+}
+
 int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
-	struct pb b = { .c = c, .err = err, .overrun = 0.1 };
-	b.spec.nparams = c->nparams;
-	b.spec.params = c->params;
-	b.spec.repetitions = c->repetitions;
-	b.spec.ranks = 1;
-	/* each placed point's map and cores per rank, so the store and the fingerprint cover them */
-	b.spec.map = c->placement_map;
-	b.spec.cores_per_rank = c->cores_per_rank;
+	struct pb b;
 	int rc = -1;
 	const struct backend_entry *be = backend_for_config(c, err);
-	if (!be || parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b) ||
-	    plan_check_files(c, err))
+	if (!be)
+		return -1;
+	if (pb_parse(&b, c, err))
 		goto done;
-	if (c->dependencies) {
-		if (access(c->dependencies, R_OK)) {
-			config_error(c, config_lookup(&c->cfg, "dependencies"), err,
-				     "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
-			goto done;
-		}
-		if (deps_read(&b.deps, c->dependencies, err) < 0)
-			goto done;
-		b.have_deps = 1;
-		b.spec.deps = &b.deps;
-	}
 	if (plan_design_compact(pl, &b.spec, err) < 0) {
 		/* cost-model and budget problems point at those, others at the
 		   design, else at the parameters that make the plan */
@@ -552,14 +576,7 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	}
 	rc = 0;
 done:
-	if (b.have_deps)
-		deps_release(&b.deps);
-	free(b.baseline);
-	free(b.rpn);
-	free(b.crpn);
-	free(b.cpoint);
-	free(b.attach);
-	free(b.cost_text);
+	pb_release(&b);
 	return rc;
 }
 
@@ -569,4 +586,30 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	if (rc == 0)
 		plan_materialize(pl);
 	return rc;
+}
+
+struct plan_spec {
+	struct pb b;
+};
+
+struct plan_spec *plan_spec_build(const struct campaign_config *c, struct perr *err)
+{
+	struct plan_spec *ps = xmalloc(sizeof(*ps));
+	if (pb_parse(&ps->b, c, err) == 0)
+		return ps;
+	plan_spec_free(ps);
+	return NULL;
+}
+
+const struct design_spec *plan_spec_design(const struct plan_spec *ps)
+{
+	return &ps->b.spec;
+}
+
+void plan_spec_free(struct plan_spec *ps)
+{
+	if (!ps)
+		return;
+	pb_release(&ps->b);
+	free(ps);
 }

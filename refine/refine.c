@@ -5,6 +5,7 @@
 #include "common/point_text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "designs/plan.h"
 #include "models/points.h"
 #include "validator/validate.h"
 #include <math.h>
@@ -12,10 +13,11 @@
 #include <string.h>
 
 static const char *const kind_names[] = { "outlier", "noise", "segmented", "extrapolation", "contention",
-					   "disturbed" };
+					   "disturbed", "accuracy" };
 
-/* Base value of each kind: disturbed runs first, then blocking findings, extrapolation last. */
-static const double kind_value[] = { 200, 300, 300, 100, 150, 400 };
+/* Base value of each kind: disturbed runs first, then blocking findings, extrapolation last
+   (accuracy proposals come after all of them, refine_accuracy.c) */
+static const double kind_value[] = { 200, 300, 300, 100, 150, 400, 0 };
 
 const char *refine_kind_name(enum refine_kind k)
 {
@@ -204,9 +206,7 @@ static void propose_extrap(struct plist *l, const struct refine_space *s, const 
 	if (!isfinite(next))
 		return;
 	int geo = next > 0 && top / next >= 1.5;
-	double x = geo ? top * top / next : top + (top - next);
-	if (s->is_int[k])
-		x = round(x);
+	double x = plan_step_beyond(top, next, s->is_int[k]);
 	double growth = geo ? top / next : x / top;
 	for (int p = 0; p < s->npoints; p++) {
 		const struct refine_point *pt = &s->points[p];
@@ -280,7 +280,7 @@ void refine_propose(const struct refine_space *s, const struct refine_finding *f
 		if (f[i].kind == REFINE_DISTURBED && f[i].point >= 0 && f[i].point < s->npoints)
 			rerun[f[i].point] = 1;
 	for (int i = 0; i < nf; i++)
-		if (f[i].kind >= 0 && f[i].kind < REFINE_NKINDS && f[i].point >= 0 && f[i].point < s->npoints &&
+		if (f[i].kind >= 0 && f[i].kind < REFINE_ACCURACY && f[i].point >= 0 && f[i].point < s->npoints &&
 		    !(f[i].kind == REFINE_NOISE && rerun[f[i].point]))
 			by_kind[f[i].kind](&l, s, &f[i]);
 	free(rerun);
@@ -420,6 +420,30 @@ static int outlier_matters(const struct validation *v, const struct vregion *r, 
 	return isfinite(noise) && fabs(o->ratio - 1) > fmax(REFINE_OUTLIER_NOISE * noise, v->opt.cov_threshold);
 }
 
+/*
+ * The region's share of its metric's total: its values summed over the
+ * points (each point's median), over the same sum of the top-level regions
+ * (call paths without "->"); 1 when there is nothing to compare with.
+ */
+double refine_region_share(const struct validation *v, const struct vregion *r)
+{
+	double mine = 0, total = 0;
+	for (int ri = 0; ri < v->nregions; ri++) {
+		const struct vregion *q = &v->regions[ri];
+		if (q->metric != r->metric)
+			continue;
+		const struct exp_series *s = experiment_series(v->e, q->callpath, q->metric);
+		double sum = 0;
+		for (int p = 0; s && p < v->e->npoints; p++)
+			if (s->at[p].n)
+				sum += fabs(point_median(&s->at[p]));
+		if (q == r)
+			mine = sum;
+		if (!strstr(v->e->callpaths[q->callpath], "->"))
+			total += sum;
+	}
+	return total > 0 ? mine / total : 1;
+}
 
 /* Is region ri flagged segmented along k?  Then its one model spans two regimes, and
    that it mispredicts beyond the range is the regime change, not a reason to extend. */

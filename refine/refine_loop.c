@@ -144,7 +144,10 @@ static int stop_after(struct refine_loop *L, const struct refine_campaign *rc, c
 		      int round, int max_rounds, const struct loop_state *ls)
 {
 	const struct refine_loop_round *r = &L->rounds[round - 1];
-	if (rc->publishable)
+	int accuracy_left = 0;
+	for (int i = 0; i < rc->r.nproposals; i++)
+		accuracy_left |= rc->r.proposals[i].kind == REFINE_ACCURACY;
+	if (rc->publishable && (!accuracy_left || round >= max_rounds))
 		return LOOP_PUBLISHABLE;
 	if (!rc->cv.validated) {   /* no verdict at all: never "publishable" */
 		snprintf(L->why, sizeof(L->why), "no run is done, so there is nothing to validate; "
@@ -240,6 +243,7 @@ int refine_loop_run(struct refine_loop *L, struct store *st, const char *dir,
 	memset(&ro2, 0, sizeof(ro2));
 	ro2.budget = -1;
 	ro2.max_repetitions = cfg->repetitions_target > 0 ? cfg->repetitions_max : 0;
+	ro2.accuracy = o->accuracy;
 	validate_options_init(&ro2.vo.vo);
 	ro2.vo.campaign_deps = 1;
 	for (int round = 1; !ret; round++) {

@@ -92,6 +92,9 @@ struct refine_loop_options {
 	/* called after each round's verdict and refinement (may be NULL) */
 	void (*on_round)(void *ctx, const struct refine_loop_round *r);
 	void *ctx;
+	/* --for accuracy: refine for accuracy at this target too (refine_accuracy.h);
+	   publishable then also waits for those runs, until the last round */
+	const char *accuracy;
 };
 
 /*

@@ -92,7 +92,7 @@ complete_words() {  # complete_words WORD...: the completions of the last word
 cmds=$(perfsweep help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | sort | tr '\n' ' ')
 is "$(complete_words perfsweep '')" "--version $cmds" "completes every command"
 is "$(complete_words perfsweep va)" "validate " "completes a command prefix"
-is "$(complete_words perfsweep run --)" "--dir --jobs --quiet --rounds --until --wait-quiet " "completes a command's options"
+is "$(complete_words perfsweep run --)" "--dir --for --jobs --quiet --rounds --target --until --wait-quiet " "completes a command's options"
 is "$(complete_words perfsweep export demo.campaign --format '')" "csv extrap-text json jsonl $(perfsweep help export | grep -q reference && echo 'reference ')" \
 	"completes --format values"
 mkdir -p comp/a.campaign comp/b.campaign comp/plain && touch comp/a.campaign/campaign.db comp/b.campaign/campaign.db comp/x.cfg comp/y.txt
