@@ -34,7 +34,10 @@ BIN ?= build-san/bin
 endif
 B   ?= build
 BIN ?= bin
-LIB_DIRS  := common designs placement collectors models validator campaign analysis orchestrator orchestrator/local orchestrator/slurm refine tui cli
+# One folder per backend under orchestrator/ (orchestrator/backend.h says what else a new one needs).
+BACKENDS  := local slurm
+LIB_DIRS  := common designs placement collectors models validator campaign analysis orchestrator \
+	     $(addprefix orchestrator/,$(BACKENDS)) refine tui cli
 LIB_SRCS  := $(filter-out %_main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(B)/%.o,$(LIB_SRCS))
 MAIN_SRCS := $(wildcard $(addsuffix /*_main.c,$(LIB_DIRS)))
@@ -151,15 +154,19 @@ MAN5    := docs/man/perfsweep.cfg.5 docs/man/perfsweep-deps.5
 CONFIGS := $(filter-out configs/lulesh-sparse.cfg configs/%-mpi-local.cfg configs/%-mpi-local.deps,\
 	   $(wildcard configs/*.cfg configs/*.deps configs/*.map))
 SCRIPTS := $(wildcard configs/*.sh)
+# The LAMMPS and GROMACS examples (docs/applications.md): their scripts 755, the rest 644.
+APP_EXAMPLES := $(wildcard examples/lammps/* examples/gromacs/*)
 INSTALLED := $(BINDIR)/perfsweep $(BINDIR)/perfsweep-bind \
 	$(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man5/,$(notdir $(MAN5))) \
 	$(COMPDIR)/perfsweep $(addprefix $(DATADIR)/,$(CONFIGS) $(SCRIPTS)) \
 	$(DATADIR)/configs/lulesh-sparse.cfg $(DATADIR)/data/lulesh/lulesh.ll.json \
-	$(DATADIR)/data/lulesh/ATTRIBUTION $(DATADIR)/bin/demo-app $(DATADIR)/examples/demo-app.c
+	$(DATADIR)/data/lulesh/ATTRIBUTION $(DATADIR)/bin/demo-app $(DATADIR)/examples/demo-app.c \
+	$(addprefix $(DATADIR)/,$(APP_EXAMPLES))
 
 install: $(BIN)/perfsweep $(BIN)/perfsweep-bind $(BIN)/demo-app
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(COMPDIR)" \
-	  "$(DESTDIR)$(DATADIR)/configs" "$(DESTDIR)$(DATADIR)/bin" "$(DESTDIR)$(DATADIR)/examples" "$(DESTDIR)$(DATADIR)/data/lulesh"
+	  "$(DESTDIR)$(DATADIR)/configs" "$(DESTDIR)$(DATADIR)/bin" "$(DESTDIR)$(DATADIR)/examples" "$(DESTDIR)$(DATADIR)/data/lulesh" \
+	  "$(DESTDIR)$(DATADIR)/examples/lammps" "$(DESTDIR)$(DATADIR)/examples/gromacs"
 	install -m 755 $(BIN)/perfsweep $(BIN)/perfsweep-bind "$(DESTDIR)$(BINDIR)/"
 	for m in $(MAN1) $(MAN5); do s=$${m##*.}; \
 	  sed 's|/usr/local/share/perfsweep|$(DATADIR)|g' $$m > "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}" && \
@@ -172,10 +179,12 @@ install: $(BIN)/perfsweep $(BIN)/perfsweep-bind $(BIN)/demo-app
 	install -m 644 tests/data/lulesh/lulesh.ll.json tests/data/lulesh/ATTRIBUTION "$(DESTDIR)$(DATADIR)/data/lulesh/"
 	install -m 755 $(BIN)/demo-app "$(DESTDIR)$(DATADIR)/bin/"
 	install -m 644 examples/demo-app.c "$(DESTDIR)$(DATADIR)/examples/"
+	for f in $(APP_EXAMPLES); do case $$f in *.sh) m=755 ;; *) m=644 ;; esac; \
+	  install -m $$m $$f "$(DESTDIR)$(DATADIR)/$$f" || exit 1; done
 
 uninstall:
 	rm -f $(foreach f,$(INSTALLED),"$(DESTDIR)$(f)")
-	for d in configs bin examples data/lulesh data; do \
+	for d in configs bin examples/lammps examples/gromacs examples data/lulesh data; do \
 	  if [ -d "$(DESTDIR)$(DATADIR)/$$d" ]; then rmdir "$(DESTDIR)$(DATADIR)/$$d" || exit 1; fi; done
 	if [ -d "$(DESTDIR)$(DATADIR)" ]; then rmdir "$(DESTDIR)$(DATADIR)"; fi
 

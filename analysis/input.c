@@ -4,6 +4,7 @@
 #include "collectors/extrap_text.h"
 #include "collectors/region_match.h"
 #include "collectors/scorep_dir.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "campaign/campaign_config.h"
@@ -62,6 +63,8 @@ static int keep_metric(struct experiment *e, const char *metric, const char *pat
 		if (!s)
 			continue;
 		int oc = experiment_callpath(&out, e->callpaths[c]);
+		if (experiment_resolution(e, c, m) > 0)
+			experiment_set_resolution(&out, e->callpaths[c], metric, experiment_resolution(e, c, m));
 		for (int p = 0; p < e->npoints; p++)
 			for (int r = 0; r < s->at[p].n; r++)
 				experiment_add(&out, oc, om, p, s->at[p].v[r]);
@@ -142,8 +145,9 @@ static char *placement_table(struct store *st, struct perr *err)
 
 /*
  * What the config the campaign ran with says about its analysis: the
- * aggregate into s, which way its listed metrics are better into e, and
- * its dependency file into s (campaign_config.h).  A stored config that
+ * aggregate and min_share into s, which way its listed metrics are better
+ * and its collectors' resolutions into e, and its dependency file into s
+ * (campaign_config.h).  A stored config that
  * does not load is an error, not a silent default.
  */
 /* The model = false parameters of config c, swept then derived (copies). */
@@ -201,6 +205,10 @@ static int campaign_analysis(struct store *st, struct input_source *s, struct ex
 			for (int i = 0; i < c.nbetter[k]; i++)
 				experiment_set_better(e, c.better[k][i], way[k]);
 		unmodelled_of(&c, &s->unmodelled, &s->nunmodelled);
+		for (int i = 0; i < c.nregex; i++)      /* the noise check's step (validator/noise.h) */
+			if (c.regex[i].resolution > 0)
+				experiment_set_resolution(e, c.regex[i].region, c.regex[i].metric, c.regex[i].resolution);
+		s->min_share = c.min_share;
 	}
 	config_release(&c);
 	if (rc < 0 || campaign_deps_path(st, &s->deps_path, err) < 0)
@@ -285,7 +293,7 @@ static int read_scorep(struct input_source *s, const char *path, const struct in
 	}
 	int rc = scorep_dir_read(e, path, &o, err);
 	/* a directory that is neither: say both things it could have been */
-	if (rc && rq->detected && strstr(err->msg, "no Score-P experiment directories"))
+	if (rc && rq->detected && err->kind == PERR_NOT_FOUND)
 		return perr_set(err, "'%s' is not a campaign directory (no campaign.db) nor a folder of "
 				"Score-P experiment directories", path);
 	if (!rc)
@@ -373,7 +381,11 @@ static int detect_json(const char *path, const struct stat *st)
 		return 1;
 	if (has_suffix(path, ".txt") || has_suffix(path, ".jsonl"))
 		return 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);   /* never blocks on a FIFO */
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
 	int c = EOF;
 	while (f && (c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
 		;

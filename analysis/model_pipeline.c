@@ -64,6 +64,24 @@ int model_pipeline_load(struct input_data *in, const char *path, const struct mo
 	return in->deps_path ? match_deps(in, err) : 0;
 }
 
+/* The constrained model of f->func, when the data can meet the constraint
+   (else the black box stands alone); in NULL: the series (cp, m) of e. */
+static void fit_constrained(struct modeler *ctx, const struct experiment *e, int cp, int m,
+			    const struct model_input *in, const struct model_options *opt,
+			    const struct deps *d, struct model_fit *f)
+{
+	if (!f->func)
+		return;
+	struct model_constraint con = { d, f->func };
+	struct perr cerr;
+	int rc = in ? modeler_fit_ctx(ctx, in, opt, &con, &f->cm, &cerr)
+		    : modeler_fit_series_ctx(ctx, e, cp, m, opt, &con, &f->cm, &cerr);
+	if (rc == 0)
+		f->constrained = 1;
+	else
+		pmnf_release(&f->cm);
+}
+
 int model_pipeline_fit(struct modeler *ctx, const struct input_data *in, int cp, int m,
 		       const struct model_options *opt, struct model_fit *f, struct perr *err)
 {
@@ -71,15 +89,19 @@ int model_pipeline_fit(struct modeler *ctx, const struct input_data *in, int cp,
 	if (modeler_fit_series_ctx(ctx, &in->e, cp, m, opt, NULL, &f->bb, err) < 0)
 		return -1;
 	f->func = in->have_deps ? in->funcs[cp] : NULL;
-	if (f->func) {
-		struct model_constraint con = { &in->d, f->func };
-		struct perr cerr;
-		/* a constraint the data cannot meet leaves the black box alone */
-		if (modeler_fit_series_ctx(ctx, &in->e, cp, m, opt, &con, &f->cm, &cerr) == 0)
-			f->constrained = 1;
-		else
-			pmnf_release(&f->cm);
-	}
+	fit_constrained(ctx, &in->e, cp, m, NULL, opt, &in->d, f);
+	return 0;
+}
+
+int model_pipeline_fit_input(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+			     const struct deps *d, const struct dep_function *func, struct model_fit *f,
+			     struct perr *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (modeler_fit_ctx(ctx, in, opt, NULL, &f->bb, err) < 0)
+		return -1;
+	f->func = d ? func : NULL;
+	fit_constrained(ctx, NULL, -1, -1, in, opt, d, f);
 	return 0;
 }
 

@@ -54,6 +54,19 @@ struct model_fit {
 /* Fit series (cp, m) of in.  0, or -1 with err (the black box failed).  Release f either way. */
 int model_pipeline_fit(struct modeler *ctx, const struct input_data *in, int cp, int m,
 		       const struct model_options *opt, struct model_fit *f, struct perr *err);
+/*
+ * The same two models of plain measurements (a design's points: plan
+ * --evaluate), with func the matched function of d (NULL: black box only).
+ * 0, or -1 with err.  Release f either way.
+ */
+int model_pipeline_fit_input(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+			     const struct deps *d, const struct dep_function *func, struct model_fit *f,
+			     struct perr *err);
+/* The model commands report: the constrained one when there is one, else the black box. */
+static inline const struct pmnf_model *model_fit_chosen(const struct model_fit *f)
+{
+	return f->constrained ? &f->cm : &f->bb;
+}
 void model_fit_release(struct model_fit *f);
 
 #endif

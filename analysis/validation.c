@@ -1,6 +1,7 @@
 /* The validate pipeline over an input: the model pipeline's load, then the checks. */
 #include "analysis/validation.h"
 #include "analysis/model_pipeline.h"
+#include <math.h>
 #include <string.h>
 
 int campaign_validate(struct campaign_validation *c, const char *path,
@@ -15,6 +16,8 @@ int campaign_validate(struct campaign_validation *c, const char *path,
 	struct validate_options vo = o->vo;
 	if (model_pipeline_load(&c->in, path, &po, &vo.model, err) < 0)
 		return -1;
+	if (!o->min_share_set && isfinite(c->in.src.min_share))   /* the campaign's analysis.min_share */
+		vo.min_share = c->in.src.min_share;
 	const struct run_usage *u = c->in.src.usage;
 	/* measured runs that were all disturbed are still a verdict: re-measure them */
 	int disturbed = u && u->disturbed.n > 0 && !u->included;

@@ -20,6 +20,8 @@ struct campaign_validation_options {
 	struct validate_options vo;     /* validate_options_init, then changes */
 	/* 0: vo.model.aggregate is the campaign's analysis.aggregate when it has one */
 	int aggregate_set;
+	/* 0: vo.min_share is the campaign's analysis.min_share when it has one */
+	int min_share_set;
 	int include_retired;            /* a campaign's retired runs are validated too */
 	int all_params;                 /* keep a campaign's model = false parameters (refine) */
 	/* a campaign's runs under other analysis settings (NULL: its own); with

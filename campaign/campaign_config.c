@@ -92,7 +92,7 @@ static char *read_text(const char *path)
 char *campaign_config_file(const char *dir, struct perr *err)
 {
 	struct store *st;
-	if (store_open(&st, dir, STORE_READONLY, err))
+	if (store_open(&st, dir, STORE_READONLY | STORE_NOCHECK, err))   /* two meta keys */
 		return NULL;
 	char *path = store_get_meta(st, "config_path");
 	char *text = store_get_meta(st, "config");

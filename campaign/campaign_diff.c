@@ -221,7 +221,7 @@ int campaign_diff(const char *dir, const struct campaign_config *c, const struct
 	else if (store_plan_diff(st, pl, d, err)) {
 		/* the refusal names its key (parameters, nodes, placement.*): point at its section */
 		char where[PATH_MAX + 32];
-		const char *section = strncmp(err->msg, "parameters", 10) ? "placement" : "parameters";
+		const char *section = err->kind == PERR_PARAMETERS ? "parameters" : "placement";
 		perr_prefix(err, "%s", config_where(c, config_lookup(&c->cfg, section), where, sizeof(where)));
 		rc = -1;
 	}

@@ -5,10 +5,12 @@
  */
 #include "campaign/config.h"
 #include "campaign/config_get.h"
-#include "campaign/slurm_extra.h"
 #include "campaign/template.h"
+#include "common/fsutil.h"
+#include "collectors/presets.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "collectors/wall.h"
 #include "designs/expr.h"
 #include "models/points.h"
 #include <ctype.h>
@@ -516,7 +518,7 @@ static int partition_list_valid(const char *p)
 	}
 }
 
-/* backend.mpi goes into the job script's srun line: a plain word only. */
+/* backend.mpi goes into a job script's srun line or names a launcher: a plain word only. */
 static int check_mpi(const struct campaign_config *c, const config_setting_t *s, const char *mpi,
 		     struct perr *err)
 {
@@ -530,25 +532,15 @@ static int check_mpi(const struct campaign_config *c, const config_setting_t *s,
 }
 
 /*
- * On the local backend backend.mpi names the launcher of one MPI world per
- * run: Open MPI's mpirun only (MPICH's mpiexec.hydra takes other options
- * and environment variables).
+ * The backend section's keys, whichever backend reads them.  Which backends
+ * there are, and the keys only one backend reads, are checked by the
+ * backend registry (orchestrator/backend.h) when a plan is built.
  */
-static int check_local_mpi(const struct campaign_config *c, const config_setting_t *s,
-			   const char *mpi, struct perr *err)
-{
-	if (!strcmp(mpi, "openmpi"))
-		return 0;
-	return config_error(c, config_setting_get_member(s, "mpi"), err,
-		   "backend.mpi = \"%s\" is not supported on the local backend; write mpi = \"openmpi\"; "
-		   "(Open MPI's mpirun, package openmpi-bin)", mpi);
-}
-
 static int parse_backend(struct campaign_config *c, struct perr *err)
 {
 	struct backend_config *b = &c->backend;
 	const config_setting_t *s = config_lookup(&c->cfg, "backend");
-	if (!s) {
+	if (!s) {       /* the default: the registry's first backend */
 		b->type = xstrdup("local");
 		return 0;
 	}
@@ -575,9 +567,6 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 		if (wq && !(b->wait_quiet >= 0 && b->wait_quiet <= 86400))
 			return config_error(c, wq, err, "backend.wait_quiet must be from 0 to 86400 seconds, e.g. "
 					    "wait_quiet = 60;");
-		if (wq && b->wait_quiet > 0 && b->type && strcmp(b->type, "local"))
-			return config_error(c, wq, err, "backend.wait_quiet is the local backend's quiet gate; on "
-					    "SLURM ask for an exclusive node instead (extra = [ \"--exclusive\" ];)");
 		if (b->time_limit < 0)
 			return config_error(c, config_setting_get_member(s, "time_limit"), err,
 				   "backend.time_limit must be a positive number of minutes");
@@ -593,18 +582,10 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 			return -1;
 		if (parse_poll(c, s, err))
 			return -1;
-		if (b->mpi && !strcmp(b->type, "local") && check_local_mpi(c, s, b->mpi, err))
-			return -1;
-		struct perr xerr;
-		if (x && !strcmp(b->type, "slurm") &&
-		    slurm_extra_check(b->nextra, b->extra, &xerr))
-			return config_error(c, x, err, "%s", xerr.msg);
 	} else {
-		return config_error(c, s, err, "'backend' must be \"local\", \"slurm\" or a group { type = \"slurm\"; ... }");
+		return config_error(c, s, err, "'backend' must be a name or a group; write backend = "
+				    "\"local\"; or backend = { type = \"slurm\"; ... };");
 	}
-	if (strcmp(b->type, "local") && strcmp(b->type, "slurm"))
-		return config_error(c, s, err, "unknown backend '%s'; write backend = \"local\"; or backend = { type = \"slurm\"; ... };",
-			   b->type);
 	return 0;
 }
 
@@ -624,12 +605,55 @@ static int check_regex_file(struct campaign_config *c, const config_setting_t *g
 	return 0;
 }
 
+static void free_regex_pattern(struct regex_pattern *p)
+{
+	free(p->region);
+	free(p->metric);
+	free(p->pattern);
+	free(p->stream);
+	free(p->file);
+	free(p->aggregate);
+}
+
+/* The last collect.regex entry, when a preset's pattern has its region and
+   metric, takes that pattern's place: presets are defaults. */
+static void replace_preset_pattern(struct campaign_config *c)
+{
+	struct regex_pattern *p = &c->regex[c->nregex - 1];
+	for (int i = 0; i < c->npreset_regex; i++)
+		if (!strcmp(c->regex[i].region, p->region) && !strcmp(c->regex[i].metric, p->metric)) {
+			free_regex_pattern(&c->regex[i]);
+			c->regex[i] = *p;
+			memset(p, 0, sizeof(*p));
+			c->nregex--;
+			return;
+		}
+}
+
+/* A regex pattern's `resolution` (above 0) and `scale` (finite, not 0). */
+static int parse_regex_numbers(struct campaign_config *c, const config_setting_t *g, struct regex_pattern *p,
+			       struct perr *err)
+{
+	const config_setting_t *res = config_setting_get_member(g, "resolution");
+	const config_setting_t *sc = config_setting_get_member(g, "scale");
+	if (config_get_number(c, g, "resolution", &p->resolution, err) ||
+	    config_get_number(c, g, "scale", &p->scale, err))
+		return -1;
+	if (res && !(p->resolution > 0 && isfinite(p->resolution)))
+		return config_error(c, res, err, "resolution must be a number above 0, the smallest step of the "
+			   "value as printed (after scale), e.g. resolution = 0.001; for milliseconds");
+	if (sc && !(p->scale != 0 && isfinite(p->scale)))
+		return config_error(c, sc, err, "scale must be a finite number other than 0, e.g. scale = 0.01; "
+			   "for a percentage");
+	return 0;
+}
+
 /* One entry of collect.regex: its keys, defaults, and a pattern with one capture group. */
 static int parse_regex_entry(struct campaign_config *c, const config_setting_t *g, int i,
 			     struct perr *err)
 {
-	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate", "scale",
-					     NULL };
+	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate",
+					     "optional", "resolution", "scale", NULL };
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return config_error(c, g, err, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
 	struct regex_pattern *p = &c->regex[c->nregex++];
@@ -640,13 +664,9 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 	    config_get_string(c, g, "stream", &p->stream, 0, err) ||
 	    config_get_string(c, g, "file", &p->file, 0, err) ||
 	    config_get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
-	    config_get_number(c, g, "scale", &p->scale, err) ||
+	    config_get_bool(c, g, "optional", &p->optional, err) || parse_regex_numbers(c, g, p, err) ||
 	    check_regex_file(c, g, p, err))
 		return -1;
-	const config_setting_t *scale = config_setting_get_member(g, "scale");
-	if (scale && !(isfinite(p->scale) && p->scale != 0))
-		return config_error(c, scale, err, "scale must be a number other than 0, e.g. scale = 0.01; "
-			   "(a percentage as a share)");
 	if (p->aggregate && !regex_aggregate_valid(p->aggregate))
 		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
@@ -667,6 +687,7 @@ static int parse_regex_entry(struct campaign_config *c, const config_setting_t *
 	if (groups < 1)
 		return config_error(c, config_setting_get_member(g, "pattern"), err,
 			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
+	replace_preset_pattern(c);
 	return 0;
 }
 
@@ -745,6 +766,91 @@ static int parse_sanity(struct campaign_config *c, const config_setting_t *s, st
 	return 0;
 }
 
+/*
+ * One series per region and metric: two collectors of the same region and
+ * metric would be averaged into one (a: n and b: 100 modelled as 50 +
+ * 0.5 n), so a regex pattern may not share both with another pattern, nor
+ * with the wall collector (collect.wall) its WALL_REGION/WALL_METRIC.
+ */
+/* An entry's region and metric as parse_regex_entry read them (metric "time" by default). */
+static void entry_identity(const config_setting_t *g, const char **region, const char **metric)
+{
+	if (!config_setting_lookup_string(g, "region", region))
+		*region = "";
+	if (!config_setting_lookup_string(g, "metric", metric))
+		*metric = "time";
+}
+
+/* Over the collect.regex entries as written (a preset's patterns that an
+   entry replaces are no second series). */
+static int check_collector_identity(struct campaign_config *c, const config_setting_t *rx,
+				    struct perr *err)
+{
+	int n = rx ? config_setting_length(rx) : 0;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
+		const char *region, *metric;
+		entry_identity(g, &region, &metric);
+		if (c->collect_wall && !strcmp(region, WALL_REGION) && !strcmp(metric, WALL_METRIC))
+			return config_error(c, g, err, "regex entry %d measures region '%s' metric '%s', which "
+					    "the wall collector measures (collect.wall = true); give the pattern "
+					    "another region or metric, or set wall = false", i + 1, region, metric);
+		for (int k = 0; k < i; k++) {
+			const config_setting_t *h = config_setting_get_elem(rx, (unsigned)k);
+			const char *r2, *m2;
+			entry_identity(h, &r2, &m2);
+			if (!strcmp(r2, region) && !strcmp(m2, metric))
+				return config_error(c, g, err, "regex entries %d and %d both measure region "
+						    "'%s' metric '%s' (line %d), which would average them into "
+						    "one series; give each its own metric", k + 1, i + 1, region,
+						    metric, config_setting_source_line(h));
+		}
+	}
+	return 0;
+}
+
+/*
+ * collect.preset = "lammps": the preset's patterns first in c->regex
+ * (room for nuser more after them), so that a collect.regex entry of the
+ * same region and metric replaces one (parse_regex_entry).
+ */
+static int parse_preset(struct campaign_config *c, const config_setting_t *s, int nuser, struct perr *err)
+{
+	const struct collect_preset *p = NULL;
+	if (config_get_string(c, s, "preset", &c->collect_preset, 0, err))
+		return -1;
+	if (c->collect_preset && !(p = collect_preset_find(c->collect_preset))) {
+		char names[128];
+		collect_preset_names(names, sizeof(names));
+		return config_error(c, config_setting_get_member(s, "preset"), err,
+				    "unknown preset '%s'; use %s, or write collect.regex patterns", c->collect_preset,
+				    names);
+	}
+	int np = p ? collect_preset_count(p) : 0;
+	c->regex = xcalloc((size_t)(np + nuser) + 1, sizeof(*c->regex));
+	if (p)
+		collect_preset_expand(p, c->regex);
+	c->nregex = c->npreset_regex = np;
+	return 0;
+}
+
+/* The metrics a preset says are better higher, unless analysis lists them as lower. */
+static void add_preset_better(struct campaign_config *c)
+{
+	const struct collect_preset *p = collect_preset_find(c->collect_preset);
+	for (const char *const *m = p ? collect_preset_higher_is_better(p) : NULL; m && *m; m++) {
+		int listed = 0;
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < c->nbetter[k]; i++)
+				listed |= !strcmp(c->better[k][i], *m);
+		if (listed)
+			continue;
+		c->better[1] = xrealloc(c->better[1], sizeof(char *) * (size_t)(c->nbetter[1] + 2));
+		c->better[1][c->nbetter[1]++] = xstrdup(*m);
+		c->better[1][c->nbetter[1]] = NULL;
+	}
+}
+
 static int parse_collect(struct campaign_config *c, struct perr *err)
 {
 	c->collect_wall = 1;
@@ -753,20 +859,22 @@ static int parse_collect(struct campaign_config *c, struct perr *err)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
 		return config_error(c, s, err, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
-	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", "sanity", NULL };
+	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", "sanity",
+					    "preset", NULL };
 	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err) ||
 	    parse_collect_limits(c, s, err) || parse_sanity(c, s, err))
 		return -1;
 	const config_setting_t *rx = config_setting_get_member(s, "regex");
-	if (rx) {
-		if (config_setting_type(rx) != CONFIG_TYPE_LIST)
-			return config_error(c, rx, err, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
-		int n = config_setting_length(rx);
-		c->regex = xcalloc((size_t)n + 1, sizeof(*c->regex));
-		for (int i = 0; i < n; i++)
-			if (parse_regex_entry(c, config_setting_get_elem(rx, (unsigned)i), i, err))
-				return -1;
-	}
+	if (rx && config_setting_type(rx) != CONFIG_TYPE_LIST)
+		return config_error(c, rx, err, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
+	int n = rx ? config_setting_length(rx) : 0;
+	if (parse_preset(c, s, n, err))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (parse_regex_entry(c, config_setting_get_elem(rx, (unsigned)i), i, err))
+			return -1;
+	if (check_collector_identity(c, rx, err))
+		return -1;
 	const config_setting_t *cx = config_setting_get_member(s, "cubex");
 	if (cx) {
 		if (config_setting_type(cx) == CONFIG_TYPE_BOOL) {
@@ -1021,15 +1129,12 @@ static int check_control(const struct campaign_config *c, const config_setting_t
 /* The config's text: a readable regular file without NUL bytes. */
 static int read_config_text(struct campaign_config *c, const char *path, struct perr *err)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return perr_set(err, "cannot read config '%s': it is a directory", path);
 	struct strbuf sb;
+	const char *why;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path)) {
-		int e = errno;
+	if (fs_read_file(&sb, path, 0, &why)) {
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read config '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read config '%s': %s", path, why);
 	}
 	const char *nul = memchr(sb.buf, '\0', sb.len);
 	if (nul) {
@@ -1272,6 +1377,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 	}
 	if (parse_placement_spec(c, err) || parse_order(c, err) || parse_analysis(c, err))
 		return -1;
+	add_preset_better(c);
 	c->design = config_setting_get_member(root, "design");
 	c->budget = config_setting_get_member(root, "budget");
 	c->placement = config_setting_get_member(root, "placement");
@@ -1365,15 +1471,10 @@ void config_release(struct campaign_config *c)
 	free(c->backend.qos);
 	free(c->backend.mpi);
 	free_strings(c->backend.extra, c->backend.nextra);
-	for (int i = 0; i < c->nregex; i++) {
-		free(c->regex[i].region);
-		free(c->regex[i].metric);
-		free(c->regex[i].pattern);
-		free(c->regex[i].stream);
-		free(c->regex[i].file);
-		free(c->regex[i].aggregate);
-	}
+	for (int i = 0; i < c->nregex; i++)
+		free_regex_pattern(&c->regex[i]);
 	free(c->regex);
+	free(c->collect_preset);
 	free_strings(c->cubex_metrics, c->ncubex_metrics);
 	free_strings(c->better[0], c->nbetter[0]);
 	free_strings(c->better[1], c->nbetter[1]);

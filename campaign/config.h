@@ -97,7 +97,9 @@ struct campaign_config {
 	/* collectors */
 	int collect_wall;
 	int nregex;
-	struct regex_pattern *regex;
+	struct regex_pattern *regex;        /* a preset's patterns first, then collect.regex's */
+	char *collect_preset;       /* collect.preset, or NULL */
+	int npreset_regex;          /* the patterns the preset gave (some replaced by collect.regex) */
 	int collect_cubex;
 	int ncubex_metrics;
 	char **cubex_metrics;

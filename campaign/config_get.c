@@ -6,18 +6,35 @@
 #include <stdio.h>
 #include <string.h>
 
-int config_error(const struct campaign_config *c, const config_setting_t *s, struct perr *err,
-		 const char *fmt, ...)
+static int error_at(const struct campaign_config *c, const config_setting_t *s, struct perr *err,
+		    const char *fmt, va_list ap)
 {
 	char where[PATH_MAX + 32], msg[900];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20)
 			*p = '?';       /* quoted config text stays on one line */
 	return perr_set(err, "%s: %s", config_where(c, s, where, sizeof(where)), msg);
+}
+
+int config_error(const struct campaign_config *c, const config_setting_t *s, struct perr *err,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at(c, s, err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int config_error_at(const struct campaign_config *c, const char *path, struct perr *err,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_at(c, config_lookup(&c->cfg, path), err, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 const char *config_type_name(int type)

@@ -17,6 +17,10 @@
    control characters in the message become '?' (one line).  Returns -1. */
 int config_error(const struct campaign_config *c, const config_setting_t *s, struct perr *err,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same at the setting a path names ("backend.mpi"), for code above the
+   campaign layer that holds no setting. */
+int config_error_at(const struct campaign_config *c, const char *path, struct perr *err,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* "an integer", "a string", ...: a setting type for messages. */
 const char *config_type_name(int type);
 /* Every member of group is one of allowed (NULL-terminated); what names the group. */

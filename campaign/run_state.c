@@ -82,3 +82,8 @@ int run_is_final(enum run_state s)
 {
 	return s == RUN_DONE || s == RUN_FAILED || s == RUN_CANCELLED;
 }
+
+int run_may_start_again(int attempts, int max_attempts, int no_fault)
+{
+	return attempts < max_attempts + (no_fault ? RUN_FREE_ATTEMPTS : 0);
+}

@@ -65,4 +65,19 @@ int run_is_in_flight(enum run_state s);
 /* Final: done, failed or cancelled. */
 int run_is_final(enum run_state s);
 
+/*
+ * The one bound on how often a run starts.  Every start is an attempt (the
+ * store's attempts, counted at submit).  After an attempt that failed of
+ * the program's own doing (an exit status, a signal, its timeout) the run
+ * starts again while attempts < max_attempts; after one that ended without
+ * a result through no fault of the program (no_fault: its supervisor or
+ * node killed, the job lost or preempted, an orchestrator that died, a run
+ * directory removed under it) while attempts < max_attempts +
+ * RUN_FREE_ATTEMPTS.  Past that the run fails for good: nothing starts a
+ * run again without bound.  An explicit retry (reopen) gives a failed run
+ * one more attempt.
+ */
+#define RUN_FREE_ATTEMPTS 8
+int run_may_start_again(int attempts, int max_attempts, int no_fault);
+
 #endif

@@ -328,8 +328,15 @@ static int open_db_file(struct store **out, const char *dir, const char *file, i
 	int oflags = st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (create)
 		oflags |= SQLITE_OPEN_CREATE;
-	if (!create && access(path, F_OK)) {
-		perr_set(err, "'%s' is not a campaign directory (no campaign.db)", dir);
+	const char *why = NULL;
+	int fd = create ? -1 : fs_open_regular(path, 0, &why);   /* SQLite would block on a FIFO */
+	if (fd >= 0)
+		close(fd);
+	if (!create && fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			perr_set(err, "'%s' is not a campaign directory (no campaign.db)", dir);
+		else
+			perr_set(err, "%s/campaign.db: cannot open: %s", st->dir, why);
 		free(path);
 		free(st->dir);
 		free(st);
@@ -418,28 +425,44 @@ static int reopen_immutable(struct store *st)
 	return 0;
 }
 
+/* What PRAGMA quick_check finds first, on one line ("ok" when nothing;
+   caller frees), or NULL when it could not run. */
+static char *quick_check(struct store *st)
+{
+	static const char head[] = "*** in database main ***\n";
+	sqlite3_stmt *s = NULL;
+	char *check = NULL;
+	if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		check = xstrdup(strncmp(t, head, sizeof(head) - 1) ? t : t + sizeof(head) - 1);
+		for (char *p = check; *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+	}
+	sdb_finish(st, s);
+	return check;
+}
+
 /* A file SQLite could not read as a database, or read with errors: corrupt
    when it has SQLite's header (or quick_check says so), else no store. */
 static int bad_store(struct store *st, int rc, struct perr *err)
 {
 	char *path = xasprintf("%s/campaign.db", st->dir);
 	char magic[16] = "";
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(magic, 1, sizeof(magic), f) : 0;
-	if (f)
-		fclose(f);
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);
+	ssize_t n = fd >= 0 ? read(fd, magic, sizeof(magic)) : 0;
+	if (fd >= 0)
+		close(fd);
 	free(path);
-	int sqlite = n == sizeof(magic) && !memcmp(magic, "SQLite format 3", 16);
+	int sqlite = n == (ssize_t)sizeof(magic) && !memcmp(magic, "SQLite format 3", 16);
 	if ((rc & 0xff) == SQLITE_NOTADB && !sqlite)
 		return perr_set(err, "%s/campaign.db: not a perfsweep campaign store (not an SQLite database)",
 				st->dir);
 	char *check = NULL;
 	if ((rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB) {
-		sqlite3_stmt *s = NULL;
-		if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check", -1, &s, NULL) == SQLITE_OK &&
-		    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-			check = xstrdup((const char *)sqlite3_column_text(s, 0));
-		sdb_finish(st, s);
+		check = quick_check(st);
 		if (check && !strcmp(check, "ok")) {
 			free(check);
 			return -1;      /* not corrupt: the caller's own message */
@@ -449,6 +472,26 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 		 st->dir, check ? check : sqlite3_errstr(rc));
 	free(check);
 	return -2;
+}
+
+/* A reader's check of the whole file (STORE_READONLY): 0 when SQLite's
+   quick_check says ok, else -1 with err saying the store is corrupt. */
+static int check_whole(struct store *st, struct perr *err)
+{
+	char *check = quick_check(st);
+	if (check && !strcmp(check, "ok")) {
+		free(check);
+		return 0;
+	}
+	int rc = sqlite3_extended_errcode(st->db);
+	if (!check && (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB && (rc & 0xff) != SQLITE_IOERR) {
+		perr_set(err, "%s/campaign.db: cannot read: %s", st->dir, sqlite3_errmsg(st->db));
+		return -1;
+	}
+	perr_set(err, "%s/campaign.db: the store is corrupt (%s); restore it from a copy", st->dir,
+		 check ? check : sqlite3_errstr(rc));
+	free(check);
+	return -1;
 }
 
 /* The first read of a store: its schema version, telling apart read-only
@@ -599,7 +642,9 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 	if (open_db(&st, dir, flags, 0, err))
 		return -1;
 	/* migration: tables added since schema version 1 */
-	if (check_schema(st, err) || set_wal(st, err) || sdb_load_params(st, err) ||
+	if (check_schema(st, err) ||
+	    ((flags & STORE_READONLY) && !(flags & STORE_NOCHECK) && check_whole(st, err)) ||
+	    set_wal(st, err) || sdb_load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE, err)) ||
 	    migrate_grown(st, err) || migrate_census(st, err) || load_store_id(st, err)) {
 		int code = sqlite3_errcode(st->db);
@@ -875,7 +920,11 @@ int store_uncommitted(const char *dir)
 	char *path = xasprintf("%s/campaign.db", dir);
 	sqlite3 *db = NULL;
 	int empty = 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+	const char *why;
+	int fd = fs_open_regular(path, 0, &why);   /* a FIFO is no store, and never waited for */
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		sqlite3_stmt *s = NULL;
 		if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &s, NULL) == SQLITE_OK &&
 		    sqlite3_step(s) == SQLITE_ROW)

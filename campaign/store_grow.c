@@ -191,9 +191,9 @@ static int map_params(struct grow *g, struct perr *err)
 			if (!strcmp(pl->params[k].name, st->param_names[j]))
 				g->sk[k] = j;
 		if (g->sk[k] < 0)
-			return perr_set(err, "parameters: '%s' is not a parameter of the campaign in '%s' (its runs"
-					" have no value for it): use a new campaign directory (--dir)",
-					pl->params[k].name, st->dir);
+			return perr_set_kind(err, PERR_PARAMETERS, "parameters: '%s' is not a parameter of "
+					     "the campaign in '%s' (its runs have no value for it): use a new "
+					     "campaign directory (--dir)", pl->params[k].name, st->dir);
 	}
 	if (pl->nparams != st->nparams)
 		for (int j = 0; j < st->nparams; j++) {
@@ -201,8 +201,9 @@ static int map_params(struct grow *g, struct perr *err)
 			for (int k = 0; k < pl->nparams; k++)
 				found |= g->sk[k] == j;
 			if (!found)
-				return perr_set(err, "parameters: '%s' of the campaign in '%s' is gone (its runs vary"
-						" it): use a new campaign directory (--dir)", st->param_names[j], st->dir);
+				return perr_set_kind(err, PERR_PARAMETERS, "parameters: '%s' of the campaign in "
+						     "'%s' is gone (its runs vary it): use a new campaign "
+						     "directory (--dir)", st->param_names[j], st->dir);
 		}
 	return 0;
 }
@@ -217,10 +218,32 @@ static int same_point(const struct grow *g, const struct spoint *p, const struct
 	return 1;
 }
 
+/*
+ * A campaign measured with a placement section continued by a config
+ * without one, or the other way: every point's launch changes (bound or
+ * not, ranks per node or none), as compact -> spread changes it, so it is
+ * refused the same way, not taken for new points beside retired ones.
+ */
+static int placement_section_change(const struct grow *g, struct perr *err)
+{
+	int stored = 0, planned = 0;
+	for (int j = 0; j < g->nsp; j++)
+		stored |= g->sp[j].policy != NULL || g->sp[j].rpn > 0;
+	for (int i = 0; i < g->pl->npoints; i++)
+		planned |= g->pl->points[i].policy != NULL || g->pl->points[i].ranks_per_node > 0;
+	if (!g->nsp || !g->pl->npoints || stored == planned)
+		return 0;
+	return perr_set(err, "placement: the campaign in '%s' was measured %s a placement section and the "
+			"config has %s; its runs would no longer mean what they measured: use a new campaign "
+			"directory (--dir)", g->st->dir, stored ? "with" : "without", stored ? "none" : "one");
+}
+
 /* Each plan point onto the stored point with its values, refusing a changed placement. */
 static int match_points(struct grow *g, struct perr *err)
 {
 	const struct plan *pl = g->pl;
+	if (placement_section_change(g, err))
+		return -1;
 	g->match = xcalloc((size_t)(pl->npoints ? pl->npoints : 1), sizeof(int));
 	for (int i = 0; i < pl->npoints; i++) {
 		const struct plan_point *pt = &pl->points[i];

@@ -35,8 +35,7 @@ static int exec_cancel(struct cli_args *a)
 		ret = cli_error(EXIT_USAGE, "no run %lld in '%s'", r.first_missing, dir);
 	else
 		printf("cancelled %d run%s (%d %s killed)\n", r.ncancelled, r.ncancelled == 1 ? "" : "s",
-		       r.nkilled, r.slurm ? (r.nkilled == 1 ? "slurm job" : "slurm jobs")
-					  : (r.nkilled == 1 ? "process group" : "process groups"));
+		       r.nkilled, r.job_words[r.nkilled != 1]);
 	cancel_result_release(&r);
 	return ret;
 }

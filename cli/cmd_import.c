@@ -84,7 +84,7 @@ static int exec_import(struct cli_args *a)
 		return rc;
 	double t0 = wall_now();
 	struct import_result r;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (import_campaign(&o, &r, &err) < 0) {
 		import_result_release(&r);
 		return cli_error(EXIT_USAGE, "%s", err.msg);

@@ -8,6 +8,7 @@
  */
 #include "common/xalloc.h"
 #include "cli/cli.h"
+#include "cli/plan_eval.h"
 #include "campaign/campaign_diff.h"
 #include "campaign/config.h"
 #include "orchestrator/plan_build.h"
@@ -280,6 +281,30 @@ static void print_points(const struct plan *pl, int explain)
 	putchar('\n');
 }
 
+/* --explain: what each run's collectors will read, a preset's patterns spelt out. */
+static void print_collectors(const struct campaign_config *c)
+{
+	printf("collectors:%s\n", c->collect_wall || c->nregex || c->collect_cubex ? "" : " none");
+	if (c->collect_wall)
+		printf("  wall main/time\n");
+	if (c->collect_preset)
+		printf("  preset \"%s\": the first %d regex patterns below\n", c->collect_preset, c->npreset_regex);
+	for (int i = 0; i < c->nregex; i++) {
+		const struct regex_pattern *p = &c->regex[i];
+		printf("  regex %s/%s in %s%s%s", p->region, p->metric, p->file ? p->file : p->stream,
+		       p->optional ? ", optional" : "", p->aggregate ? ", " : "");
+		printf("%s", p->aggregate ? p->aggregate : "");
+		if (p->scale != 0)
+			printf(", scale %g", p->scale);
+		if (p->resolution > 0)
+			printf(", resolution %g", p->resolution);
+		printf(": %s\n", p->pattern);
+	}
+	if (c->collect_cubex)
+		printf("  cubex\n");
+	putchar('\n');
+}
+
 /* Totals against the full factorial, groups, pruned parameters, notes. */
 static void print_summary(const struct plan *pl)
 {
@@ -341,6 +366,17 @@ static int exec_plan(struct cli_args *a)
 		config_release(&cfg);
 		return cli_error(EXIT_USAGE, "%s", err.msg);
 	}
+	const char *data = cli_value(a, 'v'), *html = cli_value(a, 'H');
+	if (html && !data) {
+		config_release(&cfg);
+		return cli_usage("plan", "--html draws the evaluation: give --evaluate DATA");
+	}
+	if (data) {
+		int ret = cli_value(a, 'd') ? cli_usage("plan", "--evaluate and --dir do not go together")
+					    : plan_evaluate(&cfg, data, cli_flag(a, 'j'), html);
+		config_release(&cfg);
+		return ret;
+	}
 	/* the points stay compact, printed one at a time */
 	int rc = plan_build_compact(&pl, &cfg, &err);
 	if (rc) {
@@ -365,6 +401,8 @@ static int exec_plan(struct cli_args *a)
 		print_header(&cfg, &pl);
 		if (!cli_flag(a, 's'))
 			print_points(&pl, cli_flag(a, 'e'));
+		if (cli_flag(a, 'e'))
+			print_collectors(&cfg);
 		print_summary(&pl);
 		if (cli_flag(a, 's'))
 			print_coverage(&pl);
@@ -381,14 +419,17 @@ static const struct cli_option plan_options[] = {
 	{ "explain", 'e', 0, NULL, NULL },
 	{ "summary", 's', 0, NULL, NULL },
 	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with" },
+	{ "evaluate", 'v', 1, NULL, "--evaluate needs DATA: a campaign, an Extra-P file or gen:EXPR" },
+	{ "html", 'H', 1, NULL, "--html needs the file to write" },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_plan_entry = {
 	.name = "plan",
-	.usage = "plan CONFIG [--json] [--explain] [--summary] [--dir DIR]",
+	.usage = "plan CONFIG [--json] [--explain] [--summary] [--dir DIR] [--evaluate DATA [--html FILE]]",
 	.summary = "print the runs a campaign would execute, without running anything",
-	.help = "--explain adds why each point is in the plan; --summary prints the totals, the\n"
+	.help = "--explain adds why each point is in the plan and what the collectors read (a\n"
+		"collect.preset's regex patterns spelt out); --summary prints the totals, the\n"
 		"budget's effect and each parameter's coverage without listing the points; --json\n"
 		"prints the stable contract, its points streamed\n"
 		"(docs/designs.md).  --dir DIR compares the plan with the campaign in DIR as 'run'\n"
@@ -397,7 +438,17 @@ const struct cli_entry cmd_plan_entry = {
 		"retired_points, unretired, kept_outside, kept_outside_points}.  A config that\n"
 		"changes what the stored runs mean (app.command, app.env, app.workdir, collect,\n"
 		"backend, a parameter's role, an existing point's placement) is refused, as 'run'\n"
-		"refuses it.",
+		"refuses it.\n"
+		"--evaluate DATA measures what the design costs in accuracy: the config's design,\n"
+		"the full factorial, lines only, cheapest first and the points where bootstrapped\n"
+		"models disagree most, at the design's own cost and 10%..100% of the full\n"
+		"factorial's, each with its models and their relative prediction error at points\n"
+		"held out beyond the config's range.  DATA is a campaign or file measured on a\n"
+		"fuller grid (its points beyond the config's values are held out), or a generated\n"
+		"truth gen:EXPR[,noise=0.05][,seed=1][,seeds=N] (held out: one step beyond).\n"
+		"--json prints the evaluation's contract; --html FILE adds a page with the error\n"
+		"against core-hours, one line per strategy (docs/designs.md, \"Evaluating a\n"
+		"design\").",
 	.options = plan_options,
 	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",

@@ -8,10 +8,17 @@
  */
 #include "cli/cli.h"
 #include "cli/refine_report.h"
-#include "campaign/campaign_lock.h"
-#include "campaign/store.h"
+#include "orchestrator/campaign_open.h"
 #include <stdlib.h>
 #include <string.h>
+
+static int check_for(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (strcmp(o->arg, "accuracy"))
+		return perr_set(err, "--for takes 'accuracy', not '%s'", o->arg);
+	return 0;
+}
 
 static int check_budget(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
@@ -25,15 +32,12 @@ static int check_budget(const struct cli_args *a, struct cli_opt *o, struct perr
 static int write_runs(const struct refine_campaign *rc, const char *dir, long long *written,
 		      struct perr *err)
 {
-	struct campaign_lock lock = { -1 };
-	struct store *st = NULL;
-	int ret = campaign_lock_take(&lock, dir, err);
+	struct campaign_open co;
+	campaign_open_init(&co);
+	int ret = campaign_open_existing(&co, dir, err);
 	if (ret == 0)
-		ret = store_open(&st, dir, 0, err);
-	if (ret == 0)
-		ret = refine_campaign_write(rc, st, written, err);
-	store_close(st);
-	campaign_lock_release(&lock);
+		ret = refine_campaign_write(rc, co.st, written, err);
+	campaign_open_release(&co);
 	return ret ? -1 : 0;
 }
 
@@ -44,11 +48,16 @@ static int exec_refine(struct cli_args *a)
 	int dry = cli_flag(a, 'n') > 0, json = cli_flag(a, 'j') > 0;
 	struct refine_campaign_options o;
 	struct refine_campaign rc;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	long long written = 0;
 	int ret = EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
 	o.budget = bo ? bo->d : -1;
+	const char *goal = cli_value(a, 'f'), *target = cli_value(a, 't');
+	if (target && !goal)
+		return cli_usage("refine", "--target is the point --for accuracy aims at: give both");
+	if (goal)
+		o.accuracy = target ? target : "beyond";
 	validate_options_init(&o.vo.vo);
 	o.vo.campaign_deps = 1;
 	if (refine_campaign_propose(&rc, dir, &o, &err) < 0) {
@@ -82,12 +91,14 @@ static const struct cli_option refine_options[] = {
 	{ "budget", 'b', 1, check_budget, NULL },
 	{ "dry-run", 'n', 0, NULL, NULL },
 	{ "json", 'j', 0, NULL, NULL },
+	{ "for", 'f', 1, check_for, NULL },
+	{ "target", 't', 1, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_refine_entry = {
 	.name = "refine",
-	.usage = "refine DIR [--budget CORE_HOURS] [--dry-run] [--json]",
+	.usage = "refine DIR [--budget CORE_HOURS] [--dry-run] [--json] [--for accuracy [--target P=V,...|beyond]]",
 	.summary = "propose and store the runs that resolve a campaign's validation findings",
 	.help = "Validates the campaign in DIR and turns each actionable finding into runs:\n"
 		"  outlier        rerun that repetition as a new attempt (the old value stays\n"
@@ -106,7 +117,12 @@ const struct cli_entry cmd_refine_entry = {
 		"either (no config to run new runs with).  --dry-run writes nothing.\n"
 		"--json prints {proposals: [{params, placement, repetitions, core_hours, reason,\n"
 		"finding}], budget: {remaining, used_by_proposals}, dropped: [...], verdict,\n"
-		"pending, runs}.  See docs/refine.md.\n"
+		"pending, runs}.  --for accuracy adds, after those, the runs that most narrow the\n"
+		"spread of bootstrapped models' predictions at --target (p=4096,size=60; default\n"
+		"beyond: one step beyond every parameter's largest value), per core-hour, within\n"
+		"what the budget leaves (without one, half of what the campaign has spent); --json\n"
+		"adds accuracy: {target, regions, region, spread_before, spread_after}.  See\n"
+		"docs/refine.md.\n"
 		"exit status: 0; 2 input error (nothing written).",
 	.options = refine_options,
 	.errors = CLI_ERRORS_STRICT,

@@ -7,7 +7,6 @@
 #include "campaign/config.h"
 #include "orchestrator/campaign_open.h"
 #include "orchestrator/plan_build.h"
-#include "orchestrator/recollect.h"
 #include "orchestrator/runner.h"
 #include "campaign/store.h"
 #include <errno.h>
@@ -15,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void on_event(void *ctx, long long id, const char *what, const char *detail)
 {
@@ -55,6 +52,14 @@ static int check_until(const struct cli_args *a, struct cli_opt *o, struct perr 
 	return 0;
 }
 
+static int check_for(const struct cli_args *a, struct cli_opt *o, struct perr *err)
+{
+	(void)a;
+	if (strcmp(o->arg, "accuracy"))
+		return perr_set(err, "--for takes 'accuracy', not '%s'", o->arg);
+	return 0;
+}
+
 static int check_rounds(const struct cli_args *a, struct cli_opt *o, struct perr *err)
 {
 	(void)a;
@@ -85,31 +90,12 @@ static void report_growth(const struct campaign_open *co, const struct campaign_
 	fputc('\n', stderr);
 }
 
-/* --jobs, or its default: the core allocator keeps concurrent runs on
-   disjoint cores; a placement or contention study runs one run at a time
-   unless asked otherwise. */
-static long default_jobs(const struct campaign_config *cfg, long jobs)
+/* --wait-quiet over backend.wait_quiet: the local backend's quiet gate
+   (the backend's own check refuses it elsewhere, at the plan). */
+static int quiet_gate(struct campaign_config *cfg, const struct cli_opt *wait_quiet)
 {
-	if (jobs == 0)
-		jobs = cfg->placement || cfg->contention ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-	return jobs < 1 ? 1 : jobs;
-}
-
-/* The backend; a local one with its quiet gate (--wait-quiet, else backend.wait_quiet). */
-static int new_backend(struct backend **b, const struct campaign_config *cfg, long jobs,
-		       const struct cli_opt *wait_quiet, struct perr *err)
-{
-	if (strcmp(cfg->backend.type, "slurm")) {
-		if (backend_local_new(b, (int)jobs, err))
-			return -1;
-		backend_local_wait_quiet(*b, wait_quiet ? wait_quiet->d : cfg->backend.wait_quiet);
-		return 0;
-	}
-	if (wait_quiet && wait_quiet->d > 0)
-		return perr_set(err, "--wait-quiet is the local backend's quiet gate; campaign '%s' runs on SLURM: "
-				"ask for an exclusive node instead", cfg->name);
-	if (backend_slurm_new(b, &cfg->backend, err))
-		return perr_prefix(err, "%s", cfg->path);
+	if (wait_quiet)
+		cfg->backend.wait_quiet = wait_quiet->d;
 	return 0;
 }
 
@@ -145,8 +131,11 @@ static int report(struct store *st, const char *name, const char *cfg_path, cons
 	printf("campaign '%s': %lld planned, %lld done, %lld failed, %lld cancelled, %lld pending\n",
 	       name, cnt.planned, cnt.done, cnt.failed, cnt.cancelled,
 	       cnt.pending + cnt.submitted + cnt.running);
-	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted\n",
+	printf("this session: %d started, %d retried, %d re-run after a restart, %d adopted",
 	       rs->started, rs->retried, rs->rerun, rs->adopted);
+	if (rs->again)   /* not after a restart: an attempt of this session ended without a result */
+		printf(", %d started again (an attempt ended without a result)", rs->again);
+	printf("\n");
 	printf("store: %s/campaign.db\n", campaign_dir);
 	int missed = report_misses(st, cnt.done, cfg_path, campaign_dir);
 	if (rs->budget_stopped) {
@@ -176,14 +165,20 @@ static int exec_run(struct cli_args *a)
 	campaign_open_init(&co);
 	if (cli_opt(a, 'r') && !cli_value(a, 'u'))
 		return cli_error(EXIT_USAGE, "--rounds counts the rounds of --until publishable; give both");
+	const char *goal = cli_value(a, 'f'), *target = cli_value(a, 't');
+	if ((goal || target) && !cli_value(a, 'u'))
+		return cli_error(EXIT_USAGE, "--for accuracy refines the rounds of --until publishable; give both");
+	if (target && !goal)
+		return cli_error(EXIT_USAGE, "--target is the point --for accuracy aims at: give both");
 	char *given_dir = NULL, *cfg_path = run_config_path(a->args[0], &given_dir, &err);
 	memset(&pl, 0, sizeof(pl));
 	memset(&cfg, 0, sizeof(cfg));
 	/* everything that can refuse (the config, the campaign there, the
 	   backend) before anything is written */
-	if (!cfg_path || config_load(&cfg, cfg_path, &err) || plan_build(&pl, &cfg, &err) ||
+	if (!cfg_path || config_load(&cfg, cfg_path, &err) || quiet_gate(&cfg, cli_opt(a, 'w')) ||
+	    plan_build(&pl, &cfg, &err) ||
 	    campaign_open_check(&co, given_dir ? given_dir : cli_value(a, 'd'), &cfg, &pl, &err) ||
-	    new_backend(&b, &cfg, default_jobs(&cfg, jobs), cli_opt(a, 'w'), &err) ||
+	    campaign_open_backend(&co, &cfg, (int)jobs, &b, &err) ||
 	    campaign_open_store(&co, &cfg, &pl, &err)) {
 		cli_error(EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -202,7 +197,8 @@ static int exec_run(struct cli_args *a)
 	int passes = 0;
 	memset(&rs, 0, sizeof(rs));
 	if (cli_value(a, 'u')) {
-		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3, &rs);
+		ret = run_until_publishable(st, campaign_dir, &cfg, b, &ro, rounds ? rounds->i : 3,
+					    goal ? (target ? target : "beyond") : NULL, &rs);
 		int r2 = ret == EXIT_USAGE ? ret : report(st, cfg.name, cfg.path, campaign_dir, &rs);
 		ret = r2 == EXIT_OK ? ret : r2;
 	} else if (campaign_execute(st, &cfg, b, &ro, &rs, &passes, &err)) {
@@ -232,13 +228,15 @@ static const struct cli_option run_options[] = {
 	{ "until", 'u', 1, check_until, NULL },
 	{ "rounds", 'r', 1, check_rounds, NULL },
 	{ "wait-quiet", 'w', 1, check_wait_quiet, NULL },
+	{ "for", 'f', 1, check_for, NULL },
+	{ "target", 't', 1, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL },
 };
 
 const struct cli_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N]] "
-		 "[--wait-quiet SECONDS]",
+	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N] "
+		 "[--for accuracy [--target P=V,...|beyond]]] [--wait-quiet SECONDS]",
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
@@ -263,6 +261,9 @@ const struct cli_entry cmd_run_entry = {
 		"(default 3), within the budget; prints the verdict after each round and stops when\n"
 		"publishable, when nothing actionable is left, when the budget is spent, or when the\n"
 		"reruns of disturbed runs come back disturbed (\"the machine is shared\").\n"
+		"--for accuracy [--target T]: each round also adds the runs that most narrow the\n"
+		"models' spread at T (as `refine --for accuracy`); publishable then also waits\n"
+		"until none is proposed, or the last round.\n"
 		"A collect section that differs from the one the runs were collected with is refused:\n"
 		"re-collect first with `perfsweep collect CONFIG --dir DIR`.\n"
 		"Exit status 0 when every run is done (with --until: and publishable), 1 when some\n"

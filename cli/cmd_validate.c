@@ -128,7 +128,7 @@ static int exec_validate(struct cli_args *a)
 	struct campaign_validation_options o;
 	struct campaign_validation c;
 	struct run_usage_view view;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	int rc = EXIT_USAGE;
 	engine_options(a, &o, &view);
 	if (campaign_validate(&c, input, &o, &err) < 0) {

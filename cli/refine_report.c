@@ -60,6 +60,12 @@ void refine_print_text(FILE *f, const struct refine_campaign *rc, const char *di
 			rc->pending, dir);
 		return;
 	}
+	if (rc->accuracy && rc->acc.nregions)
+		fprintf(f, "accuracy at %s: %s's prediction there spreads %.1f%% (bootstrap, the widest of %d "
+			"region%s); %.1f%% with these runs\n", rc->acc.target_text, rc->acc.region, 100 * rc->acc.before,
+			rc->acc.nregions, rc->acc.nregions == 1 ? "" : "s", 100 * rc->acc.after);
+	else if (rc->accuracy)
+		fprintf(f, "accuracy at %s: no modelled region to weigh\n", rc->acc.target_text);
 	int placed = any_placed(rc);
 	if (r->nproposals) {
 		fputc('\n', f);
@@ -100,6 +106,21 @@ static json_t *proposal_json(const struct refine_campaign *rc, const struct refi
 	return o;
 }
 
+/* refine --for accuracy: the target and the widest spread there, before and after the proposals. */
+static json_t *accuracy_json(const struct refine_campaign *rc)
+{
+	json_t *o = json_object(), *t = json_object();
+	for (int k = 0; k < nparams(rc); k++)
+		json_object_set_new(t, rc->cv.in.e.params[k], rc->is_int[k] ? json_integer((json_int_t)rc->acc.target[k])
+									      : json_real(rc->acc.target[k]));
+	json_object_set_new(o, "target", t);
+	json_object_set_new(o, "regions", json_integer(rc->acc.nregions));
+	json_object_set_new(o, "region", rc->acc.region ? json_string(rc->acc.region) : json_null());
+	json_object_set_new(o, "spread_before", rc->acc.nregions ? json_real(rc->acc.before) : json_null());
+	json_object_set_new(o, "spread_after", rc->acc.nregions ? json_real(rc->acc.after) : json_null());
+	return o;
+}
+
 json_t *refine_json(const struct refine_campaign *rc, long long written)
 {
 	json_t *root = json_object(), *props = json_array(), *dropped = json_array(), *b = json_object();
@@ -115,5 +136,7 @@ json_t *refine_json(const struct refine_campaign *rc, long long written)
 	json_object_set_new(root, "verdict", json_string(rc->publishable ? "publishable" : "blocked"));
 	json_object_set_new(root, "pending", json_integer(rc->pending));
 	json_object_set_new(root, "runs", json_integer(written));
+	if (rc->accuracy)
+		json_object_set_new(root, "accuracy", accuracy_json(rc));
 	return root;
 }

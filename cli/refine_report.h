@@ -6,7 +6,10 @@
  *    budget: {remaining, used_by_proposals}, dropped: [...],
  *    verdict, pending, runs}
  * (remaining null without a budget; dropped entries as proposals; runs: the
- * runs written, 0 for a dry run).
+ * runs written, 0 for a dry run); with --for accuracy also
+ *   accuracy: {target: {PARAM: VALUE}, regions, region, spread_before, spread_after}
+ * (the widest region's bootstrap spread of its prediction at the target,
+ * refine/refine_accuracy.h; null spreads when no region was weighed).
  */
 #ifndef PS_CLI_REFINE_REPORT_H
 #define PS_CLI_REFINE_REPORT_H

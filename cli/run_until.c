@@ -14,8 +14,12 @@
 static void print_round(void *ctx, const struct refine_loop_round *r)
 {
 	(void)ctx;
-	printf("round %d: %s (%d blocking flag%s, %d findings)\n", r->round,
-	       r->blocking ? "blocked" : "publishable", r->blocking, r->blocking == 1 ? "" : "s", r->nfindings);
+	if (!r->validated)
+		printf("round %d: no verdict (no run is done)\n", r->round);
+	else
+		printf("round %d: %s (%d blocking flag%s, %d findings)\n", r->round,
+		       r->blocking ? "blocked" : "publishable", r->blocking, r->blocking == 1 ? "" : "s",
+		       r->nfindings);
 	if (r->reruns)
 		printf("round %d: %d of %d reruns of disturbed runs disturbed again\n", r->round, r->reruns_disturbed,
 		       r->reruns);
@@ -41,8 +45,11 @@ static void print_loop(const struct refine_loop *L)
 	printf("\n%6s %9s %9s %12s %14s\n", "round", "blocking", "findings", "runs added", "core-hours");
 	for (int i = 0; i < L->nrounds; i++) {
 		const struct refine_loop_round *r = &L->rounds[i];
-		printf("%6d %9d %9d %12lld %14.4g\n", r->round, r->blocking, r->nfindings, r->runs_added,
-		       r->core_hours_added);
+		if (!r->validated)   /* no verdict: no flags to count */
+			printf("%6d %9s %9s %12lld %14.4g\n", r->round, "-", "-", r->runs_added, r->core_hours_added);
+		else
+			printf("%6d %9d %9d %12lld %14.4g\n", r->round, r->blocking, r->nfindings, r->runs_added,
+			       r->core_hours_added);
 	}
 	if (L->stop == LOOP_PUBLISHABLE)
 		printf("publishable after %d round%s\n", L->nrounds, L->nrounds == 1 ? "" : "s");
@@ -54,10 +61,10 @@ static void print_loop(const struct refine_loop *L)
 
 int run_until_publishable(struct store *st, const char *dir, const struct campaign_config *cfg,
 			  struct backend *b, const struct runner_options *ro, int rounds,
-			  struct runner_stats *rs)
+			  const char *accuracy, struct runner_stats *rs)
 {
 	struct refine_loop L;
-	struct refine_loop_options o = { .max_rounds = rounds, .on_round = print_round };
+	struct refine_loop_options o = { .max_rounds = rounds, .on_round = print_round, .accuracy = accuracy };
 	struct perr err;
 	int rc = refine_loop_run(&L, st, dir, cfg, b, ro, &o, &err);
 	runner_stats_add(rs, &L.stats);

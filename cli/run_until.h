@@ -4,7 +4,9 @@
  * the verdict after each round.  Stops when the campaign is publishable,
  * when nothing actionable is left, when the budget is spent (the run engine
  * stopped, or every proposal is over the remaining budget) or after N
- * rounds.  Also `run DIR`: the config a campaign directory was run with.
+ * rounds; with --for accuracy (accuracy: the target) it refines for
+ * accuracy there too.  Also `run DIR`: the config a campaign directory was
+ * run with.
  */
 #ifndef PS_CLI_RUN_UNTIL_H
 #define PS_CLI_RUN_UNTIL_H
@@ -16,7 +18,7 @@
 /* Returns EXIT_OK when publishable, EXIT_BLOCKED when not, EXIT_RUNS_FAILED or EXIT_USAGE on errors. */
 int run_until_publishable(struct store *st, const char *dir, const struct campaign_config *cfg,
 			  struct backend *b, const struct runner_options *ro, int rounds,
-			  struct runner_stats *rs);
+			  const char *accuracy, struct runner_stats *rs);
 
 /*
  * The config behind argument arg: arg itself, or, when arg is a campaign

@@ -24,7 +24,7 @@ static void add_problem(struct strbuf *errs, const char *what)
 static void run_regex(const struct collector_set *cs, const char *run_dir, struct collect_result *out,
 		      struct strbuf *errs)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	char *rx_err = NULL;
 	unsigned char *missed = xcalloc((size_t)cs->nregex, 1);
 	int rc = collect_regex(run_dir, cs->regex, cs->nregex, &cs->limits, &out->ml, &rx_err, missed, &err);
@@ -45,7 +45,7 @@ static void run_regex(const struct collector_set *cs, const char *run_dir, struc
 void collector_set_run(const struct collector_set *cs, const char *run_dir, double wall,
 		       struct collect_result *out)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	struct strbuf errs;
 	memset(out, 0, sizeof(*out));
 	measurement_list_init(&out->ml);
@@ -96,7 +96,7 @@ char *collector_set_fingerprint(const struct collector_set *cs)
 		field(&sb, p->file ? NULL : p->stream);
 		field(&sb, p->file);
 		field(&sb, p->aggregate ? p->aggregate : "last");
-		if (p->scale)   /* only when set: a campaign without it keeps its fingerprint */
+		if (p->scale != 0 && p->scale != 1)     /* only then: the fingerprints of earlier sets stay */
 			strbuf_addf(&sb, "scale=%.17g;", p->scale);
 	}
 	strbuf_addf(&sb, "cubex=%d;", cs->cubex ? cs->ncubex_metrics : -1);

@@ -52,7 +52,7 @@ int cubex_open(struct cubex *c, const char *path, struct perr *err)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	const char *why;
-	if (fs_read_regular(&sb, path, &why) < 0) {      /* never a FIFO or /dev/zero */
+	if (fs_read_file(&sb, path, FS_READ_LIMIT_DATA, &why) < 0) {   /* never a FIFO or /dev/zero */
 		strbuf_release(&sb);
 		return perr_set(err, "cannot read '%s': %s", path, why);
 	}

@@ -12,6 +12,8 @@ void experiment_init(struct experiment *e)
 	strmap_init(&e->metric_idx);
 	strmap_init(&e->series_idx);
 	strmap_init(&e->better);
+	idmap_init(&e->point_idx);
+	strmap_init(&e->resolution_idx);
 }
 
 void experiment_release(struct experiment *e)
@@ -35,7 +37,10 @@ void experiment_release(struct experiment *e)
 	strmap_release(&e->callpath_idx);
 	strmap_release(&e->metric_idx);
 	strmap_release(&e->series_idx);
+	idmap_release(&e->point_idx);
 	strmap_release(&e->better);
+	strmap_release(&e->resolution_idx);
+	free(e->resolutions);
 	experiment_init(e);
 }
 
@@ -59,16 +64,53 @@ int experiment_param(struct experiment *e, const char *name)
 	return e->nparams++;
 }
 
+/* FNV-1a over a point's coordinates, as bytes (points are told apart by memcmp). */
+static uint64_t coords_hash(const double *coords, int nparams)
+{
+	const unsigned char *b = (const unsigned char *)coords;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < sizeof(double) * (size_t)nparams; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int same_coords(const struct experiment *e, int p, const double *coords)
+{
+	return !memcmp(&e->coords[(size_t)p * e->nparams], coords, sizeof(double) * e->nparams);
+}
+
+/* Index points [point_idx_n, npoints): loading a campaign adds a point per
+   run, and a scan per run made it quadratic (10^5 runs over 10^4 points). */
+static void index_points(struct experiment *e)
+{
+	for (; e->point_idx_n < e->npoints; e->point_idx_n++) {
+		const double *c = &e->coords[(size_t)e->point_idx_n * e->nparams];
+		uint64_t h = coords_hash(c, e->nparams);
+		if (idmap_get(&e->point_idx, h) != IDMAP_NONE)
+			e->point_idx_clash = 1;   /* the first keeps the slot; the rest are scanned */
+		else
+			idmap_put(&e->point_idx, h, (size_t)e->point_idx_n);
+	}
+}
+
 int experiment_find_point(const struct experiment *e, const double *coords)
 {
+	if (e->point_idx_n == e->npoints && e->npoints > 0) {
+		size_t p = idmap_get(&e->point_idx, coords_hash(coords, e->nparams));
+		if (p != IDMAP_NONE && same_coords(e, (int)p, coords))
+			return (int)p;
+		if (!e->point_idx_clash)
+			return -1;
+	}
 	for (int p = 0; p < e->npoints; p++)
-		if (!memcmp(&e->coords[(size_t)p * e->nparams], coords, sizeof(double) * e->nparams))
+		if (same_coords(e, p, coords))
 			return p;
 	return -1;
 }
 
 int experiment_point(struct experiment *e, const double *coords)
 {
+	index_points(e);
 	int p = experiment_find_point(e, coords);
 	if (p >= 0)
 		return p;
@@ -81,7 +123,9 @@ int experiment_point(struct experiment *e, const double *coords)
 		e->series[s].at = xrealloc(e->series[s].at, sizeof(struct exp_values) * (e->npoints + 1));
 		memset(&e->series[s].at[e->npoints], 0, sizeof(struct exp_values));
 	}
-	return e->npoints++;
+	int p_new = e->npoints++;
+	index_points(e);
+	return p_new;
 }
 
 /* The rows of coords (width w) compared but for column k. */
@@ -166,6 +210,29 @@ enum exp_better experiment_better(const struct experiment *e, int metric)
 {
 	int b = metric >= 0 && metric < e->nmetrics ? strmap_get(&e->better, e->metrics[metric]) : -1;
 	return b == EXP_BETTER_LOWER || b == EXP_BETTER_HIGHER ? (enum exp_better)b : EXP_BETTER_UNSAID;
+}
+
+void experiment_set_resolution(struct experiment *e, const char *callpath, const char *metric, double resolution)
+{
+	char *key = xasprintf("%s\n%s", callpath, metric);
+	int i = strmap_get(&e->resolution_idx, key);
+	if (i < 0) {
+		XGROW(e->resolutions, e->nresolutions + 1, e->resolutions_alloc);
+		i = (int)e->nresolutions++;
+		strmap_put(&e->resolution_idx, key, i);
+	}
+	e->resolutions[i] = resolution;
+	free(key);
+}
+
+double experiment_resolution(const struct experiment *e, int callpath, int metric)
+{
+	if (!e->nresolutions || callpath < 0 || callpath >= e->ncallpaths || metric < 0 || metric >= e->nmetrics)
+		return 0;
+	char *key = xasprintf("%s\n%s", e->callpaths[callpath], e->metrics[metric]);
+	int i = strmap_get(&e->resolution_idx, key);
+	free(key);
+	return i >= 0 ? e->resolutions[i] : 0;
 }
 
 static void series_key(char *buf, size_t n, int callpath, int metric)

@@ -11,6 +11,7 @@
  */
 #ifndef PS_EXPERIMENT_H
 #define PS_EXPERIMENT_H
+#include "common/idmap.h"
 #include "common/strmap.h"
 #include <stddef.h>
 
@@ -41,6 +42,12 @@ struct experiment {
 	size_t params_alloc, points_alloc, callpaths_alloc, metrics_alloc, series_alloc;
 	struct strmap callpath_idx, metric_idx, series_idx;
 	struct strmap better;   /* metric name -> enum exp_better, where a campaign says */
+	struct idmap point_idx; /* a hash of a point's coordinates -> the point (experiment_point) */
+	int point_idx_n;        /* points indexed: the first point_idx_n */
+	int point_idx_clash;    /* two points share a hash: lookups that miss scan too */
+	struct strmap resolution_idx;   /* "callpath\nmetric" -> index into resolutions */
+	double *resolutions;
+	size_t nresolutions, resolutions_alloc;
 };
 
 /* Which way a metric is better, when its campaign says (analysis.lower_is_better,
@@ -71,6 +78,13 @@ int experiment_find_metric(const struct experiment *e, const char *name);
 void experiment_set_better(struct experiment *e, const char *metric, enum exp_better b);
 /* What was said for metric (an index); EXP_BETTER_UNSAID if nothing. */
 enum exp_better experiment_better(const struct experiment *e, int metric);
+
+/* Say that the values of the region callpath's metric are printed in steps
+   of resolution (> 0; neither need exist yet): the noise check does not
+   call a spread within one step noisy (validator/noise.h). */
+void experiment_set_resolution(struct experiment *e, const char *callpath, const char *metric, double resolution);
+/* The resolution said for (callpath, metric), indices; 0 when nothing was said. */
+double experiment_resolution(const struct experiment *e, int callpath, int metric);
 
 /* Append one repetition value. */
 void experiment_add(struct experiment *e, int callpath, int metric, int point, double v);

@@ -1,5 +1,6 @@
 /* Extra-P JSON and JSON Lines: read into and write from struct experiment (jansson). */
 #include "collectors/extrap_json.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -17,8 +18,9 @@ static int is_num(const json_t *j)
 
 static int read_file(const char *path, struct strbuf *sb, struct perr *err)
 {
-	if (strbuf_read_file(sb, path) < 0)
-		return perr_set(err, "cannot read '%s': %s", path, strerror(errno));
+	const char *why;
+	if (fs_read_file(sb, path, FS_READ_LIMIT_DATA, &why) < 0)
+		return perr_set(err, "cannot read '%s': %s", path, why);
 	return 0;
 }
 

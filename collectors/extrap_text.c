@@ -1,5 +1,6 @@
 /* Reader and writer for Extra-P's text input format. */
 #include "collectors/extrap_text.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
@@ -276,9 +277,10 @@ done:
 int extrap_text_read(struct experiment *e, const char *path, struct perr *err)
 {
 	struct strbuf sb;
+	const char *why;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path) < 0) {
-		int ret = perr_set(err, "cannot read '%s': %s", path, strerror(errno));
+	if (fs_read_file(&sb, path, FS_READ_LIMIT_DATA, &why) < 0) {
+		int ret = perr_set(err, "cannot read '%s': %s", path, why);
 		strbuf_release(&sb);
 		return ret;
 	}

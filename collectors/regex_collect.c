@@ -170,6 +170,7 @@ int regex_aggregate_valid(const char *name)
 struct scan {
 	const struct collect_limits *lim;
 	double cpu_limit, cpu0, checked;
+	double cpu_spent;               /* CPU seconds of its scans so far (files are read for all patterns) */
 	size_t memory;                  /* bytes */
 	size_t at;                      /* the start of the current match attempt */
 	int over_cpu, interrupted;
@@ -387,13 +388,15 @@ int regex_file_valid(const char *file, const char **why)
 /* One pattern: its compiled form, its scan and what it found so far. */
 struct pat_run {
 	const struct regex_pattern *p;
-	const struct regex_prog *re;
+	struct regex_prog *re;
 	const char *agg;
 	struct scan s;
 	struct measurement_list ml;
-	struct strbuf *problems;
+	struct strbuf problems;
+	int matched;                    /* files where it matched */
 	int failed;                     /* a limit stopped it: its values are dropped */
 	int refused;                    /* files it may not read (named in problems) */
+	int absent;                     /* its named file is missing */
 };
 
 static void problem(struct pat_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -405,125 +408,213 @@ static void problem(struct pat_run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	strbuf_addf(r->problems, "%s%s", r->problems->len ? "; " : "", msg);
+	strbuf_addf(&r->problems, "%s%s", r->problems.len ? "; " : "", msg);
+}
+
+/* One file of the run directory and the patterns that read it. */
+struct run_file {
+	char *name;
+	int rank;
+	int named;                      /* some pattern names it (file = ...): missing is a problem */
+	int *pats, npats;
+	size_t alloc;
+};
+
+struct file_list {
+	struct run_file *f;
+	int n;
+	size_t alloc;
+};
+
+/* Pattern i reads name (for rank): one entry per file, whatever reads it. */
+static void want_file(struct file_list *fl, const char *name, int rank, int named, int i)
+{
+	struct run_file *f = NULL;
+	for (int k = 0; k < fl->n && !f; k++)
+		if (!strcmp(fl->f[k].name, name))
+			f = &fl->f[k];
+	if (!f) {
+		XGROW(fl->f, (size_t)fl->n + 1, fl->alloc);
+		f = &fl->f[fl->n++];
+		memset(f, 0, sizeof(*f));
+		f->name = xstrdup(name);
+		f->rank = rank;
+	}
+	f->named |= named;
+	XGROW(f->pats, (size_t)f->npats + 1, f->alloc);
+	f->pats[f->npats++] = i;
+}
+
+static void file_list_release(struct file_list *fl)
+{
+	for (int k = 0; k < fl->n; k++) {
+		free(fl->f[k].name);
+		free(fl->f[k].pats);
+	}
+	free(fl->f);
+}
+
+/* The files every pattern reads: its named file, or its stream of every
+   rank (the directory listed once per stream). */
+static void list_files(const char *run_dir, const struct pat_run *runs, int npats, struct file_list *fl)
+{
+	static const char *const streams[] = { "stdout", "stderr" };
+	memset(fl, 0, sizeof(*fl));
+	for (int i = 0; i < npats; i++)
+		if (runs[i].p->file)
+			want_file(fl, runs[i].p->file, 0, 1, i);
+	for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
+		int *ranks = NULL, nranks = -1;
+		for (int i = 0; i < npats; i++) {
+			if (runs[i].p->file || strcmp(runs[i].p->stream, streams[s]))
+				continue;
+			if (nranks < 0)
+				nranks = list_ranks(run_dir, streams[s], &ranks);
+			want_file(fl, streams[s], 0, 0, i);
+			for (int k = 0; k < nranks; k++) {
+				char *name = xasprintf("rank-%d.%s", ranks[k], streams[s]);
+				want_file(fl, name, ranks[k], 0, i);
+				free(name);
+			}
+		}
+		free(ranks);
+	}
+}
+
+/* Pattern r over the text of file f (read once for every pattern; too
+   large: past the memory limit, not read). */
+static void scan_text(struct pat_run *r, const struct run_file *f, const struct strbuf *text, int too_large)
+{
+	if (r->failed || r->s.interrupted)
+		return;
+	if (too_large || text->len > r->s.memory) {
+		problem(r, "pattern for %s/%s: '%s' is larger than the memory limit of %ld MiB "
+			"(collect.memory_limit)", r->p->region, r->p->metric, f->name, memory_mb(&r->s));
+		r->failed = 1;
+		return;
+	}
+	struct perr err;
+	double v;
+	/* its CPU limit counts its own scans only */
+	r->s.cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID) - r->s.cpu_spent;
+	int n = scan_buffer(&r->s, r->re, r->agg, text->buf, text->len, f->name, &v, &err);
+	r->s.cpu_spent = clock_s(CLOCK_THREAD_CPUTIME_ID) - r->s.cpu0;
+	if (n < 0 && !r->s.interrupted)
+		problem(r, "pattern for %s/%s %s", r->p->region, r->p->metric, err.msg);
+	if (n > 0) {
+		measurement_list_add(&r->ml, f->rank, r->p->region, r->p->metric, r->p->scale ? v * r->p->scale : v);
+		r->matched++;
+	}
+	r->failed = n < 0;
 }
 
 /*
- * Scan the file name of the run directory for rank: 1 when it matched, 0
- * when it did not or is absent (*absent = 1), -1 when a limit stopped the
- * pattern (a problem is added).
+ * Read file f of the run directory once, bounded by the memory limit and
+ * stopped by lim->stop between reads, and give it to every pattern that
+ * reads it.  1 when stop interrupted the read, else 0.
  */
-static int scan_file(struct pat_run *r, const char *run_dir, const char *name, int rank, int *absent)
+static int scan_run_file(const char *run_dir, const struct run_file *f, struct pat_run *runs,
+			 const struct collect_limits *lim)
 {
 	const char *why;
-	*absent = 0;
-	int fd = fs_open_beneath(run_dir, name, &why);
+	int fd = fs_open_beneath(run_dir, f->name, &why);
 	if (fd < 0) {
-		if (errno == ENOENT)
-			return *absent = 1, 0;
-		problem(r, "pattern for %s/%s cannot read '%s' in the run directory: %s", r->p->region,
-			r->p->metric, name, why);
-		r->refused++;
+		for (int k = 0; k < f->npats; k++) {
+			struct pat_run *r = &runs[f->pats[k]];
+			if (errno == ENOENT) {
+				r->absent |= r->p->file != NULL;
+			} else {
+				problem(r, "pattern for %s/%s cannot read '%s' in the run directory: %s", r->p->region,
+					r->p->metric, f->name, why);
+				r->refused++;
+			}
+		}
 		return 0;
 	}
-	struct stat st;
 	struct strbuf text;
 	strbuf_init(&text);
-	int rc = 0;
-	if (!fstat(fd, &st) && (size_t)st.st_size > r->s.memory) {
-		problem(r, "pattern for %s/%s: '%s' is larger than the memory limit of %ld MiB "
-			"(collect.memory_limit)", r->p->region, r->p->metric, name, memory_mb(&r->s));
-		rc = -1;
-	} else if (fs_read_fd(&text, fd)) {
-		problem(r, "pattern for %s/%s cannot read '%s' in the run directory: %s", r->p->region,
-			r->p->metric, name, strerror(errno));
-		r->refused++;
-	} else if (text.len > r->s.memory) {   /* it grew meanwhile */
-		problem(r, "pattern for %s/%s: '%s' is larger than the memory limit of %ld MiB "
-			"(collect.memory_limit)", r->p->region, r->p->metric, name, memory_mb(&r->s));
-		rc = -1;
-	} else {
-		struct perr err;
-		double v;
-		int n = scan_buffer(&r->s, r->re, r->agg, text.buf, text.len, name, &v, &err);
-		if (n < 0 && !r->s.interrupted)
-			problem(r, "pattern for %s/%s %s", r->p->region, r->p->metric, err.msg);
-		if (n > 0)
-			measurement_list_add(&r->ml, rank, r->p->region, r->p->metric, r->p->scale ? v * r->p->scale : v);
-		rc = n < 0 ? -1 : n > 0;
-	}
+	/* one byte past the limit: a larger file is each pattern's problem */
+	int rc = fs_read_fd_bounded(&text, fd, runs[f->pats[0]].s.memory + 1, lim ? lim->stop : NULL, &why);
+	int e = errno;
 	close(fd);
+	int interrupted = rc && e == EINTR;
+	for (int k = 0; k < f->npats && !interrupted; k++) {
+		struct pat_run *r = &runs[f->pats[k]];
+		if (!rc || e == EFBIG) {
+			scan_text(r, f, &text, rc != 0);
+		} else if (!r->failed) {
+			problem(r, "pattern for %s/%s cannot read '%s' in the run directory: %s", r->p->region,
+				r->p->metric, f->name, why);
+			r->refused++;
+		}
+		interrupted = r->s.interrupted;
+	}
 	strbuf_release(&text);
-	return rc;
+	return interrupted;
 }
 
-/* One pattern over its named file, stored as rank 0; 1 when it matched. */
-static int collect_file(struct pat_run *r, const char *run_dir)
+/* What pattern r yielded, once every file was read: 1 when it matched (its
+   values count), else 0 with its problem said. */
+static int pattern_result(struct pat_run *r)
 {
-	int absent, rc = scan_file(r, run_dir, r->p->file, 0, &absent);
-	if (absent)
+	const char *what = r->p->file ? r->p->file : r->p->stream;
+	if (r->p->file && r->absent && !r->p->optional)
 		problem(r, "%s/%s: file '%s' is missing in the run directory", r->p->region, r->p->metric,
 			r->p->file);
-	else if (rc == 0 && !r->refused)
-		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, r->p->file);
-	r->failed = rc < 0;
-	return rc > 0;
-}
-
-/* One pattern over the output stream of every rank; 1 when it matched in
-   at least one. */
-static int collect_stream(struct pat_run *r, const char *run_dir)
-{
-	int *ranks, nranks = list_ranks(run_dir, r->p->stream, &ranks);
-	int matched = 0;
-	for (int k = -1; k < nranks && !r->failed; k++) {
-		int rank = k < 0 ? 0 : ranks[k], absent;
-		char *name = k < 0 ? xstrdup(r->p->stream) : xasprintf("rank-%d.%s", rank, r->p->stream);
-		int rc = scan_file(r, run_dir, name, rank, &absent);
-		matched += rc > 0;
-		r->failed = rc < 0;
-		free(name);
-	}
-	free(ranks);
-	if (!matched && !r->failed && !r->refused)
-		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, r->p->stream);
-	return matched > 0 && !r->failed;
+	else if (!r->matched && !r->failed && !r->refused && !r->absent && !r->p->optional)
+		problem(r, "pattern for %s/%s never matched %s", r->p->region, r->p->metric, what);
+	return r->matched > 0 && !r->failed;
 }
 
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
 		  const struct collect_limits *lim, struct measurement_list *out, char **collect_error,
 		  unsigned char *missed, struct perr *err)
 {
-	struct strbuf problems;
-	strbuf_init(&problems);
 	*collect_error = NULL;
-	int interrupted = 0;
-	for (int i = 0; i < npats && !interrupted; i++) {
-		struct pat_run r = { .p = &pats[i], .problems = &problems };
-		struct regex_prog *re;
+	struct pat_run *runs = xcalloc((size_t)npats + 1, sizeof(*runs));
+	int ncompiled = 0, rc = 0, interrupted = 0;
+	for (; ncompiled < npats; ncompiled++) {
+		struct pat_run *r = &runs[ncompiled];
 		char msg[256];
 		int groups;
-		if (regex_prog_compile(&re, r.p->pattern, &groups, msg, sizeof(msg))) {
-			strbuf_release(&problems);
-			return perr_set(err, "invalid pattern '%s': %s", r.p->pattern, msg);
+		r->p = &pats[ncompiled];
+		if (regex_prog_compile(&r->re, r->p->pattern, &groups, msg, sizeof(msg))) {
+			rc = perr_set(err, "invalid pattern '%s': %s", r->p->pattern, msg);
+			break;
 		}
-		r.re = re;
-		r.agg = r.p->aggregate ? r.p->aggregate : "last";
-		scan_init(&r.s, lim);
-		measurement_list_init(&r.ml);
-		int matched = r.p->file ? collect_file(&r, run_dir) : collect_stream(&r, run_dir);
-		interrupted = r.s.interrupted;
-		for (int k = 0; matched && k < r.ml.n; k++)
-			measurement_list_add(out, r.ml.m[k].rank, r.ml.m[k].region, r.ml.m[k].metric,
-					     r.ml.m[k].value);
-		if (missed)
-			missed[i] = !matched;
-		measurement_list_release(&r.ml);
-		scan_release(&r.s);
-		regex_prog_free(re);
+		r->agg = r->p->aggregate ? r->p->aggregate : "last";
+		scan_init(&r->s, lim);
+		measurement_list_init(&r->ml);
+		strbuf_init(&r->problems);
 	}
-	if (problems.len && !interrupted)
+	struct file_list fl = { 0 };
+	if (!rc)
+		list_files(run_dir, runs, npats, &fl);
+	for (int k = 0; !rc && k < fl.n && !interrupted; k++)
+		interrupted = (lim && lim->stop && *lim->stop) || scan_run_file(run_dir, &fl.f[k], runs, lim);
+	struct strbuf problems;
+	strbuf_init(&problems);
+	for (int i = 0; !rc && !interrupted && i < npats; i++) {
+		struct pat_run *r = &runs[i];
+		int matched = pattern_result(r);
+		for (int k = 0; matched && k < r->ml.n; k++)
+			measurement_list_add(out, r->ml.m[k].rank, r->ml.m[k].region, r->ml.m[k].metric,
+					     r->ml.m[k].value);
+		if (missed)
+			missed[i] = !matched && (!r->p->optional || r->failed || r->refused);
+		if (r->problems.len)
+			strbuf_addf(&problems, "%s%s", problems.len ? "; " : "", r->problems.buf);
+	}
+	for (int i = 0; i < ncompiled; i++) {
+		measurement_list_release(&runs[i].ml);
+		strbuf_release(&runs[i].problems);
+		scan_release(&runs[i].s);
+		regex_prog_free(runs[i].re);
+	}
+	file_list_release(&fl);
+	free(runs);
+	if (problems.len)
 		*collect_error = strbuf_detach(&problems);
 	strbuf_release(&problems);
-	return interrupted;
+	return rc ? -1 : interrupted;
 }

@@ -6,11 +6,16 @@
  * With `file`, the pattern reads that one file of the run directory instead
  * (an application's own result file, e.g. HPCC's hpccoutf.txt), stored as
  * rank 0; a missing file is a collection error naming it.
- * A pattern that matches nothing is a collection error, never a zero.
+ * A pattern that matches nothing is a collection error, never a zero,
+ * unless it is optional: then the region has no value in that run (a
+ * region that exists only at some points, GROMACS's "Comm. coord." with
+ * more than one rank).
  *
  * Output is read as bytes: NUL bytes and invalid UTF-8 are characters like
  * any other.  Files are opened through fs_open_beneath: regular files in
- * the run directory only, never through a symbolic link.
+ * the run directory only, never through a symbolic link.  Each file is
+ * read once, for every pattern that reads it, in reads of 64 KiB between
+ * which the stop flag is looked at.
  *
  * Patterns are POSIX extended regular expressions, matched by PCRE2 (whose
  * backtracking is bounded, see struct collect_limits).  They keep
@@ -44,7 +49,9 @@ struct regex_pattern {
 	char *stream;               /* "stdout" or "stderr" */
 	char *file;                 /* a file in the run directory instead of stream, or NULL */
 	char *aggregate;            /* several matches in one file: "last", "first", "sum", "mean", "max", "min" */
-	double scale;               /* a factor applied to the captured number (0: none) */
+	int optional;               /* matching nothing is no collection error: no value in that run */
+	double resolution;          /* the smallest step of the value as printed, after scale (0: unknown) */
+	double scale;               /* a factor applied to the captured number (0: none, as 1) */
 };
 
 /* The defaults of collect.cpu_limit (seconds) and collect.memory_limit (MiB). */
@@ -108,10 +115,11 @@ int regex_file_valid(const char *file, const char **why);
 /*
  * Apply every pattern to the run's output files.  Adds the values to out.
  * Returns 0; *collect_error (caller frees) names the patterns that never
- * matched or were stopped by a limit, or stays NULL; missed (npats entries,
- * or NULL) gets 1 for each pattern that yielded nothing, 0 for the others.
- * Returns 1 when lim->stop interrupted it (out then holds what was
- * collected before).  -1 with err only for an invalid pattern.
+ * matched (optional ones excepted) or were stopped by a limit, or stays
+ * NULL; missed (npats entries, or NULL) gets 1 for each pattern that
+ * yielded nothing and is not optional, or was stopped or refused a file,
+ * 0 for the others.  Returns 1 when lim->stop interrupted it (out then
+ * holds none of its values).  -1 with err only for an invalid pattern.
  */
 int collect_regex(const char *run_dir, const struct regex_pattern *pats, int npats,
 		  const struct collect_limits *lim, struct measurement_list *out, char **collect_error,

@@ -225,7 +225,8 @@ static int read_names(const char *dir, char **names, int nnames, struct scorep_n
 					dir, names[ref], names[i]);
 	}
 	if (ref < 0)
-		return perr_set(err, "%s: no Score-P experiment directories (subdirectories with a .cubex file)", dir);
+		return perr_set_kind(err, PERR_NOT_FOUND, "%s: no Score-P experiment directories "
+				     "(subdirectories with a .cubex file)", dir);
 	return ref;
 }
 

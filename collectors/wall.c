@@ -7,13 +7,13 @@ int collect_wall(const char *run_dir, double run_wall, struct measurement_list *
 {
 	(void)err;
 	if (run_wall >= 0)
-		measurement_list_add(out, -1, "main", "time", run_wall);
+		measurement_list_add(out, -1, WALL_REGION, WALL_METRIC, run_wall);
 	struct bind_info *bi;
 	int n;
 	bind_records_in(run_dir, &bi, &n);
 	for (int i = 0; i < n; i++)
 		if (bi[i].wall >= 0)
-			measurement_list_add(out, bi[i].rank, "main", "time", bi[i].wall);
+			measurement_list_add(out, bi[i].rank, WALL_REGION, WALL_METRIC, bi[i].wall);
 	bind_infos_free(bi, n);
 	return 0;
 }

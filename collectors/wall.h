@@ -8,6 +8,10 @@
 #include "collectors/measurement.h"
 #include "common/error.h"
 
+/* The region and metric of its values: no other collector may use both. */
+#define WALL_REGION "main"
+#define WALL_METRIC "time"
+
 int collect_wall(const char *run_dir, double run_wall, struct measurement_list *out,
 		 struct perr *err);
 

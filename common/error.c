@@ -4,13 +4,30 @@
 #include <stdio.h>
 #include <string.h>
 
+static void set_reason(struct perr *e, enum perr_kind kind, const char *fmt, va_list ap)
+{
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	e->kind = kind;
+}
+
 int perr_set(struct perr *e, const char *fmt, ...)
 {
 	if (!e)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	set_reason(e, PERR_GENERIC, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int perr_set_kind(struct perr *e, enum perr_kind kind, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	set_reason(e, kind, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -205,17 +206,66 @@ int fs_write_in_place(const char *path, const char *buf, size_t len, int mode)
 	return rc;
 }
 
-int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
+/* -1 with EFBIG and *why naming limit. */
+static int too_large(size_t limit, const char **why)
+{
+	static char msg[64];
+	if (limit >= ((size_t)1 << 20))
+		snprintf(msg, sizeof(msg), "it is larger than %zu MiB", limit >> 20);
+	else
+		snprintf(msg, sizeof(msg), "it is larger than %zu bytes", limit);
+	*why = msg;
+	errno = EFBIG;
+	return -1;
+}
+
+int fs_read_fd_bounded(struct strbuf *sb, int fd, size_t limit, const volatile sig_atomic_t *stop,
+		       const char **why)
+{
+	if (!limit)
+		limit = FS_READ_LIMIT;
+	struct stat st;
+	if (!fstat(fd, &st) && st.st_size > 0 && (unsigned long long)st.st_size > limit)
+		return too_large(limit, why);
+	size_t got = 0;
+	char tmp[65536];
+	for (;;) {
+		if (stop && *stop) {
+			*why = "interrupted";
+			errno = EINTR;
+			return -1;
+		}
+		/* one byte past the limit tells a file that is larger */
+		size_t want = limit - got + 1 < sizeof(tmp) ? limit - got + 1 : sizeof(tmp);
+		ssize_t n = read(fd, tmp, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail_errno(errno, why);
+		if (n == 0)
+			return 0;
+		if ((size_t)n > limit - got)
+			return too_large(limit, why);
+		strbuf_add(sb, tmp, (size_t)n);
+		got += (size_t)n;
+	}
+}
+
+int fs_read_file(struct strbuf *sb, const char *path, size_t limit, const char **why)
 {
 	int fd = fs_open_regular(path, 0, why);
 	if (fd < 0)
 		return -1;
-	int rc = fs_read_fd(sb, fd);
+	int rc = fs_read_fd_bounded(sb, fd, limit, NULL, why);
 	int e = errno;
 	close(fd);
-	if (rc)
-		return fail_errno(e, why);
-	return 0;
+	errno = e;
+	return rc;
+}
+
+int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
+{
+	return fs_read_file(sb, path, FS_READ_LIMIT, why);
 }
 
 int fs_atomic_open(struct fs_atomic *a, const char *path)

@@ -9,6 +9,7 @@
  */
 #ifndef PS_FSUTIL_H
 #define PS_FSUTIL_H
+#include <signal.h>
 #include <stdio.h>
 
 struct strbuf;
@@ -33,8 +34,39 @@ int fs_open_regular(const char *path, int nofollow, const char **why);
  */
 int fs_open_beneath(const char *dir, const char *rel, const char **why);
 
-/* Append everything readable from fd to sb; -1 with errno on a read error. */
+/* Append everything readable from fd to sb; -1 with errno on a read error.
+   Unbounded: for a pipe perfsweep made itself; a file goes through
+   fs_read_file or fs_read_fd_bounded. */
 int fs_read_fd(struct strbuf *sb, int fd);
+
+/*
+ * The most perfsweep reads of one input file: a config, a placement map, a
+ * dependency file, a template, a run's notes and records (FS_READ_LIMIT);
+ * a profile or a file to import (FS_READ_LIMIT_DATA).  A larger file is
+ * refused, never read until memory runs out.
+ */
+#define FS_READ_LIMIT ((size_t)64 << 20)
+#define FS_READ_LIMIT_DATA ((size_t)1 << 30)
+
+/*
+ * Append what fd holds to sb, at most limit bytes (0: FS_READ_LIMIT):
+ * refused when fstat says it is larger, or more comes (it grew, or a file
+ * of /proc that says 0).  stop (NULL: never) is looked at between reads of
+ * 64 KiB: set, the read ends with EINTR.  0, or -1 with errno (EFBIG past
+ * the limit) and *why ("it is larger than 64 MiB", "interrupted").
+ */
+int fs_read_fd_bounded(struct strbuf *sb, int fd, size_t limit, const volatile sig_atomic_t *stop,
+		       const char **why);
+
+/*
+ * THE way perfsweep reads a file it is given or finds (configs, maps,
+ * dependency files, profiles, templates, notes, records): path, links
+ * followed, must be a regular file (fs_open_regular: never a FIFO, device,
+ * directory or socket, never blocking) of at most limit bytes (0:
+ * FS_READ_LIMIT), read whole and appended to sb.  0, or -1 with errno and
+ * *why, which reads after "cannot read 'PATH': ".
+ */
+int fs_read_file(struct strbuf *sb, const char *path, size_t limit, const char **why);
 
 /* All of buf[0..len) to fd (short writes and EINTR retried): 0, or -1 with errno. */
 int fs_write_fd(int fd, const char *buf, size_t len);
@@ -45,8 +77,7 @@ int fs_write_fd(int fd, const char *buf, size_t len);
    0, or -1 with errno. */
 int fs_write_in_place(const char *path, const char *buf, size_t len, int mode);
 
-/* fs_open_regular (following links) and fs_read_fd at once: 0, or -1 with
-   errno and *why. */
+/* fs_read_file with the limit FS_READ_LIMIT. */
 int fs_read_regular(struct strbuf *sb, const char *path, const char **why);
 
 /*

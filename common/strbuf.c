@@ -1,5 +1,6 @@
 /* Growable NUL-terminated strings. */
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -104,26 +105,6 @@ char *strbuf_detach(struct strbuf *sb)
 
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
-	/* read(2), not stdio: no FILE to allocate, no fstat, one read past
-	   the end instead of two (the orchestrator reads a note per run) */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	char tmp[65536];
-	for (;;) {
-		ssize_t n = read(fd, tmp, sizeof(tmp));
-		if (n > 0) {
-			strbuf_add(sb, tmp, (size_t)n);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		int e = n < 0 ? errno : 0;
-		close(fd);
-		if (e) {
-			errno = e;
-			return -1;
-		}
-		return 0;
-	}
+	const char *why;
+	return fs_read_file(sb, path, 0, &why);
 }

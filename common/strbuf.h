@@ -38,7 +38,9 @@ void strbuf_add_html(struct strbuf *sb, const char *s);
 /* Hand the buffer to the caller, who frees it.  sb is left empty: it needs
    no strbuf_release, and strbuf_init before any further use. */
 char *strbuf_detach(struct strbuf *sb);
-/* Read a whole file; returns -1 with errno set on failure. */
+/* Read a whole file through fs_read_file (a regular file of at most
+   FS_READ_LIMIT bytes); -1 with errno set on failure.  fs_read_file also
+   says why. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 
 #endif

@@ -106,7 +106,7 @@ int deps_read(struct deps *d, const char *path, struct perr *err)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	const char *why;
-	if (fs_read_regular(&sb, path, &why) < 0) {
+	if (fs_read_file(&sb, path, 0, &why) < 0) {
 		strbuf_release(&sb);
 		return perr_set(err, "cannot read dependency file '%s': %s", path, why);
 	}

@@ -10,6 +10,7 @@
  * design costs tens of megabytes, and plan_design alone materialises it.
  */
 #include "designs/analysis.h"
+#include "designs/anchor.h"
 #include "common/point_text.h"
 #include "designs/expr.h"
 #include "designs/plan.h"
@@ -34,6 +35,7 @@ struct builder {
 	char *modelled;
 	struct expr *cost;      /* seconds per run, or NULL */
 	struct plan_points *pp; /* the candidates, compactly */
+	char *base_reason;      /* "baseline", or with why its values were chosen (anchor.h) */
 	int fresh;              /* the points being added are known new: add without looking */
 	struct perr *err;
 };
@@ -95,7 +97,7 @@ static double run_cost_at(struct builder *b, const double *v, int rpn, double t)
 		struct strbuf sb;
 		strbuf_init(&sb);
 		builder_point_text(&sb, b, v, ", ");
-		perr_set(b->err, "cost model gives %g seconds at %s", t, sb.buf);
+		perr_set_kind(b->err, PERR_COST_MODEL, "cost model gives %g seconds at %s", t, sb.buf);
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -144,7 +146,7 @@ static void add_lines(struct builder *b, int rpn)
 {
 	uint32_t *ix = new_index(b);
 	base_index(b, ix);
-	cand_add(b, ix, rpn, 1, 0, "baseline");
+	cand_add(b, ix, rpn, 1, 0, b->base_reason);
 	for (int k = 0; k < b->np; k++) {
 		if (!b->modelled[k])
 			continue;
@@ -189,7 +191,7 @@ static void add_grid(struct builder *b, const int *gp, int g, int rpn, const cha
 		}
 		char line[200];
 		if (online == 0)
-			snprintf(line, sizeof(line), "baseline");
+			snprintf(line, sizeof(line), "%s", b->base_reason);
 		else if (online == 1)
 			snprintf(line, sizeof(line), "line %s", b->s->params[off].name);
 		cand_add(b, ix, rpn, required || online <= 1, 0, online <= 1 ? line : reason);
@@ -683,9 +685,9 @@ static int fit_budget(struct builder *b, struct plan *pl, char *keep, int *reps_
 	else
 		strbuf_addf(&alt, "budget.core_hours = %.4f (required points, 1 repetition)",
 			    plan_cost(b, keep, 1));
-	perr_set(b->err, "plan needs %.4f core-hours at %d repetitions with only the points modelling "
-		 "needs, over the budget of %.4f by %.4f core-hours; cheapest feasible alternative: %s",
-		 need, reps, budget, need - budget, alt.buf);
+	perr_set_kind(b->err, PERR_BUDGET, "plan needs %.4f core-hours at %d repetitions with only the "
+		      "points modelling needs, over the budget of %.4f by %.4f core-hours; cheapest "
+		      "feasible alternative: %s", need, reps, budget, need - budget, alt.buf);
 	strbuf_release(&alt);
 	return -1;
 }
@@ -804,9 +806,10 @@ static int setup_deps(struct builder *b, struct plan *pl, struct deps_analysis *
 	const struct design_spec *s = b->s;
 	char **sel = xmalloc(sizeof(char *) * (size_t)(s->nparams + 1));
 	int nsel = 0;
-	/* full only prunes: parameters the file does not know are simply swept */
+	/* full and lines only prune: parameters the file does not know are simply swept */
 	for (int k = 0; k < s->nparams; k++)
-		if (b->modelled[k] && (s->strategy != DESIGN_FULL || deps_find_param(s->deps, names[k]) >= 0))
+		if (b->modelled[k] && ((s->strategy != DESIGN_FULL && s->strategy != DESIGN_LINES) ||
+				       deps_find_param(s->deps, names[k]) >= 0))
 			sel[nsel++] = names[k];
 	int rc = deps_analyze(an, s->deps, sel, nsel, b->err);
 	free(sel);
@@ -816,6 +819,37 @@ static int setup_deps(struct builder *b, struct plan *pl, struct deps_analysis *
 	prune_params(b, pl, an, names);
 	copy_groups(pl, s->deps, an);
 	return 0;
+}
+
+static double anchor_resources(void *ctx, const double *v)
+{
+	const struct builder *b = ctx;
+	return resources(b, v, b->s->nrpn > 0 ? b->s->rpn[0] : 0);
+}
+
+/* With a cost model, the baseline values not given are chosen by cost and noise (anchor.h). */
+static void choose_anchors(struct builder *b, struct plan *pl)
+{
+	const struct design_spec *s = b->s;
+	b->base_reason = xstrdup("baseline");
+	if (!b->cost)
+		return;
+	char *fixed = xcalloc((size_t)s->nparams + 1, 1);
+	for (int k = 0; k < s->nparams; k++)
+		fixed[k] = s->baseline && !isnan(s->baseline[k]);
+	int minr = s->min_repetitions > 0 ? s->min_repetitions : 3;
+	struct anchor_input in = {
+		.s = s, .cost = b->cost, .modelled = b->modelled, .fixed = fixed, .floor = run_floor(b),
+		.min_repetitions = minr < s->repetitions ? minr : s->repetitions,
+		.resources = anchor_resources, .ctx = b,
+	};
+	char *why = anchor_choose(&in, b->base);
+	if (why) {
+		free(b->base_reason);
+		b->base_reason = xasprintf("baseline; %s", why);
+		add_note(pl, why);
+	}
+	free(fixed);
 }
 
 /* Check the spec and prepare b (baseline, cost model, analysis); -1 with err. */
@@ -835,9 +869,10 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 	int rc = -1;
 	struct perr e2;
 	if (s->cost_model && !(b->cost = expr_parse(s->cost_model, s->nparams, names, &e2)))
-		perr_set(b->err, "cost model \"%s\": %s", s->cost_model, e2.msg);
+		perr_set_kind(b->err, PERR_COST_MODEL, "cost model \"%.60s%s\": %s", s->cost_model,
+			 strlen(s->cost_model) > 60 ? "..." : "", e2.msg);
 	else if (s->budget_core_hours > 0 && !b->cost)
-		perr_set(b->err, "a budget needs a cost model to price the points");
+		perr_set_kind(b->err, PERR_BUDGET, "a budget needs a cost model to price the points");
 	else if ((s->strategy == DESIGN_TAINT || s->strategy == DESIGN_SPARSE) && !s->deps)
 		perr_set(b->err, "strategy '%s' needs a dependency file",
 			 s->strategy == DESIGN_TAINT ? "taint" : "sparse");
@@ -852,6 +887,7 @@ static int setup(struct builder *b, struct plan *pl, struct deps_analysis *an, i
 			add_note(pl, xasprintf("warning: parameter '%s' has %d values; a reliable model "
 					       "needs at least %d", s->params[k].name,
 					       s->params[k].nvalues, minv));
+	choose_anchors(b, pl);
 	return 0;
 }
 
@@ -912,6 +948,8 @@ static int add_points(struct builder *b, const struct plan *pl, int rpn0)
 	if (s->strategy == DESIGN_FULL)
 		return add_full(b, rpn0);
 	add_lines(b, rpn0);
+	if (s->strategy == DESIGN_LINES)
+		return 0;
 	for (int g = 0; g < pl->ngroups; g++) {
 		const struct plan_group *pg = &pl->groups[g];
 		int *gp = xmalloc(sizeof(int) * (size_t)pg->nparams);
@@ -979,8 +1017,8 @@ static void emit_plan(struct builder *b, struct plan *pl, const char *keep, int 
 	const struct design_spec *s = b->s;
 	struct plan_points *pp = b->pp;
 	plan_copy_params(pl, s);
-	static const char *names[] = { "full", "taint", "sparse" };
-	pl->strategy = names[s->strategy >= 0 && s->strategy <= 2 ? s->strategy : 0];
+	static const char *names[] = { "full", "taint", "sparse", "lines" };
+	pl->strategy = names[s->strategy >= 0 && s->strategy <= DESIGN_LINES ? s->strategy : 0];
 	pl->cost_known = b->cost != NULL;
 	pl->repetitions = reps;
 	pp->reps = reps;
@@ -1043,6 +1081,7 @@ done:
 	plan_points_free(b.pp);
 	free(keep);
 	free(b.base);
+	free(b.base_reason);
 	free(b.modelled);
 	expr_free(b.cost);
 	if (have_an)

@@ -17,8 +17,16 @@ struct node {
 	enum op op;
 	double num;
 	int param;
+	int height;             /* 1 + its deepest operand's: the recursion a walk needs */
 	struct node *a, *b;
 };
+
+/* The deepest tree a parse gives: every walk of the tree (evaluation,
+   expansion, freeing) recurses once per level, so a chain of terms
+   ("a + a + ... + a") longer than this is refused, never a stack overflow. */
+#define MAX_HEIGHT 2000
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct expr {
 	struct node *root;
@@ -40,6 +48,8 @@ static struct node *mk(enum op op, struct node *a, struct node *b)
 	n->op = op;
 	n->a = a;
 	n->b = b;
+	int ha = a ? a->height : 0, hb = b ? b->height : 0;
+	n->height = 1 + (ha > hb ? ha : hb);
 	return n;
 }
 
@@ -70,6 +80,14 @@ static void skip(struct parser *ps)
 }
 
 static struct node *parse_sum(struct parser *ps);
+
+/* A chain of operations past MAX_HEIGHT: n freed, the parse failed. */
+static struct node *too_long(struct parser *ps, struct node *n)
+{
+	node_free(n);
+	return fail(ps, "expression too long: more than " STR(MAX_HEIGHT) " operations in a chain%s; "
+		    "write a shorter one (a sum of a few terms, each a product of powers)", "");
+}
 
 static struct node *parse_primary(struct parser *ps)
 {
@@ -197,6 +215,8 @@ static struct node *parse_product(struct parser *ps)
 			return NULL;
 		}
 		l = mk(c == '*' ? E_MUL : E_DIV, l, r);
+		if (l->height > MAX_HEIGHT)
+			return too_long(ps, l);
 	}
 	return l;
 }
@@ -216,6 +236,8 @@ static struct node *parse_sum(struct parser *ps)
 			return NULL;
 		}
 		l = mk(c == '+' ? E_ADD : E_SUB, l, r);
+		if (l->height > MAX_HEIGHT)
+			return too_long(ps, l);
 	}
 	return l;
 }
@@ -544,9 +566,9 @@ static int term_grid_sum(const struct term *t, const int *nvalues, double *const
 				cells *= nvalues[k];
 			}
 		if (cells > max_evals) {
-			rc = perr_set(err, "cost model couples %d parameters into a %.0f-point "
-				      "sub-grid (limit %.0f); write it as a sum of products of "
-				      "one-parameter terms", nc, cells, max_evals);
+			rc = perr_set_kind(err, PERR_COST_MODEL, "cost model couples %d parameters into "
+					   "a %.0f-point sub-grid (limit %.0f); write it as a sum of "
+					   "products of one-parameter terms", nc, cells, max_evals);
 			break;
 		}
 		term *= component_sum(t, froot, root, nc, nvalues, values, w);

@@ -3,8 +3,15 @@
 #include "designs/plan_internal.h"
 #include "designs/plan_points.h"
 #include "common/xalloc.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+double plan_step_beyond(double top, double next, int is_int)
+{
+	double x = next > 0 && top / next >= 1.5 ? top * top / next : top + (top - next);
+	return is_int ? round(x) : x;
+}
 
 void plan_copy_params(struct plan *pl, const struct design_spec *spec)
 {

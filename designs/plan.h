@@ -60,7 +60,7 @@ struct plan {
 	long long runs;         /* sum of repetitions */
 	double core_hours;
 	/* filled by plan_design (zero/NULL from plan_full_factorial) */
-	const char *strategy;   /* "full", "taint" or "sparse" (static string) */
+	const char *strategy;   /* "full", "taint", "sparse" or "lines" (static string) */
 	int cost_known;         /* a cost model priced the points */
 	long long full_points;  /* the naive full factorial over all parameters */
 	long long full_runs;
@@ -109,8 +109,18 @@ struct plan_run {
  */
 void plan_run_order(const struct plan *pl, struct plan_run **runs, long long *n);
 
-enum design_strategy { DESIGN_FULL = 0, DESIGN_TAINT, DESIGN_SPARSE };
+/* DESIGN_LINES (the baseline and one line per modelled parameter) is not a
+   config's strategy: plan --evaluate compares designs with it */
+enum design_strategy { DESIGN_FULL = 0, DESIGN_TAINT, DESIGN_SPARSE, DESIGN_LINES };
 enum design_charge { CHARGE_CORE = 0, CHARGE_NODE };
+
+/*
+ * One value beyond top along a line whose two largest values are next <
+ * top, in the line's spacing: top^2 / next when they are 1.5x apart or more
+ * (geometric), else top + (top - next); rounded for integers.  Refine's
+ * extension and the held-out points of plan --evaluate step this way.
+ */
+double plan_step_beyond(double top, double next, int is_int);
 
 struct deps;
 

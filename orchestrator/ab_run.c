@@ -16,7 +16,8 @@ static const char *const arm_names[2] = { "base", "new" };
 /* What a two-arm run cannot do, said against the config that asks for it. */
 static int arm_config_check(const struct campaign_config *c, struct perr *err)
 {
-	if (strcmp(c->backend.type, "local"))
+	const struct backend_entry *be = backend_find(c->backend.type);
+	if (be && !be->starts_running)
 		return perr_set(err, "%s: compare --run runs both arms on the local backend, one run at a time on "
 				"the same cores; SLURM picks its jobs' nodes and times itself, so two arms queued there "
 				"would share neither: run each campaign with 'perfsweep run' and compare the two", c->path);
@@ -144,7 +145,7 @@ int ab_open(struct ab_run *ab, const char *base_cfg, const char *new_cfg, const 
 	if (arm_meta_check(ab, err))
 		return -1;
 	for (int k = 0; k < 2; k++)
-		if (backend_local_new(&ab->arm[k].b, 1, err))
+		if (campaign_open_backend(&ab->arm[k].co, &ab->arm[k].cfg, 1, &ab->arm[k].b, err))
 			return -1;
 	for (int k = 0; k < 2; k++)
 		if (campaign_open_store(&ab->arm[k].co, &ab->arm[k].cfg, &ab->arm[k].pl, err))

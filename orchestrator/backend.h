@@ -1,8 +1,18 @@
 /*
- * Backends execute runs: `local` (fork/exec on this machine) and `slurm`
- * (libslurm).  The run engine (runner.c) owns all state changes in the
- * store; a backend only starts runs, reports finished ones, cancels, and
- * re-adopts runs that were in flight when an earlier orchestrator died.
+ * Backends execute runs: `local` (fork/exec on this machine,
+ * orchestrator/local/) and `slurm` (libslurm, orchestrator/slurm/).  This
+ * header holds only what every backend offers: the operations on an open
+ * backend (struct backend_ops) and its entry in the registry (struct
+ * backend_entry, the table in backend.c, in the style of hwloc's
+ * components), through which the rest of perfsweep knows backends; nothing
+ * outside a backend's folder compares its name.  The run engine (runner.c)
+ * owns all state changes in the store; a backend only starts runs, reports
+ * finished ones, cancels, and re-adopts runs that were in flight when an
+ * earlier orchestrator died.
+ *
+ * A new backend: a folder orchestrator/<name>/ with its operations and its
+ * `const struct backend_entry backend_<name>_entry`, a row in backend.c's
+ * table, and <name> in the Makefile's BACKENDS.
  *
  * Files: every run writes into spec->run_dir: `stdout`, `stderr` (rank 0 or
  * the only process; a local MPI world: mpirun's, with every rank's output),
@@ -37,8 +47,8 @@ struct run_spec {
 	int attempt;                /* which attempt of the run this is (1-based; 0 means 1):
 	                               backends that name jobs name each attempt apart */
 	const char *point;          /* "np=4, n=10": the run's parameter values, for messages (or NULL) */
-	const char *mpi;            /* local backend: "openmpi", the ranks are one mpirun world;
-	                               NULL: ranks independent processes (slurm: its own config) */
+	const char *mpi;            /* backend.mpi, or NULL (the local backend: "openmpi", the
+	                               ranks are one mpirun world; slurm reads its own config) */
 };
 
 struct run_result {
@@ -82,7 +92,7 @@ void backend_flushed_free(struct backend_flushed *f, int n);
 struct backend;
 
 struct backend_ops {
-	const char *name;
+	const char *name;           /* its entry's name in the registry */
 	/* How many more runs may start now. */
 	int (*capacity)(struct backend *b);
 	/* Start a run.  0: started, *backend_id set (caller frees); 1: transient
@@ -135,54 +145,50 @@ struct backend {
 	void *priv;
 };
 
+struct plan;
+
 /*
- * The local backend runs at most jobs runs at once, and gives each its own
- * cores of this machine (placement/core_alloc.h): a run whose cores are not
- * free waits (start returns 1), and ranks of a run with a policy are bound
- * inside its cores.  A run without a policy reserves one core per rank but
- * is not bound.  A run's ranks are independent processes, or, with
- * spec->mpi, one MPI world (orchestrator/local/mpi_world.h).  Each run has a supervisor process that outlives the
- * orchestrator and notes the run's start and end in its directory
- * (orchestrator/local/supervisor.h), so that a later orchestrator adopts or collects
- * it instead of running it twice; an adopted run keeps its slot and cores.
+ * A backend as the registry knows it, before one is opened.  name and open
+ * are required, the rest optional (NULL: nothing to check or say).
  */
-int backend_local_new(struct backend **b, int jobs, struct perr *err);
-/*
- * The quiet gate (0: none): before each run starts, wait up to seconds
- * until foreign tasks (placement/census.h) use less than
- * CENSUS_QUIET_SHARE of each of its cores over CENSUS_QUIET_WINDOW; the
- * run's census note says how long it waited and, when it gave up, who was
- * there.  b must be a local backend.
- */
-void backend_local_wait_quiet(struct backend *b, double seconds);
-int backend_slurm_new(struct backend **b, const struct backend_config *cfg, struct perr *err);
-/*
- * What a SLURM partition offers a job, as its controller says: its nodes'
- * CPU counts and the most nodes one job may have (0: no limit).
- */
-struct slurm_partition {
-	char name[64];
-	int nnodes;
-	int *cpus;              /* nnodes entries */
-	int max_nodes;
+struct backend_entry {
+	const char *name;           /* backend.type in a config, "backend" in a store's meta */
+	const char *job_words[2];   /* what a run in flight is to it, one and several:
+	                               "process group", "process groups" */
+	int starts_running;         /* a started run runs at once, here, on the cores the
+	                               backend gave it (no queue in between): the run engine
+	                               marks it running, a two-arm run (ab_run.h) needs it */
+	/* The settings of the backend section only this backend reads: 0, or
+	   -1 with err "FILE:LINE: ..." at the setting. */
+	int (*check_config)(const struct campaign_config *c, struct perr *err);
+	/* A campaign directory (absolute) its runs can write into: 0 or -1. */
+	int (*check_dir)(const char *dir, struct perr *err);
+	/* Every point of the plan against what the backend offers (its nodes,
+	   cores, partitions): 0, or -1 with err naming the point, of kind
+	   PERR_BACKEND when the backend's own settings are at fault. */
+	int (*plan_check)(const struct plan *pl, const struct campaign_config *c, struct perr *err);
+	/* What a run of several ranks is on this backend, for plan to say, or
+	   NULL (caller frees). */
+	char *(*plan_note)(const struct plan *pl, const struct campaign_config *c);
+	/* Open it to run c's runs, at most jobs at once where the backend
+	   decides that (0: its default).  0, or -1 with err. */
+	int (*open)(struct backend **b, const struct campaign_config *c, int jobs, struct perr *err);
+	/* Stop the attempt rs (at least id, store_id, campaign_dir and attempt)
+	   that has backend_id, knowing only the store (perfsweep cancel, top):
+	   *b is NULL on the first call and may be set to an open backend the
+	   later calls reuse; the caller frees it.  1: stopped, 0: nothing left
+	   to stop, -1: err. */
+	int (*cancel_id)(struct backend **b, const struct run_spec *rs, const char *backend_id,
+			 struct perr *err);
 };
+
+/* The backend called name, or NULL when there is none. */
+const struct backend_entry *backend_find(const char *name);
 /*
- * Ask the controller about partition (NULL: the default one).  Returns 1
- * with *out filled (release with slurm_partition_release), 0 when it cannot
- * be asked (no slurm config, controller not answering), -1 with err when it
- * has no such partition.
+ * The backend of config c with its settings checked: NULL with err
+ * "FILE:LINE: unknown backend ...; write ..." or the backend's own
+ * complaint.
  */
-int backend_slurm_partition(const char *partition, struct slurm_partition *out, struct perr *err);
-void slurm_partition_release(struct slurm_partition *p);
-/* SLURM error codes that may pass by themselves (controller unreachable,
-   rate limits, busy nodes, QOS or association limits): wait and retry. */
-int backend_slurm_transient(int slurm_errno);
-/* A directory whose runs SLURM jobs cannot write their output into (a
-   backslash in it): -1 with err saying why, else 0. */
-int backend_slurm_check_dir(const char *dir, struct perr *err);
-/* Kill what is left of a local run from its backend id ("PID:STARTTIME" of
-   its supervisor): every process of the run but the supervisor, which then
-   notes how the run ended.  Returns 1 if something was killed. */
-int backend_local_cancel_id(const char *backend_id);
+const struct backend_entry *backend_for_config(const struct campaign_config *c, struct perr *err);
 
 #endif

@@ -14,13 +14,15 @@ void campaign_open_init(struct campaign_open *co)
 	co->lock.fd = -1;
 }
 
-/* A campaign directory SLURM jobs can write into, checked before anything
-   is made there (by its absolute path, as the jobs will have it). */
-static int slurm_dir_check(const char *dir, struct perr *err)
+/* The directory the backend's runs write into, checked by its absolute
+   path (as they will have it) before anything is made there. */
+static int check_dir(const struct backend_entry *be, const char *dir, struct perr *err)
 {
+	if (!be->check_dir)
+		return 0;
 	char *cwd = dir[0] == '/' ? NULL : getcwd(NULL, 0);
 	char *abs = cwd ? xasprintf("%s/%s", cwd, dir) : xstrdup(dir);
-	int rc = backend_slurm_check_dir(abs, err);
+	int rc = be->check_dir(abs, err);
 	free(abs);
 	free(cwd);
 	return rc;
@@ -30,7 +32,7 @@ int campaign_open_check(struct campaign_open *co, const char *dir, const struct 
 			const struct plan *pl, struct perr *err)
 {
 	co->dir = dir ? xstrdup(dir) : config_default_dir(cfg);
-	if (!strcmp(cfg->backend.type, "slurm") && slurm_dir_check(co->dir, err))
+	if (!(co->be = backend_for_config(cfg, err)) || check_dir(co->be, co->dir, err))
 		return -1;
 	if (campaign_lock_take(&co->lock, co->dir, err))
 		return -1;
@@ -46,6 +48,12 @@ int campaign_open_check(struct campaign_open *co, const char *dir, const struct 
 		 ? -1 : 0;
 	store_close(st);
 	return rc;
+}
+
+int campaign_open_backend(struct campaign_open *co, const struct campaign_config *cfg, int jobs,
+			  struct backend **b, struct perr *err)
+{
+	return co->be->open(b, cfg, jobs, err);
 }
 
 int campaign_open_store(struct campaign_open *co, const struct campaign_config *cfg, const struct plan *pl,
@@ -66,6 +74,14 @@ int campaign_open_store(struct campaign_open *co, const struct campaign_config *
 		return -1;
 	/* a new campaign pins its collectors now (a grown one was checked before) */
 	return co->grows ? 0 : campaign_collectors_check(co->st, cfg, err);
+}
+
+int campaign_open_existing(struct campaign_open *co, const char *dir, struct perr *err)
+{
+	co->dir = xstrdup(dir);
+	if (campaign_lock_take(&co->lock, co->dir, err))
+		return -1;
+	return store_open(&co->st, co->dir, 0, err);
 }
 
 void campaign_open_release(struct campaign_open *co)

@@ -11,7 +11,8 @@ struct canceller {
 	struct store *st;
 	const struct cancel_options *o;
 	struct cancel_result *r;
-	struct backend *b;      /* created on the first slurm job to cancel */
+	const struct backend_entry *be;   /* the campaign's backend, NULL when unknown */
+	struct backend *b;      /* opened by be->cancel_id when it needs one */
 	char *abs_dir;          /* the campaign directory as its jobs name it */
 };
 
@@ -26,26 +27,19 @@ static void add_line(char ***v, int *n, char *line)
 static void kill_run(struct canceller *cc, const struct run *r, const char *backend_id)
 {
 	struct perr err;
-	if (!cc->r->slurm) {
-		cc->r->nkilled += backend_local_cancel_id(backend_id);
+	if (!cc->be) {
+		add_line(&cc->r->errors, &cc->r->nerrors,
+			 xasprintf("run %lld: its backend is not one this perfsweep has; its job '%s' is "
+				   "left as it is", r->id, backend_id));
 		return;
 	}
-	if (!cc->b) {
-		struct backend_config bc = { .type = "slurm" };
-		if (backend_slurm_new(&cc->b, &bc, &err)) {
-			cc->b = NULL;
-			add_line(&cc->r->errors, &cc->r->nerrors,
-				 xasprintf("cannot cancel slurm job of run %lld: %s", r->id, err.msg));
-			return;
-		}
-	}
-	/* the backend kills only a job that carries this store's id and run */
 	struct run_spec rs = { .id = r->id, .campaign_dir = cc->abs_dir, .store_id = store_id(cc->st),
 			       .attempt = r->attempts };
-	if (cc->b->ops->cancel(cc->b, &rs, backend_id, &err))
+	int rc = cc->be->cancel_id(&cc->b, &rs, backend_id, &err);
+	if (rc < 0)
 		add_line(&cc->r->errors, &cc->r->nerrors, xstrdup(err.msg));
 	else
-		cc->r->nkilled++;
+		cc->r->nkilled += rc;
 }
 
 /* A note for a requested run that is not live. */
@@ -142,8 +136,10 @@ int campaign_cancel(const char *dir, const struct cancel_options *o, struct canc
 		return -1;
 	}
 	char *backend = store_get_meta(cc.st, "backend");
-	r->slurm = backend && !strcmp(backend, "slurm");
+	cc.be = backend_find(backend);
 	free(backend);
+	static const char *const jobs[2] = { "job", "jobs" };
+	r->job_words = cc.be ? cc.be->job_words : jobs;
 	count_missing(o, runs, nruns, r);
 	cancel_runs(&cc, runs, nruns);
 	if (cc.b)

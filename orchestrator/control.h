@@ -18,9 +18,10 @@ struct cancel_options {
 
 /* What campaign_cancel did.  Release with cancel_result_release. */
 struct cancel_result {
-	int slurm;              /* the campaign runs on the slurm backend */
+	const char *const *job_words;   /* what nkilled counts, one and several: "slurm job",
+	                                   "slurm jobs" (the backend's job_words) */
 	int ncancelled;         /* runs marked cancelled */
-	int nkilled;            /* SLURM jobs or local process groups stopped */
+	int nkilled;            /* jobs or process groups stopped */
 	int nmissing;           /* ids that name no run of the campaign */
 	long long first_missing;
 	int nnotes;             /* "run 3 is done: nothing to cancel", for each requested finished run */
@@ -32,9 +33,9 @@ struct cancel_result {
 /*
  * Cancel runs: each pending, submitted or running one is first marked
  * cancelled in the store (so a live `perfsweep run` neither starts nor
- * retries it), then an in-flight one is stopped through its backend: SLURM
- * jobs by the slurm backend's cancel (libslurm), local runs by
- * backend_local_cancel_id (kills the process group, checked by its start
+ * retries it), then an in-flight one is stopped through the cancel_id of
+ * the campaign's backend in the registry (orchestrator/backend.h): a SLURM
+ * job through libslurm, a local run's process group (checked by its start
  * time so a reused pid is left alone).  Done, failed and cancelled runs are
  * left alone.  The mark and the job or process it kills are read in one
  * store transaction; a live `perfsweep run` that is starting the run at

@@ -17,6 +17,7 @@
 #include "orchestrator/plan_check.h"
 #include "orchestrator/plan_derived.h"
 #include "placement/placement_spec.h"
+#include "placement/policy.h"
 #include "campaign/store.h"
 #include <errno.h>
 #include <limits.h>
@@ -330,7 +331,8 @@ static int parse_cost(struct pb *b)
 	struct expr *e = expr_parse(text, c->nparams + c->nderived, names, &e2);
 	free(names);
 	if (!e)
-		return config_error(b->c, s, b->err, "bad cost model \"%s\": %s", text, e2.msg);
+		return config_error(b->c, s, b->err, "bad cost model \"%.60s%s\": %s", text,
+				    strlen(text) > 60 ? "..." : "", e2.msg);   /* the error ends the line */
 	expr_free(e);
 	/* the design sweeps the swept parameters: derived names become their expressions */
 	b->cost_text = c->nderived ? plan_inline_derived(c, text) : NULL;
@@ -360,6 +362,17 @@ static int placement_without_axis(const struct campaign_config *c, const config_
 		config_setting_get_member(g, "cores_per_rank"));
 }
 
+/* The placement map read and parsed as every run reads it: a regular file
+   of bounded size (never /dev/zero, never a FIFO).  0, or -1 (err). */
+static int map_unreadable(const char *path, struct perr *err)
+{
+	struct policy p;
+	policy_init(&p);
+	int rc = policy_load_map(&p, path, err);
+	policy_release(&p);
+	return rc;
+}
+
 static int parse_placement(struct pb *b)
 {
 	const config_setting_t *g = b->c->placement;
@@ -381,9 +394,9 @@ static int parse_placement(struct pb *b)
 		b->spec.rpn = b->rpn;
 		/* policy, map and cores per rank: the contract the config loader parsed */
 		b->spec.policy = policy_kind_name(b->c->placement_spec.policy);
-		if (b->c->placement_map && access(b->c->placement_map, R_OK))
-			return config_error(b->c, config_setting_get_member(g, "map"), b->err,
-					    "cannot read placement map '%s': %s", b->c->placement_map, strerror(errno));
+		struct perr merr;
+		if (b->c->placement_map && map_unreadable(b->c->placement_map, &merr))
+			return config_error(b->c, config_setting_get_member(g, "map"), b->err, "%s", merr.msg);
 		const config_setting_t *a = config_setting_get_member(g, "attach");
 		if (a) {
 			int t = config_setting_type(a);
@@ -445,32 +458,6 @@ static void note_fitted(struct plan *pl, const char *fitted, const config_settin
 					    camp ? config_setting_get_string(camp) : "?", fitted);
 }
 
-#define PLAN_MAX_PARTITIONS 16
-
-/* The placements against the backend: the local node, or the SLURM partition when its controller answers. */
-static int plan_check_backend(const struct plan *pl, const struct campaign_config *c, struct perr *err)
-{
-	if (!strcmp(c->backend.type, "local"))
-		return plan_check_local(pl, c, 0, err);
-	/* backend.partition may list partitions, as sbatch -p does: "emu,real"
-	   (none, or an empty one: the default partition) */
-	char *list = xstrdup(c->backend.partition ? c->backend.partition : ""), *save = NULL;
-	char *name = strtok_r(list, ",", &save);
-	struct slurm_partition parts[PLAN_MAX_PARTITIONS];
-	int nparts = 0, rc;
-	do {
-		rc = backend_slurm_partition(name, &parts[nparts], err);
-		nparts += rc > 0;
-	} while (rc > 0 && name && nparts < PLAN_MAX_PARTITIONS && (name = strtok_r(NULL, ",", &save)));
-	/* rc -1: no such partition; 0: cannot ask, checked at submission */
-	if (rc > 0)
-		rc = plan_check_partition(pl, c, parts, nparts, err);
-	for (int k = 0; k < nparts; k++)
-		slurm_partition_release(&parts[k]);
-	free(list);
-	return rc;
-}
-
 /* Materialise pl when derived parameters or a model = false check need its
    points one by one; 1 then (0: nothing to add or check). */
 static int plan_points_of(struct plan *pl, const struct campaign_config *c)
@@ -486,37 +473,62 @@ static int plan_points_of(struct plan *pl, const struct campaign_config *c)
 /* Runs are rows of the store: cap them as the planner caps points. */
 #define MAX_PLAN_RUNS 10000000
 
+/* The config's design sections and dependency file into b->spec; -1 with err.  Release b either way. */
+static int pb_parse(struct pb *b, const struct campaign_config *c, struct perr *err)
+{
+	memset(b, 0, sizeof(*b));
+	b->c = c;
+	b->err = err;
+	b->overrun = 0.1;
+	b->spec.nparams = c->nparams;
+	b->spec.params = c->params;
+	b->spec.repetitions = c->repetitions;
+	b->spec.ranks = 1;
+	/* each placed point's map and cores per rank, so the store and the fingerprint cover them */
+	b->spec.map = c->placement_map;
+	b->spec.cores_per_rank = c->cores_per_rank;
+	if (parse_design(b) || parse_budget(b) || parse_cost(b) || parse_placement(b) ||
+	    plan_check_files(c, err))
+		return -1;
+	if (c->dependencies) {
+		if (access(c->dependencies, R_OK))
+			return config_error(c, config_lookup(&c->cfg, "dependencies"), err,
+					    "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
+		if (deps_read(&b->deps, c->dependencies, err) < 0)
+			return -1;
+		b->have_deps = 1;
+		b->spec.deps = &b->deps;
+	}
+	return 0;
+}
+
+static void pb_release(struct pb *b)
+{
+	if (b->have_deps)
+		deps_release(&b->deps);
+	free(b->baseline);
+	free(b->rpn);
+	free(b->crpn);
+	free(b->cpoint);
+	free(b->attach);
+	free(b->cost_text);
+}
+
 int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct perr *err)
 {
 	memset(pl, 0, sizeof(*pl));
-	struct pb b = { .c = c, .err = err, .overrun = 0.1 };
-	b.spec.nparams = c->nparams;
-	b.spec.params = c->params;
-	b.spec.repetitions = c->repetitions;
-	b.spec.ranks = 1;
-	/* each placed point's map and cores per rank, so the store and the fingerprint cover them */
-	b.spec.map = c->placement_map;
-	b.spec.cores_per_rank = c->cores_per_rank;
+	struct pb b;
 	int rc = -1;
-	if (parse_design(&b) || parse_budget(&b) || parse_cost(&b) || parse_placement(&b) ||
-	    plan_check_files(c, err))
+	const struct backend_entry *be = backend_for_config(c, err);
+	if (!be)
+		return -1;
+	if (pb_parse(&b, c, err))
 		goto done;
-	if (c->dependencies) {
-		if (access(c->dependencies, R_OK)) {
-			config_error(c, config_lookup(&c->cfg, "dependencies"), err,
-				     "cannot read dependency file '%s': %s", c->dependencies, strerror(errno));
-			goto done;
-		}
-		if (deps_read(&b.deps, c->dependencies, err) < 0)
-			goto done;
-		b.have_deps = 1;
-		b.spec.deps = &b.deps;
-	}
 	if (plan_design_compact(pl, &b.spec, err) < 0) {
 		/* cost-model and budget problems point at those, others at the
 		   design, else at the parameters that make the plan */
-		const config_setting_t *at = strstr(err->msg, "cost model") && c->cost_model ? c->cost_model
-					   : strstr(err->msg, "budget") ? c->budget : c->design;
+		const config_setting_t *at = err->kind == PERR_COST_MODEL && c->cost_model ? c->cost_model
+					   : err->kind == PERR_BUDGET ? c->budget : c->design;
 		if (!at)
 			at = config_setting_get_member(config_root_setting(&c->cfg), "parameters");
 		if (at) {
@@ -545,9 +557,10 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 	pl->budget_core_hours = b.spec.budget_core_hours;
 	pl->charge = b.spec.charge;
 	pl->budget_overrun = b.overrun;
-	if (plan_check_backend(pl, c, err) < 0) {
+	/* the placements against the backend: its nodes, cores, partitions */
+	if (be->plan_check && be->plan_check(pl, c, err) < 0) {
 		const config_setting_t *at = c->placement ? c->placement : c->contention;
-		if (!strncmp(err->msg, "slurm has no", 12) || strstr(err->msg, "backend.mpi") || !at)
+		if (err->kind == PERR_BACKEND || !at)
 			at = config_lookup(&c->cfg, "backend");
 		if (at) {
 			char where[PATH_MAX + 32];
@@ -556,21 +569,14 @@ int plan_build_compact(struct plan *pl, const struct campaign_config *c, struct 
 		plan_release(pl);
 		goto done;
 	}
-	char *what = !strcmp(c->backend.type, "local") ? plan_check_local_note(pl, c) : NULL;
+	char *what = be->plan_note ? be->plan_note(pl, c) : NULL;
 	if (what) {
 		pl->notes = xrealloc(pl->notes, sizeof(char *) * (size_t)(pl->nnotes + 1));
 		pl->notes[pl->nnotes++] = what;
 	}
 	rc = 0;
 done:
-	if (b.have_deps)
-		deps_release(&b.deps);
-	free(b.baseline);
-	free(b.rpn);
-	free(b.crpn);
-	free(b.cpoint);
-	free(b.attach);
-	free(b.cost_text);
+	pb_release(&b);
 	return rc;
 }
 
@@ -580,4 +586,30 @@ int plan_build(struct plan *pl, const struct campaign_config *c, struct perr *er
 	if (rc == 0)
 		plan_materialize(pl);
 	return rc;
+}
+
+struct plan_spec {
+	struct pb b;
+};
+
+struct plan_spec *plan_spec_build(const struct campaign_config *c, struct perr *err)
+{
+	struct plan_spec *ps = xmalloc(sizeof(*ps));
+	if (pb_parse(&ps->b, c, err) == 0)
+		return ps;
+	plan_spec_free(ps);
+	return NULL;
+}
+
+const struct design_spec *plan_spec_design(const struct plan_spec *ps)
+{
+	return &ps->b.spec;
+}
+
+void plan_spec_free(struct plan_spec *ps)
+{
+	if (!ps)
+		return;
+	pb_release(&ps->b);
+	free(ps);
 }

@@ -1,18 +1,18 @@
 /*
- * Placements checked against the backend at plan time, so an impossible
- * placement is refused by `plan` and `run` before anything runs, with the
- * point and the placement named.  The local backend has one node (this
- * machine): every point must fit on it, ranks per node x cores per rank
- * within its usable cores.  On SLURM, when the controller can be asked,
- * every point's nodes must exist in the partition (and within its per-job
- * node limit) with enough CPUs for ranks per node x cores per rank;
- * otherwise the backend refuses the job at submission, naming the run's
- * point and placement.
+ * Plan-time checks, so that an impossible campaign is refused by `plan`
+ * and `run` before anything runs: the files it needs (plan_check_files),
+ * and what every backend's placement check (backend_entry.plan_check)
+ * shares: a point's ranks and cores per rank, and the refusal that names
+ * the point and its placement.  Each backend checks the placements against
+ * what it offers in its own folder: the local backend's one node
+ * (orchestrator/local/local_entry.c), a SLURM partition's nodes
+ * (orchestrator/slurm/slurm_entry.c).
  */
 #ifndef PS_PLAN_CHECK_H
 #define PS_PLAN_CHECK_H
-#include "designs/plan.h"
 #include "campaign/config.h"
+#include "common/error.h"
+#include "designs/plan.h"
 
 /*
  * The files a campaign needs before anything runs: app.workdir an existing
@@ -22,22 +22,14 @@
  */
 int plan_check_files(const struct campaign_config *c, struct perr *err);
 
-/* usable_cores: the local machine's (0: load the host topology). */
-int plan_check_local(const struct plan *pl, const struct campaign_config *c, int usable_cores,
-		     struct perr *err);
-
-/*
- * What a run of several ranks is on the local backend, for plan to say:
- * independent copies of the program, or (backend.mpi) one MPI world.  A
- * string to free, or NULL when no point has more than one rank.
- */
-char *plan_check_local_note(const struct plan *pl, const struct campaign_config *c);
-
-struct slurm_partition;
-/* parts: the partitions of backend.partition ("A,B": a job may run in
-   either), as their controller described them (backend_slurm_partition).
-   A point is refused only when it fits in none. */
-int plan_check_partition(const struct plan *pl, const struct campaign_config *c,
-			 const struct slurm_partition *parts, int nparts, struct perr *err);
+/* The ranks of point pt: its "ranks" parameter, else nodes x ranks per node, else 1. */
+int plan_point_ranks(const struct plan *pl, const struct plan_point *pt);
+/* The cores each rank of pt holds: its own cores per rank (a threads
+   parameter's value), else the campaign's cpr; 0 for "all". */
+int plan_point_cores(const struct campaign_config *c, const struct plan_point *pt, int cpr);
+/* Refuse point i (0-based) of ranks ranks, rpn per node: err "point 3
+   (np=2, n=10): placement 2 ranks, 1 per node, compact WHY".  Returns -1. */
+int plan_refuse_point(const struct plan *pl, int i, int ranks, int rpn, const char *why,
+		      struct perr *err);
 
 #endif

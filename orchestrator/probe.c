@@ -7,6 +7,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/backend.h"
+#include "orchestrator/local/backend_local.h"
 #include "orchestrator/plan_build.h"
 #include "orchestrator/runner.h"
 #include "validator/power.h"

@@ -3,7 +3,7 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "campaign/campaign_config.h"
-#include "campaign/campaign_lock.h"
+#include "orchestrator/campaign_open.h"
 #include "campaign/config_diff.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -76,27 +76,24 @@ int campaign_collectors_check(struct store *st, const struct campaign_config *cf
 
 /* dir is a campaign this command may re-collect: checked read-only, then
    locked and opened for writing.  0, or -1 (err). */
-static int open_campaign(const char *dir, struct store **st, struct campaign_lock *lock, struct perr *err)
+static int open_campaign(const char *dir, struct campaign_open *co, struct perr *err)
 {
+	struct store *st;
 	struct stat sb;
 	if (stat(dir, &sb))
 		return perr_set(err, "cannot read campaign directory '%s': %s", dir, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return perr_set(err, "'%s' is not a campaign directory", dir);
-	if (store_open(st, dir, STORE_READONLY, err))
+	if (store_open(&st, dir, STORE_READONLY, err))
 		return -1;
-	char *backend = store_get_meta(*st, "backend");
+	char *backend = store_get_meta(st, "backend");
 	int imported = backend && !strcmp(backend, "import");
 	free(backend);
-	store_close(*st);
-	*st = NULL;
+	store_close(st);
 	if (imported)
 		return perr_set(err, "'%s' holds imported measurements: there are no run outputs to "
 				"collect from", dir);
-	int rc = campaign_lock_take(lock, dir, err);
-	if (rc)
-		return -1;
-	return store_open(st, dir, 0, err);
+	return campaign_open_existing(co, dir, err) ? -1 : 0;
 }
 
 /* The collectors' config: the given one, which may change only the collect
@@ -292,10 +289,10 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 		       struct recollect_report *rep, struct perr *err)
 {
 	struct campaign_config c;
-	struct store *st = NULL;
-	struct campaign_lock lock = { -1 };
+	struct campaign_open co;
 	int ret = -1, loaded = 0;
 	memset(rep, 0, sizeof(*rep));
+	campaign_open_init(&co);
 	if (!dir && config_path) {
 		int rc = config_load(&c, config_path, err);
 		rep->dir = rc ? NULL : config_default_dir(&c);
@@ -305,8 +302,9 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 	} else {
 		rep->dir = xstrdup(dir);
 	}
-	if (open_campaign(rep->dir, &st, &lock, err))
+	if (open_campaign(rep->dir, &co, err))
 		goto out;
+	struct store *st = co.st;
 	loaded = 1;
 	if (collectors_config(st, config_path, &c, err))
 		goto out;
@@ -321,8 +319,7 @@ int campaign_recollect(const char *dir, const char *config_path, const volatile 
 	if (!ret && config_path)
 		ret = campaign_save_config(st, &c, err);
 out:
-	store_close(st);
-	campaign_lock_release(&lock);
+	campaign_open_release(&co);
 	if (loaded)
 		config_release(&c);
 	if (ret)

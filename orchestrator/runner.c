@@ -174,7 +174,7 @@ struct engine {
 	struct queue live;       /* runs the backend has (started, adopted, recovered)
 	                            whose result is not applied yet */
 	struct budget_watch bw;  /* stops new starts past the budget */
-	int is_local;
+	int starts_running;      /* the backend's: a started run is running */
 	struct run_setup setup;  /* set-up steps, once per distinct values */
 	char *config_dir;        /* {config_dir} */
 	int threads_k;           /* the store's role "threads" parameter, or -1 */
@@ -268,7 +268,7 @@ static void spec_build(struct spec_buf *sb, const struct engine *e, const struct
 	s->cores_per_rank = run_cores_per_rank(r, sb->cores) ? sb->cores : c->cores_per_rank;
 	s->map = c->placement_map;
 	s->bind_path = e->o->bind_path;
-	s->mpi = c->backend.type && !strcmp(c->backend.type, "local") ? c->backend.mpi : NULL;
+	s->mpi = c->backend.mpi;
 	s->est_seconds = run_planned_seconds(r);
 	sb->point = run_point_text(st, r);
 	s->point = sb->point;
@@ -353,7 +353,7 @@ static int taken_over(struct engine *e, long long id, enum attempt_fate fate, co
 	e->stats->adopted++;
 	event(e->o, id, fate_words[fate].what ? fate_words[fate].what : what,
 	      fate_words[fate].detail ? fate_words[fate].detail : detail);
-	if (e->is_local && fate == FATE_RUNNING)   /* refused: cancelled, its result says so */
+	if (e->starts_running && fate == FATE_RUNNING)   /* refused: cancelled, its result says so */
 		return store_mark_running(e->st, id, wall_now(), err) < 0 ? -1 : 0;
 	return 0;
 }
@@ -365,6 +365,35 @@ static int wanted(const struct runner_options *o, long long id)
 		if (o->only[i] == id)
 			return 1;
 	return !o->only;
+}
+
+/*
+ * The in-flight run r's attempt ended without a result through no fault of
+ * the program (why: "killed mid-way", ...): pending again, said as
+ * "PREFIX: run again (why)", while the one bound on attempts allows
+ * (run_may_start_again), else failed for good, saying so.  0 pending, 2
+ * failed for good, 1 refused (cancelled meanwhile), -1 err.
+ */
+static int start_again(struct engine *e, const struct run *r, const char *prefix, const char *why,
+		       struct perr *err)
+{
+	int max = e->c->max_attempts;
+	if (run_may_start_again(r->attempts, max, 1)) {
+		char *reason = xasprintf("%s%srun again (%s)", prefix ? prefix : "", prefix ? ": " : "", why);
+		int rc = store_mark_pending(e->st, r->id, reason, err);
+		free(reason);
+		return rc;
+	}
+	char *reason = xasprintf("gave up after %d attempt%s: %s (max_attempts = %d, and %d more for "
+				 "attempts that end without a result; perfsweep top's r key retries it)",
+				 r->attempts, r->attempts == 1 ? "" : "s", why, max, RUN_FREE_ATTEMPTS);
+	int rc = store_mark_failed(e->st, r->id, wall_now(), -1, -1, reason, 0, err);
+	if (!rc) {
+		e->stats->failed++;
+		event(e->o, r->id, "failed", reason);
+	}
+	free(reason);
+	return rc ? rc : 2;
 }
 
 /* Runs an earlier orchestrator left in flight: adopted by the backend or
@@ -398,11 +427,9 @@ static int reconcile(struct engine *e, struct perr *err)
 			}
 			const char *why = fate_words[fate].detail ? fate_words[fate].detail
 								  : "was in flight when the orchestrator stopped";
-			char *reason = xasprintf("orchestrator restarted: run again (%s)", why);
-			int mr = store_mark_pending(e->st, r->id, reason, err);
-			free(reason);
-			if (mr == 1)
-				continue;       /* cancelled meanwhile */
+			int mr = start_again(e, r, "orchestrator restarted", why, err);
+			if (mr == 1 || mr == 2)
+				continue;       /* cancelled meanwhile, or failed for good */
 			if (mr)
 				goto done;
 			e->stats->rerun++;
@@ -486,7 +513,7 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	spec_build(&sb, e, r);
 	sb.spec.attempt = r->attempts + 1;
 	char *bid = NULL;
-	struct perr serr = { "" };
+	struct perr serr = { 0 };
 	double t = wall_now();
 	/* an earlier orchestrator may have submitted this very attempt and died
 	   before recording it: take its job over, files and all */
@@ -534,7 +561,7 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	live_add(e, r->id);
 	e->stats->started++;
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
-	if (!wr && e->is_local)
+	if (!wr && e->starts_running)
 		wr = store_mark_running(e->st, r->id, t, err);
 	if (wr == 1)
 		wr = started_after_cancel(e, &sb.spec, bid, err);
@@ -551,7 +578,7 @@ static int start_some(struct engine *e, struct perr *err);
    -1 when rc was or the commit fails (err keeps the first error). */
 static int end_batch(struct store *st, int rc, struct perr *err)
 {
-	struct perr later = { "" };
+	struct perr later = { 0 };
 	return (store_batch_end(st, rc ? &later : err) || rc) ? -1 : 0;
 }
 
@@ -562,7 +589,7 @@ static int flush_started(struct engine *e, struct perr *err)
 	if (!e->b->ops->flush)
 		return 0;
 	struct backend_flushed *f;
-	struct perr serr = { "" };
+	struct perr serr = { 0 };
 	double t = wall_now();
 	int n = e->b->ops->flush(e->b, &f, &serr);
 	if (n < 0)
@@ -658,8 +685,7 @@ static int refused_result(struct engine *e, long long id, struct perr *err)
 static int apply_failure(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
 {
-	int max = e->c->max_attempts;
-	int retry = x->retry_free ? r->attempts < max + 8 : r->attempts < max;
+	int retry = run_may_start_again(r->attempts, e->c->max_attempts, x->retry_free);
 	/* what a failed attempt used is worth keeping too: a rank that starved */
 	char *run_dir = store_run_path(e->st, x->id);
 	int br = run_bindings_record(e->st, x->id, run_dir, r->attempts, err);
@@ -757,14 +783,14 @@ static int apply_result(struct engine *e, const struct run_result *x, struct per
 	if (!run_is_in_flight(r.state)) {
 		rc = refused_result(e, x->id, err);
 	} else if (x->rerun) {   /* killed mid-way: not the program's doing */
-		char *reason = xasprintf("run again (%s)", x->reason);
-		rc = store_mark_pending(e->st, x->id, reason, err);
-		free(reason);
+		rc = start_again(e, &r, NULL, x->reason, err);
 		if (rc == 1) {
 			rc = refused_result(e, x->id, err);
+		} else if (rc == 2) {
+			rc = 0;
 		} else if (!rc) {
 			push(&e->q, x->id);
-			e->stats->rerun++;
+			e->stats->again++;
 			event(e->o, x->id, "rerun", x->reason);
 		}
 	} else if (x->failed) {
@@ -817,6 +843,7 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
 	sum->retried += s->retried;
 	sum->adopted += s->adopted;
 	sum->rerun += s->rerun;
+	sum->again += s->again;
 	sum->cancelled += s->cancelled;
 	sum->interrupted |= s->interrupted;
 	sum->budget_stopped |= s->budget_stopped;
@@ -843,12 +870,20 @@ static int apply_results(struct engine *e, const struct run_result *res, int n, 
 	return end_batch(e->st, rc, err);
 }
 
+/* The backend's entry says whether a started run is running (a backend
+   outside the registry, as a test's, is asked nothing). */
+static int runs_at_once(const struct backend *b)
+{
+	const struct backend_entry *be = backend_find(b->ops->name);
+	return be && be->starts_running;
+}
+
 int runner_execute(struct store *st, const struct campaign_config *c, struct backend *b,
 		   const struct runner_options *o, struct runner_stats *stats, struct perr *err)
 {
 	memset(stats, 0, sizeof(*stats));
 	struct engine e = { .st = st, .c = c, .b = b, .o = o, .stats = stats,
-			    .is_local = !strcmp(b->ops->name, "local"), .threads_k = -1 };
+			    .starts_running = runs_at_once(b), .threads_k = -1 };
 	int ret = -1;
 	run_setup_init(&e.setup, c, st);
 	e.config_dir = config_dir_abs(c);

@@ -31,7 +31,9 @@ struct runner_options {
 };
 
 struct runner_stats {
-	int started, done, failed, retried, adopted, rerun, cancelled;
+	int started, done, failed, retried, adopted, cancelled;
+	int rerun;                          /* run again after a restart (an earlier orchestrator's attempt) */
+	int again;                          /* run again in this session: an attempt ended without a result */
 	int interrupted;                    /* stopped by *stop before the end */
 	int budget_stopped;                 /* no new runs started: the budget would overrun */
 };

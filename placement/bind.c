@@ -4,6 +4,7 @@
  */
 #include "common/clock.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/run_command.h"
 #include "placement/bind.h"
 #include "common/xalloc.h"
@@ -380,7 +381,15 @@ int bind_record_read(const char *path, struct bind_info *out, struct perr *err)
 {
 	memset(out, 0, sizeof(*out));
 	json_error_t jerr;
-	json_t *o = json_load_file(path, 0, &jerr);
+	struct strbuf sb;
+	const char *why;
+	strbuf_init(&sb);
+	if (fs_read_file(&sb, path, 0, &why)) {   /* a rank may leave a FIFO there */
+		strbuf_release(&sb);
+		return perr_set(err, "cannot read '%s': %s", path, why);
+	}
+	json_t *o = json_loadb(sb.buf, sb.len, 0, &jerr);
+	strbuf_release(&sb);
 	if (!o)
 		return perr_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
 	const char *fmt = json_string_value(json_object_get(o, "format"));

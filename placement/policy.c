@@ -3,6 +3,7 @@
  * usable cores; see policy.h for the rules.
  */
 #include "placement/policy.h"
+#include "common/fsutil.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <ctype.h>
@@ -177,11 +178,11 @@ fail:
 int policy_load_map(struct policy *p, const char *path, struct perr *err)
 {
 	struct strbuf sb;
+	const char *why;
 	strbuf_init(&sb);
-	if (strbuf_read_file(&sb, path) < 0) {
-		int e = errno;
+	if (fs_read_file(&sb, path, 0, &why) < 0) {   /* never /dev/zero, never a FIFO */
 		strbuf_release(&sb);
-		return perr_set(err, "cannot read placement map '%s': %s", path, strerror(e));
+		return perr_set(err, "cannot read placement map '%s': %s", path, why);
 	}
 	int r = policy_parse_map(p, sb.buf, sb.len, path, err);
 	strbuf_release(&sb);

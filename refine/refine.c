@@ -5,6 +5,7 @@
 #include "common/point_text.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "designs/plan.h"
 #include "models/points.h"
 #include "validator/validate.h"
 #include <math.h>
@@ -12,10 +13,11 @@
 #include <string.h>
 
 static const char *const kind_names[] = { "outlier", "noise", "segmented", "extrapolation", "contention",
-					   "disturbed" };
+					   "disturbed", "accuracy" };
 
-/* Base value of each kind: disturbed runs first, then blocking findings, extrapolation last. */
-static const double kind_value[] = { 200, 300, 300, 100, 150, 400 };
+/* Base value of each kind: disturbed runs first, then blocking findings, extrapolation last
+   (accuracy proposals come after all of them, refine_accuracy.c) */
+static const double kind_value[] = { 200, 300, 300, 100, 150, 400, 0 };
 
 const char *refine_kind_name(enum refine_kind k)
 {
@@ -204,9 +206,7 @@ static void propose_extrap(struct plist *l, const struct refine_space *s, const 
 	if (!isfinite(next))
 		return;
 	int geo = next > 0 && top / next >= 1.5;
-	double x = geo ? top * top / next : top + (top - next);
-	if (s->is_int[k])
-		x = round(x);
+	double x = plan_step_beyond(top, next, s->is_int[k]);
 	double growth = geo ? top / next : x / top;
 	for (int p = 0; p < s->npoints; p++) {
 		const struct refine_point *pt = &s->points[p];
@@ -280,7 +280,7 @@ void refine_propose(const struct refine_space *s, const struct refine_finding *f
 		if (f[i].kind == REFINE_DISTURBED && f[i].point >= 0 && f[i].point < s->npoints)
 			rerun[f[i].point] = 1;
 	for (int i = 0; i < nf; i++)
-		if (f[i].kind >= 0 && f[i].kind < REFINE_NKINDS && f[i].point >= 0 && f[i].point < s->npoints &&
+		if (f[i].kind >= 0 && f[i].kind < REFINE_ACCURACY && f[i].point >= 0 && f[i].point < s->npoints &&
 		    !(f[i].kind == REFINE_NOISE && rerun[f[i].point]))
 			by_kind[f[i].kind](&l, s, &f[i]);
 	free(rerun);
@@ -425,7 +425,7 @@ static int outlier_matters(const struct validation *v, const struct vregion *r, 
  * points (each point's median), over the same sum of the top-level regions
  * (call paths without "->"); 1 when there is nothing to compare with.
  */
-static double region_share(const struct validation *v, const struct vregion *r)
+double refine_region_share(const struct validation *v, const struct vregion *r)
 {
 	double mine = 0, total = 0;
 	for (int ri = 0; ri < v->nregions; ri++) {
@@ -486,7 +486,7 @@ void refine_findings(const struct validation *v, double min_share, struct refine
 	/* regions below min_share of the time drive no runs: they are only reported */
 	unsigned char *small = xcalloc((size_t)v->nregions + 1, 1);
 	for (int ri = 0; ri < v->nregions; ri++)
-		small[ri] = min_share > 0 && region_share(v, &v->regions[ri]) < min_share;
+		small[ri] = min_share > 0 && v->regions[ri].share < min_share;   /* the validator's share */
 	disturbed_findings(&l, v);
 	for (int ri = 0; ri < v->nregions; ri++)
 		if (!small[ri])

@@ -51,10 +51,11 @@ enum refine_kind {
 	REFINE_EXTRAPOLATION,
 	REFINE_CONTENTION,
 	REFINE_DISTURBED,
+	REFINE_ACCURACY,        /* no finding: refine --for accuracy (refine_accuracy.h) */
 	REFINE_NKINDS
 };
 
-/* "outlier", "noise", "segmented", "extrapolation", "contention", "disturbed". */
+/* "outlier", "noise", "segmented", "extrapolation", "contention", "disturbed", "accuracy". */
 const char *refine_kind_name(enum refine_kind k);
 
 /* One measured point of the campaign, in the experiment's parameters. */
@@ -136,5 +137,13 @@ struct validation;
  * experiment.
  */
 void refine_findings(const struct validation *v, double min_share, struct refine_finding **f, int *nf);
+
+struct vregion;
+/*
+ * A region's share of its metric's total: its values summed over the
+ * points (each point's median), over the same sum of the top-level regions
+ * (call paths without "->"); 1 when there is nothing to compare with.
+ */
+double refine_region_share(const struct validation *v, const struct vregion *r);
 
 #endif

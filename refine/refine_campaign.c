@@ -8,6 +8,8 @@
 #include "orchestrator/plan_derived.h"
 #include "campaign/campaign_config.h"
 #include "campaign/store.h"
+#include "common/point_text.h"
+#include "common/strbuf.h"
 #include "designs/plan.h"
 #include <math.h>
 #include <stdlib.h>
@@ -134,7 +136,7 @@ static void build_space(struct refine_campaign *rc, struct store *st, const stru
 	}
 }
 
-static void propose(struct refine_campaign *rc, const struct refine_campaign_options *o)
+static int propose(struct refine_campaign *rc, const struct refine_campaign_options *o, struct perr *err)
 {
 	const struct experiment *e = &rc->cv.in.e;
 	double remaining = -1;
@@ -152,6 +154,15 @@ static void propose(struct refine_campaign *rc, const struct refine_campaign_opt
 	refine_findings(&rc->cv.v, rc->min_share, &rc->findings, &rc->nfindings);
 	/* runs not yet executed: their results come first, nothing is proposed */
 	refine_propose(&s, rc->findings, rc->pending ? 0 : rc->nfindings, &rc->r);
+	if (!o->accuracy)
+		return 0;
+	rc->accuracy = 1;
+	const char *target = strcmp(o->accuracy, "beyond") || !rc->beyond || !*rc->beyond ? o->accuracy : rc->beyond;
+	if (refine_accuracy_target(&rc->acc, &s, target, err) < 0)
+		return -1;
+	if (!rc->pending)       /* after the findings' proposals, in what budget they leave */
+		refine_accuracy_propose(&s, &rc->cv.v, rc->min_share, &rc->acc, &rc->r);
+	return 0;
 }
 
 /* Leave proposal i out of r (it could not be run), keeping the others' order. */
@@ -187,6 +198,29 @@ static void derive_new_points(struct refine_campaign *rc, const struct campaign_
 	}
 }
 
+/* "x=128,y=128": every parameter of the config one step beyond its largest value
+   (refine --for accuracy's default target, fixed by the plan, not the measured range). */
+static char *planned_beyond(const struct campaign_config *c)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int k = 0; k < c->nparams; k++) {
+		const struct plan_param *p = &c->params[k];
+		double top = -INFINITY, next = -INFINITY;
+		for (int i = 0; i < p->nvalues; i++)
+			top = fmax(top, p->values[i]);
+		for (int i = 0; i < p->nvalues; i++)
+			if (p->values[i] < top)
+				next = fmax(next, p->values[i]);
+		if (!isfinite(next))
+			continue;
+		char v[32];
+		value_text(v, sizeof(v), plan_step_beyond(top, next, p->is_int));
+		strbuf_addf(&sb, "%s%s=%s", sb.len ? "," : "", p->name, v);
+	}
+	return strbuf_detach(&sb);
+}
+
 /* Runs refine writes are executed by `perfsweep run` with the campaign's
    config: a campaign without one (imported measurements) is not refined. */
 static int check_runnable(struct refine_campaign *r, struct store *st, const char *dir, struct perr *err)
@@ -194,6 +228,8 @@ static int check_runnable(struct refine_campaign *r, struct store *st, const cha
 	struct campaign_config c;
 	int rc = campaign_open_config(st, &c, err);
 	r->min_share = rc ? CONFIG_MIN_SHARE : c.min_share;
+	if (!rc)
+		r->beyond = planned_beyond(&c);
 	config_release(&c);
 	if (rc > 0)
 		return perr_set(err, "'%s' holds imported measurements without a config to run new runs with; "
@@ -223,8 +259,9 @@ int refine_campaign_propose(struct refine_campaign *rc, const char *dir,
 		if (rc->cv.validated) {
 			struct campaign_config c;
 			build_space(rc, st, runs, n);
-			propose(rc, o);
-			if (campaign_open_config(st, &c, err) == 0)
+			rc_ = propose(rc, o, err);
+			struct perr e2;
+			if (campaign_open_config(st, &c, &e2) == 0 && rc_ == 0)
 				derive_new_points(rc, &c);
 			config_release(&c);
 		}
@@ -366,6 +403,9 @@ void refine_campaign_release(struct refine_campaign *rc)
 	free(rc->is_int);
 	free(rc->extending);
 	free(rc->findings);
+	free(rc->beyond);
+	if (rc->accuracy)
+		refine_accuracy_release(&rc->acc);
 	refine_result_release(&rc->r);
 	campaign_validation_release(&rc->cv);
 	memset(rc, 0, sizeof(*rc));

@@ -20,12 +20,15 @@
 #define PS_REFINE_CAMPAIGN_H
 #include "common/error.h"
 #include "refine/refine.h"
+#include "refine/refine_accuracy.h"
 #include "analysis/validation.h"
 
 struct refine_campaign_options {
 	double budget;                  /* core-hours refine may spend; < 0: the stored budget */
 	int repetitions;                /* of a new point; 0: the campaign's most common */
 	int max_repetitions;            /* a point's cap for noise; 0: 10 */
+	/* refine --for accuracy: the target ("p=4096,size=60" or "beyond"), NULL: findings only */
+	const char *accuracy;
 	struct campaign_validation_options vo;
 };
 
@@ -56,6 +59,9 @@ struct refine_campaign {
 	int rpn_param;                  /* the experiment's ranks_per_node, -1 if none */
 	int *repetition;                /* per point and repetition index: the run's repetition */
 	int maxreps;
+	int accuracy;                   /* refined for accuracy too: acc holds the target and spread */
+	struct refine_accuracy acc;
+	char *beyond;                   /* the config's parameters one step beyond ("x=128,y=128") */
 };
 
 /* Where proposal p's runs go (the policy borrowed from rc). */

@@ -12,12 +12,12 @@
 
 static const char *const stop_names[] = {
 	"publishable", "budget spent", "no progress", "findings no run can fix", "rounds done",
-	"interrupted", "the machine is shared",
+	"interrupted", "the machine is shared", "nothing measured",
 };
 
 const char *refine_loop_stop_name(enum refine_loop_stop s)
 {
-	return (int)s >= 0 && s <= LOOP_SHARED ? stop_names[s] : "?";
+	return (int)s >= 0 && s <= LOOP_UNMEASURED ? stop_names[s] : "?";
 }
 
 static int listed(long long id, const long long *ids, int n)
@@ -144,8 +144,16 @@ static int stop_after(struct refine_loop *L, const struct refine_campaign *rc, c
 		      int round, int max_rounds, const struct loop_state *ls)
 {
 	const struct refine_loop_round *r = &L->rounds[round - 1];
-	if (rc->publishable)
+	int accuracy_left = 0;
+	for (int i = 0; i < rc->r.nproposals; i++)
+		accuracy_left |= rc->r.proposals[i].kind == REFINE_ACCURACY;
+	if (rc->publishable && (!accuracy_left || round >= max_rounds))
 		return LOOP_PUBLISHABLE;
+	if (!rc->cv.validated) {   /* no verdict at all: never "publishable" */
+		snprintf(L->why, sizeof(L->why), "no run is done, so there is nothing to validate; "
+			 "perfsweep status names why the runs failed");
+		return LOOP_UNMEASURED;
+	}
 	if (r->reruns && refine_loop_shared(r->reruns, r->reruns_disturbed)) {
 		shared_why(L, r, verdict_disturbed(rc), ls);
 		return LOOP_SHARED;
@@ -184,6 +192,7 @@ static void note_round(struct refine_loop *L, int round, const struct refine_cam
 	struct refine_loop_round *r = &L->rounds[L->nrounds++];
 	memset(r, 0, sizeof(*r));
 	r->round = round;
+	r->validated = rc->cv.validated;
 	r->blocking = rc->cv.validated ? rc->cv.v.nblocking : 0;
 	r->nfindings = rc->nfindings;
 	struct store_counts c;
@@ -234,6 +243,7 @@ int refine_loop_run(struct refine_loop *L, struct store *st, const char *dir,
 	memset(&ro2, 0, sizeof(ro2));
 	ro2.budget = -1;
 	ro2.max_repetitions = cfg->repetitions_target > 0 ? cfg->repetitions_max : 0;
+	ro2.accuracy = o->accuracy;
 	validate_options_init(&ro2.vo.vo);
 	ro2.vo.campaign_deps = 1;
 	for (int round = 1; !ret; round++) {

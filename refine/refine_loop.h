@@ -21,6 +21,7 @@ enum refine_loop_stop {
 	LOOP_ROUNDS,            /* the --rounds limit */
 	LOOP_INTERRUPTED,       /* a signal stopped the run engine */
 	LOOP_SHARED,            /* the reruns of disturbed runs came back disturbed: the machine is shared */
+	LOOP_UNMEASURED,        /* no run is done: there is nothing to validate (every run failed) */
 };
 
 /*
@@ -61,6 +62,7 @@ const char *refine_loop_stop_name(enum refine_loop_stop s);
 /* One round: the verdict it ran into, and what refine added for the next. */
 struct refine_loop_round {
 	int round;
+	int validated;          /* there was something to validate: a verdict */
 	int blocking;           /* blocking flags of this round's verdict */
 	int nfindings;          /* actionable findings */
 	long long runs_added;   /* by refine for the next round (0 in the last) */
@@ -90,6 +92,9 @@ struct refine_loop_options {
 	/* called after each round's verdict and refinement (may be NULL) */
 	void (*on_round)(void *ctx, const struct refine_loop_round *r);
 	void *ctx;
+	/* --for accuracy: refine for accuracy at this target too (refine_accuracy.h);
+	   publishable then also waits for those runs, until the last round */
+	const char *accuracy;
 };
 
 /*

@@ -5,12 +5,34 @@
 #include "common/xalloc.h"
 #include "tui/model.h"
 #include "analysis/run_usage.h"
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A run's JSON file, read as every input is (fs_read_file: a program may
+   leave a FIFO or a huge file there): NULL with errno, and jerr's text. */
+static json_t *load_json(const char *path, json_error_t *jerr)
+{
+	struct strbuf sb;
+	const char *why;
+	strbuf_init(&sb);
+	json_t *j = NULL;
+	if (fs_read_file(&sb, path, 0, &why)) {
+		int e = errno;
+		snprintf(jerr->text, sizeof(jerr->text), "%s", why);
+		jerr->line = 0;
+		errno = e;
+	} else {
+		j = json_loadb(sb.buf, sb.len, 0, jerr);
+		errno = j ? 0 : EINVAL;
+	}
+	strbuf_release(&sb);
+	return j;
+}
 
 static void lines_add(struct top_lines *l, const char *s, size_t len)
 {
@@ -126,13 +148,11 @@ static void load_binding(struct top_lines *l, const char *run_dir)
 	for (int r = 0; r < 4096; r++) {
 		char *path = xasprintf("%s/rank-%d.json", run_dir, r);
 		json_error_t jerr;
-		FILE *f = fopen(path, "r");
-		if (!f) {
+		json_t *j = load_json(path, &jerr);
+		if (!j && errno == ENOENT) {
 			free(path);
 			break;
 		}
-		json_t *j = json_loadf(f, 0, &jerr);
-		fclose(f);
 		struct strbuf sb;
 		strbuf_init(&sb);
 		strbuf_addf(&sb, "rank %d: ", r);
@@ -182,7 +202,7 @@ static char *load_argv(const char *run_dir)
 {
 	char *path = xasprintf("%s/argv.json", run_dir);
 	json_error_t jerr;
-	json_t *a = json_load_file(path, 0, &jerr);
+	json_t *a = load_json(path, &jerr);
 	free(path);
 	if (!a)
 		return NULL;

@@ -40,6 +40,27 @@ static void find_outliers(const struct exp_values *v, int p, double scov, enum p
 		free(is_out);
 }
 
+/* Is the spread (max - min) of v's repetitions, outliers left out, within
+   one step of the printed value?  Then rounding alone may have made it. */
+static int within_resolution(const struct exp_values *v, double scov, enum point_side side, double resolution)
+{
+	if (!(resolution > 0))
+		return 0;
+	unsigned char small[16], *is_out = v->n <= 16 ? small : xmalloc((size_t)v->n);
+	memset(is_out, 0, (size_t)v->n);
+	point_outliers(v, scov, side, is_out);
+	double lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < v->n; i++)
+		if (!is_out[i]) {
+			lo = fmin(lo, v->v[i]);
+			hi = fmax(hi, v->v[i]);
+		}
+	if (is_out != small)
+		free(is_out);
+	/* the printed values are decimal: 0.003 - 0.002 is a hair above 0.001 in binary */
+	return hi - lo <= resolution * (1 + 1e-9);
+}
+
 void noise_check(const struct experiment *e, const struct exp_series *s, double threshold,
 		 double unreliable_fraction, struct noise_result *r)
 {
@@ -52,6 +73,7 @@ void noise_check(const struct experiment *e, const struct exp_series *s, double 
 	r->worst_point = -1;
 	double scov = s ? point_series_cov(s->at, e->npoints) : NAN;
 	enum point_side side = point_side_of_series(e, s);
+	r->resolution = s ? experiment_resolution(e, s->callpath, s->metric) : 0;
 	double *known = xmalloc(sizeof(double) * (size_t)(e->npoints ? e->npoints : 1));
 	for (int p = 0; p < e->npoints; p++) {
 		struct point_estimate pe = { NAN, 0, 0, NAN };
@@ -64,10 +86,15 @@ void noise_check(const struct experiment *e, const struct exp_series *s, double 
 		if (isnan(c))
 			continue;
 		known[r->nmeasured++] = c;
-		/* noisy: even the 95% lower confidence bound of the CoV is above the threshold */
+		/* noisy: even the 95% lower confidence bound of the CoV is above the threshold,
+		   and the spread is more than the printed value's step */
 		if (c * c * (pe.n - 1) > threshold * threshold * gsl_cdf_chisq_Pinv(0.95, pe.n - 1)) {
-			r->noisy[p] = 1;
-			r->nnoisy++;
+			if (within_resolution(&s->at[p], scov, side, r->resolution)) {
+				r->nresolved++;
+			} else {
+				r->noisy[p] = 1;
+				r->nnoisy++;
+			}
 		}
 		if (r->worst_point < 0 || c > r->max_cov) {
 			r->max_cov = c;

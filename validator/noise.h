@@ -10,7 +10,11 @@
  * exceeds it (with 5 repetitions: a CoV above 1.54 x the threshold).  The Perf-Taint study
  * trusted only points with CoV <= 0.1; points above the threshold are
  * noisy, and a series whose measured points are mostly noisy is
- * unreliable: it is reported instead of modelled.
+ * unreliable: it is reported instead of modelled.  A point whose
+ * repetitions (outliers left out) spread over no more than the series'
+ * resolution (experiment_resolution: the step its values are printed in,
+ * GROMACS's 1 ms) is not noisy, whatever its CoV: rounding alone spreads a
+ * steady value over one step (a 2 ms region read as 0.002 and 0.003).
  *
  * Invariants: cov has one entry per experiment point, NaN where the point
  * has fewer than two repetitions or a zero median (no verdict possible);
@@ -36,6 +40,8 @@ struct noise_result {
 	unsigned char *noisy;   /* per point: 1 when noisy */
 	int nmeasured;          /* points with a CoV */
 	int nnoisy;             /* noisy points */
+	double resolution;      /* the series' resolution, 0 when none was said */
+	int nresolved;          /* points above the CoV threshold whose spread is within the resolution: not noisy */
 	double max_cov;         /* NaN when nmeasured == 0 */
 	int worst_point;        /* point with max_cov, -1 if none */
 	double median_cov;      /* NaN when nmeasured == 0 */

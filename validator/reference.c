@@ -188,7 +188,7 @@ int reference_read(struct experiment *e, const char *path, struct perr *err)
 	struct strbuf sb;
 	const char *why;
 	strbuf_init(&sb);
-	int rc = fs_read_regular(&sb, path, &why) ? perr_set(err, "cannot read '%s': %s", path, why)
+	int rc = fs_read_file(&sb, path, FS_READ_LIMIT_DATA, &why) ? perr_set(err, "cannot read '%s': %s", path, why)
 						  : reference_read_mem(e, path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return rc;

@@ -66,4 +66,29 @@ json_t *report_json(const struct validation *v);
 int report_html(const char *path, const struct validation *v, const struct report_context *c,
 		struct perr *err);
 
+/* One curve of a figure: its points (x[i], y[i]); non-finite ones are left out. */
+struct report_curve {
+	const char *name;
+	int n;
+	const double *x, *y;
+};
+
+/* A page of its own: a title, a preformatted text and one figure of curves. */
+struct report_figure {
+	const char *title;
+	const char *text;               /* shown as it is (escaped), or NULL */
+	const char *xlabel, *ylabel;
+	const struct report_curve *curves;
+	int ncurves;
+	int logy;                       /* the y axis in log scale */
+	const char *gnuplot;            /* gnuplot program; NULL: "gnuplot" from PATH */
+};
+
+/*
+ * Write fig as a self-contained HTML page to path (plan --evaluate's
+ * error against core-hours, one line per strategy).  Returns 0, or -1
+ * with err set (cannot write, gnuplot missing or failing).
+ */
+int report_html_figure(const char *path, const struct report_figure *fig, struct perr *err);
+
 #endif

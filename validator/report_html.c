@@ -716,3 +716,125 @@ int report_html(const char *path, const struct validation *v, const struct repor
 	strbuf_release(&h);
 	return rc;
 }
+
+/* ---- a figure of curves, on a page of its own (report_html_figure) ---- */
+
+/* The curves' points, one gnuplot data block each; *nplotted gets the curves with a point. */
+static int figure_data(const struct report_figure *fig, const char *path, int *plotted, struct perr *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	for (int c = 0; c < fig->ncurves; c++) {
+		const struct report_curve *rc = &fig->curves[c];
+		plotted[c] = 0;
+		for (int i = 0; i < rc->n; i++)
+			if (isfinite(rc->x[i]) && isfinite(rc->y[i]) && (!fig->logy || rc->y[i] > 0)) {
+				fprintf(f, "%.17g %.17g\n", rc->x[i], rc->y[i]);
+				plotted[c]++;
+			}
+		fprintf(f, "\n\n");
+	}
+	if (fclose(f))
+		return perr_set(err, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* The gnuplot script of fig over the data in data, drawing into out. */
+static void figure_script(struct strbuf *gp, const struct report_figure *fig, const char *data, const char *out,
+			  const int *plotted)
+{
+	strbuf_addstr(gp, "set terminal svg size 900,500 noenhanced font 'sans,11' background '#ffffff'\nset output ");
+	gp_quote(gp, out);
+	strbuf_addstr(gp, "\nset title ");
+	gp_quote(gp, fig->title ? fig->title : "");
+	strbuf_addstr(gp, "\nset xlabel ");
+	gp_quote(gp, fig->xlabel ? fig->xlabel : "");
+	strbuf_addstr(gp, "\nset ylabel ");
+	gp_quote(gp, fig->ylabel ? fig->ylabel : "");
+	strbuf_addf(gp, "\nset key outside right top font ',10'\nset grid\n%s", fig->logy ? "set logscale y\n" : "");
+	strbuf_addstr(gp, "plot ");
+	for (int c = 0, first = 1; c < fig->ncurves; c++) {
+		if (!plotted[c])
+			continue;
+		strbuf_addstr(gp, first ? "" : ", ");
+		gp_quote(gp, data);
+		strbuf_addf(gp, " index %d using 1:2 with linespoints lw 2 pt %d title ", c, 5 + 2 * c);
+		gp_quote(gp, fig->curves[c].name);
+		first = 0;
+	}
+	strbuf_addch(gp, '\n');
+}
+
+/* Draw fig into the temporary directory dir; *svg gets the SVG, NULL when no curve has a point. */
+static int figure_svg(const struct report_figure *fig, const char *dir, char **svg, struct perr *err)
+{
+	char *data = xasprintf("%s/figure.dat", dir), *script = xasprintf("%s/figure.gp", dir);
+	char *out = xasprintf("%s/figure.svg", dir), *errf = xasprintf("%s/figure.err", dir);
+	int *plotted = xcalloc((size_t)fig->ncurves + 1, sizeof(int)), any = 0, rc;
+	struct strbuf gp;
+	strbuf_init(&gp);
+	*svg = NULL;
+	rc = figure_data(fig, data, plotted, err);
+	for (int c = 0; c < fig->ncurves; c++)
+		any |= plotted[c] > 0;
+	if (rc == 0 && any) {
+		figure_script(&gp, fig, data, out, plotted);
+		if (fs_write_file(script, gp.buf, gp.len))
+			rc = perr_set(err, "cannot write '%s': %s", script, strerror(errno));
+		if (rc == 0)
+			rc = run_gnuplot(fig->gnuplot ? fig->gnuplot : "gnuplot", script, errf, err);
+		struct strbuf sb;
+		strbuf_init(&sb);
+		if (rc == 0 && strbuf_read_file(&sb, out) < 0)
+			rc = perr_set(err, "gnuplot wrote no '%s'", out);
+		if (rc == 0)
+			*svg = xstrdup(strstr(sb.buf, "<svg") ? strstr(sb.buf, "<svg") : sb.buf);
+		strbuf_release(&sb);
+	}
+	unlink(data);
+	unlink(script);
+	unlink(out);
+	unlink(errf);
+	strbuf_release(&gp);
+	free(plotted);
+	free(data);
+	free(script);
+	free(out);
+	free(errf);
+	return rc;
+}
+
+int report_html_figure(const char *path, const struct report_figure *fig, struct perr *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tdir = xasprintf("%s/perfsweep-figure-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tdir)) {
+		perr_set(err, "cannot create a temporary directory '%s': %s", tdir, strerror(errno));
+		free(tdir);
+		return -1;
+	}
+	char *svg = NULL;
+	int rc = figure_svg(fig, tdir, &svg, err);
+	rmdir(tdir);
+	free(tdir);
+	struct strbuf h;
+	strbuf_init(&h);
+	strbuf_addstr(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+	html_escape(&h, fig->title ? fig->title : "");
+	strbuf_addf(&h, "</title><style>%s</style></head><body>\n<h1>", css);
+	html_escape(&h, fig->title ? fig->title : "");
+	strbuf_addstr(&h, "</h1>\n");
+	strbuf_addstr(&h, svg ? svg : "<p>No curve has a point to plot.</p>");
+	if (fig->text) {
+		strbuf_addstr(&h, "\n<pre>");
+		html_escape(&h, fig->text);
+		strbuf_addstr(&h, "</pre>\n");
+	}
+	strbuf_addstr(&h, "</body></html>\n");
+	if (rc == 0)
+		rc = write_file(path, &h, err);
+	strbuf_release(&h);
+	free(svg);
+	return rc;
+}

@@ -201,6 +201,8 @@ static json_t *region_json(const struct validation *v, const struct vregion *r)
 			json_array_append_new(kinds, json_string(vflag_kind_name(v->flags[i].kind)));
 	json_object_set_new(o, "flags", kinds);
 	json_object_set_new(o, "blocking", json_boolean(r->nblocking > 0));
+	json_object_set_new(o, "share", number_or_null(r->share));
+	json_object_set_new(o, "below_min_share", json_boolean(r->small));
 	json_object_set_new(o, "outliers", outliers_json(v, r));
 	json_object_set_new(o, "outlier_side",
 			    json_string(point_side_name(point_side_of_series(e, experiment_series(e, r->callpath, r->metric)))));

@@ -198,6 +198,9 @@ void report_text(FILE *f, const struct validation *v)
 		fprintf(f, "%-8s %s [%s] %s%s: ", fl->blocking ? "BLOCKING" : located ? "result" : "warning",
 			e->callpaths[r->callpath], e->metrics[r->metric], vflag_kind_name(fl->kind),
 			located ? " (located)" : "");
+		if (r->small)
+			fprintf(f, "%.2g%% of the %s, under analysis.min_share %g: not blocking; ", 100 * r->share,
+				e->metrics[r->metric], v->opt.min_share);
 		key_figure(f, v, fl);
 		fprintf(f, "\n         %s\n", fl->detail);
 	}

@@ -10,9 +10,10 @@
  * visible as one among the large: every residual is (y - f) / y, weighted
  * by the point's repetitions and divided by the line's pooled relative
  * pure-error variance (models/lof.h), a chi-square "rss".  Every split
- * leaving at least SEGMENT_MIN_SIDE points on each side is tried; each
- * side gets the modeller's single-parameter model, and the split with the
- * smallest sum wins: a jump and a change of slope both show there.
+ * leaving at least SEGMENT_MIN_SIDE points on each side is tried (on a line
+ * with more than SEGMENT_EXHAUSTIVE of them, coarse to fine: segment.c);
+ * each side gets the modeller's single-parameter model, and the split with
+ * the smallest sum wins: a jump and a change of slope both show there.
  *
  * Significance: with repetitions, the chi-square the second model removes
  * per extra degree of freedom (coefficients plus one for the chosen
@@ -41,6 +42,10 @@
 #include "validator/vline.h"
 
 #define SEGMENT_MIN_SIDE 3
+/* Candidate splits tried one by one up to this many; past it, SEGMENT_GRID
+   splits a round over a range that narrows to the best one's neighbours. */
+#define SEGMENT_EXHAUSTIVE 64
+#define SEGMENT_GRID 16
 /* A change between non-integer values this close (relative to the smaller)
    is located: the resolution a segmented finding is refined to. */
 #define SEGMENT_RESOLUTION 0.01
@@ -85,13 +90,15 @@ int segment_located(const struct segment_result *r, double alpha);
 int segment_between_values(double lo, double hi, int is_int, double *out);
 
 /*
- * Test one line of series s.  Returns 1 when tested, 0 when the line has
- * fewer than min_points points with values, -1 with err set when the
- * modeller fails.  r is initialised in every case (segment_result_release).
+ * Test one line of series s.  scov is the series' point_series_cov (the
+ * caller's, once per series: it reads every point, and a grid has as many
+ * lines as points).  Returns 1 when tested, 0 when the line has fewer than
+ * min_points points with values, -1 with err set when the modeller fails.
+ * r is initialised in every case (segment_result_release).
  */
-int segment_test(const struct experiment *e, const struct exp_series *s, const struct vline *line,
-		 int min_points, const struct model_options *opt, struct segment_result *r,
-		 struct perr *err);
+int segment_test(const struct experiment *e, const struct exp_series *s, double scov,
+		 const struct vline *line, int min_points, const struct model_options *opt,
+		 struct segment_result *r, struct perr *err);
 void segment_result_release(struct segment_result *r);
 
 #endif

@@ -4,6 +4,8 @@
 #include "designs/expr.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "collectors/region_match.h"
+#include "models/points.h"
 #include "validator/falsedep.h"
 #include "validator/vline.h"
 #include <math.h>
@@ -60,6 +62,7 @@ void validate_options_init(struct validate_options *o)
 	o->max_detectable = 0.5;
 	o->segment_points = 8;
 	o->segment_improvement = 0.5;
+	o->min_share = VALIDATE_MIN_SHARE;
 	model_options_robust(&o->model);
 }
 
@@ -74,7 +77,9 @@ static struct vflag *add_flag(struct validation *v, int region, enum vflag_kind 
 	f->param = param;
 	f->growth = growth;
 	f->p_value = p_value;
-	f->blocking = blocking;
+	/* a region under min_share of the time is reported, never blocking */
+	f->blocking = blocking && !v->regions[region].small;
+	blocking = f->blocking;
 	f->share_first = f->share_last = f->share_explains = f->unexplained = f->unexplained_p = NAN;
 	v->regions[region].nflags++;
 	if (blocking) {
@@ -91,6 +96,56 @@ void validate_point_name(struct strbuf *sb, const struct experiment *e, int p)
 	for (int k = 0; k < n; k++)
 		x[k] = experiment_coord(e, p, k);
 	point_text(sb, (const char *const *)e->params, x, n, ",");
+}
+
+/* The sum over points of |median| of series (callpath, metric); 0 without one. */
+static double series_total(const struct experiment *e, int callpath, int metric)
+{
+	const struct exp_series *s = experiment_series(e, callpath, metric);
+	double sum = 0;
+	for (int p = 0; s && p < e->npoints; p++)
+		if (s->at[p].n)
+			sum += fabs(point_median(&s->at[p]));
+	return sum;
+}
+
+/* Has call path cp an ancestor ("a" or "a->b" of "a->b->c") with values of metric? */
+static int has_measured_ancestor(const struct experiment *e, const char *cp, int metric)
+{
+	char *path = xstrdup(cp);
+	int found = 0;
+	for (const char *leaf = region_callpath_leaf(path); leaf > path + 1 && !found;
+	     leaf = region_callpath_leaf(path)) {
+		path[leaf - path - 2] = '\0';
+		int c = experiment_find_callpath(e, path);
+		found = c >= 0 && experiment_series(e, c, metric) != NULL;
+	}
+	free(path);
+	return found;
+}
+
+/*
+ * Each region's share of its metric: its points' medians summed, over the
+ * same of the top-level regions (those without a measured ancestor, so
+ * that "main" counts once and "main->loop" not again); small when under
+ * opt.min_share.
+ */
+static void region_shares(struct validation *v)
+{
+	const struct experiment *e = v->e;
+	double *total = xcalloc((size_t)(e->nmetrics ? e->nmetrics : 1), sizeof(double));
+	for (int ri = 0; ri < v->nregions; ri++) {
+		struct vregion *r = &v->regions[ri];
+		r->share = series_total(e, r->callpath, r->metric);
+		if (!has_measured_ancestor(e, e->callpaths[r->callpath], r->metric))
+			total[r->metric] += r->share;
+	}
+	for (int ri = 0; ri < v->nregions; ri++) {
+		struct vregion *r = &v->regions[ri];
+		r->share = total[r->metric] > 0 ? r->share / total[r->metric] : 1;
+		r->small = v->opt.min_share > 0 && r->share < v->opt.min_share;
+	}
+	free(total);
 }
 
 /* 1 when the dependency file names the parameter (by name, as the modeller maps them). */
@@ -195,8 +250,11 @@ static void noisy_text(struct strbuf *sb, const struct experiment *e, const stru
 {
 	if (n->unreliable && say_unreliable)
 		strbuf_addf(sb, "unreliable, not modelled: ");
-	strbuf_addf(sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out): re-measure ",
-		    n->nnoisy, n->nmeasured, threshold);
+	strbuf_addf(sb, "%d of %d points above CoV %g (95%% lower bound, outliers left out", n->nnoisy,
+		    n->nmeasured, threshold);
+	if (n->nresolved)
+		strbuf_addf(sb, "; %d more spread within the resolution %g", n->nresolved, n->resolution);
+	strbuf_addstr(sb, "): re-measure ");
 	name_noisy(sb, e, n);
 }
 
@@ -233,6 +291,12 @@ static void check_noise(struct validation *v, int ri)
 		add_check(v, ri, "noise", -1, VCHECK_NOT_TESTABLE, "no point has 2 repetitions");
 		return;
 	}
+	if (!n->nnoisy && n->nresolved) {
+		add_check(v, ri, "noise", -1, VCHECK_PASSED, "CoV <= %g at %d of %d points, the other %d spread "
+			  "within the resolution %g (max CoV %.2g)", v->opt.cov_threshold, n->nmeasured - n->nresolved,
+			  n->nmeasured, n->nresolved, n->resolution, n->max_cov);
+		return;
+	}
 	if (!n->nnoisy) {
 		add_check(v, ri, "noise", -1, VCHECK_PASSED, "CoV <= %g at all %d points (max %.2g)",
 			  v->opt.cov_threshold, n->nmeasured, n->max_cov);
@@ -257,12 +321,13 @@ static int strongest_segment(struct validation *v, int ri, const struct exp_seri
 	struct vregion *r = &v->regions[ri];
 	struct vline *lines;
 	int nl = vlines_find(v->e, k, &lines);
+	double scov = s ? point_series_cov(s->at, v->e->npoints) : NAN;   /* once, not per line */
 	*longest = 0;
 	for (int l = 0; l < nl; l++) {
 		struct segment_result sr;
 		if (lines[l].npoints > *longest)
 			*longest = lines[l].npoints;
-		int rc = segment_test(v->e, s, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
+		int rc = segment_test(v->e, s, scov, &lines[l], v->opt.segment_points, &v->opt.model, &sr, err);
 		if (rc <= 0) {
 			segment_result_release(&sr);
 			if (rc < 0) {
@@ -984,6 +1049,7 @@ int validate_run(struct validation *v, const struct validate_input *in,
 	if (v->nregions > 1)
 		qsort_r(v->regions, (size_t)v->nregions, sizeof(*v->regions), cmp_regions, (void *)e);
 	v->point_share = in->point_share;
+	region_shares(v);
 	check_disturbed(v, in);
 	for (int i = 0; i < v->nregions; i++)
 		if (check_region(v, in, i, err) < 0) {

@@ -38,7 +38,9 @@
  * Blocking: contention, oversubscribed, segmented (not located), and noise in a modelled
  * region; points with too few undisturbed repetitions, and a shared machine
  * (more than a quarter of the runs disturbed); with strict also
- * false-dependency and volume.  docs/validation.md has the rules.
+ * false-dependency and volume.  A region under min_share of its metric (its
+ * point medians summed, over the top-level regions') never blocks: its
+ * flags are warnings.  docs/validation.md has the rules.
  *
  * Invariants: flags are ordered by region, then in the order the checks
  * run (noise, contention, false-dependency, segmented, volume), then by parameter; checks likewise; regions by call path name then metric name, so the result is
@@ -58,6 +60,10 @@
 #include "models/pmnf.h"
 #include "validator/segment.h"
 #include "validator/volume.h"
+
+/* A region under this share of the time (analysis.min_share's default) is
+   reported, never blocking: 0.2% of a run at 1 ms resolution is noise. */
+#define VALIDATE_MIN_SHARE 0.01
 
 /* The name of the placement parameter the store adds when it varies. */
 #define VALIDATE_RPN_PARAM "ranks_per_node"
@@ -128,6 +134,8 @@ struct vexpect {
 
 struct vregion {
 	int callpath, metric;
+	double share;           /* of its metric: its point medians summed over the top-level regions' */
+	int small;              /* share under opt.min_share: its flags never block */
 	const struct dep_function *func;        /* matched dependencies, NULL if none */
 	int npoints;            /* points with values */
 	struct noise_result noise;
@@ -165,6 +173,7 @@ struct validate_options {
 	int segment_points;             /* points a line needs for the segment test: 8 */
 	double segment_improvement;     /* share of the one-model residual two models must remove: 0.5 */
 	int strict;                     /* false-dependency and volume block too */
+	double min_share;               /* a region under this share of its metric never blocks: VALIDATE_MIN_SHARE */
 	struct model_options model;
 };
 

@@ -9,7 +9,8 @@
  * and cores), and runs again only one that never started or was killed
  * mid-way, after killing what is left of it.
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/local/backend_local.h"
+#include "orchestrator/local/mpi_world.h"
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
 #include "common/strbuf.h"
@@ -33,6 +34,7 @@
 struct local_run {
 	long long id;
 	char *run_dir;
+	char *store_id;             /* whose run it is: its notes must say so */
 	int attempt;
 	struct child_process sv;    /* the supervisor when it is our child (sv.pid > 0) */
 	pid_t pid;                  /* the supervisor, ours or adopted */
@@ -62,6 +64,7 @@ struct local {
 	int nready;
 	size_t ready_alloc;
 	int have_topo;              /* the host topology loaded: cores are allocated */
+	int told_foreign;           /* another store's live run was reported */
 	struct topology topo;
 	struct core_alloc cores;
 };
@@ -85,8 +88,9 @@ static int take_cores(struct local *l, const struct run_spec *rs, hwloc_bitmap_t
 {
 	int units = l->topo.nunits, ranks = rs->ranks > 0 ? rs->ranks : 1;
 	if (!rs->policy && rs->mpi && ranks > units)   /* plan refuses it first */
-		return perr_set(err, "a world of %d ranks needs %d cores, but this machine has %d usable "
-				"cores", ranks, ranks, units);
+		return perr_set(err, "a world of %d rank%s needs %d core%s, but this machine has %d usable "
+				"core%s", ranks, ranks == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s", units,
+				units == 1 ? "" : "s");
 	if (!rs->policy)        /* unbound: a core per rank, at most all of them */
 		return core_alloc_take(&l->cores, ranks < units ? ranks : units, 0, set);
 	if (!strcmp(rs->policy, "explicit")) {
@@ -122,6 +126,7 @@ static struct local_run *new_run(struct local *l, const struct run_spec *rs, hwl
 	memset(r, 0, sizeof(*r));
 	r->id = rs->id;
 	r->run_dir = xstrdup(rs->run_dir);
+	r->store_id = xstrdup(rs->store_id ? rs->store_id : "");
 	r->attempt = supervisor_attempt(rs);
 	r->timeout = rs->timeout;
 	r->cores = cores;
@@ -136,6 +141,7 @@ static void drop_run(struct local *l, int i)
 		core_alloc_give(&l->cores, r->cores);
 	hwloc_bitmap_free(r->cores);
 	free(r->run_dir);
+	free(r->store_id);
 	l->runs[i] = l->runs[--l->n];
 }
 
@@ -262,12 +268,52 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 			core_alloc_give(&l->cores, cores);
 		hwloc_bitmap_free(cores);
 		free(r->run_dir);
+		free(r->store_id);
 		return rc;
 	}
 	supervisor_parse_id(*backend_id, &r->pid, &r->starttime);
 	r->deadline = rs->timeout > 0 ? mono_now() + rs->timeout + BACKSTOP_GRACE : 0;
 	l->n++;
 	return 0;
+}
+
+/*
+ * Whether a note of store note_store by supervisor note_sv ("PID:STARTTIME",
+ * "" unknown) is the run's of store store_id: its store's id, or, in a note
+ * from before store ids, the supervisor the store recorded (recorded_sv,
+ * NULL none).  A store made afresh at the same path never takes another
+ * store's notes.
+ */
+static int note_is_ours(const char *note_store, const char *note_sv, const char *store_id,
+			const char *recorded_sv)
+{
+	if (note_store[0])
+		return store_id && !strcmp(note_store, store_id);
+	return recorded_sv && note_sv[0] && !strcmp(note_sv, recorded_sv);
+}
+
+/* run_dir's start note, when it is this attempt's of store_id. */
+static int read_own_start(const char *run_dir, int attempt, const char *store_id, const char *recorded_sv,
+			  struct sv_start *s)
+{
+	if (supervisor_read_start(run_dir, s) || s->attempt != attempt)
+		return 0;
+	char sv[64];
+	snprintf(sv, sizeof(sv), "%d:%llu", (int)s->pid, s->starttime);
+	return note_is_ours(s->store, sv, store_id, recorded_sv);
+}
+
+/* run_dir's end note, when it is this attempt's of store_id (a note from
+   before store ids: when its start note is the recorded supervisor's). */
+static int read_own_end(const char *run_dir, int attempt, const char *store_id, const char *recorded_sv,
+			struct sv_end *e)
+{
+	if (supervisor_read_end(run_dir, e) || e->attempt != attempt)
+		return 0;
+	if (e->store[0])
+		return note_is_ours(e->store, e->supervisor, store_id, recorded_sv);
+	struct sv_start s;
+	return read_own_start(run_dir, attempt, store_id, recorded_sv, &s);
 }
 
 /* The result an end note tells. */
@@ -294,9 +340,44 @@ static void result_from_note(const struct sv_end *e, long long id, struct run_re
 	}
 }
 
+/*
+ * Run r's supervisor ended without an end note of this attempt: res says
+ * why, as far as its exit tells.  Our own supervisor's exit status says
+ * when the ranks ended but the note could not be written or was lost (the
+ * program removed or took its run directory): a failure of the run.  A
+ * supervisor killed (by a signal, or one we adopted and only saw vanish)
+ * killed the run mid-way: it runs again, within the bound on attempts.
+ */
+static void ended_without_note(const struct local_run *r, const char *sv_id, struct run_result *res)
+{
+	const struct child_process *sv = r->sv.pid > 0 && r->sv.finished ? &r->sv : NULL;
+	int code = sv && WIFEXITED(sv->status) ? WEXITSTATUS(sv->status) : -1;
+	struct sv_start s;
+	if (code == SV_EXIT_NO_NOTE)
+		snprintf(res->reason, sizeof(res->reason), "it ended, but its end note could not be written "
+			 "in '%s' (the program removed or replaced its run directory)", r->run_dir);
+	else if (code == SV_EXIT_TAKEN)
+		snprintf(res->reason, sizeof(res->reason), "it ended, but its run directory '%s' was given "
+			 "to another attempt or campaign store meanwhile", r->run_dir);
+	else if (code == 0)
+		snprintf(res->reason, sizeof(res->reason), "it ended, but its end note '%s/%s' is gone",
+			 r->run_dir, SV_END_NOTE);
+	if (res->reason[0])
+		return;
+	res->rerun = 1;
+	if (sv && WIFSIGNALED(sv->status))
+		snprintf(res->reason, sizeof(res->reason), "killed mid-way: its supervisor was killed by "
+			 "signal %d (%s)", WTERMSIG(sv->status), strsignal(WTERMSIG(sv->status)));
+	else if (read_own_start(r->run_dir, r->attempt, r->store_id, sv_id, &s))
+		snprintf(res->reason, sizeof(res->reason), "killed mid-way");
+	else
+		snprintf(res->reason, sizeof(res->reason), "killed mid-way: its supervisor ended without "
+			 "notes in '%s'", r->run_dir);
+}
+
 /* Whether run r ended; then res says how.  A supervisor that died without
-   its end note was killed mid-way: what is left of the run is killed, and
-   the result asks for a rerun. */
+   its end note: what is left of the run is killed, and ended_without_note
+   says why. */
 static int check_run(struct local_run *r, struct run_result *res)
 {
 	int gone = r->sv.pid > 0 ? poll_command(&r->sv) != 0 : !supervisor_alive(r->pid, r->starttime);
@@ -307,8 +388,10 @@ static int check_run(struct local_run *r, struct run_result *res)
 		}
 		return 0;
 	}
+	char sv_id[64];
+	snprintf(sv_id, sizeof(sv_id), "%d:%llu", (int)r->pid, r->starttime);
 	struct sv_end e;
-	if (supervisor_read_end(r->run_dir, &e) == 0 && e.attempt == r->attempt) {
+	if (read_own_end(r->run_dir, r->attempt, r->store_id, sv_id, &e)) {
 		result_from_note(&e, r->id, res);
 		return 1;
 	}
@@ -323,11 +406,8 @@ static int check_run(struct local_run *r, struct run_result *res)
 		return 1;
 	}
 	supervisor_kill_run(r->pid, r->starttime, 0);
-	struct sv_start s;
-	int noted = supervisor_read_start(r->run_dir, &s) == 0 && s.attempt == r->attempt;
-	res->rerun = 1;
-	/* no start note: its supervisor gave up before the ranks, unasked */
-	snprintf(res->reason, sizeof(res->reason), "%s", noted ? "killed mid-way" : "never started");
+	mpi_world_sweep(supervisor_alive);   /* a killed supervisor's world left its segments */
+	ended_without_note(r, sv_id, res);
 	return 1;
 }
 
@@ -414,22 +494,40 @@ static void adopt_live(struct local *l, const struct run_spec *rs, const struct 
 	l->n++;
 }
 
+/* The run directory holds a live run of another store (made earlier at
+   this path): left alone, said once (in err, as recover() may). */
+static void foreign_run(struct local *l, const struct run_spec *rs, struct perr *err)
+{
+	struct sv_start s;
+	if (!err || l->told_foreign || supervisor_read_start(rs->run_dir, &s) || !s.store[0] ||
+	    (rs->store_id && !strcmp(s.store, rs->store_id)) || !supervisor_alive(s.pid, s.starttime))
+		return;
+	l->told_foreign = 1;
+	perr_set(err, "local runs of another campaign store made earlier in this directory are still "
+		 "running; left alone (kill them if unwanted): run %lld's supervisor, pid %d", rs->id,
+		 (int)s.pid);
+}
+
 /*
- * What became of the attempt rs of a run an earlier orchestrator started
- * (its notes in the run directory): 1 finished or still running, taken
- * over (*id: its supervisor); 0 never started or killed mid-way, what is
- * left of it killed (and of old_id, a run from before supervisors).
+ * What became of the attempt rs of a run an earlier orchestrator of this
+ * store started (its notes in the run directory, this store's only): 1
+ * finished or still running, taken over (*id: its supervisor); 0 never
+ * started or killed mid-way, what is left of it killed (and of old_id, a
+ * run from before supervisors).  Another store's notes and runs are never
+ * taken, nor killed.
  */
 static int take_over(struct local *l, const struct run_spec *rs, const char *old_id,
-		     enum attempt_fate *fate, char **id)
+		     enum attempt_fate *fate, char **id, struct perr *err)
 {
 	struct sv_start s;
 	struct sv_end e;
 	int want = supervisor_attempt(rs);
-	int noted = supervisor_read_start(rs->run_dir, &s) == 0 && s.attempt == want;
+	int noted = read_own_start(rs->run_dir, want, rs->store_id, old_id, &s);
 	int alive = noted && supervisor_alive(s.pid, s.starttime);
+	if (!noted)
+		foreign_run(l, rs, err);
 	/* the end note after the liveness: a supervisor notes, then exits */
-	if (supervisor_read_end(rs->run_dir, &e) == 0 && e.attempt == want) {
+	if (read_own_end(rs->run_dir, want, rs->store_id, old_id, &e)) {
 		push_ready(l, rs->id, &e);
 		*fate = FATE_FINISHED;
 	} else if (alive) {
@@ -454,7 +552,7 @@ static int local_adopt(struct backend *b, const struct run_spec *rs, const char 
 		       enum attempt_fate *fate, struct perr *err)
 {
 	(void)err;
-	return take_over(b->priv, rs, backend_id, fate, NULL);
+	return take_over(b->priv, rs, backend_id, fate, NULL, NULL);
 }
 
 /* Before a fresh attempt: an earlier orchestrator may have started this
@@ -462,8 +560,7 @@ static int local_adopt(struct backend *b, const struct run_spec *rs, const char 
 static int local_recover(struct backend *b, const struct run_spec *rs, char **backend_id,
 			 enum attempt_fate *fate, struct perr *err)
 {
-	(void)err;
-	return take_over(b->priv, rs, NULL, fate, backend_id);
+	return take_over(b->priv, rs, NULL, fate, backend_id, err);
 }
 
 /* Runs in flight stay: their supervisors note how they end, for whoever
@@ -474,6 +571,7 @@ static void local_free(struct backend *b)
 	for (int i = 0; i < l->n; i++) {
 		hwloc_bitmap_free(l->runs[i].cores);
 		free(l->runs[i].run_dir);
+		free(l->runs[i].store_id);
 	}
 	if (l->have_topo) {
 		core_alloc_release(&l->cores);
@@ -510,6 +608,8 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 		l->have_topo = 1;
 		core_alloc_init(&l->cores, &l->topo);
 	}
+	/* what worlds of supervisors killed meanwhile left in /dev/shm */
+	mpi_world_sweep(supervisor_alive);
 	b->ops = &local_ops;
 	b->priv = l;
 	*out = b;

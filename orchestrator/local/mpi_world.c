@@ -4,20 +4,23 @@
 #include "placement/bind.h"
 #include "placement/policy.h"
 #include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_argv)
+char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_argv, const char *dir)
 {
 	int nenv = 0, nrank = 0, k = 0;
 	while (env && env[nenv])
 		nenv++;
 	while (rank_argv[nrank])
 		nrank++;
-	char **av = xcalloc((size_t)(8 + 2 * nenv + nrank), sizeof(char *));
+	char **av = xcalloc((size_t)(14 + 2 * nenv + nrank), sizeof(char *));
 	av[k++] = MPI_WORLD_LAUNCHER;
 	av[k++] = "-np";
 	av[k++] = xasprintf("%d", rs->ranks > 0 ? rs->ranks : 1);
@@ -27,6 +30,14 @@ char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_a
 	/* Open MPI refuses root without it (docs/placement.md) */
 	if (geteuid() == 0)
 		av[k++] = "--allow-run-as-root";
+	if (dir) {   /* the world's segments and session files in its own directory */
+		av[k++] = "--mca";
+		av[k++] = "btl_vader_backing_directory";
+		av[k++] = (char *)dir;
+		av[k++] = "--mca";
+		av[k++] = "orte_tmpdir_base";
+		av[k++] = (char *)dir;
+	}
 	for (int i = 0; i < nenv; i++) {
 		const char *eq = strchr(env[i], '=');
 		if (!eq)
@@ -37,6 +48,54 @@ char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_a
 	for (int i = 0; i < nrank; i++)
 		av[k++] = rank_argv[i];
 	return av;
+}
+
+char *mpi_world_dir(pid_t supervisor, unsigned long long starttime)
+{
+	char *dir = xasprintf("%s/%s%d.%llu", MPI_WORLD_SHM, MPI_WORLD_DIR_PREFIX, (int)supervisor, starttime);
+	if (mkdir(dir, 0700) == 0 || (errno == EEXIST && !access(dir, W_OK)))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void mpi_world_remove(const char *dir)
+{
+	/* FTW_PHYS: a link in it is removed, never followed */
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int mpi_world_sweep(int (*alive)(pid_t pid, unsigned long long starttime))
+{
+	DIR *d = opendir(MPI_WORLD_SHM);
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	size_t plen = strlen(MPI_WORLD_DIR_PREFIX);
+	while ((e = readdir(d))) {
+		int pid, len = 0;
+		unsigned long long start;
+		if (strncmp(e->d_name, MPI_WORLD_DIR_PREFIX, plen) ||
+		    sscanf(e->d_name + plen, "%d.%llu%n", &pid, &start, &len) != 2 || e->d_name[plen + len] ||
+		    alive((pid_t)pid, start))
+			continue;
+		char *dir = xasprintf("%s/%s", MPI_WORLD_SHM, e->d_name);
+		mpi_world_remove(dir);
+		free(dir);
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 void mpi_world_clear(const char *run_dir)
@@ -118,14 +177,15 @@ static int records_mismatch(const struct run_spec *rs, const struct bind_info *b
 	int bad = 0;
 	for (int i = 0; i < n && !bad; i++) {
 		if (bi[i].rank >= p)
-			bad = snprintf(why, size, "rank %d's record is outside a world of %d ranks", bi[i].rank, p);
+			bad = snprintf(why, size, "rank %d's record is outside a world of %d rank%s", bi[i].rank, p,
+				       p == 1 ? "" : "s");
 		else if (seen[bi[i].rank]++)
 			bad = snprintf(why, size, "rank %d has two records", bi[i].rank);
 	}
 	for (int r = 0; r < p && !bad; r++)
 		if (!seen[r])
-			bad = snprintf(why, size, "the world of %d ranks left %d rank record%s (rank-N.json); "
-				       "rank %d has none", p, n, n == 1 ? "" : "s", r);
+			bad = snprintf(why, size, "the world of %d rank%s left %d rank record%s (rank-N.json); "
+				       "rank %d has none", p, p == 1 ? "" : "s", n, n == 1 ? "" : "s", r);
 	free(seen);
 	if (!bad && rs->policy && strcmp(rs->policy, "explicit") && shared_core(bi, n, &a, &b))
 		bad = snprintf(why, size, "ranks %d and %d of the %s world share a core; each rank "
@@ -147,8 +207,8 @@ int mpi_world_check(const struct run_spec *rs, int exit_status, char *why, size_
 			       f->error ? ": " : "", f->error ? f->error : "") > 0;
 	} else if (exit_status) {
 		how(exit_status, h, sizeof(h));
-		bad = snprintf(why, size, "%s (a world of %d ranks): %s; see stderr", MPI_WORLD_LAUNCHER,
-			       rs->ranks, h) > 0;
+		bad = snprintf(why, size, "%s (a world of %d rank%s): %s; see stderr", MPI_WORLD_LAUNCHER,
+			       rs->ranks, rs->ranks == 1 ? "" : "s", h) > 0;
 	} else if (rs->policy) {
 		bad = records_mismatch(rs, bi, n, why, size);
 	}

@@ -10,18 +10,42 @@
 #define PS_MPI_WORLD_H
 #include "orchestrator/backend.h"
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The launcher a world is started with, and the package that has it. */
 #define MPI_WORLD_LAUNCHER "mpirun"
 #define MPI_WORLD_PACKAGE "openmpi-bin"
 
 /*
- * `mpirun -np P --bind-to none [--allow-run-as-root] -x NAME... RANK_ARGV`:
- * NAME for every "NAME=VALUE" of env.  NULL-terminated; free the array only
- * (the strings of rank_argv and env are borrowed, the others leak with the
- * supervisor's exit).
+ * `mpirun -np P --bind-to none [--allow-run-as-root] [--mca
+ * btl_vader_backing_directory DIR --mca orte_tmpdir_base DIR] -x NAME...
+ * RANK_ARGV`: NAME for every "NAME=VALUE" of env; DIR (NULL: none) the
+ * world's own directory (mpi_world_dir).  NULL-terminated; free the array
+ * only (the strings of rank_argv and env are borrowed, the others leak
+ * with the supervisor's exit).
  */
-char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_argv);
+char **mpi_world_argv(const struct run_spec *rs, char *const *env, char **rank_argv, const char *dir);
+
+/*
+ * A world's own directory, /dev/shm/perfsweep-world.PID.STARTTIME of its
+ * supervisor: Open MPI puts the world's shared memory segments (vader's
+ * 4 MB per rank) and its session directory there instead of beside every
+ * other world's, so that what a world killed by SIGKILL leaves (cancel, a
+ * timeout, its supervisor killed) is removed with the directory, and only
+ * that world's.  mpi_world_dir makes it (mode 0700) and returns its path
+ * (caller frees), or NULL when /dev/shm cannot hold it (Open MPI's
+ * defaults then).  mpi_world_remove removes it and all in it.
+ */
+#define MPI_WORLD_SHM "/dev/shm"
+#define MPI_WORLD_DIR_PREFIX "perfsweep-world."
+char *mpi_world_dir(pid_t supervisor, unsigned long long starttime);
+void mpi_world_remove(const char *dir);
+/*
+ * Remove the directories of worlds whose supervisor is gone (alive(pid,
+ * starttime) says it is not): what a supervisor killed by SIGKILL left.
+ * Returns how many were removed.
+ */
+int mpi_world_sweep(int (*alive)(pid_t pid, unsigned long long starttime));
 
 /*
  * Remove the rank records (rank-N.json) an earlier attempt left in run_dir:

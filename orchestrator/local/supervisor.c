@@ -2,6 +2,7 @@
 #include "orchestrator/local/supervisor.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "orchestrator/local/mpi_world.h"
 #include <dirent.h>
@@ -22,8 +23,9 @@
 
 /* What /proc/PID/stat says of a process. */
 struct proc_info {
+	pid_t pid;
 	char state;
-	pid_t session;
+	pid_t ppid, session;
 	unsigned long long starttime;   /* clock ticks after boot */
 };
 
@@ -41,11 +43,13 @@ static int proc_info(pid_t pid, struct proc_info *pi)
 	buf[n] = '\0';
 	/* the command name may hold spaces: fields restart after the last ')' */
 	char *p = strrchr(buf, ')');
-	int session;
-	/* after ')': state(3) ppid pgrp session(6) ... starttime(22) */
-	if (!p || sscanf(p + 2, "%c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &pi->state, &session, &pi->starttime) != 3)
+	int ppid, session;
+	/* after ')': state(3) ppid(4) pgrp session(6) ... starttime(22) */
+	if (!p || sscanf(p + 2, "%c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &pi->state, &ppid, &session, &pi->starttime) != 4)
 		return -1;
+	pi->pid = pid;
+	pi->ppid = ppid;
 	pi->session = session;
 	return 0;
 }
@@ -65,47 +69,92 @@ int supervisor_parse_id(const char *id, pid_t *pid, unsigned long long *starttim
 	return 0;
 }
 
-static int seen(const pid_t *pids, int n, pid_t pid)
+static int by_pid(const void *a, const void *b)
 {
-	for (int i = 0; i < n; i++)
-		if (pids[i] == pid)
+	pid_t x = ((const struct proc_info *)a)->pid, y = ((const struct proc_info *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Every process /proc lists, sorted by pid (*n of them; caller frees). */
+static struct proc_info *all_procs(int *n)
+{
+	struct proc_info *v = NULL;
+	size_t alloc = 0;
+	*n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		struct proc_info pi;
+		if (*end || pid <= 1 || proc_info((pid_t)pid, &pi))
+			continue;
+		XGROW(v, (size_t)*n + 1, alloc);
+		v[(*n)++] = pi;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, (size_t)*n, sizeof(*v), by_pid);
+	return v;
+}
+
+/* Whether p descends from root (0: none), by the parents /proc gave. */
+static int descends(const struct proc_info *v, int n, const struct proc_info *p, pid_t root)
+{
+	for (int hops = 0; root > 1 && p && hops < 4096; hops++) {
+		if (p->ppid == root)
 			return 1;
+		struct proc_info key = { .pid = p->ppid };
+		p = p->ppid > 1 ? bsearch(&key, v, (size_t)n, sizeof(*v), by_pid) : NULL;
+	}
 	return 0;
 }
 
-/* SIGKILL every live process of session sid (but sid itself when spare),
-   a few passes for what forks meanwhile.  How many were signalled. */
-static int kill_session(pid_t sid, int spare)
+/*
+ * SIGKILL every live process of session sid and every descendant of root
+ * (0: none), but sid itself when spare; a few passes for what forks
+ * meanwhile.  A supervisor is its run's child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so what a rank started in a session of its own
+ * (setsid) and left behind stays its descendant and dies too.  How many
+ * were signalled.
+ */
+static int kill_procs(pid_t sid, pid_t root, int spare)
 {
-	pid_t *killed = NULL;
+	/* a killed process may not be a zombie yet at the next pass: it counts once */
+	pid_t *seen = NULL;
 	int total = 0;
-	size_t alloc = 0;
-	for (int pass = 0; pass < 3; pass++) {
-		DIR *d = opendir("/proc");
-		if (!d)
-			break;
-		int n = 0;
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			struct proc_info pi;
-			if (*end || pid <= 1 || (spare && pid == sid) || seen(killed, total, (pid_t)pid) ||
-			    proc_info((pid_t)pid, &pi) || pi.session != sid || pi.state == 'Z' ||
-			    kill((pid_t)pid, SIGKILL))
+	for (int pass = 0; pass < 4; pass++) {
+		int n, fresh = 0;
+		struct proc_info *v = all_procs(&n);
+		for (int i = 0; i < n; i++) {
+			const struct proc_info *p = &v[i];
+			if (p->state == 'Z' || (spare && p->pid == sid) || p->pid == getpid() ||
+			    (p->session != sid && !descends(v, n, p, root)) || kill(p->pid, SIGKILL))
 				continue;
-			XGROW(killed, (size_t)total + 1, alloc);
-			killed[total++] = (pid_t)pid;
-			n++;
+			int k = 0;
+			while (k < total && seen[k] != p->pid)
+				k++;
+			if (k == total) {
+				seen = xrealloc(seen, sizeof(*seen) * (size_t)(total + 1));
+				seen[total++] = p->pid;
+				fresh++;
+			}
 		}
-		closedir(d);
-		if (!n)
+		free(v);
+		if (!fresh)
 			break;
 		struct timespec ts = { 0, 2 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	free(killed);
+	free(seen);
 	return total;
+}
+
+/* In the supervisor, everything of its run: its session and its descendants. */
+static void kill_ranks_left(void)
+{
+	kill_procs(getpid(), getpid(), 1);
 }
 
 int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
@@ -113,14 +162,17 @@ int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
 	struct proc_info pi;
 	if (pid <= 1)
 		return 0;
+	int alive = 0;
 	if (proc_info(pid, &pi) == 0) {
 		if (pi.starttime != starttime)
 			return 0;   /* the pid is another process's now */
 		if (pi.state != 'Z' && pi.session != pid)
 			return killpg(pid, SIGKILL) == 0;   /* a run from before supervisors */
+		alive = pi.state != 'Z';
 	}
-	/* a session outlives its leader: the number is not reused while it has members */
-	return kill_session(pid, spare);
+	/* a session outlives its leader: the number is not reused while it has
+	   members; a live supervisor's descendants are its run's too */
+	return kill_procs(pid, alive ? pid : 0, spare);
 }
 
 int supervisor_attempt(const struct run_spec *rs)
@@ -147,6 +199,7 @@ static int write_start(const char *run_dir, const struct sv_start *s)
 	char id[64];
 	snprintf(id, sizeof(id), "%d:%llu", (int)s->pid, s->starttime);
 	json_object_set_new(o, "attempt", json_integer(s->attempt));
+	json_object_set_new(o, "store", json_string(s->store));
 	json_object_set_new(o, "supervisor", json_string(id));
 	json_object_set_new(o, "started", json_real(s->started));
 	json_object_set_new(o, "cores", json_string(s->cores));
@@ -157,6 +210,8 @@ static int write_end(const char *run_dir, const struct sv_end *e)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "attempt", json_integer(e->attempt));
+	json_object_set_new(o, "store", json_string(e->store));
+	json_object_set_new(o, "supervisor", json_string(e->supervisor));
 	json_object_set_new(o, "exit", json_integer(e->exit_status));
 	json_object_set_new(o, "signal", json_integer(e->signal));
 	json_object_set_new(o, "timed_out", json_boolean(e->timed_out));
@@ -177,7 +232,12 @@ static int write_end(const char *run_dir, const struct sv_end *e)
 static json_t *read_note(const char *run_dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", run_dir, name);
-	json_t *o = json_load_file(path, 0, NULL);
+	struct strbuf sb;
+	const char *why;
+	strbuf_init(&sb);
+	/* the run's program may have put anything there */
+	json_t *o = fs_read_file(&sb, path, 0, &why) ? NULL : json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
 	free(path);
 	if (o && (!json_is_object(o) || !json_is_integer(json_object_get(o, "attempt")))) {
 		json_decref(o);
@@ -205,6 +265,7 @@ int supervisor_read_start(const char *run_dir, struct sv_start *s)
 	if (!o)
 		return -1;
 	s->attempt = (int)num(o, "attempt");
+	str(o, "store", s->store, sizeof(s->store));
 	s->started = num(o, "started");
 	str(o, "cores", s->cores, sizeof(s->cores));
 	int r = supervisor_parse_id(json_string_value(json_object_get(o, "supervisor")), &s->pid,
@@ -220,6 +281,8 @@ int supervisor_read_end(const char *run_dir, struct sv_end *e)
 	if (!o)
 		return -1;
 	e->attempt = (int)num(o, "attempt");
+	str(o, "store", e->store, sizeof(e->store));
+	str(o, "supervisor", e->supervisor, sizeof(e->supervisor));
 	e->exit_status = (int)num(o, "exit");
 	e->signal = (int)num(o, "signal");
 	e->timed_out = json_is_true(json_object_get(o, "timed_out"));
@@ -475,7 +538,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 				left = WORLD_TERM_GRACE;
 			} else if (left <= 0) {
 				e->timed_out = killed = 1;
-				kill_session(getpid(), 1);
+				kill_ranks_left();
 				left = -1;
 			}
 		}
@@ -641,17 +704,37 @@ static int write_census(const char *run_dir, int attempt, const struct census *c
 	return write_note(run_dir, SV_CENSUS_NOTE, o);
 }
 
+/*
+ * Note how the run ended, when run_dir is still s's: its start note is s's
+ * or gone (a program that removed its run directory: it is made again).
+ * A directory given meanwhile to another attempt or store (a run started
+ * afresh there) gets nothing.  0 or SV_EXIT_*.
+ */
+static int note_end(const char *run_dir, const struct sv_start *s, const struct sv_end *e)
+{
+	struct sv_start now;
+	if (supervisor_read_start(run_dir, &now) == 0 &&
+	    (now.pid != s->pid || now.starttime != s->starttime || strcmp(now.store, s->store)))
+		return SV_EXIT_TAKEN;
+	if (write_end(run_dir, e) == 0)
+		return 0;
+	if (errno == ENOENT && fs_mkdir_p(run_dir) == 0 && write_end(run_dir, e) == 0)
+		return 0;
+	return SV_EXIT_NO_NOTE;
+}
+
 /* After the go: start the ranks, tell the orchestrator, wait, note the end. */
-static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
+static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, struct sv_end *e)
 {
 	const struct run_spec *rs = a->rs;
 	/* a world is one process, mpirun, that starts the ranks */
 	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1;
 	struct child_process *cps = xcalloc((size_t)n, sizeof(*cps));
-	char **argv = rank_argv(a), **world_env = NULL;
+	char **argv = rank_argv(a), **world_env = NULL, *world_dir = NULL;
 	if (rs->mpi) {
 		world_env = rank_env(rs, -1);
-		argv = mpi_world_argv(rs, world_env, argv);
+		world_dir = mpi_world_dir(s->pid, s->starttime);
+		argv = mpi_world_argv(rs, world_env, argv, world_dir);
 		mpi_world_clear(rs->run_dir);
 	}
 	struct sv_msg m = { .stage = SV_STARTED };
@@ -675,7 +758,9 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 	}
 	env_free(world_env);
 	if (m.err) {   /* none runs without the others */
-		kill_session(getpid(), 1);
+		kill_ranks_left();
+		if (world_dir)
+			mpi_world_remove(world_dir);
 		for (int k = 0; k < i; k++)
 			finish_command(&cps[k]);
 		if (m.transient) {   /* as if never started: the orchestrator tries again */
@@ -702,11 +787,16 @@ static int supervise_ranks(const struct sv_args *a, struct sv_end *e)
 	census_finish(&c);
 	write_census(rs->run_dir, e->attempt, &c, a->cores);
 	census_release(&c);
-	/* what the ranks left behind in the session goes with them */
-	kill_session(getpid(), 1);
+	/* what the ranks left behind in the session goes with them, and
+	   what a world killed by SIGKILL left in its directory */
+	kill_ranks_left();
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;   /* orphans of the ranks, ours as their subreaper */
+	if (world_dir)
+		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)
 		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
-	return write_end(rs->run_dir, e) ? 1 : 0;
+	return note_end(rs->run_dir, s, e);
 }
 
 /* The supervisor, in the forked child; its return value is its exit status. */
@@ -716,10 +806,14 @@ static int supervise(void *data)
 	const struct run_spec *rs = a->rs;
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "perfsweep-sv", 0, 0, 0);
+	/* what the ranks start in sessions of their own and leave behind
+	   becomes our child, not init's: kill_procs finds it as a descendant */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	struct proc_info self;
 	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
 	if (proc_info(s.pid, &self) == 0)
 		s.starttime = self.starttime;
+	snprintf(s.store, sizeof(s.store), "%s", rs->store_id ? rs->store_id : "");
 	snprintf(s.cores, sizeof(s.cores), "%s", a->cores->noted ? a->cores->noted : "");
 	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
 	if (write_start(rs->run_dir, &s))
@@ -738,7 +832,9 @@ static int supervise(void *data)
 	}
 	close(a->down);
 	struct sv_end e = { .attempt = s.attempt };
-	return supervise_ranks(a, &e);
+	snprintf(e.store, sizeof(e.store), "%s", s.store);
+	snprintf(e.supervisor, sizeof(e.supervisor), "%d:%llu", (int)s.pid, s.starttime);
+	return supervise_ranks(a, &s, &e);
 }
 
 int supervisor_start(struct child_process *sv, const struct run_spec *rs,
@@ -786,8 +882,10 @@ int supervisor_start(struct child_process *sv, const struct run_spec *rs,
 	while (w < 0 && errno == EINTR);
 	close(down[1]);
 	down[1] = -1;
+	/* dead after the go, its ranks may have run: an attempt like any
+	   other, which the backend finds ended without its end note */
 	if (read_full(up[0], &m, sizeof(m)) || m.stage != SV_STARTED)
-		goto reap;
+		m = (struct sv_msg){ .stage = SV_STARTED };
 	if (m.err && !m.transient) {
 		char why[512];
 		exec_error(rs, m.err, m.where, why, sizeof(why));

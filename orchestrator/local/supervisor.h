@@ -10,9 +10,9 @@
  * closed pipe to a dead orchestrator is an error, never a SIGPIPE.
  *
  * The notes, JSON, each written atomically (temporary file, then rename):
- *   local.start  {"attempt", "supervisor": "PID:STARTTIME", "started", "cores"}
- *                before any rank starts
- *   local.end    {"attempt", "exit", "signal", "timed_out", "timeout",
+ *   local.start  {"attempt", "store", "supervisor": "PID:STARTTIME", "started",
+ *                 "cores"} before any rank starts
+ *   local.end    {"attempt", "store", "supervisor", "exit", "signal", "timed_out", "timeout",
  *                 "error", "ranks", "started", "ended", "wall", "utime",
  *                 "stime", "maxrss_kb", "nvcsw", "nivcsw"}
  *                after the last rank ended: "exit" is the first failing
@@ -43,6 +43,12 @@
  *                counted some task waiting for a CPU (null: no PSI), "cost"
  *                the census's own CPU seconds, "quiet_wait" the seconds the
  *                quiet gate waited before the ranks started.
+ * "store" is the id of the campaign store whose run it is (store_id(), as
+ * in a SLURM job's comment): a store made afresh at the same path never
+ * takes another store's notes for its own (notes from before store ids
+ * have none, and count only for the supervisor the store recorded).  A
+ * supervisor writes its end note only while the start note is its own: a
+ * run directory given meanwhile to another attempt or store is left alone.
  * A later orchestrator reads them (backend_local.c): the end note of the
  * attempt it expects means collect; a start note whose supervisor lives
  * (pid and start time, so a recycled pid is never taken for it) means
@@ -74,8 +80,19 @@
 /* The census note keeps this many causes, the largest first. */
 #define SV_CENSUS_CAUSES 32
 
+/* A supervisor's exit status past the start: 0 its end note is written;
+   SV_EXIT_NO_NOTE the ranks ended but the end note could not be written
+   (the run directory made again first, when the program removed it);
+   SV_EXIT_TAKEN the run directory holds another attempt's or store's start
+   note now, so none was written. */
+#define SV_EXIT_NO_NOTE 3
+#define SV_EXIT_TAKEN 4
+
+#define SV_STORE_LEN 64
+
 struct sv_start {
 	int attempt;
+	char store[SV_STORE_LEN];   /* the store's id, "" in a note from before store ids */
 	pid_t pid;                  /* the supervisor */
 	unsigned long long starttime;
 	double started;             /* Unix seconds */
@@ -84,6 +101,8 @@ struct sv_start {
 
 struct sv_end {
 	int attempt;
+	char store[SV_STORE_LEN];   /* as in sv_start */
+	char supervisor[64];        /* "PID:STARTTIME" ("" before store ids) */
 	int exit_status;            /* 0, an exit code, or 128 + signal */
 	int signal;                 /* the signal that ended it, 0 none */
 	int timed_out;
@@ -133,9 +152,11 @@ struct sv_cores {
 
 /*
  * Start run rs under a new supervisor (sv is filled: the orchestrator's
- * child).  lp: the perfsweep-bind line of ranks with a policy; cores: the
- * run's cores (above).  0: its ranks run, *id is its name
- * (caller frees); 1: transient (no process or memory now), try later; -1:
+ * child).  lp: the perfsweep-bind line of ranks with a policy; cores: what
+ * to note as the run's cores ("" none).  0: its ranks run, *id is its name
+ * (caller frees), also when the supervisor died once told to start them
+ * (an attempt that ended without an end note); 1: transient (no process or
+ * memory now, or the supervisor died before the start), try later; -1:
  * the run cannot start (err: "cannot execute 'prog': ...").
  */
 int supervisor_start(struct child_process *sv, const struct run_spec *rs,

@@ -56,8 +56,8 @@
  */
 #include "common/clock.h"
 #include "common/run_command.h"
-#include "orchestrator/backend.h"
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/backend_slurm.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include "orchestrator/slurm/slurm_compat.h"
 #include "orchestrator/slurm/slurm_script.h"
 #include "common/strbuf.h"
@@ -109,6 +109,8 @@ struct sjob {
 	uint32_t job;         /* its job id; of an array task: the array's */
 	uint32_t task;        /* its array task id, or NO_TASK */
 	int missing;          /* full job lists in a row that did not show it */
+	int left_pending;     /* an array task its array's pending record no longer lists,
+	                         before it started: cancelled (scancel) while pending */
 	double timeout;       /* the run's own timeout (exit 124 of timeout(1)), 0 none */
 	int running;          /* its start was reported ... */
 	double started_at;    /* ... as this time, which its result repeats */
@@ -717,7 +719,17 @@ static int poll_missing(struct slurm_backend *sb)
 		struct run_result r = { .id = sb->jobs[i].run, .exit_status = -1, .failed = 1,
 					.retry_free = 1, .ended_at = wall_now() };
 		char *jt = job_text(sb->jobs[i].job, sb->jobs[i].task);
-		snprintf(r.reason, sizeof(r.reason), "slurm job %s disappeared from the controller", jt);
+		char *out = sb->jobs[i].run_dir ? xasprintf("%s/job.out", sb->jobs[i].run_dir) : NULL;
+		/* slurmd makes job.out when a task starts: without it, it never did */
+		int never_ran = out && access(out, F_OK) && errno == ENOENT;
+		free(out);
+		if (sb->jobs[i].left_pending && !sb->jobs[i].running && never_ran) {
+			/* what SLURM says of a cancelled job of its own (job_result) */
+			r.retry_free = 0;
+			snprintf(r.reason, sizeof(r.reason), "cancelled (slurm job %s, while it was pending)", jt);
+		} else {
+			snprintf(r.reason, sizeof(r.reason), "slurm job %s disappeared from the controller", jt);
+		}
 		free(jt);
 		result_from_record(sb->jobs[i].run_dir, sb->jobs[i].store, sb->jobs[i].job, sb->jobs[i].task, 0,
 				   sb->jobs[i].run, sb->jobs[i].timeout, 0, &r);
@@ -779,11 +791,15 @@ static size_t record_of(struct slurm_backend *sb, const slurm_job_info_t *j, str
 			else
 				hi = mid;
 		}
-		for (; lo < n && ix[lo].key >> 32 == j->array_job_id; lo++)
+		for (; lo < n && ix[lo].key >> 32 == j->array_job_id; lo++) {
+			struct sjob *t = &sb->jobs[ix[lo].i];
 			if (task_in_str(j->array_task_str, (uint32_t)ix[lo].key)) {
-				sb->jobs[ix[lo].i].missing = 0;
+				t->missing = 0;
 				(*nseen)++;
+			} else if (!t->running) {   /* a record of its own says otherwise (missing = 0) */
+				t->left_pending = 1;
 			}
+		}
 		return n;
 	}
 	struct job_key *hit = bsearch(&want, ix, n, sizeof(*ix), cmp_job);
@@ -1613,7 +1629,7 @@ static struct run_spec queued_spec(const struct queued *q)
 static void flush_single(struct slurm_backend *sb, const struct queued *q, struct backend_flushed *f)
 {
 	struct run_spec rs = queued_spec(q);
-	struct perr err = { "" };
+	struct perr err = { PERR_GENERIC, "" };
 	f->id = q->run;
 	struct job_strings js = { .name = slurm_job_name(q->campaign, q->run, q->attempt) };
 	struct strbuf text;
@@ -1668,7 +1684,7 @@ static int flush_array(struct slurm_backend *sb, const struct queued *q, int n, 
 		       struct backend_flushed *f)
 {
 	struct run_spec rs = queued_spec(&q[0]);
-	struct perr err = { "" };
+	struct perr err = { PERR_GENERIC, "" };
 	struct slurm_array_task *t = xcalloc((size_t)n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
 		t[i] = (struct slurm_array_task){ q[i].run, q[i].attempt, q[i].run_dir };
@@ -2381,8 +2397,9 @@ int backend_slurm_partition(const char *partition, struct slurm_partition *out, 
 	finish_command(&cp);
 	int rc = 0;
 	if (text && !strncmp(text, "no", 2))
-		rc = partition ? perr_set(err, "slurm has no partition '%s'", partition)
-			       : perr_set(err, "slurm has no default partition; set backend.partition");
+		rc = partition ? perr_set_kind(err, PERR_BACKEND, "slurm has no partition '%s'", partition)
+			       : perr_set_kind(err, PERR_BACKEND, "slurm has no default partition; set "
+					       "backend.partition");
 	else if (text && parse_answer(text, out))
 		rc = 1;
 	else

@@ -6,7 +6,7 @@
  *
  *   bench_slurm [RUNS]      (default 200)
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/slurm/backend_slurm.h"
 #include "common/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>

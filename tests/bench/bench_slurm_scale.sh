@@ -9,7 +9,7 @@
 # Target: within 1.5x across all four.
 # Timings only, never a test.  The campaigns and the cluster live under
 # $TMPDIR (default /tmp): on a long-used ext4 the kernel's inode allocator
-# can dominate the figure (docs/architecture.md), TMPDIR=/dev/shm avoids it.
+# can dominate the figure (docs/performance.md), TMPDIR=/dev/shm avoids it.
 #   tests/bench/bench_slurm_scale.sh [SMALL] [LARGE] [FOREIGN]   (default 200 2000 5000)
 root=${PERFSWEEP_ROOT:-$(pwd)}
 bindir=${PERFSWEEP_BIN:-$root/bin}

@@ -1,5 +1,5 @@
 /* libFuzzer target: the slurm backend's `extra` options (one per line) never crash the checker. */
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -37,7 +37,7 @@ is "$(cat "$work/nodes.out")" \
 "$perfsweep" run "$work/nodes.cfg" --dir "$work/nodes" --quiet >"$work/nodes-run.out" 2>&1
 is "$?" 2 "run refuses the same plan"
 [ ! -e "$work/nodes/campaign.db" ]
-t $? "and stores nothing"
+ok $? "and stores nothing"
 is "$(jobs_named "ps:nodes:1.1")" 0 "and submits nothing"
 
 # 3. More ranks per node x cores per rank than a node's 36 CPUs.
@@ -45,7 +45,7 @@ cfg cpus 2 2 "cores_per_rank = 20;"
 "$perfsweep" plan "$work/cpus.cfg" >"$work/cpus.out" 2>&1
 is "$?" 2 "plan: 2 ranks per node x 20 cores on 36-CPU nodes is refused"
 grep -q "point 1 (np=2, n=7): placement 2 ranks, 2 per node, compact needs 40 CPUs on 1 node, but partition 'emu' has 0 such nodes (the largest has 36 CPUs)" "$work/cpus.out"
-t $? "the error names the CPUs needed and the largest node"
+ok $? "the error names the CPUs needed and the largest node"
 [ $? = 0 ] || diag < "$work/cpus.out"
 
 # 4. What fits is planned: 8 ranks at 2 per node on 4 nodes, 18 x 2 cores per node.
@@ -89,7 +89,7 @@ case "$reason" in
 *"slurm rejected the job for run 1 (point np=2, n=7; placement 2 ranks on 1 node, 2 per node, compact) in partition 'emu': "*) r=0 ;;
 *) r=1 ;;
 esac
-t $r "the submission error names the run, the point, the placement and the partition"
+ok $r "the submission error names the run, the point, the placement and the partition"
 [ $r = 0 ] || diag "$reason" "$(cat "$work/cpt.out")"
 
 # 7. Bound ranks per node from the stored bindings: 2 ranks at 1 and at 2 per node.
@@ -101,7 +101,7 @@ r=1
 case "$placements" in *"    2      2           1  compact        1     1  1"*)
 	case "$placements" in *"    1      2           2  compact        1     1  2"*) r=0 ;; esac ;;
 esac
-t $r "the report's placements show the ranks per node the bindings record (1 and 2)"
+ok $r "the report's placements show the ranks per node the bindings record (1 and 2)"
 [ $r = 0 ] || diag "$placements"
 
-slurm_test_done
+done_testing

@@ -3,20 +3,14 @@
 # repetition each) with Perf-Taint's lulesh.ll.json: every region whose
 # black-box model uses a parameter its dependencies exclude is listed, and
 # each listing says whether the cause is contention or noise.
+. "$(dirname "$0")/../lib/tap.sh"
 set -u
-ROOT=${PERFSWEEP_ROOT:-$(pwd)}
-PS="${PERFSWEEP_BIN:-$ROOT/bin}/perfsweep"
 L="$ROOT/tests/data/lulesh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-62.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0; failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
-is() { [ "$1" = "$2" ] && return 0; echo "#   got: '$1'"; echo "#   expected: '$2'"; return 1; }
 
 "$PS" validate "$L" --deps "$L/lulesh.ll.json" --json >"$T/out.json" 2>"$T/err"
 rc=$?
-is "$rc" 3; ok $? "LULESH is blocked (exit 3)"
-is "$(cat "$T/err")" ""; ok $? "no error output"
+is "$rc" 3 "LULESH is blocked (exit 3)"
+is "$(cat "$T/err")" "" "no error output"
 
 # From the report's own regions: parameters each black-box model uses that its
 # dependencies exclude (the independent expectation), against the listing and
@@ -54,8 +48,8 @@ perl -MJSON::PP -e '
 ok $? "report parses"
 nexp=$(sed -n 1p "$T/check")
 [ "${nexp:-0}" -gt 0 ]; ok $? "some black-box models use excluded parameters ($nexp)"
-is "$(sed -n 3p "$T/check")" "$(sed -n 2p "$T/check")"; ok $? "exactly those are listed with a cause"
-is "$(sed -n 4p "$T/check")" 0; ok $? "causes are contention/noise/speedup, consistent with the flags"
+is "$(sed -n 3p "$T/check")" "$(sed -n 2p "$T/check")" "exactly those are listed with a cause"
+is "$(sed -n 4p "$T/check")" 0 "causes are contention/noise/speedup, consistent with the flags"
 [ "$(sed -n 5p "$T/check")" -gt 0 ]; ok $? "those that change the model by 5% or more are flagged"
 sed -n '6,$p' "$T/check"
 
@@ -66,8 +60,7 @@ grep -q "^note: .* without dependency information" "$T/out.txt"; ok $? "text not
 
 # Without dependencies there is nothing to contradict: only ranks per node could flag.
 "$PS" validate "$L" --json >"$T/nodeps.json" 2>&1
-is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print scalar @{$j->{flags}}' <"$T/nodeps.json")" 0
-ok $? "no flags without a dependency file (one repetition: no noise test; no ranks per node)"
+is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print scalar @{$j->{flags}}' <"$T/nodeps.json")" 0 "no flags without a dependency file (one repetition: no noise test; no ranks per node)"
 
 # The same profiles imported into a campaign store give the same report.
 if "$PS" import --cube "$L" --out "$T/camp" --quiet >"$T/imp.out" 2>&1; then
@@ -77,5 +70,4 @@ else
 	sed 's/^/# /' "$T/imp.out" >&2; ok 1 "import the LULESH profiles"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -2,14 +2,8 @@
 # perfsweep validate on a campaign directory: the store is read, the HTML
 # report shows the campaign's placements and cost.  The run times of this
 # machine decide the flags, so only the structure is checked here.
+. "$(dirname "$0")/../lib/tap.sh"
 set -u
-ROOT=${PERFSWEEP_ROOT:-$(pwd)}
-BIN=${PERFSWEEP_BIN:-$ROOT/bin}
-PS="$BIN/perfsweep"
-T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-63.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0; failed=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 
 cat > "$T/c.cfg" <<CFG
 name = "vcamp";
@@ -42,5 +36,4 @@ grep -q "<h2>Placements</h2>" "$T/r.html"; ok $? "html lists the placements"
 grep -q "cost (core-hours)</th><td>planned [0-9.e+-]*, spent [0-9]" "$T/r.html"; ok $? "html shows the cost"
 grep -q "<title>vcamp</title>" "$T/r.html"; ok $? "html is titled with the campaign name"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -5,10 +5,10 @@
 root=${PERFSWEEP_ROOT:-$(pwd)}
 . "$root/tests/slurm/testlib.sh"
 slurm_test_init
-t 0 "cluster starts"
+ok 0 "cluster starts"
 
 "$root/tests/slurm/cluster.sh" status "$cdir" >"$work/status" 2>&1
-t $? "status: every daemon up"
+ok $? "status: every daemon up"
 emu=$(sinfo -h -N -p emu -o '%N %c %z %t' | sort)
 is "$emu" $'n1 36 2:18:1 idle\nn2 36 2:18:1 idle\nn3 36 2:18:1 idle\nn4 36 2:18:1 idle' \
 	"partition emu: n1-n4 emulated 2x18 cores, idle"
@@ -31,7 +31,7 @@ out=$("$build/tests/test_backend_slurm.t" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/    /'
 [ $rc = 0 ] || echo "$out" | grep -A4 '^not ok' | diag
-t $rc "backend through libslurm ($(echo "$out" | grep -c '^ok') passed, $(echo "$out" | grep -c '^not ok') failed)"
+ok $rc "backend through libslurm ($(echo "$out" | grep -c '^ok') passed, $(echo "$out" | grep -c '^not ok') failed)"
 
 # The job script retries srun when its step could not start (no rank ran),
 # and leaves job.step-failed when it gives up; a fake srun plays the controller.
@@ -52,7 +52,7 @@ is "$?:$(cat "$work/step2/count"):$(ls "$work/step2" | tr '\n' ' ')" "1:12:count
 	"job script: gives up after 12 sruns and leaves job.step-failed"
 
 "$root/tests/slurm/cluster.sh" stop "$cdir" >/dev/null 2>&1
-t $? "cluster stops"
+ok $? "cluster stops"
 left=
 for f in "$cdir"/run/*.pid "$cdir"/munge/munged.pid; do
 	p=$(cat "$f" 2>/dev/null) || continue
@@ -60,4 +60,4 @@ for f in "$cdir"/run/*.pid "$cdir"/munge/munged.pid; do
 	[ -n "$st" ] && [ "$st" != Z ] && left="$left $p"
 done
 is "$left" "" "no daemon left running"
-slurm_test_done
+done_testing

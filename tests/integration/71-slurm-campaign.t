@@ -45,16 +45,16 @@ is "$(njobs ps:retry:)" 8 "8 jobs for 6 runs"
 is "$(scontrol -o show jobs | grep 'JobName=ps:retry:' | grep -c 'NumTasks=2 ')" 4 "runs with p = 2 asked for 2 tasks (3 done + 1 failed)"
 is "$(scontrol -o show jobs | grep 'JobName=ps:retry:' | grep -c 'OverSubscribe=NO ')" 8 "every job has its nodes exclusively"
 "$perfsweep" export "$work/retry" --format csv >"$work/retry.csv" 2>&1
-t $? "measurements export"
+ok $? "measurements export"
 grep -q '^.*k.*time' "$work/retry.csv"
-t $? "regex measurement collected from rank 0's stdout"
+ok $? "regex measurement collected from rank 0's stdout"
 
 # 2. kill -9 of the orchestrator mid-campaign, then resume: no job twice.
 config kill emu 2 '"/bin/sh", "-c", "sleep 1; echo time: {n}"' '{ name = "n"; values = [ 1, 2, 3, 4, 5, 6, 7, 8 ]; }'
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" --quiet >"$work/kill1.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$($perfsweep status $work/kill --json 2>/dev/null | sed -n 's/^  \"done\": \\([0-9]*\\).*/\\1/p')\" -ge 2 ] 2>/dev/null"
-t $? "campaign under way (2 runs done)"
+ok $? "campaign under way (2 runs done)"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
@@ -74,14 +74,14 @@ config outage emu 2 '"/bin/sh", "-c", "sleep 1; echo time: {n}"' '{ name = "n"; 
 "$perfsweep" run "$work/outage.cfg" --dir "$work/outage" --quiet >"$work/outage.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$($perfsweep status $work/outage --json 2>/dev/null | sed -n 's/^  \"done\": \\([0-9]*\\).*/\\1/p')\" -ge 1 ] 2>/dev/null"
-t $? "campaign under way (1 run done)"
+ok $? "campaign under way (1 run done)"
 "$root/tests/slurm/cluster.sh" ctld-stop "$cdir"
-t $? "slurmctld stopped"
+ok $? "slurmctld stopped"
 sleep 6
 kill -0 $bgpid 2>/dev/null
-t $? "orchestrator still waiting while slurmctld is down"
+ok $? "orchestrator still waiting while slurmctld is down"
 "$root/tests/slurm/cluster.sh" ctld-start "$cdir"
-t $? "slurmctld restarted"
+ok $? "slurmctld restarted"
 wait_until 120 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
 wait $bgpid
 rc=$?
@@ -99,7 +99,7 @@ config down emu 2 '"/bin/sh", "-c", "echo time: {n}"' '{ name = "n"; values = [ 
 bgpid=$!
 sleep 3
 kill -0 $bgpid 2>/dev/null
-t $? "orchestrator started without a controller waits"
+ok $? "orchestrator started without a controller waits"
 is "$(status_field "$work/down" failed)" 0 "and fails nothing"
 "$root/tests/slurm/cluster.sh" ctld-start "$cdir"
 wait_until 120 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
@@ -116,12 +116,12 @@ config cancel emu 4 '"/bin/sleep", "60"' '{ name = "n"; values = [ 1, 2, 3, 4 ];
 bgpid=$!
 cancel_jobs() { slurm_jobs | grep "^ps:cancel:[1-4]\.1 $1\$" | wc -l; }
 wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 4 ]"
-t $? "4 jobs running"
+ok $? "4 jobs running"
 out=$("$perfsweep" cancel "$work/cancel" 2>&1)
-t $? "perfsweep cancel exits 0"
+ok $? "perfsweep cancel exits 0"
 is "$out" "cancelled 4 runs (4 slurm jobs killed)" "cancel reports what it did"
 wait_until 30 sh -c "[ -z \"\$(squeue -h)\" ]"
-t $? "no job left in the queue"
+ok $? "no job left in the queue"
 is "$(cancel_jobs CANCELLED)" 4 "the 4 jobs are cancelled in SLURM"
 wait_until 30 sh -c "! kill -0 $bgpid 2>/dev/null"
 wait $bgpid
@@ -138,14 +138,14 @@ is "$?" 2 "cancel --run x is a usage error"
 out=$(SLURM_CONF=$work/none.conf "$perfsweep" run "$work/cancel.cfg" --dir "$work/noconf" 2>&1)
 is "$?" 2 "run without the slurm config exits 2"
 case "$out" in *"slurm config '$work/none.conf' (from SLURM_CONF) does not exist"*) r=0 ;; *) r=1 ;; esac
-t $r "and says which config is missing"
+ok $r "and says which config is missing"
 [ $r = 0 ] || diag "$out"
 
 printf 'ClusterName=x\nNoSuchKey=1\n' >"$work/bad.conf"
 out=$(SLURM_CONF=$work/bad.conf "$perfsweep" run "$work/cancel.cfg" --dir "$work/badconf" 2>&1)
 is "$?" 2 "run with an unparsable slurm config exits 2"
 case "$out" in *"cannot read slurm config '$work/bad.conf': _parse_next_key: Parsing error at unrecognized key: NoSuchKey"*) r=0 ;; *) r=1 ;; esac
-t $r "and quotes libslurm's complaint"
+ok $r "and quotes libslurm's complaint"
 [ $r = 0 ] || diag "$out"
 
 # 6. Growth never changes what stored runs mean, and refuses before it writes:
@@ -166,11 +166,11 @@ sed 's/^repetitions = 1;/repetitions = 1;\nbackend = { type = "slurm"; partition
 out=$("$perfsweep" run "$work/move-slurm.cfg" --dir "$work/move" 2>&1)
 is "$?" 2 "switching it to slurm exits 2, with slurm.conf reachable"
 case "$out" in *"backend differs from the campaign in '$work/move' (\"local\" there, \"slurm\" here"*) r=0 ;; *) r=1 ;; esac
-t $r "naming the key, its old and new values"
+ok $r "naming the key, its old and new values"
 [ $r = 0 ] || diag "$out"
 sqlite3 "$work/move/campaign.db" .dump >"$work/move.after"
 cmp -s "$work/move.before" "$work/move.after"
-t $? "the store is unchanged"
+ok $? "the store is unchanged"
 is "$(njobs ps:move:)" 0 "and no job was submitted"
 
 config grow emu 4 '"/bin/sh", "-c", "echo time: {n}"' '{ name = "n"; values = [ 1 ]; }'
@@ -182,6 +182,6 @@ out=$(SLURM_CONF=$work/none.conf "$perfsweep" run "$work/grow2.cfg" --dir "$work
 is "$?" 2 "growing it without a slurm config exits 2"
 sqlite3 "$work/grow/campaign.db" .dump >"$work/grow.after"
 cmp -s "$work/grow.before" "$work/grow.after"
-t $? "before the campaign grew"
+ok $? "before the campaign grew"
 
-slurm_test_done
+done_testing

@@ -57,7 +57,7 @@ is "$(shape emu)" "2/1/2 2/2/1 4/2/2 4/4/1 " "jobs: tasks/nodes/ntasks-per-node 
 rec=$(records "$work/emu")
 note "emu bindings: $rec"
 case "$rec" in *"RECORDS=12 BAD=0") r=0 ;; *) r=1 ;; esac
-t $r "all 12 ranks ran bound to the cpuset their records show"
+ok $r "all 12 ranks ran bound to the cpuset their records show"
 is "$(echo "$rec" | tr ' ' '\n' | grep -c '^[nr]')" 4 "records for each of the 4 runs"
 # With 1 rank per node every rank is local rank 0 on its own node.
 one=$(echo "$rec" | tr ' ' '\n' | grep -c '^n[1-4]:0:[0-9]*,n[1-4]:0:[0-9]*,n[1-4]:0:[0-9]*,n[1-4]:0:[0-9]*$')
@@ -72,15 +72,15 @@ is "$(shape real)" "2/1/2 4/2/2 " "jobs: 2 ranks per node, 1 and 2 nodes"
 rec=$(records "$work/real")
 note "real bindings: $rec"
 case "$rec" in *"RECORDS=6 BAD=0") r=0 ;; *) r=1 ;; esac
-t $r "all 6 ranks ran bound to the cpuset their records show"
+ok $r "all 6 ranks ran bound to the cpuset their records show"
 # compact on a node: local ranks 0 and 1 on different cores, the same layout on r1 and r2
 layout=$(echo "$rec" | tr ' ' '\n' | grep '^r1:0:.*r2:1:' | sed 's/r[12]://g')
 c0=$(echo "$layout" | cut -d, -f1 | cut -d: -f2)
 c1=$(echo "$layout" | cut -d, -f2 | cut -d: -f2)
 [ -n "$c0" ] && [ -n "$c1" ] && [ "$c0" != "$c1" ] && [ "$layout" = "0:$c0,1:$c1,0:$c0,1:$c1" ]
-t $? "4 ranks on r1-r2: local ranks 0 and 1 on distinct cores, same on both nodes ($layout)"
+ok $? "4 ranks on r1-r2: local ranks 0 and 1 on distinct cores, same on both nodes ($layout)"
 # what every rank used reaches the store (SLURM ranks go through perfsweep-bind too)
 is "$(sqlite3 "$work/real/campaign.db" 'SELECT COUNT(*) FROM resources WHERE rank >= 0 AND utime >= 0 AND stime >= 0 AND abs(cpu_share - (utime + stime) / wall) <= 1e-9 * (cpu_share + 1e-12) AND maxrss_kb > 0')" 6 \
    "a resource record for each of the 6 ranks, its CPU share its CPU time over its wall time"
 
-slurm_test_done
+done_testing

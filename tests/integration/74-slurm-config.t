@@ -46,4 +46,21 @@ sed '/^backend/,/\]; };/d' "$T/good.cfg" > "$T/local.cfg"
 sqlite3 "$T/c4/campaign.db" "UPDATE meta SET value = 'slurm' WHERE key = 'backend'"
 out=$(SLURM_CONF=$T/missing.conf "$PS" cancel "$T/c4" 2>&1); rc=$?
 is "$rc" 0 "cancel of a campaign with nothing in flight needs no slurm"
+# the quiet gate is the local backend's: refused on SLURM when the plan is built, in the config
+# (FILE:LINE) and on the command line
+cat > "$T/wq.cfg" <<CFG
+name = "wq";
+app = { command = [ "/bin/true" ]; };
+parameters = ( { name = "n"; values = [ 1, 2 ]; } );
+backend = { type = "slurm";
+  wait_quiet = 30; };
+CFG
+out=$("$PS" plan "$T/wq.cfg" 2>&1); rc=$?
+is "$rc" 2 "plan refuses backend.wait_quiet on SLURM"
+like "$out" "$T/wq.cfg:5: backend.wait_quiet is the local backend's quiet gate; on SLURM ask for an exclusive node" "at its line, saying what to do"
+out=$("$PS" run "$T/good.cfg" --dir "$T/wq2" --wait-quiet 30 2>&1); rc=$?
+is "$rc" 2 "run --wait-quiet on a SLURM campaign is refused"
+like "$out" "ask for an exclusive node" "saying what to do"
+[ ! -e "$T/wq2/campaign.db" ]; ok $? "before a store is written"
+
 done_testing

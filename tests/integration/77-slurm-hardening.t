@@ -40,20 +40,20 @@ is "$marks" "" "nothing executed through them (no MARK file anywhere)"
 printf '%s\0' "a
 b" '$(touch MARK5)' '`touch MARK6`' "it's" 'say "hi"' 'x;touch MARK7' '#z' -q 'back\slash' 1 >"$work/want.args"
 cmp -s "$work/want.args" "$dir/runs/1/args"
-t $? "the arguments arrive byte-exact"
+ok $? "the arguments arrive byte-exact"
 jobname=$(scontrol -o show jobs | grep -o "JobName=ps:h.*:1\.1 " | head -1)
 is "$jobname" "JobName=ps:$name:1.1 " "the job carries the campaign name as it is"
 
 # 2. resubmitting job.sh by hand
 rm -f "$dir/runs/1/args" "$dir/runs/1/job.done"
 (cd / && env -i PATH="$PATH" SLURM_CONF="$SLURM_CONF" sbatch "$dir/runs/1/job.sh" >"$work/sbatch.out" 2>&1)
-t $? "sbatch accepts runs/1/job.sh"
+ok $? "sbatch accepts runs/1/job.sh"
 wait_until 60 test -s "$dir/runs/1/job.done"
-t $? "the resubmitted job finishes and leaves its completion record"
+ok $? "the resubmitted job finishes and leaves its completion record"
 cmp -s "$work/want.args" "$dir/runs/1/args"
-t $? "its output lands in the run directory, arguments byte-exact"
+ok $? "its output lands in the run directory, arguments byte-exact"
 grep -q 'exit=0 ' "$dir/runs/1/job.done"
-t $? "job.done says exit 0"
+ok $? "job.done says exit 0"
 
 # 3. adopted jobs that finished while no orchestrator ran
 cat >"$work/adopt.cfg" <<CFG
@@ -71,12 +71,12 @@ start_and_kill() {
 	"$perfsweep" run "$1" --dir "$2" --quiet >/dev/null 2>&1 &
 	bgpid=$!
 	wait_until 60 sh -c "[ \"\$($perfsweep status $2 --json 2>/dev/null | sed -n 's/^  \"running\": \\([0-9]*\\).*/\\1/p')\" -ge 2 ] 2>/dev/null"
-	t $? "$3: both runs recorded in flight"
+	ok $? "$3: both runs recorded in flight"
 	kill -9 $bgpid
 	wait $bgpid 2>/dev/null
 	bgpid=
 	wait_until 60 no_live_jobs "$3"
-	t $? "$3: their jobs finished with no orchestrator"
+	ok $? "$3: their jobs finished with no orchestrator"
 }
 start_and_kill "$work/adopt.cfg" "$work/adopt" adopt
 "$perfsweep" run "$work/adopt.cfg" --dir "$work/adopt" >"$work/adopt.out" 2>&1
@@ -85,7 +85,7 @@ is "$(status_field "$work/adopt" done)" 2 "the adopted jobs' results are collect
 is "$(( $(status_field "$work/adopt" running) + $(status_field "$work/adopt" submitted) ))" 0 "nothing is left running"
 is "$(jobs_named ps:adopt:1.1)$(jobs_named ps:adopt:2.1)" 11 "no job submitted twice"
 grep -q 'this session: 0 started, 0 retried, 0 re-run after a restart, 2 adopted' "$work/adopt.out"
-t $? "both adopted, none started again"
+ok $? "both adopted, none started again"
 
 # 4. the controller forgets the finished jobs
 sed 's/"adopt"/"purge"/' "$work/adopt.cfg" >"$work/purge.cfg"
@@ -93,13 +93,13 @@ start_and_kill "$work/purge.cfg" "$work/purge" purge
 "$root/tests/slurm/cluster.sh" ctld-stop "$cdir" >/dev/null 2>&1
 rm -rf "$cdir/state"/*
 "$root/tests/slurm/cluster.sh" ctld-start "$cdir" >/dev/null 2>&1
-t $? "controller restarted without its job state"
+ok $? "controller restarted without its job state"
 is "$(jobs_named ps:purge:1.1)" 0 "it no longer knows the jobs"
 "$perfsweep" run "$work/purge.cfg" --dir "$work/purge" >"$work/purge.out" 2>&1
 is "$?" 0 "resume exits 0"
 is "$(status_field "$work/purge" done)" 2 "the results come from job.done"
 grep -q 'this session: 0 started, 0 retried, 0 re-run after a restart, 2 adopted' "$work/purge.out"
-t $? "nothing was submitted again: both adopted from their records"
+ok $? "nothing was submitted again: both adopted from their records"
 [ $? = 0 ] || diag < "$work/purge.out"
 is "$(grep -c 'Name=ps:purge:' "$cdir/log/jobcomp.log")" 2 "the controller ran two purge jobs in all"
-slurm_test_done
+done_testing

@@ -31,7 +31,7 @@ seq 500 | xargs -P 4 -I{} sbatch -Q -H -p emu -o /dev/null -e /dev/null -D "$wor
 scancel -n old
 gone() { [ "$(squeue -h | wc -l)" = 0 ]; }
 wait_until 60 gone
-t $? "500 jobs of this user submitted and cancelled"
+ok $? "500 jobs of this user submitted and cancelled"
 kept=$(scontrol -o show jobs | grep -c ' JobName=old .*JobState=CANCELLED')
 is "$kept" 500 "the controller keeps all 500 (MinJobAge)"
 
@@ -72,7 +72,7 @@ campaign_cfg notes "$work/c" 48
 cpid=$!
 some_done() { [ "$(status_field "$work/c" done)" -ge 1 ] 2>/dev/null; }
 wait_until 120 some_done
-t $? "campaign of 48 runs next to 500 finished jobs: a first run done"
+ok $? "campaign of 48 runs next to 500 finished jobs: a first run done"
 before=$(polls_so_far)
 tm=$(date +%s.%N)
 wait "$cpid"
@@ -83,7 +83,7 @@ is "$rc" 0 "the campaign exits 0"
 [ "$rc" = 0 ] || diag <"$work/c.out"
 is "$(status_field "$work/c" done)" 48 "all 48 runs done"
 [ -d "$work/c/runs/.events" ] && [ -z "$(ls -A "$work/c/runs/.events")" ]
-t $? "the jobs left notes in runs/.events, and every one was read and removed"
+ok $? "the jobs left notes in runs/.events, and every one was read and removed"
 # once notes tell, one poll per poll.max (5 s) at most, then fewer (up to
 # poll.safety), and two of slack.  Before the first note the controller
 # is asked as without notes (soon after each change); without notes at all
@@ -91,7 +91,7 @@ t $? "the jobs left notes in runs/.events, and every one was read and removed"
 rest=$(echo "$t1 - $tm" | bc -l)
 limit=$(awk -v w="$rest" 'BEGIN { print int(w / 5) + 2 }')
 [ "$polls" -le "$limit" ]
-t $? "with notes, the jobs were asked for $polls times in the $(printf '%.1f' "$rest") s after the first run was done (at most $limit)"
+ok $? "with notes, the jobs were asked for $polls times in the $(printf '%.1f' "$rest") s after the first run was done (at most $limit)"
 
 # 2. a job that ends without a note: the run of i = 1 sleeps until it is
 # cancelled (run ids follow the interleaved order, not i)
@@ -110,17 +110,17 @@ qpid=$!
 sleeper() { squeue -h -t R -o '%i %j' | awk '$2 ~ /^ps:quiet:/ { print $1 }'; }
 quiet_ready() { [ "$(status_field "$work/quiet" done)" = 1 ] && [ "$(sleeper | wc -l)" = 1 ]; }
 wait_until 60 quiet_ready
-t $? "the quick run is done (its note read) while the other one runs"
+ok $? "the quick run is done (its note read) while the other one runs"
 scancel "$(sleeper)"
 quiet_over() { ! kill -0 "$qpid" 2>/dev/null; }
 wait_until 20 quiet_over
-t $? "the other, cancelled from outside, is found well before the safety poll: the campaign ends"
+ok $? "the other, cancelled from outside, is found well before the safety poll: the campaign ends"
 kill "$qpid" 2>/dev/null
 wait $qpid
 is "$?" 1 "the campaign exits 1 (a run failed)"
 "$perfsweep" status "$work/quiet" >"$work/quiet.status" 2>&1
 grep -q "failed: .*cancelled (slurm job" "$work/quiet.status"
-t $? "the run failed as cancelled, as the controller says"
+ok $? "the run failed as cancelled, as the controller says"
 [ $? = 0 ] || diag < "$work/quiet.status"
 
 # 3. no notes: runs/.events is a file, so no job can leave one there
@@ -135,10 +135,10 @@ measured_campaign "$work/nonotes" 16 "without notes, the campaign of 16 runs"
 if [ "${PERFSWEEP_SLURM_ARRAYS:-1}" != 0 ]; then
 	# the start-up scan, and one of slack
 	[ "$user_lists" -le 2 ] && [ "$polls" -gt "$user_lists" ]
-	t $? "without notes, polls asked for the campaign's array ($((polls - user_lists)) times), the user's list with the 500 old jobs only $user_lists times (at most 2)"
+	ok $? "without notes, polls asked for the campaign's array ($((polls - user_lists)) times), the user's list with the 500 old jobs only $user_lists times (at most 2)"
 else
 	limit=$(echo "$wall / 0.5 + 4" | bc)
 	[ "$polls" -le "$limit" ]
-	t $? "without notes, the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
+	ok $? "without notes, the user's job list was asked for $polls times in $(printf '%.1f' "$wall") s (at most $limit)"
 fi
-slurm_test_done
+done_testing

@@ -47,4 +47,4 @@ is "$bad_cancel" 0 "perfsweep cancel exits 0 every time (10 cancels)"
 is "$bad_exit" 0 "the running orchestrator exits 0 every time"
 is "$bad_cancelled" 0 "every run is cancelled every time"
 is "$bad_queue" 0 "no job is left in the queue"
-slurm_test_done
+done_testing

@@ -28,7 +28,13 @@ share/perfsweep/configs/lulesh-sparse.cfg share/perfsweep/configs/oversubscribed
 share/perfsweep/configs/oversubscribed-local.cfg
 share/perfsweep/configs/oversubscribed-local.deps
 share/perfsweep/data/lulesh/ATTRIBUTION share/perfsweep/data/lulesh/lulesh.ll.json
-share/perfsweep/examples/demo-app.c"
+share/perfsweep/examples/demo-app.c share/perfsweep/examples/gromacs/em.mdp
+share/perfsweep/examples/gromacs/gmx-run.sh
+share/perfsweep/examples/gromacs/gmx-shim.sh share/perfsweep/examples/gromacs/gromacs-ranks.cfg
+share/perfsweep/examples/gromacs/gromacs.cfg share/perfsweep/examples/gromacs/md.mdp
+share/perfsweep/examples/gromacs/rdtscp-shim.cpp share/perfsweep/examples/gromacs/run.sh
+share/perfsweep/examples/gromacs/topol.top share/perfsweep/examples/lammps/in.lj.tmpl
+share/perfsweep/examples/lammps/lammps.cfg share/perfsweep/examples/lammps/run.sh"
 is "$(cd "$D$P" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')" "$(echo $want) " "the installed files"
 ok $(cd "$D$P" && [ -x bin/perfsweep ] && [ -x bin/perfsweep-bind ] && [ -x share/perfsweep/bin/demo-app ] &&
 	[ -x share/perfsweep/configs/hpcc-run.sh ] && [ ! -x share/perfsweep/configs/demo.cfg ]; echo $?) "modes: programs 755, data 644"
@@ -86,7 +92,7 @@ complete_words() {  # complete_words WORD...: the completions of the last word
 cmds=$(perfsweep help | awk '/^commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | sort | tr '\n' ' ')
 is "$(complete_words perfsweep '')" "--version $cmds" "completes every command"
 is "$(complete_words perfsweep va)" "validate " "completes a command prefix"
-is "$(complete_words perfsweep run --)" "--dir --jobs --quiet --rounds --until --wait-quiet " "completes a command's options"
+is "$(complete_words perfsweep run --)" "--dir --for --jobs --quiet --rounds --target --until --wait-quiet " "completes a command's options"
 is "$(complete_words perfsweep export demo.campaign --format '')" "csv extrap-text json jsonl $(perfsweep help export | grep -q reference && echo 'reference ')" \
 	"completes --format values"
 mkdir -p comp/a.campaign comp/b.campaign comp/plain && touch comp/a.campaign/campaign.db comp/b.campaign/campaign.db comp/x.cfg comp/y.txt

@@ -59,12 +59,12 @@ is "$("$perfsweep" export "$work/c" --format csv | grep '"hpcc",ranks' | cut -d,
 binds=$(bind_records "$work/c" 'rank \d, cpus ')
 note "bindings (node:local rank:cpuset per run): $binds"
 case "$binds" in *"RECORDS=3 BAD=0") r=0 ;; *) r=1 ;; esac
-t $r "all 3 ranks ran bound to the cpuset their records show"
+ok $r "all 3 ranks ran bound to the cpuset their records show"
 ok1=$(echo "$binds" | tr ' ' '\n' | grep -c '^r[12]:0:[0-9]*$')
 ok2=$(echo "$binds" | tr ' ' '\n' | grep '^r\([12]\):0:[0-9]*,r\1:1:[0-9]*$')
 c0=$(echo "$binds" | tr ' ' '\n' | grep '^r[12]:0:[0-9]*$' | cut -d: -f3)
 [ "$ok1" = 1 ] && [ -n "$ok2" ] && [ "$(echo "$ok2" | cut -d, -f1 | cut -d: -f3)" = "$c0" ] &&
 	[ "$(echo "$ok2" | cut -d, -f2 | cut -d: -f3)" != "$c0" ]
-t $? "compact: p = 1 on one core, p = 2 on that core and another of the same node ($binds)"
+ok $? "compact: p = 1 on one core, p = 2 on that core and another of the same node ($binds)"
 
-slurm_test_done
+done_testing

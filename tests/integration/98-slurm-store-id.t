@@ -99,7 +99,7 @@ touch "$work/hold"
 bgpid=$!
 c3_first() { [ "$(live c3 R)" = 4 ] && [ "$(live c3 PD)" = 2 ]; }
 wait_until 120 c3_first
-t $? "c3: the first orchestrator's jobs: 4 running, 2 queued"
+ok $? "c3: the first orchestrator's jobs: 4 running, 2 queued"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
@@ -110,7 +110,7 @@ bgpid=$!
 # the new store submits its own 6 jobs; they queue behind the old ones
 c3_queued() { [ "$(live c3 PD)" = 8 ]; }
 wait_until 120 c3_queued
-t $? "c3: the new store queued its own 6 jobs behind the old store's 6"
+ok $? "c3: the new store queued its own 6 jobs behind the old store's 6"
 # (that none of the old store's jobs is cancelled is read from the job log
 # below: a count of running jobs at this moment also moved with the load)
 rm -f "$work/hold"
@@ -138,7 +138,7 @@ touch "$work/hold"
 bgpid=$!
 c4_running() { [ "$(live c4 R)" = 4 ]; }
 wait_until 120 c4_running
-t $? "c4: 4 jobs running"
+ok $? "c4: 4 jobs running"
 is "$("$perfsweep" cancel "$work/c4" 2>&1)" "cancelled 4 runs (4 slurm jobs killed)" "c4: the campaign is cancelled"
 wait_until 60 sh -c "! kill -0 $bgpid 2>/dev/null || [ \"\$(awk '/^State:/ {print \$2}' /proc/$bgpid/status 2>/dev/null)\" = Z ]"
 wait $bgpid
@@ -158,4 +158,4 @@ is "$out" "error: '$work/back\\slash' contains a backslash, which slurm removes 
 [ -e "$work/back\\slash" ]
 is "$?" 1 "c5: and nothing is made"
 
-slurm_test_done
+done_testing

@@ -109,14 +109,14 @@ config cancel "1, 2, 3, 4" 4
 "$perfsweep" run "$work/cancel.cfg" --dir "$work/cancel" --quiet >"$work/cancel.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 4 ]"
-t $? "4 tasks running"
+ok $? "4 tasks running"
 is "$("$perfsweep" cancel "$work/cancel" --run 2 2>&1)" "cancelled 1 run (1 slurm job killed)" "cancel --run 2"
 wait_until 30 sh -c "[ \"\$(squeue -h | wc -l)\" = 3 ]"
-t $? "the other 3 tasks keep running"
+ok $? "the other 3 tasks keep running"
 is "$(slurm_jobs | grep '^ps:cancel:2\.1 ' | cut -d' ' -f2)" CANCELLED "run 2's task is cancelled in SLURM"
 is "$("$perfsweep" cancel "$work/cancel" 2>&1)" "cancelled 3 runs (3 slurm jobs killed)" "cancel of all"
 wait_until 30 sh -c "[ -z \"\$(squeue -h)\" ]"
-t $? "no task left in the queue"
+ok $? "no task left in the queue"
 wait_until 30 sh -c "! kill -0 $bgpid 2>/dev/null"
 wait $bgpid
 is "$?" 0 "the running orchestrator stops without failures"
@@ -131,7 +131,7 @@ reset_rpc
 "$perfsweep" run "$work/kill.cfg" --dir "$work/kill" --quiet >"$work/kill1.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$(squeue -h -t R | wc -l)\" = 2 ] && [ \"\$(sqlite3 $work/kill/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 8 ]"
-t $? "2 tasks running, 8 recorded"
+ok $? "2 tasks running, 8 recorded"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
@@ -149,7 +149,7 @@ reset_rpc
 "$perfsweep" run "$work/lost.cfg" --dir "$work/lost" --quiet >"$work/lost1.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$(sqlite3 $work/lost/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 5 ]"
-t $? "5 tasks recorded"
+ok $? "5 tasks recorded"
 kill -9 $bgpid
 wait $bgpid 2>/dev/null
 bgpid=
@@ -168,15 +168,15 @@ config nodefail "1, 2, 3, 4" 4 "" 'extra = [ "--no-requeue" ];'
 "$perfsweep" run "$work/nodefail.cfg" --dir "$work/nodefail" --quiet >"$work/nodefail.out" 2>&1 &
 bgpid=$!
 wait_until 60 sh -c "[ \"\$(squeue -h -r -t R | wc -l)\" = 4 ] && [ \"\$(sqlite3 $work/nodefail/campaign.db 'SELECT count(*) FROM runs WHERE backend_id IS NOT NULL' 2>/dev/null)\" = 4 ]"
-t $? "4 tasks running, 4 recorded"
+ok $? "4 tasks running, 4 recorded"
 bid=$(db "$work/nodefail" "SELECT backend_id FROM runs WHERE id = 2")
 node=$(squeue -h -r -j "$bid" -o %N)
 scontrol update nodename="$node" state=down reason=perfsweep-test
-t $? "the node of run 2's task ($bid on $node) set down"
+ok $? "the node of run 2's task ($bid on $node) set down"
 wait_until 60 sh -c "[ \"\$(sqlite3 $work/nodefail/campaign.db 'SELECT attempts FROM runs WHERE id = 2' 2>/dev/null)\" = 2 ]"
 r=$?
 # (test_backend_slurm.c 8c: a run on a node set down was sometimes reported done)
-if [ $r = 0 ]; then t 0 "run 2 is retried"; else echo "not ok $((tap_n += 1)) - run 2 is retried # TODO sometimes reported done when its node goes down"; fi
+todo $r "sometimes reported done when its node goes down" "run 2 is retried"
 rm -f "$work/hold-nodefail"
 scontrol update nodename="$node" state=resume >/dev/null 2>&1
 wait_until 60 sh -c "! kill -0 $bgpid 2>/dev/null"
@@ -189,7 +189,7 @@ if [ $r = 0 ]; then
 	is "$rc" 0 "the campaign completes"
 	is "$(right_values "$work/nodefail")" 4 "each value under its own point"
 	db "$work/nodefail" "SELECT detail FROM run_events WHERE run = 2" | grep -q "node failure"
-	t $? "run 2's first attempt failed with its node"
+	ok $? "run 2's first attempt failed with its node"
 else   # the known mis-report: say what run 2 became
 	diag "run 2: $(db "$work/nodefail" "SELECT state, attempts, reason, collect_error FROM runs WHERE id = 2")"
 fi
@@ -198,7 +198,7 @@ fi
 echo "MaxArraySize=3" >>"$cdir/slurm.conf"
 scontrol reconfigure
 wait_until 30 sh -c "scontrol show config | grep -q 'MaxArraySize *= 3\$'"
-t $? "MaxArraySize is 3"
+ok $? "MaxArraySize is 3"
 config split "1, 2, 3, 4, 5, 6, 7" 7
 reset_rpc
 run_campaign "$work/split.cfg" "$work/split" "7 runs with MaxArraySize 3"
@@ -211,7 +211,7 @@ is "$(right_values "$work/split")" 7 "each value under its own point"
 sed -i 's/^MaxArraySize=3$/MaxArraySize=1/' "$cdir/slurm.conf"
 scontrol reconfigure
 wait_until 30 sh -c "scontrol show config | grep -q 'MaxArraySize *= 1\$'"
-t $? "MaxArraySize is 1"
+ok $? "MaxArraySize is 1"
 config single "1, 2, 3, 4" 4
 reset_rpc
 "$perfsweep" run "$work/single.cfg" --dir "$work/single" >"$work/single.out" 2>&1
@@ -226,7 +226,7 @@ scontrol reconfigure
 
 # 9. backend.arrays = false.
 wait_until 30 sh -c "scontrol show config | grep -q 'MaxArraySize *= 1001\$'"
-t $? "MaxArraySize back to its default"
+ok $? "MaxArraySize back to its default"
 config off "1, 2, 3" 3 "" "arrays = false;"
 reset_rpc
 "$perfsweep" run "$work/off.cfg" --dir "$work/off" >"$work/off.out" 2>&1
@@ -237,7 +237,6 @@ is "$(grep -c 'job arrays' "$work/off.out")" 0 "and no note"
 # completing the jobs (COMPLETING) for a moment
 off_completed() { [ "$(slurm_jobs | grep -c '^ps:off:[1-3]\.1 COMPLETED$')" = 3 ]; }
 wait_until 30 off_completed
-t $? "jobs named per run"
+ok $? "jobs named per run"
 
-echo "1..$tap_n"
-[ "$tap_failed" = 0 ]
+done_testing

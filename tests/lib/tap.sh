@@ -1,5 +1,7 @@
-# TAP helpers for the integration scripts (sourced).  Each script gets a
-# scratch directory $T (and HOME), removed at exit.
+# The TAP harness of every shell test (sourced; the SLURM tests through
+# tests/slurm/testlib.sh).  Each script gets a scratch directory $T (and
+# HOME), removed at exit.  A check prints one TAP line and returns the
+# status it saw, so `is A B "what" || diag ...` adds detail to a failure.
 ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${PERFSWEEP_BIN:-$ROOT/bin}
 PS=$BIN/perfsweep
@@ -32,6 +34,17 @@ like() { # like TEXT SUBSTRING DESCRIPTION
 # shows only with -v
 diag() {
 	if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat; fi | sed 's/^/# /' >&2
+}
+
+# note TEXT...: comments on stdout, shown by prove -v (what a run measured)
+note() {
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+todo() {   # todo STATUS REASON DESCRIPTION: a known failure that does not fail the script (TAP "# TODO")
+	local rc=$1 why=$2; shift 2
+	_n=$((_n + 1))
+	if [ "$rc" -eq 0 ]; then echo "ok $_n - $* # TODO $why"; else echo "not ok $_n - $* # TODO $why"; fi
 }
 
 skip() {   # skip REASON DESCRIPTION: a check this machine cannot make now (TAP "# skip")

@@ -1,7 +1,10 @@
-# Shared by the tests/integration/7x-slurm-*.t scripts: TAP helpers and a
-# private cluster (tests/slurm/cluster.sh) that is always stopped on exit.
-#   . "$root/tests/slurm/testlib.sh"; slurm_test_init; ... ; slurm_test_done
+# Shared by the SLURM tests (tests/integration/*slurm*.t): the one TAP
+# harness (tests/lib/tap.sh: ok, is, like, diag, note, skip, todo,
+# done_testing, the scratch directory $T) and a private cluster
+# (tests/slurm/cluster.sh) that is always stopped on exit.
+#   . "$root/tests/slurm/testlib.sh"; slurm_test_init; ... ; done_testing
 root=${PERFSWEEP_ROOT:-$(pwd)}
+. "$root/tests/lib/tap.sh"
 # Programs in $PERFSWEEP_BIN (bin/, or build-san/bin for sanitized builds);
 # unit-test programs in the matching build directory (or $PERFSWEEP_BUILD).
 bindir=${PERFSWEEP_BIN:-$root/bin}
@@ -14,34 +17,8 @@ elif [ "$(basename "$bindir")" = bin ] && [ "$(cd "$bindir/.." 2>/dev/null && pw
 else
 	build=$root/build
 fi
-tap_n=0
 # libslurm leaks a little on its error paths (unpacked error responses).
 export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$root/tests/slurm/lsan.supp
-tap_failed=0
-
-# t STATUS DESCRIPTION: one TAP line from an exit status.
-t() {
-	tap_n=$((tap_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $tap_n - $2"
-	else
-		echo "not ok $tap_n - $2"
-		tap_failed=$((tap_failed + 1))
-	fi
-}
-
-# is GOT WANT DESCRIPTION
-is() {
-	[ "$1" = "$2" ]
-	t $? "$3"
-	[ "$1" = "$2" ] || printf '#   got: %s\n#   expected: %s\n' "$1" "$2" >&2
-}
-
-# diag [TEXT...]: TEXT (or stdin) as comments on stderr, which a plain
-# prove shows (failures), as tests/lib/tap.sh's diag; note TEXT...: comments
-# on stdout, shown by prove -v (what a run measured)
-diag() { if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat; fi | sed 's/^/# /' >&2; }
-note() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # Start the cluster in a fresh directory; skip the whole script when SLURM cannot run here.
 slurm_test_init() {
@@ -54,9 +31,9 @@ slurm_test_init() {
 	export TMPDIR=$work   # scratch of the C tests goes away with $work
 	trap 'slurm_test_cleanup' EXIT
 	if ! "$root/tests/slurm/cluster.sh" start "$cdir" >"$work/start.log" 2>&1; then
-		t 1 "cluster starts"
+		ok 1 "cluster starts"
 		diag < "$work/start.log"
-		echo "1..$tap_n"
+		done_testing
 		exit 1
 	fi
 	export SLURM_CONF=$cdir/slurm.conf PERFSWEEP_TEST_CLUSTER=$cdir
@@ -65,7 +42,7 @@ slurm_test_init() {
 slurm_test_cleanup() {
 	[ -n "${bgpid:-}" ] && kill -9 "$bgpid" 2>/dev/null
 	"$root/tests/slurm/cluster.sh" stop "$cdir" >/dev/null 2>&1
-	rm -rf "$work"
+	rm -rf "$work" "$T"
 }
 
 # awk functions shared by the programs below: field(k), the record's value
@@ -201,9 +178,4 @@ bind_records() {
 			print join(",", sort @r), " ";
 		}
 		print "RECORDS=$n BAD=$bad\n";' "$1" "$2"
-}
-
-slurm_test_done() {
-	echo "1..$tap_n"
-	[ $tap_failed = 0 ]
 }

@@ -5,7 +5,7 @@
  * them it skips.  Partition "emu" has n1-n4 (2x18 cores, emulated), "real"
  * has r1-r2 with this machine's topology.
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/slurm/backend_slurm.h"
 #include "orchestrator/slurm/slurm_compat.h"
 #include "tests/lib/tap.h"
 #include <errno.h>
@@ -72,7 +72,7 @@ static int wait_run(struct backend *b, long long id, struct run_result *out, dou
 			return 0;
 		}
 	double end = now() + limit;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	while (now() < end) {
 		struct run_result res[8];
 		int n = b->ops->wait(b, 1.0, res, 8, &err);
@@ -107,7 +107,7 @@ static struct backend *new_backend(const char *partition, int max_inflight)
 				      .max_inflight = max_inflight,
 				      .no_arrays = 1 };   /* start() submits at once: one job per run */
 	struct backend *b = NULL;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (backend_slurm_new(&b, &cfg, &err)) {
 		diag("backend_slurm_new: %s", err.msg);
 		exit(1);
@@ -144,7 +144,7 @@ int main(void)
 		return 0;
 	}
 	campaign_dir = tap_tmpdir();
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	enum attempt_fate fate = FATE_UNKNOWN;
 	struct backend *b = NULL;
 	char saved[1024];

@@ -251,9 +251,46 @@ static void test_display(void)
 	strbuf_release(&sb);
 }
 
+/* The one reader of input files: regular files of bounded size only. */
+static void test_fs_read_file(void)
+{
+	char d[600], p[700];
+	snprintf(d, sizeof(d), "%s/read", tap_tmpdir());
+	fs_mkdir_p(d);
+	const char *why = "";
+	struct strbuf sb;
+	strbuf_init(&sb);
+	snprintf(p, sizeof(p), "%s/small", d);
+	ok(!fs_write_in_place(p, "0123456789", 10, 0644), "a 10-byte file");
+	ok(!fs_read_file(&sb, p, 10, &why) && sb.len == 10, "is read whole with a limit of 10 bytes");
+	sb.len = 0;
+	is_int(fs_read_file(&sb, p, 9, &why), -1, "and refused with a limit of 9");
+	is_int(errno, EFBIG, "with EFBIG");
+	is_str(why, "it is larger than 9 bytes", "naming the limit");
+	is_int(fs_read_file(&sb, "/dev/zero", 0, &why), -1, "/dev/zero is refused");
+	is_str(why, "it is a device, not a regular file", "as a device");
+	snprintf(p, sizeof(p), "%s/fifo", d);
+	mkfifo(p, 0644);
+	is_int(fs_read_file(&sb, p, 0, &why), -1, "a FIFO is refused, without blocking");
+	is_str(why, "it is a FIFO, not a regular file", "as a FIFO");
+	sb.len = 0;
+	/* a file of /proc says it has 0 bytes: the limit holds while reading */
+	is_int(fs_read_file(&sb, "/proc/self/maps", 16, &why), -1, "a /proc file that says 0 bytes is cut at the limit");
+	is_int((int)sb.len <= 16, 1, "no more than the limit was kept");
+	is_int(strbuf_read_file(&sb, "/dev/zero"), -1, "strbuf_read_file refuses /dev/zero too");
+	volatile sig_atomic_t stop = 1;
+	snprintf(p, sizeof(p), "%s/small", d);
+	int fd = fs_open_regular(p, 0, &why);
+	is_int(fs_read_fd_bounded(&sb, fd, 0, &stop, &why), -1, "a set stop flag ends the read");
+	is_int(errno, EINTR, "with EINTR");
+	close(fd);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	test_fs_open();
+	test_fs_read_file();
 	test_fs_atomic();
 	test_display();
 	test_strmap();

@@ -22,7 +22,7 @@ static const char *write_cfg(const char *name, const char *text)
 static void expect_error(const char *label, const char *text, const char *line, const char *want)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("bad.cfg", text);
 	int rc = config_load(&c, path, &err);
 	config_release(&c);
@@ -38,7 +38,7 @@ static void expect_plan_error(const char *label, const char *text, const char *l
 {
 	struct campaign_config c;
 	struct plan pl;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("plan.cfg", text);
 	int rc = config_load(&c, path, &err);
 	if (rc == 0 && (rc = plan_build(&pl, &c, &err)) == 0)
@@ -55,7 +55,7 @@ static void expect_plan_error(const char *label, const char *text, const char *l
 static void getters(void)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("get.cfg", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 				     "budget = { min_repetitions = 0; charge = 5; };\n");
 	ok(config_load(&c, path, &err) == 0, "a config for the getters loads");
@@ -81,7 +81,7 @@ static void getters(void)
 int main(void)
 {
 	struct campaign_config c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	const char *path = write_cfg("good.cfg",
 		"name = \"t\";\n" GOOD_APP
 		"parameters = ( { name = \"n\"; values = [1, 2, 4]; },\n"
@@ -127,19 +127,37 @@ int main(void)
 	expect_error("regex without group", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "collect = { regex = ( { region = \"k\"; pattern = \"k: [0-9]+\"; } ); };\n", "4",
 		     "capture group");
-	expect_error("unknown backend", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "backend = \"pbs\";\n", "4",
-		     "unknown backend 'pbs'");
 	expect_error("scale 0", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "collect = { regex = ( { region = \"k\"; metric = \"cpu_share\"; pattern = \"([0-9.]+)%\";\n"
-		     "  scale = 0.0; } ); };\n", "5", "scale must be a number other than 0");
-	expect_error("wait_quiet on SLURM", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
-		     "backend = { type = \"slurm\";\n  wait_quiet = 30; };\n", "5", "ask for an exclusive node");
+		     "  scale = 0.0; } ); };\n", "5", "scale must be a finite number other than 0");
 	expect_error("negative wait_quiet", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 		     "backend = { type = \"local\"; wait_quiet = -1; };\n", "4", "wait_quiet must be from 0");
 	expect_error("non-numeric value", "name = \"t\";\n" GOOD_APP
 		     "parameters = ( { name = \"n\"; values = (1, \"two\"); } );\n", "3", "must be a number");
 
 	getters();
+	/* a planner's error that names a parameter called "budget" is not the budget's */
+	write_cfg("t.deps", "parameters = [\"n\"];\nfunctions = ( { name = \"f\"; deps = ([\"n\"]); } );\n");
+	expect_plan_error("parameter named budget", "name = \"t\";\n"
+			  "app = { command = [\"./prog\", \"{n}\", \"{budget}\"]; };\n"
+			  "parameters = ( { name = \"n\"; values = [1, 2, 4, 8, 16]; },\n"
+			  "  { name = \"budget\"; values = [1, 2, 4, 8, 16]; } );\n"
+			  "design = { strategy = \"taint\"; };\n"
+			  "dependencies = \"t.deps\";\n"
+			  "budget = { core_hours = 1000.0; };\ncost_model = \"1\";\n", "5",
+			  "parameter 'budget' is not in dependency file");
+	/* which backends there are, and their own keys, the backend registry
+	   says when the plan is built (orchestrator/backend.h) */
+	expect_plan_error("unknown backend", "name = \"t\";\n" GOOD_APP GOOD_PARAMS "backend = \"pbs\";\n", "4",
+			  "unknown backend 'pbs' (there are local, slurm); write backend = \"local\";");
+	expect_plan_error("unknown backend type", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "backend = {\n  type = \"flux\";\n};\n", "4", "unknown backend 'flux'");
+	expect_plan_error("local MPI other than Open MPI", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "backend = {\n  type = \"local\";\n  mpi = \"mpich\";\n};\n", "6",
+			  "backend.mpi = \"mpich\" is not supported on the local backend");
+	expect_plan_error("slurm extra option", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
+			  "backend = {\n  type = \"slurm\";\n  extra = [\"--frob=1\"];\n};\n", "6",
+			  "unsupported slurm extra option '--frob=1'");
 	/* the planner's sections read through the same kit: the same messages */
 	expect_plan_error("design strategy not a string", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
 			  "design = { strategy = 3; };\n", "4", "'strategy' must be a string, not an integer");

@@ -47,7 +47,7 @@ static void run_test(const double *at1, const double *at2, struct growth_test *g
 {
 	struct experiment e;
 	two_points(&e, at1, at2);
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(growth_test_run(&e, &e.series[0], 0, 0, NULL, g, &err), 1, "%s: tested (%s)", what, err.msg);
 	experiment_release(&e);
 }

@@ -156,7 +156,7 @@ static int find_cnode(const struct cubex *c, const char *path)
 static void test_synthetic(void)
 {
 	struct strbuf sb;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	struct cubex c;
 	build_synthetic(&sb, ANCHOR, 0);
 	if (!ok(cubex_open_mem(&c, "synthetic.cubex", sb.buf, sb.len, &err) == 0, "synthetic profile opens")) {
@@ -318,7 +318,7 @@ static void test_duplicate_callpaths(void)
 static void expect_open_error(const char *what, const void *buf, size_t len, const char *want)
 {
 	struct cubex c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	int rc = cubex_open_mem(&c, "x.cubex", buf, len, &err);
 	ok(rc < 0, "%s: rejected", what);
 	contains(err.msg, want, "%s: clear error", what);
@@ -346,7 +346,7 @@ static void test_corrupt(void)
 
 	/* a truncation that cuts a data member (the 0.data of the p27 file is first) */
 	struct cubex c;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 
 	/* garbage XML */
 	struct strbuf sb;

@@ -1,4 +1,5 @@
 /* Designs: strategies on the Perf-Taint files and LULESH, cost, placement, contention, budget. */
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "designs/deps.h"
 #include "designs/expr.h"
@@ -266,6 +267,26 @@ static void test_expr(void)
 		is_rel(got, want, 1e-12, "'%s': grid sum equals enumeration", sums[i]);
 		expr_free(e);
 	}
+	/* a chain of terms as long as a generated model: refused at a bound,
+	   never a stack overflow; a long one within it parses */
+	for (int n = 1000; n <= 60000; n += 59000)
+		for (int op = 0; op < 2; op++) {
+			struct strbuf sb;
+			strbuf_init(&sb);
+			for (int i = 0; i < n; i++)
+				strbuf_addf(&sb, "%ssize", i ? (op ? " * " : " + ") : "");
+			struct expr *x = expr_parse(sb.buf, 3, names, &err);
+			if (n > 2000) {
+				ok(!x, "a %d-term %s is refused", n, op ? "product" : "sum");
+				contains(err.msg, "expression too long: more than 2000 operations in a chain", "saying why");
+			} else {
+				double w[] = { 1.5, 1, 1 };
+				ok(x && (op || expr_eval(x, w) == 1.5 * n), "a %d-term %s parses and evaluates", n,
+				   op ? "product" : "sum");
+			}
+			expr_free(x);
+			strbuf_release(&sb);
+		}
 	struct expr *e = expr_parse("log2(size * p * iters)", 3, names, &err);
 	double got;
 	ok(expr_grid_sum(e, nv, vals, 10, &got, NULL, &err) < 0, "an entangled model over the limit fails");
@@ -627,6 +648,76 @@ static void test_study_axes(void)
 
 /* The measurability floor: a warning for points too short to measure, and
    sparse extra points chosen above it, mid-range first. */
+/* The baseline point's values into v; its reason. */
+static const char *base_of(const struct plan *pl, double *v)
+{
+	for (int i = 0; i < pl->npoints; i++)
+		if (!strncmp(pl->points[i].reason, "baseline", 8)) {
+			memcpy(v, pl->points[i].values, sizeof(double) * (size_t)pl->nparams);
+			return pl->points[i].reason;
+		}
+	return "";
+}
+
+/* Where the lines sit: by cost and noise, within the budget, the given baseline kept. */
+static void test_anchors(void)
+{
+	struct deps d;
+	if (read_deps(&d, "configs/demo.deps") < 0)
+		return;
+	static double N[] = { 100, 140, 180, 220, 260 }, I[] = { 2, 4, 6, 8, 10 };
+	struct plan_param pp[] = { { "n", NULL, 5, N, 1 }, { "i", NULL, 5, I, 1 } };
+	struct design_spec s = { .nparams = 2, .params = pp, .repetitions = 3, .strategy = DESIGN_SPARSE,
+				 .deps = &d, .cost_model = "1e-4 * n * i", .min_run_seconds = 0.2 };
+	struct plan pl;
+	struct perr err;
+	double v[2] = { 0, 0 };
+	/* every run below the floor at the smallest values (0.02-0.1 s): the lines move up */
+	if (!ok(plan_design(&pl, &s, &err) == 0, "anchors: plans"))
+		diag("%s", err.msg);
+	base_of(&pl, v);
+	ok(v[0] == 260 && v[1] == 10, "the lines sit at n=260, i=10, not n=100, i=2 (got n=%g i=%g)", v[0], v[1]);
+	contains(pl.points[0].reason, "baseline; lines anchored at n=260, i=10 (not the smallest, 100, 2)",
+		 "--explain says where and why");
+	contains(pl.points[0].reason, "10 below)", "the smallest values' runs below the floor are counted");
+	contains(pl.nnotes ? pl.notes[0] : "", "lines anchored at", "and a note says it without --explain");
+	double moved = pl.core_hours;
+	plan_release(&pl);
+	/* a budget the moved lines do not fit at 3 repetitions: the smallest values stay */
+	s.budget_core_hours = moved * 0.5;
+	if (!ok(plan_design(&pl, &s, &err) == 0, "anchors: plans within a smaller budget"))
+		diag("%s", err.msg);
+	base_of(&pl, v);
+	ok(v[0] < 260 || v[1] < 10, "the budget does not allow n=260, i=10 (got n=%g i=%g)", v[0], v[1]);
+	plan_release(&pl);
+	s.budget_core_hours = 0;
+	/* a given baseline stays; the other parameter's anchor is still chosen */
+	double given[] = { 100, NAN };
+	s.baseline = given;
+	plan_design(&pl, &s, &err);
+	base_of(&pl, v);
+	ok(v[0] == 100 && v[1] > 2, "baseline n=100 given: kept, i anchored above 2 (got n=%g i=%g)", v[0], v[1]);
+	plan_release(&pl);
+	/* a simulation whose steps line at the smallest system is all start-up: it moves */
+	static double A[] = { 1000, 2000, 4000, 8000, 16000 }, S[] = { 100, 200, 300, 400, 500 };
+	struct plan_param gp[] = { { "atoms", NULL, 5, A, 1 }, { "steps", NULL, 5, S, 1 } };
+	struct design_spec g = { .nparams = 2, .params = gp, .repetitions = 3,
+				 .cost_model = "0.05 + 2e-7 * atoms * steps" };
+	plan_design(&pl, &g, &err);
+	base_of(&pl, v);
+	ok(v[0] > 1000, "the steps line is not at the smallest system (got atoms=%g)", v[0]);
+	contains(base_of(&pl, v), "lines anchored at atoms=", "and the plan says why");
+	plan_release(&pl);
+	/* no cost model: the smallest values, as before */
+	g.cost_model = NULL;
+	plan_design(&pl, &g, &err);
+	base_of(&pl, v);
+	ok(v[0] == 1000 && v[1] == 100, "without a cost model the lines sit at the smallest values");
+	is_str(base_of(&pl, v), "baseline", "with the plain reason");
+	plan_release(&pl);
+	deps_release(&d);
+}
+
 static void test_floor(void)
 {
 	struct deps d;
@@ -655,9 +746,12 @@ static void test_floor(void)
 			  strstr(pl.notes[i], "n=100 i=2 (0.088 s)");
 	ok(warned, "the baseline (0.088 s per run) is warned about");
 	plan_release(&pl);
-	/* a floor of 0.2 s: 1e-4 * n * i is above it only for n * i >= 2000 */
+	/* a floor of 0.2 s: 1e-4 * n * i is above it only for n * i >= 2000; the
+	   baseline given, so that the anchors stay (test_anchors moves them) */
 	s.cost_model = "1e-4 * n * i";
 	s.min_run_seconds = 0.2;
+	double smallest[] = { 100, 2 };
+	s.baseline = smallest;
 	if (!ok(plan_design(&pl, &s, &err) == 0, "plans with a 0.2 s floor"))
 		diag("%s", err.msg);
 	int above = 0;
@@ -684,6 +778,7 @@ int main(void)
 	test_contention();
 	test_study_axes();
 	test_floor();
+	test_anchors();
 	test_budget();
 	test_compact();
 	test_big();

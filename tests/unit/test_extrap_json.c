@@ -23,7 +23,7 @@ typedef int (*reader)(struct experiment *, const char *, const char *, size_t, s
 /* write e, read it back, compare */
 static void round_trip(const char *what, const struct experiment *e, writer w, reader r)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	FILE *f = tmpfile();
 	int wrc = w(f, e, &err);
 	ok(wrc == 0, "%s: written", what);
@@ -123,7 +123,7 @@ static double value(const struct experiment *e, const char *cp, const char *metr
 static void test_reading(void)
 {
 	struct experiment e;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	/* the documented current form */
 	const char *doc =
 		"{\"parameters\": [\"x\", \"y\"],\n"

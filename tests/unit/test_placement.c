@@ -56,7 +56,7 @@ static void test_expected_file(void)
 			field[n++] = trim(tok);
 		if (!ok(n == 5, "expected.txt:%d has 5 fields", lineno))
 			continue;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		struct topology t;
 		struct policy p;
 		struct placement pl;
@@ -178,7 +178,7 @@ static void expect_place_error(const char *topo, enum policy_kind kind, int cpr,
 			       const char *const *sets, const char *want)
 {
 	struct topology t;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (topology_load(&t, topo, NULL, &err) < 0)
 		return (void)ok(0, "load: %s", err.msg);
 	struct policy p;
@@ -277,7 +277,7 @@ static void test_errors(void)
 static void test_parse(void)
 {
 	hwloc_bitmap_t s = hwloc_bitmap_alloc();
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	char *str = NULL;
 	ok(policy_parse_cores(" 0-3, 8 ,10 - 11", s, &err) == 0, "parse core list with blanks");
 	hwloc_bitmap_list_asprintf(&str, s);
@@ -311,7 +311,7 @@ static void test_parse(void)
 static void test_map(void)
 {
 	struct policy p;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	policy_init(&p);
 	const char good[] = "# rank 0 on the first package\n0-3\n\n  4-7  # rank 1\n8,10\n";
 	ok(policy_parse_map(&p, good, sizeof(good) - 1, "m.map", &err) == 0, "parse a map");
@@ -345,7 +345,7 @@ static void test_map(void)
 static void test_topology(void)
 {
 	struct topology t;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	struct topology_summary s;
 	if (ok(topology_load(&t, "pack:2 numa:2 core:3 pu:2", NULL, &err) == 0, "load synthetic")) {
 		topology_summarize(&t, &s);
@@ -412,7 +412,7 @@ static void with_env(const char *const *kv)
 static void test_ranks_env(void)
 {
 	struct bind_ranks r;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	with_env(NULL);
 	ok(bind_ranks_from_env(&r, &err) == -1, "no rank variable: error");
 	contains(err.msg, "no local rank: set PERFSWEEP_LOCAL_RANK", "no rank message");
@@ -462,7 +462,7 @@ static void test_ranks_env(void)
 static void test_run_and_record(void)
 {
 	struct bind_result res;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	char *ok_argv[] = { "sh", "-c", "exit 3", NULL };
 	int r = bind_run(ok_argv, &res, &err);
 	ok(r == 0 && res.exit_status == 3 && res.signal == 0,
@@ -548,7 +548,7 @@ static void test_run_and_record(void)
 static void test_apply(void)
 {
 	struct topology t;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	hwloc_bitmap_t actual = hwloc_bitmap_alloc();
 	if (topology_load(&t, "pack:1 core:2 pu:1", NULL, &err) == 0) {
 		ok(bind_apply(&t, t.unit_pus[0], actual, &err) == -1,

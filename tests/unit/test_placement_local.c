@@ -3,7 +3,7 @@
    binding the process really had.  Needs bin/perfsweep-bind and 2 cores. */
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "orchestrator/backend.h"
+#include "orchestrator/local/backend_local.h"
 #include "placement/topology.h"
 #include "tests/lib/tap.h"
 #include <jansson.h>

@@ -11,7 +11,7 @@
 
 static int load(struct campaign_config *c, const char *text)
 {
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	int rc = config_load_text(c, text, "d.cfg", tap_tmpdir(), &err);
 	if (rc)
 		diag("%s", err.msg);
@@ -50,7 +50,7 @@ static void test_plan(void)
 {
 	struct campaign_config c;
 	struct plan pl;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (load(&c, CFG "cost_model = \"atoms / 1000\";\n"))
 		return;
 	ok(plan_build(&pl, &c, &err) == 0, "it plans");

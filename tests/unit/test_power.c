@@ -83,7 +83,7 @@ static void simulate(const struct study *st, double g, gsl_rng *rng, int *flagge
 	o.power = st->power;
 	struct validate_input in = { .e = &e };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (validate_run(&v, &in, &o, &err) < 0) {
 		diag("validate: %s", err.msg);
 		*flagged = -1;

@@ -7,6 +7,7 @@
 #include "common/run_command.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
+#include "orchestrator/local/backend_local.h"
 #include "orchestrator/local/supervisor.h"
 #include "tests/lib/tap.h"
 #include <errno.h>

@@ -151,9 +151,21 @@ static void races(void)
 	free(dir);
 }
 
+/* The one bound on attempts: the program's own failures at max_attempts,
+   attempts that ended without a result RUN_FREE_ATTEMPTS later. */
+static void attempts(void)
+{
+	is_int(run_may_start_again(1, 2, 0), 1, "a failure after 1 of 2 attempts: again");
+	is_int(run_may_start_again(2, 2, 0), 0, "a failure after 2 of 2 attempts: failed for good");
+	is_int(run_may_start_again(2, 2, 1), 1, "killed mid-way after 2 of 2 attempts: again");
+	is_int(run_may_start_again(2 + RUN_FREE_ATTEMPTS - 1, 2, 1), 1, "up to max_attempts + 8 - 1 attempts: again");
+	is_int(run_may_start_again(2 + RUN_FREE_ATTEMPTS, 2, 1), 0, "after max_attempts + 8: never again");
+}
+
 int main(void)
 {
 	table();
 	races();
+	attempts();
 	return done_testing();
 }

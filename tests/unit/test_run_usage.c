@@ -138,7 +138,7 @@ static void test_store_and_analysis(const char *base, const char *config, const 
 	struct plan pl;
 	make_plan(&pl, 3);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (store_create(&st, dir, "camp", "local", config, &pl, &err) < 0) {
 		ok(0, "%s: store: %s", label, err.msg);
 		return;
@@ -214,7 +214,7 @@ static void test_record(const char *base)
 	struct plan pl;
 	make_plan(&pl, 1);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err) < 0) {
 		ok(0, "store: %s", err.msg);
 		return;
@@ -288,7 +288,7 @@ static void test_region_share(const char *base)
 	struct plan pl;
 	make_plan(&pl, 2);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err) < 0) {
 		ok(0, "store: %s", err.msg);
 		return;

@@ -124,7 +124,7 @@ static void make_store(struct store **st, const char *dir)
 	static struct plan_param params[] = { { "n", NULL, NRUNS, n, 1 } };
 	struct design_spec spec = { .nparams = 1, .params = params, .repetitions = 1 };
 	struct plan pl;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	plan_full_factorial(&pl, &spec, &err);
 	if (store_create(st, dir, "fake", "fake", "name = \"fake\";", &pl, &err)) {
 		printf("Bail out! cannot create a store: %s\n", err.msg);
@@ -175,7 +175,7 @@ static void test_engine(void)
 	struct backend b = { &fake_ops, &f };
 	struct runner_options o = { 0 };
 	struct runner_stats stats;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(runner_execute(st, &c, &b, &o, &stats, &err), 0, "the campaign runs to its end");
 
 	struct run r = load(st, 1);
@@ -224,7 +224,7 @@ static void test_adopt_finished(void)
 	snprintf(dir, sizeof(dir), "%s/adopt", tap_tmpdir());
 	struct store *st;
 	make_store(&st, dir);
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	for (long long id = 1; id <= NRUNS; id++) {
 		store_mark_submitted(st, id, "job", 100, &err);
 		if (id > 2) {

@@ -58,7 +58,7 @@ static void test_names(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct scorep_name n;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		ok(scorep_name_parse(&n, bad[i].name, &err) < 0, "'%s' is rejected", bad[i].name);
 		contains(err.msg, bad[i].want, "'%s': clear error", bad[i].name);
 	}

@@ -1,5 +1,5 @@
 /* The slurm backend's `extra` options, checked without a cluster. */
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include "tests/lib/tap.h"
 
 static int check(const char *opt, struct perr *err)

@@ -222,7 +222,7 @@ static void try_value(enum field f, const char *v, int k)
 		.qos = f == F_QOS ? v : NULL, .nextra = f == F_EXTRA, .extra = extras,
 	};
 	char *script = NULL;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	int rc = slurm_script_render(&o, &rs, &script, &err);
 	const char *fn = field_name[f];
 	if (has_control(v) && f != F_ARG && f != F_ENV) {
@@ -449,7 +449,7 @@ static void test_comment(void)
 
 	rs.store_id = "01234\n#SBATCH --x";
 	char *script = NULL;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(slurm_script_render(&(struct slurm_script_opts){ 0 }, &rs, &script, &err), -1,
 	       "a store id that is not hex digits is refused");
 	contains(err.msg, "store id", "naming it (%s)", err.msg);
@@ -524,7 +524,7 @@ static void test_array(void)
 
 	struct slurm_array_task t[] = { { 7, 1, "/x/runs/7" }, { 9, 2, "/x/runs/9" } };
 	char *map = NULL;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(slurm_array_render(STORE_A, t, 2, &map, &err), 0, "the array's script renders");
 	long long run = 0;
 	int attempt = 0;

@@ -4,7 +4,7 @@
  * hard drop), busy nodes, and QOS or association limits, whether or not
  * the campaign has jobs in flight.  Errors in the job itself fail the run.
  */
-#include "orchestrator/backend.h"
+#include "orchestrator/slurm/backend_slurm.h"
 #include "orchestrator/slurm/slurm_compat.h"
 #include "tests/lib/tap.h"
 

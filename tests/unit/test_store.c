@@ -28,7 +28,7 @@ static int hex_id(const char *id)
 static int state_of(struct store *st, long long id)
 {
 	struct run r;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	if (store_load_run(st, id, &r, &err))
 		return -1;
 	int s = r.state;
@@ -46,7 +46,7 @@ static void test_batch(void)
 	struct plan pl;
 	make_plan(&pl, 1);
 	struct store *st, *ro;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "batch: store created");
 	is_int(store_open(&ro, dir, STORE_READONLY, &err), 0, "batch: a reader");
 	is_int(store_batch_begin(st, &err), 0, "batch begins");
@@ -67,7 +67,7 @@ static void test_batch(void)
 	pid_t pid = fork();
 	if (pid == 0) {   /* an orchestrator killed inside its batch */
 		struct store *w;
-		struct perr e2 = { "" };
+		struct perr e2 = { 0 };
 		if (store_open(&w, dir, 0, &e2) || store_batch_begin(w, &e2) ||
 		    store_mark_submitted(w, 4, "8_0", 200, &e2) || store_mark_submitted(w, 5, "8_1", 200, &e2))
 			_exit(2);
@@ -94,7 +94,7 @@ static void test_store_id(void)
 	struct plan pl;
 	make_plan(&pl, 1);
 	struct store *st, *ro;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "camp", "slurm", "", &pl, &err), 0, "store created");
 	ok(hex_id(store_id(st)), "it has an id of %d hex digits (%s)", STORE_ID_LEN, store_id(st));
 	snprintf(first, sizeof(first), "%s", store_id(st) ? store_id(st) : "");
@@ -142,7 +142,7 @@ int main(void)
 	struct plan pl;
 	make_plan(&pl, 2);
 	struct store *st, *ro;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err), 0, "store created");
 	struct store_counts cnt;
 	store_counts(st, &cnt, &err);

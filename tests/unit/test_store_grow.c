@@ -77,7 +77,7 @@ static void test_grow(const char *dir)
 	make_plan(&pl4, 4, n4, 2);
 	make_plan(&pl2, 2, n2, 2);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "g", "local", "name = \"g\";", &pl3, &err), 0, "campaign created");
 	done_all(st, 1.0);
 	struct store_diff d;
@@ -127,7 +127,7 @@ static void test_grow(const char *dir)
 	plbad.points[0].nodes = 1;
 	ok(store_grow(st, &pl3, NULL, &d, &err) == 0 && store_plan_diff(st, &plbad, &d, &err) == -1,
 	   "a changed placement of an existing point is refused");
-	contains(err.msg, "nodes", "naming the key");
+	contains(err.msg, "placement", "naming the placement");
 	contains(err.msg, "new campaign directory", "suggesting a new directory");
 	plan_release(&plbad);
 	store_close(st);
@@ -142,7 +142,7 @@ static void test_append(const char *dir)
 	struct plan pl;
 	make_plan(&pl, 3, n3, 2);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "a", "local", "name = \"a\";", &pl, &err), 0, "campaign created");
 	done_all(st, 1.0);
 	double at20[] = { 20, 2 }, at25[] = { 25, 2 };
@@ -205,7 +205,7 @@ static void test_migration(const char *dir)
 	make_plan(&pl3, 3, n3, 2);
 	make_plan(&pl4, 4, n4, 2);
 	struct store *st;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(store_create(&st, dir, "m", "local", "name = \"m\";", &pl3, &err), 0, "campaign created");
 	done_all(st, 1.0);
 	store_close(st);

@@ -68,7 +68,7 @@ static void test_contention(void)
 			const struct dep_function *funcs[] = { &d.funcs[fi] };
 			struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			int rc = validate_run(&v, &in, NULL, &err);
 			is_int(rc, 0, "contention g=%.2f noise=%.3f: validates (%s)", g, noise, err.msg);
 			const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
@@ -116,7 +116,7 @@ static void test_contention_two_levels(void)
 		gen_grid(&e, "main->stream", 5, 0.02, truth_contention, &ct, vals, nvals, rng);
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "two levels, slowdown %d: validates (%s)", slow, err.msg);
 		const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
 		if (slow) {
@@ -163,7 +163,7 @@ static void test_contention_block(void)
 	}
 	struct validate_input in = { .e = &e };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "contention block: validates (%s)", err.msg);
 	const struct vflag *f = find_flag(&v, VFLAG_CONTENTION, 1);
 	ok(f != NULL, "contention block: flagged");
@@ -212,7 +212,7 @@ static void test_segments(void)
 			gen_grid(&e, "main->comm", 5, 0.01, truth_regimes, &t, vals, nvals, rng);
 			struct validate_input in = { .e = &e };
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			int rc = validate_run(&v, &in, NULL, &err);
 			is_int(rc, 0, "regimes kind %d at %d: validates (%s)", kind, change, err.msg);
 			const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
@@ -257,7 +257,7 @@ static int scatter_flags(double step, int seed0)
 		}
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		if (validate_run(&v, &in, NULL, &err) == 0) {
 			flagged += find_flag(&v, VFLAG_SEGMENTED, 0) != NULL;
 			validation_release(&v);
@@ -300,7 +300,7 @@ static void test_segments_exact(void)
 		}
 		struct validate_input in = { .e = &e };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "segmented_%d: validates", which);
 		const struct vflag *f = find_flag(&v, VFLAG_SEGMENTED, 0);
 		ok(f && f->p_value < 1e-6, "segmented_%d: flagged", which);
@@ -358,7 +358,7 @@ static void test_clean(void)
 		const struct dep_function *funcs[] = { &d.funcs[0] };
 		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		if (validate_run(&v, &in, NULL, &err) < 0) {
 			ok(0, "clean seed %d: validates (%s)", seed, err.msg);
 		} else {
@@ -435,7 +435,7 @@ static void test_noise(void)
 	experiment_add(&e, c, m, 2, 2 * truth_flat(&xs[2], NULL));
 	struct validate_input in = { .e = &e };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "noise: validates");
 	int quiet = 0, noisy = 0, chaos = 0, outlier = 0;
 	for (int i = 0; i < v.nflags; i++) {
@@ -479,6 +479,115 @@ static void test_noise(void)
 	validation_release(&v);
 	experiment_release(&e);
 	gsl_rng_free(rng);
+}
+
+static double truth_tiny(const double *x, void *ctx)
+{
+	(void)ctx;
+	return 0.002 * (1 + 0.01 * x[0]);
+}
+
+static double truth_half(const double *x, void *ctx)
+{
+	(void)ctx;
+	return 0.5 * (1 + 0.01 * x[0]);
+}
+
+/*
+ * A region under analysis.min_share of the time (0.2% of "main", whose
+ * child it is) is flagged and reported, never blocking; with min_share 0 it
+ * blocks as before.  "main" counts once in the total: main->big is half.
+ */
+static void test_small_region(void)
+{
+	static const double xs[] = { 2, 4, 8, 16, 32 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 45);
+	struct experiment e;
+	experiment_init(&e);
+	experiment_param(&e, "x");
+	const double *vals[] = { xs };
+	int nvals[] = { 5 };
+	gen_grid(&e, "main", 5, 0.01, truth_flat, NULL, vals, nvals, rng);
+	gen_grid(&e, "main->big", 5, 0.01, truth_half, NULL, vals, nvals, rng);
+	gen_grid(&e, "main->tiny", 5, 0.5, truth_tiny, NULL, vals, nvals, rng);
+	struct validate_input in = { .e = &e };
+	struct validation v;
+	struct perr err = { 0 };
+	is_int(validate_run(&v, &in, NULL, &err), 0, "small region: validates");
+	ok(validation_publishable(&v), "small region: a noisy region at 0.2%% of the time does not block");
+	int tiny_flags = 0;
+	for (int i = 0; i < v.nflags; i++)
+		if (!strcmp(e.callpaths[v.regions[v.flags[i].region].callpath], "main->tiny")) {
+			tiny_flags++;
+			ok(!v.flags[i].blocking, "small region: its %s flag is a warning", vflag_kind_name(v.flags[i].kind));
+		}
+	ok(tiny_flags > 0, "small region: it is still flagged (reported)");
+	for (int i = 0; i < v.nregions; i++) {
+		const char *cp = e.callpaths[v.regions[i].callpath];
+		if (!strcmp(cp, "main->tiny")) {
+			ok(v.regions[i].small, "small region: marked small");
+			is_rel(v.regions[i].share, 0.002, 0.2, "small region: 0.2%% of the time");
+		}
+		if (!strcmp(cp, "main->big"))
+			is_rel(v.regions[i].share, 0.5, 0.05, "small region: main counts once, its child is half");
+	}
+	validation_release(&v);
+
+	struct validate_options o;
+	validate_options_init(&o);
+	o.min_share = 0;
+	is_int(validate_run(&v, &in, &o, &err), 0, "small region: validates with min_share 0");
+	ok(!validation_publishable(&v), "small region: with min_share 0 its noise blocks");
+	validation_release(&v);
+	experiment_release(&e);
+	gsl_rng_free(rng);
+}
+
+/*
+ * Values printed in 1 ms steps: a 2.4 ms region read as 0.002 and 0.003
+ * has a CoV of 0.23, which is rounding, not noise.  With the collector's
+ * resolution said, a spread of one step is not noisy; two steps still are.
+ */
+static void test_resolution(void)
+{
+	/* six repetitions, half in each step: no outliers (MAD > 0), CoV 0.22 and 0.30 */
+	static const double one_step[] = { 0.002, 0.003, 0.002, 0.003, 0.003, 0.002 };
+	static const double two_steps[] = { 0.002, 0.004, 0.002, 0.004, 0.003, 0.003 };
+	for (int said = 0; said < 2; said++)
+		for (int wide = 0; wide < 2; wide++) {
+			struct experiment e;
+			experiment_init(&e);
+			experiment_param(&e, "x");
+			int c = experiment_callpath(&e, "main->update"), m = experiment_metric(&e, "time");
+			for (int x = 1; x <= 5; x++) {
+				double xv = x;
+				int p = experiment_point(&e, &xv);
+				for (int r = 0; r < 6; r++)
+					experiment_add(&e, c, m, p, (wide ? two_steps : one_step)[r]);
+			}
+			if (said)
+				experiment_set_resolution(&e, "main->update", "time", 0.001);
+			struct validate_input in = { .e = &e };
+			struct validation v;
+			struct perr err = { 0 };
+			validate_run(&v, &in, NULL, &err);
+			int noisy = 0;
+			for (int i = 0; i < v.nflags; i++)
+				noisy += v.flags[i].kind == VFLAG_NOISE;
+			if (said && !wide) {
+				is_int(noisy, 0, "resolution: a spread of one 1 ms step is not noise");
+				for (int i = 0; i < v.nchecks; i++)
+					if (!strcmp(v.checks[i].check, "noise"))
+						contains(v.checks[i].reason, "the other 5 spread within the resolution 0.001",
+							 "resolution: the check says why");
+			} else {
+				is_int(noisy, 1, "resolution: %s is noise", !said ? "without a resolution, the same"
+										 : "two steps");
+			}
+			validation_release(&v);
+			experiment_release(&e);
+		}
 }
 
 static double truth_pdep(const double *x, void *ctx)
@@ -532,7 +641,7 @@ static void test_false_dependency(void)
 			opt.strict = strict;
 			opt.alpha = cases[ci].alpha;
 			struct validation v;
-			struct perr err = { "" };
+			struct perr err = { 0 };
 			is_int(validate_run(&v, &in, &opt, &err), 0, "false-dep g=%.2f: validates", g);
 			const struct vregion *r = &v.regions[0];
 			ok(r->has_constrained && !pmnf_uses_param(&r->constrained, 1),
@@ -609,7 +718,7 @@ static void test_volume(void)
 		struct validate_input in = { .e = &e, .deps = &d, .funcs = funcs, .expect = expect_eval,
 					     .expect_ctx = &calls };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "volume %s: validates (%s)",
 		       wrong ? "wrong" : "right", err.msg);
 		is_int(calls, 25, "volume: expected volume evaluated at every point");
@@ -694,7 +803,7 @@ static void test_oversubscribed(void)
 			share[p] = experiment_coord(&e, p, 1) == 2 ? cases[i].share2 : 0.99;
 		struct validate_input in = { .e = &e, .point_share = share };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
 		const struct vflag *f = find_flag(&v, cases[i].want, 1);
@@ -785,7 +894,7 @@ static void test_share_explains(void)
 			share[p] = share_of(&t, experiment_coord(&e, p, 1));
 		struct validate_input in = { .e = &e, .point_share = share };
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, NULL, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		enum vflag_kind other = cases[i].want == VFLAG_CONTENTION ? VFLAG_OVERSUBSCRIBED : VFLAG_CONTENTION;
 		const struct vflag *f = find_flag(&v, cases[i].want, 1);
@@ -853,7 +962,7 @@ static void test_oversubscribed_by_share(void)
 		if (i < 3)
 			o.cov_threshold = 10;   /* modelled however noisy: the contention check is the point */
 		struct validation v;
-		struct perr err = { "" };
+		struct perr err = { 0 };
 		is_int(validate_run(&v, &in, &o, &err), 0, "%s: validates (%s)", cases[i].what, err.msg);
 		const struct vcheck *c = NULL;
 		for (int k = 0; k < v.nchecks; k++)
@@ -910,7 +1019,7 @@ static void test_max_detectable(void)
 	o.cov_threshold = 10;   /* let the noisy region be modelled: the check's sensitivity is the point */
 	o.max_detectable = 0.05;
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, &o, &err), 0, "max-detectable: validates (%s)", err.msg);
 	const struct vcheck *c = NULL;
 	for (int i = 0; i < v.nchecks; i++)
@@ -969,7 +1078,7 @@ static void test_disturbed(void)
 	disturbed_rule_init(&res.rule);
 	struct validate_input in = { .e = &e, .disturbed = &res };
 	struct validation v;
-	struct perr err = { "" };
+	struct perr err = { 0 };
 	is_int(validate_run(&v, &in, NULL, &err), 0, "disturbed: validates (%s)", err.msg);
 	is_int(v.disturbed.nremeasure, 1, "disturbed: one point left with too few undisturbed repetitions");
 	ok(v.disturbed.remeasure[4] && !v.disturbed.remeasure[2], "disturbed: x=32 (1 of 3), not x=8 (3 of 4)");
@@ -1010,6 +1119,8 @@ int main(void)
 	test_lines();
 	test_volume();
 	test_noise();
+	test_small_region();
+	test_resolution();
 	test_contention();
 	test_contention_two_levels();
 	test_contention_block();

@@ -1,5 +1,5 @@
 /* backend.extra parsed and checked, without libslurm (slurm_extra.h). */
-#include "campaign/slurm_extra.h"
+#include "orchestrator/slurm/slurm_extra.h"
 #include "common/xalloc.h"
 #include <errno.h>
 #include <math.h>
