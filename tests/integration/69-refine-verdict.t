@@ -31,7 +31,8 @@ CFG
 D=$T/verdict.campaign
 "$PS" run "$T/v.cfg" --quiet > /dev/null 2>&1; is $? 0 "the campaign of known truth runs"
 out=$("$PS" validate "$D" 2>&1); is $? 3 "validate: blocked"
-like "$out" "BLOCKING small [time] noise" "the small region is flagged too: still reported"
+like "$out" "warning  small [time] noise: 0.11% of the time, under analysis.min_share 0.01: not blocking" \
+     "the small region is flagged too: still reported, not blocking (docs/validation.md: under analysis.min_share)"
 "$PS" refine "$D" --dry-run --json > "$T/dry.json"; is $? 0 "refine --dry-run --json"
 is "$(json "$T/dry.json" 'join " ", sort map { "$_->{finding}:n=$_->{params}{n}x$_->{repetitions}" } @{$j->{proposals}}')" \
    "noise:n=4x5 outlier:n=16x1 segmented:n=11x5" \
