@@ -28,15 +28,15 @@ for _ in $(seq 600); do
 	[ -n "$task" ] && squeue -h -t PENDING -o '%i' | grep -q "^${task%_*}_\[" && break
 	sleep 0.1
 done
-t $([ -n "$task" ] && [ "$(squeue -h -o %T -j "$task" 2> /dev/null)" = PENDING ]; echo $?) "run 12's task $task is pending"
+ok $([ -n "$task" ] && [ "$(squeue -h -o %T -j "$task" 2> /dev/null)" = PENDING ]; echo $?) "run 12's task $task is pending"
 scancel "$task"
 sleep 2
 rm -f "$work/hold"
 wait $bg
 is "$(grep '^run 12:' "$work/c.out" | grep -v started)" "run 12: failed: cancelled (slurm job $task, while it was pending)" \
 	"the run says its task was cancelled while pending"
-t $(! grep -q "disappeared from the controller" "$work/c.out"; echo $?) "not that the controller lost it"
+ok $(! grep -q "disappeared from the controller" "$work/c.out"; echo $?) "not that the controller lost it"
 is "$(sqlite3 "$work/c/campaign.db" "SELECT state || ' ' || attempts FROM runs WHERE id = 12")" "4 1" \
 	"it is failed after its one attempt (max_attempts = 1), not started again"
 is "$(status_field "$work/c" done)" 11 "the other 11 runs are done"
-slurm_test_done
+done_testing

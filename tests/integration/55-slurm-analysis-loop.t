@@ -17,11 +17,6 @@ busy=""
 trap 'for p in $busy; do kill "$p" 2>/dev/null; done; slurm_test_cleanup' EXIT
 demo=$bindir/demo-app
 
-# like TEXT SUBSTRING DESCRIPTION
-like() {
-	case "$1" in *"$2"*) t 0 "$3" ;; *) t 1 "$3"; printf '#   %s\n#   does not contain: %s\n' "$1" "$2" >&2 ;; esac
-}
-
 # config FILE NAME ANALYSIS
 config() {
 	cat >"$1" <<CFG
@@ -73,5 +68,5 @@ like "$out" "loop: 2 rounds," "after round 2"
 is "$(status_field "$work/shared" pending)" 0 "nothing left pending"
 refine=$(sqlite3 "$work/shared/campaign.db" "SELECT COUNT(*) FROM runs WHERE origin = 'refine'")
 [ "$refine" -ge 2 ] && [ "$refine" -le 4 ]
-t $? "only the probe was added ($refine runs)"
-slurm_test_done
+ok $? "only the probe was added ($refine runs)"
+done_testing
