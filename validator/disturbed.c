@@ -72,8 +72,9 @@ static unsigned record_why(const struct disturbed_rule *rule, const struct judge
 		why |= DISTURBED_BY_FOREIGN;
 	if (rule->min_cpu_share > 0 && isfinite(j->steal) && j->steal > lost)
 		why |= DISTURBED_BY_STEAL;
-	if (isnan(j->taken) && j->allowed >= 1 && isfinite(j->cpu_rate) && isfinite(median) &&
-	    j->cpu_rate > rule->nivcsw_factor * median && j->cpu_rate > rule->nivcsw_floor)
+	/* the fallback of stores without a census; min_cpu_share = 0 turns it off too */
+	if (rule->min_cpu_share > 0 && isnan(j->taken) && j->allowed >= 1 && isfinite(j->cpu_rate) &&
+	    isfinite(median) && j->cpu_rate > rule->nivcsw_factor * median && j->cpu_rate > rule->nivcsw_floor)
 		why |= DISTURBED_BY_SWITCHES;
 	return why;
 }

@@ -159,6 +159,11 @@ static void test_switches(void)
 	       "run 9's reason");
 	strbuf_release(&sb);
 	disturbed_result_release(&r);
+	/* analysis.min_cpu_share = 0 turns the test off, the switches' fallback too */
+	rule.min_cpu_share = 0;
+	disturbed_judge(&rule, u, n, &r);
+	is_int(r.n, 0, "min_cpu_share 0: no run judged by its switches either");
+	disturbed_result_release(&r);
 }
 
 static void test_whole_run(void)
