@@ -560,6 +560,8 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	}
 	live_add(e, r->id);
 	e->stats->started++;
+	if (e->starts_running)  /* its program runs now: after set-up steps and the quiet gate */
+		t = wall_now();
 	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->starts_running)
 		wr = store_mark_running(e->st, r->id, t, err);
