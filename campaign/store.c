@@ -1946,33 +1946,31 @@ int store_load_experiment_leaving_out(struct store *st, const char *metric, int 
 	return 0;
 }
 
-int store_put_bindings(struct store *st, long long id, const struct run_binding *b, int n,
-		       struct perr *err)
+/*
+ * Replace run id's rows of a table in one transaction: delete_sql removes
+ * them, insert_sql (n times, bind filling its parameters for row i) adds
+ * the new ones; what names them in an error.  0, or -1 (err).
+ */
+static int replace_run_rows(struct store *st, long long id, const char *delete_sql, const char *insert_sql, int n,
+			    void (*bind)(sqlite3_stmt *ins, long long id, int i, const void *rows), const void *rows,
+			    const char *what, struct perr *err)
 {
 	if (sdb_begin(st, err))
 		return -1;
-	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM bindings WHERE run = ?", err);
-	sqlite3_stmt *ins = sdb_prepare(st, "INSERT OR REPLACE INTO bindings(run, rank, node, cpuset, cores)"
-				    " VALUES(?,?,?,?,?)", err);
+	sqlite3_stmt *del = sdb_prepare(st, delete_sql, err);
+	sqlite3_stmt *ins = sdb_prepare(st, insert_sql, err);
 	int ok = del && ins;
 	if (ok) {
 		sqlite3_bind_int64(del, 1, id);
 		ok = sqlite3_step(del) == SQLITE_DONE;
 	}
 	for (int i = 0; ok && i < n; i++) {
-		sqlite3_bind_int64(ins, 1, id);
-		sqlite3_bind_int(ins, 2, b[i].rank);
-		const char *txt[3] = { b[i].node, b[i].cpuset, b[i].cores };
-		for (int k = 0; k < 3; k++)
-			if (txt[k])
-				sqlite3_bind_text(ins, 3 + k, txt[k], -1, SQLITE_STATIC);
-			else
-				sqlite3_bind_null(ins, 3 + k);
+		bind(ins, id, i, rows);
 		ok = sqlite3_step(ins) == SQLITE_DONE;
 		sqlite3_reset(ins);
 	}
-	if (!ok && (del && ins))
-		sdb_err(st, err, "write bindings");
+	if (!ok && del && ins)
+		sdb_err(st, err, what);
 	sdb_finish(st, del);
 	sdb_finish(st, ins);
 	if (!ok) {
@@ -1980,6 +1978,27 @@ int store_put_bindings(struct store *st, long long id, const struct run_binding 
 		return -1;
 	}
 	return sdb_commit(st, err);
+}
+
+static void bind_binding(sqlite3_stmt *ins, long long id, int i, const void *rows)
+{
+	const struct run_binding *b = (const struct run_binding *)rows + i;
+	sqlite3_bind_int64(ins, 1, id);
+	sqlite3_bind_int(ins, 2, b->rank);
+	const char *txt[3] = { b->node, b->cpuset, b->cores };
+	for (int k = 0; k < 3; k++)
+		if (txt[k])
+			sqlite3_bind_text(ins, 3 + k, txt[k], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(ins, 3 + k);
+}
+
+int store_put_bindings(struct store *st, long long id, const struct run_binding *b, int n,
+		       struct perr *err)
+{
+	return replace_run_rows(st, id, "DELETE FROM bindings WHERE run = ?",
+				"INSERT OR REPLACE INTO bindings(run, rank, node, cpuset, cores) VALUES(?,?,?,?,?)",
+				n, bind_binding, b, "write bindings", err);
 }
 
 int store_load_bindings(struct store *st, long long id, struct run_binding **out, int *n,
@@ -2081,39 +2100,24 @@ int store_put_resources(struct store *st, long long id, const struct run_resourc
 	return sdb_commit(st, err);
 }
 
+static void bind_cause(sqlite3_stmt *ins, long long id, int i, const void *rows)
+{
+	const struct run_cause *c = (const struct run_cause *)rows + i;
+	sqlite3_bind_int64(ins, 1, id);
+	sqlite3_bind_int(ins, 2, c->rank);
+	sqlite3_bind_int64(ins, 3, c->pid);
+	sqlite3_bind_text(ins, 4, c->comm, -1, SQLITE_STATIC);
+	sqlite3_bind_int(ins, 5, c->core);
+	sqlite3_bind_double(ins, 6, c->seconds);
+}
+
 int store_put_causes(struct store *st, long long id, const struct run_cause *c, int n, struct perr *err)
 {
 	if (!st->census_columns)
 		return 0;
-	if (sdb_begin(st, err))
-		return -1;
-	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM causes WHERE run = ?", err);
-	sqlite3_stmt *ins = sdb_prepare(st, "INSERT INTO causes(run, rank, pid, comm, core, seconds)"
-				    " VALUES(?,?,?,?,?,?)", err);
-	int ok = del && ins;
-	if (ok) {
-		sqlite3_bind_int64(del, 1, id);
-		ok = sqlite3_step(del) == SQLITE_DONE;
-	}
-	for (int i = 0; ok && i < n; i++) {
-		sqlite3_bind_int64(ins, 1, id);
-		sqlite3_bind_int(ins, 2, c[i].rank);
-		sqlite3_bind_int64(ins, 3, c[i].pid);
-		sqlite3_bind_text(ins, 4, c[i].comm, -1, SQLITE_STATIC);
-		sqlite3_bind_int(ins, 5, c[i].core);
-		sqlite3_bind_double(ins, 6, c[i].seconds);
-		ok = sqlite3_step(ins) == SQLITE_DONE;
-		sqlite3_reset(ins);
-	}
-	if (!ok && del && ins)
-		sdb_err(st, err, "write causes");
-	sdb_finish(st, del);
-	sdb_finish(st, ins);
-	if (!ok) {
-		sdb_rollback(st);
-		return -1;
-	}
-	return sdb_commit(st, err);
+	return replace_run_rows(st, id, "DELETE FROM causes WHERE run = ?",
+				"INSERT INTO causes(run, rank, pid, comm, core, seconds) VALUES(?,?,?,?,?,?)", n,
+				bind_cause, c, "write causes", err);
 }
 
 #define RESOURCE_COLUMNS "s.rank, s.utime, s.stime, s.wall, s.cpu_share, s.allowed_share, s.maxrss_kb," \

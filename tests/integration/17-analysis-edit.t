@@ -18,31 +18,13 @@
 
 trap 'for f in "$T"/*/runs/*/competitor.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2> /dev/null; done; rm -rf "$T"' EXIT
 
-cat > "$T/compete.sh" <<'SH'
-#!/bin/sh
-# compete.sh APP ARGS...: run APP; on even repetitions with a busy loop beside it on the run's core
-# (it inherits the binding), in a session of its own: another program, not the run's.  A double
-# fork: the rank never waits for the loop, so the loop's CPU time is never the rank's.  APP starts
-# once the loop runs.
-loop=
-if [ $((PERFSWEEP_REPETITION % 2)) -eq 0 ]; then
-	d=$PERFSWEEP_RUN_DIR
-	( setsid sh -c 'echo $$ > "$1/competitor.pid"; : > "$1/loop.ready"; exec timeout 120 sh -c "while :; do :; done"' loop "$d" & )
-	while [ ! -e "$d/loop.ready" ]; do sleep 0.01; done
-	loop=$(cat "$d/competitor.pid")
-fi
-"$@"
-rc=$?
-[ -n "$loop" ] && kill "$loop" 2> /dev/null
-exit $rc
-SH
-chmod +x "$T/compete.sh"
+# the busy loop beside even repetitions: tests/lib/compete.sh
 
 # config FILE ANALYSIS: the campaign, with the analysis section given
 config() {
 	cat > "$1" <<CFG
 name = "edit";
-app = { command = [ "$T/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
+app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 64, 96 ]; },
                { name = "np"; values = [ 1 ]; role = "ranks"; } );
 placement = { policy = "compact"; ranks_per_node = [ 1 ]; };

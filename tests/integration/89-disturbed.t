@@ -33,31 +33,11 @@ trap 'for f in "$T"/*/runs/*/competitor.pid; do [ -f "$f" ] && kill "$(cat "$f")
 
 ncores=$(hwloc-calc --number-of core machine:0 2> /dev/null || nproc)
 
-cat > "$T/compete.sh" <<'SH'
-#!/bin/sh
-# compete.sh APP ARGS...: run APP; on even repetitions with a busy loop
-# beside it on the run's own core (it inherits the binding), in a session of
-# its own: another program.  The loop is not the rank's child (a double
-# fork): the rank never waits for it, so its CPU time is never counted as
-# the rank's (wait4 adds a waited child's).  APP starts once the loop runs:
-# a loaded machine may start it late.
-loop=
-if [ $((PERFSWEEP_REPETITION % 2)) -eq 0 ]; then
-	d=$PERFSWEEP_RUN_DIR
-	( setsid sh -c 'echo $$ > "$1/competitor.pid"; : > "$1/loop.ready"; exec timeout 120 sh -c "while :; do :; done"' loop "$d" & )
-	while [ ! -e "$d/loop.ready" ]; do sleep 0.01; done
-	loop=$(cat "$d/competitor.pid")
-fi
-"$@"
-rc=$?
-[ -n "$loop" ] && kill "$loop" 2> /dev/null
-exit $rc
-SH
-chmod +x "$T/compete.sh"
+# the busy loop beside even repetitions: tests/lib/compete.sh
 
 cat > "$T/c.cfg" <<CFG
 name = "compete";
-app = { command = [ "$T/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
+app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 64, 80, 96 ]; },
                { name = "np"; values = [ 1 ]; role = "ranks"; } );
 placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
