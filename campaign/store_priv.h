@@ -1,7 +1,9 @@
 /*
- * Inside the campaign store: shared by store.c (open, plan, transitions,
- * reads) and store_grow.c (appending runs, growing a campaign's plan).
- * Nothing outside those two files includes it.
+ * Inside the campaign store: shared by store.c (schema, statements, open,
+ * create), store_plan.c (writing the plan), store_runs.c (runs and their
+ * transitions), store_analysis.c (what analysis reads), store_resources.c
+ * (bindings, resources, causes) and store_grow.c (appending runs, growing
+ * a campaign's plan).  Nothing outside those files includes it.
  */
 #ifndef PS_STORE_PRIV_H
 #define PS_STORE_PRIV_H
@@ -80,5 +82,16 @@ int sdb_insert_point(struct store *st, int id, const struct plan_point *pt, cons
 		     int nvalues, struct perr *err);
 /* Reload the parameters and point values after points were added. */
 int sdb_load_params(struct store *st, struct perr *err);
+
+/* Shared between the files of the split store (store.c's own comments say more): */
+/* store.c: a statement without results through the kept statements, id bound to its ? */
+int run_kept_bound(struct store *st, const char *sql, long long id, struct perr *err);
+/* store_plan.c: the plan's parameters, points and runs (store_create) */
+int insert_plan(struct store *st, const struct plan *pl, struct perr *err);
+/* store_analysis.c: the runs an analysis reads, an SQL condition on runs r
+   (store_resources.c reads their resources and causes too) */
+const char *analysed_runs(const struct store *st, int flags);
+/* store_analysis.c: only a repetition's latest done measurement, on runs r */
+const char *latest_measurement(const struct store *st);
 
 #endif

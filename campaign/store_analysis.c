@@ -1,0 +1,293 @@
+/*
+ * The campaign store: what analysis reads (a run's measurements, the ranks
+ * per node of the analysed runs, experiments by metric, leaving runs out).
+ */
+#include "campaign/store_priv.h"
+#include "common/strbuf.h"
+#include "common/xalloc.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int store_load_measurements(struct store *st, long long id, struct measurement_list *ml,
+			    struct perr *err)
+{
+	sqlite3_stmt *s = sdb_prepare(st, "SELECT rank, region, metric, value FROM measurements"
+				  " WHERE run = ? ORDER BY rowid", err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		measurement_list_add(ml, sqlite3_column_int(s, 0), (const char *)sqlite3_column_text(s, 1),
+				     (const char *)sqlite3_column_text(s, 2), sqlite3_column_double(s, 3));
+	sdb_finish(st, s);
+	return 0;
+}
+
+/* Flush one run's aggregated (region, metric) value into the experiment
+   (a run left out: only the region and metric's names). */
+static void flush_group(struct experiment *e, int point, const char *region, const char *metric,
+			double agg_value, double sum, int nranks, long long run, int left_out,
+			struct exp_runs *runs)
+{
+	double v = !isnan(agg_value) ? agg_value : (nranks ? sum / nranks : NAN);
+	if (isnan(v))
+		return;
+	int c = experiment_callpath(e, region), m = experiment_metric(e, metric);
+	if (left_out)
+		return;
+	experiment_add(e, c, m, point, v);
+	if (runs) {
+		XGROW(runs->v, (size_t)runs->n + 1, runs->alloc);
+		runs->v[runs->n++] = (struct exp_run){ c, m, point, run };
+	}
+}
+
+/* The runs an analysis reads, as an SQL condition on runs r: done ones, and
+   retired ones that were done when flags has STORE_INCLUDE_RETIRED. */
+const char *analysed_runs(const struct store *st, int flags)
+{
+	return st->grown_columns && (flags & STORE_INCLUDE_RETIRED)
+		? "(r.state = 3 OR (r.state = 6 AND r.retired_from = 3))" : "r.state = 3";
+}
+
+int store_load_run_rpn(struct store *st, int flags, struct run_rpn **out, int *n, struct perr *err)
+{
+	const char *done = analysed_runs(st, flags);
+	char *q = xasprintf("SELECT r.id, r.point, r.ranks_per_node, x.real FROM runs r LEFT JOIN"
+			    " (SELECT run, MAX(c) AS real FROM (SELECT run, node, COUNT(*) AS c FROM bindings"
+			    "  WHERE node IS NOT NULL AND node != '' GROUP BY run, node) GROUP BY run) x ON x.run = r.id"
+			    " WHERE %s ORDER BY r.id", done);
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s;
+	int bound = 1, rc = sqlite3_prepare_v2(st->db, q, -1, &s, NULL);
+	free(q);
+	if (rc != SQLITE_OK) {
+		/* a store from before the bindings table, opened read-only: the plan's values */
+		if (!strstr(sqlite3_errmsg(st->db), "no such table"))
+			return sdb_err(st, err, "read runs");
+		bound = 0;
+		q = xasprintf("SELECT r.id, r.point, r.ranks_per_node FROM runs r WHERE %s ORDER BY r.id", done);
+		s = sdb_prepare(st, q, err);
+		free(q);
+		if (!s)
+			return -1;
+	}
+	size_t alloc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		XGROW(*out, (size_t)*n + 1, alloc);
+		struct run_rpn *r = &(*out)[(*n)++];
+		r->run = sqlite3_column_int64(s, 0);
+		r->point = sqlite3_column_int(s, 1);
+		r->planned = sqlite3_column_int(s, 2);
+		r->real = bound && sqlite3_column_type(s, 3) != SQLITE_NULL ? sqlite3_column_int(s, 3) : -1;
+	}
+	sdb_finish(st, s);
+	return 0;
+}
+
+static int cmp_run_rpn(const void *a, const void *b)
+{
+	long long x = ((const struct run_rpn *)a)->run, y = ((const struct run_rpn *)b)->run;
+	return (x > y) - (x < y);
+}
+
+const struct run_rpn *run_rpn_find(const struct run_rpn *rr, int n, long long run)
+{
+	struct run_rpn key = { .run = run };
+	return bsearch(&key, rr, (size_t)n, sizeof(*rr), cmp_run_rpn);
+}
+
+/* The first plan point with point p's values (placement axes repeat them). */
+static int *same_values(const struct store *st)
+{
+	int *canon = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	struct strmap m;
+	strmap_init(&m);
+	struct strbuf key;
+	strbuf_init(&key);
+	for (int p = 0; p < st->npoints; p++) {
+		strbuf_reset(&key);
+		for (int k = 0; k < st->nparams; k++)
+			strbuf_addf(&key, "%.17g,", st->point_values[(size_t)p * st->nparams + k]);
+		int q = strmap_get(&m, key.buf);
+		if (q < 0)
+			strmap_put(&m, key.buf, q = p);
+		canon[p] = q;
+	}
+	strbuf_release(&key);
+	strmap_release(&m);
+	return canon;
+}
+
+/* Did runs with the same parameter values have different ranks per node? */
+static int rpn_varies_at_same_values(const struct store *st, const struct run_rpn *r, int n)
+{
+	int *canon = same_values(st);
+	int *first = xmalloc(sizeof(int) * (size_t)(st->npoints + 1));
+	for (int p = 0; p < st->npoints; p++)
+		first[p] = -1;
+	int varies = 0;
+	for (int i = 0; i < n && !varies; i++) {
+		if (r[i].point < 0 || r[i].point >= st->npoints)
+			continue;
+		int v = run_rpn_effective(&r[i]), p = canon[r[i].point];
+		if (first[p] < 0)
+			first[p] = v;
+		else
+			varies = first[p] != v;
+	}
+	free(first);
+	free(canon);
+	return varies;
+}
+
+/* A run's coordinates: its plan point's values, ranks per node (index rpn_k) as really had. */
+static void run_coords(const struct store *st, long long id, int point, const struct run_rpn *rr, int nrr,
+		       int rpn_k, double *coords)
+{
+	for (int k = 0; k < st->nparams; k++)
+		coords[k] = (point >= 0 && point < st->npoints) ? st->point_values[(size_t)point * st->nparams + k]
+								 : 0;
+	const struct run_rpn *r = run_rpn_find(rr, nrr, id);
+	if (rpn_k >= 0 && r)
+		coords[rpn_k] = run_rpn_effective(r);
+}
+
+/*
+ * The measurements an analysis reads: done runs (and retired ones that were
+ * done, when asked), and of a repetition measured again only its latest
+ * done measurement.
+ */
+/* Of a repetition measured again, only the latest done measurement counts:
+   an SQL condition on runs r (empty for stores before re-measurements). */
+const char *latest_measurement(const struct store *st)
+{
+	return st->grown_columns ? " AND NOT EXISTS (SELECT 1 FROM runs n WHERE n.point = r.point"
+				   " AND n.repetition = r.repetition AND n.remeasure > r.remeasure AND n.state = 3)" : "";
+}
+
+static sqlite3_stmt *experiment_query(struct store *st, const char *metric, int flags, struct perr *err)
+{
+	char *sql = xasprintf("SELECT r.id, r.point, r.ranks_per_node, m.rank, m.region, m.metric, m.value"
+			      " FROM runs r JOIN measurements m ON m.run = r.id"
+			      " WHERE %s AND (?1 IS NULL AND m.metric <> '" REGEX_CPU_SHARE_METRIC "' OR m.metric = ?1)%s"
+			      " ORDER BY r.id, m.region, m.metric, m.rank",
+			      analysed_runs(st, flags), latest_measurement(st));
+	sqlite3_stmt *s = sdb_prepare(st, sql, err);
+	free(sql);
+	if (s && metric)
+		sqlite3_bind_text(s, 1, metric, -1, SQLITE_STATIC);
+	return s;
+}
+
+int store_load_experiment(struct store *st, const char *metric, struct experiment *e,
+			  struct perr *err)
+{
+	return store_load_experiment_runs(st, metric, 0, e, NULL, err);
+}
+
+int store_load_experiment_with(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct perr *err)
+{
+	return store_load_experiment_runs(st, metric, flags, e, NULL, err);
+}
+
+int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
+			       struct exp_runs *runs, struct perr *err)
+{
+	return store_load_experiment_leaving_out(st, metric, flags, NULL, e, runs, err);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/* The index of run id in lo, or -1. */
+static int left_out(const struct store_leave_out *lo, long long id)
+{
+	if (!lo || !lo->n)
+		return -1;
+	const long long *hit = bsearch(&id, lo->runs, (size_t)lo->n, sizeof(*lo->runs), cmp_id);
+	return hit ? (int)(hit - lo->runs) : -1;
+}
+
+int store_load_experiment_leaving_out(struct store *st, const char *metric, int flags,
+				      const struct store_leave_out *lo, struct experiment *e,
+				      struct exp_runs *runs, struct perr *err)
+{
+	for (int i = 0; lo && lo->point && i < lo->n; i++)
+		lo->point[i] = -1;
+	struct run_rpn *rr;
+	int nrr;
+	if (store_load_run_rpn(st, flags, &rr, &nrr, err) < 0)
+		return -1;
+	/* the ranks-per-node axis: a parameter with that role, else an added one when it varies */
+	int rpn_k = -1;
+	for (int k = 0; k < st->nparams; k++) {
+		experiment_param(e, st->param_names[k]);
+		if (st->param_roles[k] && !strcmp(st->param_roles[k], "ranks_per_node"))
+			rpn_k = k;
+	}
+	if (rpn_k < 0 && rpn_varies_at_same_values(st, rr, nrr)) {
+		if (experiment_find_param(e, "ranks_per_node") < 0)
+			experiment_param(e, "ranks_per_node");
+		rpn_k = e->nparams - 1;
+	}
+	sqlite3_stmt *s = experiment_query(st, metric, flags, err);
+	if (!s) {
+		free(rr);
+		return -1;
+	}
+	double *coords = xcalloc((size_t)e->nparams + 1, sizeof(double));
+	long long cur_run = -1;
+	int cur_point = -1;
+	char *cur_region = NULL, *cur_metric = NULL;
+	double agg = NAN, sum = 0;
+	int nranks = 0, skip = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(s, 0);
+		const char *region = (const char *)sqlite3_column_text(s, 4);
+		const char *met = (const char *)sqlite3_column_text(s, 5);
+		if (id != cur_run || strcmp(region, cur_region) || strcmp(met, cur_metric)) {
+			if (cur_region)
+				flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, skip,
+					    runs);
+			free(cur_region);
+			free(cur_metric);
+			cur_region = xstrdup(region);
+			cur_metric = xstrdup(met);
+			agg = NAN;
+			sum = 0;
+			nranks = 0;
+			if (id != cur_run) {
+				cur_run = id;
+				run_coords(st, id, sqlite3_column_int(s, 1), rr, nrr, rpn_k, coords);
+				/* a run left out keeps its point in the experiment */
+				cur_point = experiment_point(e, coords);
+				int k = left_out(lo, id);
+				skip = k >= 0;
+				if (skip && lo->point)
+					lo->point[k] = cur_point;
+			}
+		}
+		double v = sqlite3_column_double(s, 6);
+		if (sqlite3_column_int(s, 3) < 0)
+			agg = v;
+		else {
+			sum += v;
+			nranks++;
+		}
+	}
+	if (cur_region)
+		flush_group(e, cur_point, cur_region, cur_metric, agg, sum, nranks, cur_run, skip, runs);
+	free(cur_region);
+	free(cur_metric);
+	free(coords);
+	free(rr);
+	sdb_finish(st, s);
+	return 0;
+}
