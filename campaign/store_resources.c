@@ -117,50 +117,35 @@ static void bind_count(sqlite3_stmt *s, int i, long long x)
 		sqlite3_bind_null(s, i);
 }
 
+/* One resources row; the census columns where the statement has them (a store made after them). */
+static void bind_resource(sqlite3_stmt *ins, long long id, int i, const void *rows)
+{
+	const struct run_resource *x = (const struct run_resource *)rows + i;
+	sqlite3_bind_int64(ins, 1, id);
+	sqlite3_bind_int(ins, 2, x->rank);
+	const double reals[5] = { x->utime, x->stime, x->wall, x->cpu_share, x->allowed_share };
+	for (int k = 0; k < 5; k++)
+		bind_real(ins, 3 + k, reals[k]);
+	bind_count(ins, 8, x->maxrss_kb);
+	bind_count(ins, 9, x->nvcsw);
+	bind_count(ins, 10, x->nivcsw);
+	bind_real(ins, 11, x->load_start);
+	bind_real(ins, 12, x->load_end);
+	const double census[5] = { x->run_delay, x->foreign, x->steal, x->pressure, x->quiet_wait };
+	for (int k = 0; k < 5 && 13 + k <= sqlite3_bind_parameter_count(ins); k++)
+		bind_real(ins, 13 + k, census[k]);
+}
+
 int store_put_resources(struct store *st, long long id, const struct run_resource *r, int n,
 			struct perr *err)
 {
-	if (sdb_begin(st, err))
-		return -1;
-	sqlite3_stmt *del = sdb_prepare(st, "DELETE FROM resources WHERE run = ?", err);
-	sqlite3_stmt *ins = sdb_prepare(st, st->census_columns
+	return replace_run_rows(st, id, "DELETE FROM resources WHERE run = ?", st->census_columns
 		? "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall, cpu_share, allowed_share,"
 		  " maxrss_kb, nvcsw, nivcsw, load_start, load_end, run_delay, foreign_cpu, steal, pressure, quiet_wait)"
 		  " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 		: "INSERT OR REPLACE INTO resources(run, rank, utime, stime, wall, cpu_share, allowed_share,"
-		  " maxrss_kb, nvcsw, nivcsw, load_start, load_end) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", err);
-	int ok = del && ins;
-	if (ok) {
-		sqlite3_bind_int64(del, 1, id);
-		ok = sqlite3_step(del) == SQLITE_DONE;
-	}
-	for (int i = 0; ok && i < n; i++) {
-		const struct run_resource *x = &r[i];
-		sqlite3_bind_int64(ins, 1, id);
-		sqlite3_bind_int(ins, 2, x->rank);
-		const double reals[5] = { x->utime, x->stime, x->wall, x->cpu_share, x->allowed_share };
-		for (int k = 0; k < 5; k++)
-			bind_real(ins, 3 + k, reals[k]);
-		bind_count(ins, 8, x->maxrss_kb);
-		bind_count(ins, 9, x->nvcsw);
-		bind_count(ins, 10, x->nivcsw);
-		bind_real(ins, 11, x->load_start);
-		bind_real(ins, 12, x->load_end);
-		const double census[5] = { x->run_delay, x->foreign, x->steal, x->pressure, x->quiet_wait };
-		for (int k = 0; st->census_columns && k < 5; k++)
-			bind_real(ins, 13 + k, census[k]);
-		ok = sqlite3_step(ins) == SQLITE_DONE;
-		sqlite3_reset(ins);
-	}
-	if (!ok && del && ins)
-		sdb_err(st, err, "write resources");
-	sdb_finish(st, del);
-	sdb_finish(st, ins);
-	if (!ok) {
-		sdb_rollback(st);
-		return -1;
-	}
-	return sdb_commit(st, err);
+		  " maxrss_kb, nvcsw, nivcsw, load_start, load_end) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+		n, bind_resource, r, "write resources", err);
 }
 
 static void bind_cause(sqlite3_stmt *ins, long long id, int i, const void *rows)
