@@ -4,6 +4,7 @@
 #include "common/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -357,4 +358,18 @@ int fs_write_file(const char *path, const char *buf, size_t len)
 		return -1;
 	}
 	return fs_atomic_commit(&a);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void fs_remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -18,6 +18,9 @@ struct strbuf;
    ENOENT for an empty path, ENOTDIR when path or a parent exists and is not
    a directory. */
 int fs_mkdir_p(const char *path);
+/* Remove path and everything below it, as far as it can; a link in it is
+   removed, never followed. */
+void fs_remove_tree(const char *path);
 /*
  * Open path for reading, a regular file only: never a directory, FIFO,
  * device or socket, and never blocking in open (a FIFO is refused before it

@@ -5,6 +5,7 @@
 #include "campaign/store.h"
 #include "common/clock.h"
 #include "common/strbuf.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "orchestrator/backend.h"
 #include "orchestrator/local/backend_local.h"
@@ -12,7 +13,6 @@
 #include "orchestrator/runner.h"
 #include "validator/power.h"
 #include <errno.h>
-#include <ftw.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
@@ -200,14 +200,6 @@ static int judge(struct store *st, struct probe_result *r, struct perr *err)
 	return rc;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
 
 /* Run the one-point plan pl in a campaign at dir, and judge it. */
 static int run_and_judge(const struct campaign_config *cfg, const struct probe_options *o, const char *dir,
@@ -296,7 +288,7 @@ int probe_run(const struct campaign_config *cfg, const struct probe_options *o, 
 		r->busy = r->disturbed.n > 0;
 	}
 	if (tmp)
-		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fs_remove_tree(tmp);
 	free(tmp);
 	free(dir);
 	plan_release(&pl);

@@ -6,7 +6,6 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,20 +102,10 @@ char *run_setup_dir(const struct run_setup *s, const struct store *st, const dou
 	return dir;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
 
 int run_dir_afresh(const char *dir, struct perr *err)
 {
-	char *d = xstrdup(dir);
-	nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
+	fs_remove_tree(dir);
 	if (fs_mkdir_p(dir))
 		return perr_set(err, "cannot create directory '%s': %s", dir, strerror(errno));
 	return 0;

@@ -1,11 +1,11 @@
 /* The local backend's MPI world: mpirun's command line and the check after it. */
 #include "orchestrator/local/mpi_world.h"
+#include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "placement/bind.h"
 #include "placement/policy.h"
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,19 +59,10 @@ char *mpi_world_dir(pid_t supervisor, unsigned long long starttime)
 	return NULL;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
 
 void mpi_world_remove(const char *dir)
 {
-	/* FTW_PHYS: a link in it is removed, never followed */
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	fs_remove_tree(dir);
 }
 
 int mpi_world_sweep(int (*alive)(pid_t pid, unsigned long long starttime))
