@@ -18,7 +18,10 @@
 # campaigns; CASES (default "cut skin same") and BUSY (default "0 1": each
 # case quiet, then beside the busy loop) choose the rows; MIN_CPU_SHARE, when
 # set, is written as every config's analysis.min_cpu_share (0 keeps the runs
-# a loaded machine would leave out as disturbed).
+# a loaded machine would leave out as disturbed).  BOXES replaces the box
+# sizes ("6, 8, 10, 12": 8 points, enough for the whole run's trend along
+# the box to be significant, and for the fixed part, LAMMPS's start-up, to
+# be told from a scaling change: docs/compare.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -30,6 +33,9 @@ command -v lmp > /dev/null || { echo "field-compare: lmp (LAMMPS) is not install
 rm -rf "$OUT"
 mkdir -p "$OUT/cfg"
 cp configs/compare-lammps/* "$OUT/cfg/"
+if [ -n "${BOXES:-}" ]; then
+	for f in "$OUT"/cfg/*.cfg; do sed -i "s/values = \[ 6, 9 \]/values = [ $BOXES ]/" "$f"; done
+fi
 if [ -n "${MIN_CPU_SHARE:-}" ]; then
 	for f in "$OUT"/cfg/*.cfg; do echo "analysis = { min_cpu_share = $MIN_CPU_SHARE; };" >> "$f"; done
 fi
@@ -72,7 +78,7 @@ for c in $CASES; do
 			"$(json "$D.json" '$j->{verdict}')" \
 			"$(json "$D.json" '$j->{pairs} ? "$j->{pairs}{pairs}/$j->{pairs}{lost}" : "-"')" \
 			"$(region "$D.json" pair)" "$(region "$D.json" loop)" \
-			"$(json "$D.json" '$j->{scaling_regressions}')" \
+			"$(json "$D.json" '$j->{scaling_regressions} . join "", map { $_->{fixed_part} && $_->{fixed_part}{explains} ? sprintf(" (%s: fixed %.3g, x%.3g)", $_->{callpath}, $_->{fixed_part}{value}, $_->{fixed_part}{factor}) : "" } @{$j->{models}}')" \
 			"$(json "$D.json" 'join " ", map { defined $_->{detectable} ? sprintf("%s(%+.0f%%)", $_->{callpath}, 100 * $_->{detectable}) : "$_->{callpath}(n/a)" } @{$j->{not_compared}}')"
 	done
 done

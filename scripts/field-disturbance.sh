@@ -30,8 +30,8 @@ BIN=$(cd "${1:-bin}" && pwd)
 OUT=${2:-build/field-disturbance}
 PS=$BIN/perfsweep
 DEMO=$BIN/demo-app
-BUSY_AFTER=${BUSY_AFTER:-8}
-BUSY_FOR=${BUSY_FOR:-10}
+BUSY_AFTER=${BUSY_AFTER:-1.5}
+BUSY_FOR=${BUSY_FOR:-2}
 . "$(dirname "$0")/quiet.sh"
 command -v lmp > /dev/null || { echo "lmp not found: apt-get install lammps" >&2; exit 2; }
 rm -rf "$OUT"

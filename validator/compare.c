@@ -386,6 +386,7 @@ static void log_stats(const struct exp_values *v, double *mean, double *var)
 struct trend_build {
 	struct trend_input in;
 	double *x, *y, *v;
+	double *b;              /* base's geometric mean per point (compare_fixed.h) */
 	int *nb, *nn, *np;
 };
 
@@ -397,6 +398,7 @@ static void trend_build_init(struct trend_build *tb, int npoints, int nparams)
 	tb->in.x = tb->x = xmalloc(sizeof(double) * n * (size_t)nparams);
 	tb->in.y = tb->y = xmalloc(sizeof(double) * n);
 	tb->in.v = tb->v = xmalloc(sizeof(double) * n);
+	tb->b = xmalloc(sizeof(double) * n);
 	tb->in.nbase = tb->nb = xmalloc(sizeof(int) * n);
 	tb->in.nnew = tb->nn = xmalloc(sizeof(int) * n);
 	tb->np = xmalloc(sizeof(int) * n);
@@ -424,6 +426,7 @@ static void trend_build_add(struct trend_build *tb, const double *x, const struc
 	tb->nb[i] = a->n;
 	tb->nn[i] = b->n;
 	tb->y[i] = mb - ma;
+	tb->b[i] = exp(ma);
 	tb->v[i] = va / a->n + vb / b->n;
 	tb->np[i] = 0;
 }
@@ -437,8 +440,10 @@ static void trend_build_add_paired(struct trend_build *tb, const double *x, cons
 				   const struct exp_values *b)
 {
 	int i = tb->in.n++, n = a->n;
-	double s = 0, s2 = 0;
+	double s = 0, s2 = 0, ma, va;
 	memcpy(tb->x + (size_t)i * (size_t)tb->in.nparams, x, sizeof(double) * (size_t)tb->in.nparams);
+	log_stats(a, &ma, &va);
+	tb->b[i] = exp(ma);
 	for (int j = 0; j < n; j++)
 		s += log(b->v[j] / a->v[j]);
 	for (int j = 0; j < n; j++)
@@ -454,9 +459,34 @@ static void trend_build_release(struct trend_build *tb)
 	free(tb->x);
 	free(tb->y);
 	free(tb->v);
+	free(tb->b);
 	free(tb->nb);
 	free(tb->nn);
 	free(tb->np);
+}
+
+/*
+ * Whether trend t shows a scaling change in some parameter: a significant
+ * slope whose low (high) end still adds (takes) more than tol at twice the
+ * largest value.  Into scaling[k] (+1, -1, 0) when not NULL.
+ */
+static int trend_scales(const struct compare_trend *t, int nparams, double alpha, double tol, int *scaling)
+{
+	int any = 0;
+	for (int k = 0; k < nparams; k++) {
+		const struct trend_param *tp = &t->param[k];
+		int sk = 0;
+		if (tp->tested && tp->p < alpha) {      /* p is one-sided, in the slope's direction */
+			if (tp->slope > 0 && tp->excess_2x_lo > tol)
+				sk = 1;
+			else if (tp->slope < 0 && tp->excess_2x_hi < -tol)
+				sk = -1;
+		}
+		if (scaling)
+			scaling[k] = sk;
+		any |= sk != 0;
+	}
+	return any;
 }
 
 /* Test every common point of one region, then all of them together; -1 with err for bad values. */
@@ -500,8 +530,12 @@ static int test_region(struct compare *c, int r, const struct region_pair *rp, s
 		if (!tb.np[i])
 			tb.in.npairs = NULL;
 	struct perr terr;
-	if (!rc && compare_trend_fit(&tb.in, c->opt.alpha, &c->regions[r].trend, &terr) < 0)
-		c->regions[r].trend.tested = 0;         /* no point with positive values: nothing to fit */
+	struct compare_region *g = &c->regions[r];
+	if (!rc && compare_trend_fit(&tb.in, c->opt.alpha, &g->trend, &terr) < 0)
+		g->trend.tested = 0;         /* no point with positive values: nothing to fit */
+	/* a trend that would be a scaling change: does a fixed part explain it? */
+	if (!rc && g->trend.tested && trend_scales(&g->trend, c->nparams, c->opt.alpha, c->opt.tolerance, NULL))
+		compare_fixed_fit(&tb.in, tb.b, &g->trend, c->opt.alpha, c->opt.tolerance, &g->fixed);
 	trend_build_release(&tb);
 	return rc;
 }
@@ -521,16 +555,22 @@ static void region_verdict(struct compare *c, struct compare_region *g)
 	else if (t->level_p < alpha && t->level < 0 && change < -tol)
 		g->status = CMP_IMPROVEMENT;
 	g->resolved = expm1(t->level_hi) <= tol;
-	for (int k = 0; k < c->nparams; k++) {
-		const struct trend_param *tp = &t->param[k];
-		if (!tp->tested || !(tp->p < alpha))
-			continue;       /* p is one-sided, in the slope's direction */
-		if (tp->slope > 0 && tp->excess_2x_lo > tol)
-			g->scaling[k] = 1;
-		else if (tp->slope < 0 && tp->excess_2x_hi < -tol)
-			g->scaling[k] = -1;
-		g->regression |= g->scaling[k] > 0;
+	trend_scales(t, c->nparams, alpha, tol, g->scaling);
+	/*
+	 * A trend that a fixed part explains is a constant change of the rest,
+	 * by beta: no scaling change, but the ratio rises (falls) significantly
+	 * towards beta, so the region regressed (improved) where beta is beyond
+	 * the tolerance, although the level, diluted by the fixed part, may not say so.
+	 */
+	for (int k = 0; g->fixed.explains && k < c->nparams; k++) {
+		if (g->scaling[k] > 0 && g->fixed.beta - 1 > tol)
+			g->status = CMP_REGRESSION;
+		else if (g->scaling[k] < 0 && 1 - g->fixed.beta > tol && g->status != CMP_REGRESSION)
+			g->status = CMP_IMPROVEMENT;
+		g->scaling[k] = 0;
 	}
+	for (int k = 0; k < c->nparams; k++)
+		g->regression |= g->scaling[k] > 0;
 	c->nregion_regressions += g->status == CMP_REGRESSION;
 	c->nregion_improvements += g->status == CMP_IMPROVEMENT;
 	c->nmodel_regressions += g->regression;

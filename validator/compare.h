@@ -59,7 +59,7 @@
 #include "common/error.h"
 #include "models/modeler.h"
 #include "models/pmnf.h"
-#include "validator/compare_trend.h"
+#include "validator/compare_fixed.h"
 
 /*
  * Fit one side's model of a region (callpath, metric of e) into out
@@ -115,6 +115,7 @@ struct compare_region {
 	int leading_changed, leading_grew;
 	double ratio, ratio_2x;         /* NEW/BASE predicted by the models at largest and 2x */
 	struct compare_trend trend;     /* all common points together; trend.tested 0 if none */
+	struct fixed_part fixed;        /* fitted where the trend would be a scaling change (compare_fixed.h) */
 	enum compare_status status;     /* the region-level test of trend.level */
 	int *scaling;                   /* per parameter: +1 scaling regression, -1 improvement, 0 */
 	int regression;                 /* a scaling regression in some parameter */

@@ -60,7 +60,14 @@ static void text_point(FILE *f, const struct compare *c, const struct compare_po
 /* Why a changed leading term is not a scaling regression: the data decide (compare.h). */
 static const char *unconfirmed_reason(const struct compare *c, const struct compare_region *g)
 {
+	static char fixed[160];
 	int tested = 0, rising = 0;
+	if (g->fixed.explains) {
+		snprintf(fixed, sizeof(fixed), "a fixed part, the same on both sides, explains the trend: "
+			 "new = %.4g + %.4g * (base - %.4g), the ratio levels off at %.4g", g->fixed.s, g->fixed.beta,
+			 g->fixed.s, g->fixed.beta);
+		return fixed;
+	}
 	for (int k = 0; k < c->nparams; k++) {
 		const struct trend_param *tp = &g->trend.param[k];
 		tested |= tp->tested;
@@ -172,7 +179,7 @@ static void text_model(FILE *f, const struct compare *c, const struct compare_re
 	fprintf(f, "  leading term %s; predicted new/base %.4g at %s, %.4g at twice that%s\n",
 		!g->leading_changed ? "unchanged" : g->leading_grew ? "grew" : "changed (did not grow)",
 		g->ratio, pt.buf, g->ratio_2x, g->regression ? "  SCALING REGRESSION" : "");
-	if (g->leading_changed && !g->regression)
+	if ((g->leading_changed || g->fixed.explains) && !g->regression)
 		fprintf(f, "  not a scaling regression: %s\n", unconfirmed_reason(c, g));
 	else if (!g->leading_changed && g->regression)
 		fputs("  the models keep their leading term, but the data show the ratio growing\n", f);
@@ -431,6 +438,18 @@ static json_t *noisy_json(const struct compare_region *g)
 	return in;
 }
 
+/* {"explains", "value", "factor", "fit_p", "trend_p"}: compare_fixed.h */
+static json_t *fixed_json(const struct fixed_part *fp)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "explains", json_boolean(fp->explains));
+	json_object_set_new(o, "value", num(fp->s));
+	json_object_set_new(o, "factor", num(fp->beta));
+	json_object_set_new(o, "fit_p", num(fp->fit_p));
+	json_object_set_new(o, "trend_p", num(fp->trend_p));
+	return o;
+}
+
 static json_t *model_json(const struct compare *c, const struct compare_region *g)
 {
 	json_t *o = json_object(), *sp = json_array();
@@ -454,8 +473,10 @@ static json_t *model_json(const struct compare *c, const struct compare_region *
 	json_object_set_new(o, "share", num(g->share));
 	json_object_set_new(o, "decides", json_boolean(g->decides));
 	json_object_set_new(o, "noisy_in", noisy_json(g));
-	if (g->leading_changed && !g->regression)
+	if ((g->leading_changed || g->fixed.explains) && !g->regression)
 		json_object_set_new(o, "not_confirmed", json_string(unconfirmed_reason(c, g)));
+	if (g->fixed.tested)
+		json_object_set_new(o, "fixed_part", fixed_json(&g->fixed));
 	if (g->fit_error)
 		json_object_set_new(o, "error", json_string(g->fit_error));
 	return o;

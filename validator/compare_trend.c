@@ -320,6 +320,24 @@ static void trend_init(const struct trend_input *in, struct compare_trend *t)
 	}
 }
 
+void compare_trend_pooled_weights(const struct trend_input *in, double *wt)
+{
+	double num = 0, den = 0, h;
+	int df;
+	for (int i = 0; i < in->n; i++) {
+		point_reps(in, i, &df, &h);
+		if (isfinite(in->y[i]) && df > 0 && isfinite(in->v[i])) {
+			num += df * in->v[i] * h;
+			den += df;
+		}
+	}
+	double s2 = den > 0 ? num / den : 0;
+	for (int i = 0; i < in->n; i++) {
+		point_reps(in, i, &df, &h);
+		wt[i] = !isfinite(in->y[i]) ? 0 : s2 > 0 ? h / s2 : 1;
+	}
+}
+
 int compare_trend_fit(const struct trend_input *in, double alpha, struct compare_trend *t,
 		      struct perr *err)
 {

@@ -131,4 +131,14 @@ int compare_trend_fit(const struct trend_input *in, double alpha, struct compare
 		      struct perr *err);
 void compare_trend_release(struct compare_trend *t);
 
+/*
+ * Each input point's weight from the repetitions' pooled variance alone,
+ * h_i / s2 (s2 the per-repetition variance pooled over the points, h_i as
+ * the point's repetitions scale it; 1 where none is known, 0 for a
+ * non-finite y), into wt[in->n]: with noise of one coefficient of
+ * variation everywhere, a weighted sum of squares about a true curve is
+ * then chi2 / dof ~ F(dof, rep_dof).
+ */
+void compare_trend_pooled_weights(const struct trend_input *in, double *wt);
+
 #endif

@@ -114,6 +114,10 @@ static void pooled_side(struct experiment *e, enum gen_pooled ch, double factor,
 		double n = 8 << i;
 		int p = experiment_point(e, &n);
 		double t = (1 + 0.01 * n) * (ch == GEN_POOLED_UNIFORM || (ch == GEN_POOLED_UPPER_HALF && i >= 4) ? factor : 1);
+		if (ch == GEN_POOLED_WORK)
+			t = 1 + factor * 0.01 * n;
+		else if (ch == GEN_POOLED_STEEPER)
+			t = 1 + 0.01 * pow(n, factor);
 		for (int r = 0; r < reps; r++)
 			experiment_add(e, c, mt, p, t * exp(sigma * gsl_ran_gaussian(rng, 1.0) - sigma * sigma / 2));
 	}

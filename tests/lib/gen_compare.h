@@ -49,9 +49,13 @@ void gen_compare_run(unsigned long seed, enum gen_change ch, int reps, double no
  * each the truth times a log-normal factor of mean 1 and coefficient of
  * variation cov (sigma = sqrt(ln(1 + cov^2))), from GSL's MT19937 with a
  * fixed seed.  NEW is base times factor at every point (uniform), at the
- * four largest n only (upper half), or the same truth (same).
+ * four largest n only (upper half), or the same truth (same); or only its
+ * work times factor, 1 + factor * 0.01 * n (the fixed part 1 unchanged:
+ * a start-up both versions share), or its work growing faster,
+ * 1 + 0.01 * n^factor (steeper: a scaling change).
  */
-enum gen_pooled { GEN_POOLED_SAME, GEN_POOLED_UNIFORM, GEN_POOLED_UPPER_HALF };
+enum gen_pooled { GEN_POOLED_SAME, GEN_POOLED_UNIFORM, GEN_POOLED_UPPER_HALF, GEN_POOLED_WORK,
+		  GEN_POOLED_STEEPER };
 void gen_pooled_pair(unsigned long seed, enum gen_pooled ch, double factor, int reps, double cov,
 		     struct experiment *base, struct experiment *new);
 
