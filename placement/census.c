@@ -483,7 +483,8 @@ void census_finish(struct census *c)
 {
 	census_sample(c);
 	sum_ranks(c);
-	qsort(c->causes, (size_t)c->ncauses, sizeof(*c->causes), by_seconds);
+	if (c->ncauses > 1)   /* qsort wants an array, even of none */
+		qsort(c->causes, (size_t)c->ncauses, sizeof(*c->causes), by_seconds);
 	if (c->steal0) {
 		c->steal = xcalloc((size_t)c->ncpus, sizeof(double));
 		c->busy = xcalloc((size_t)c->ncpus, sizeof(double));

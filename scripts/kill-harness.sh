@@ -56,7 +56,8 @@ q() { sqlite3 "$1/campaign.db" "$2" 2> /dev/null; }
 # pids of live supervisors of campaign dir $1 (from their start notes)
 supervisors() {
 	local p c
-	cat "$1"/runs/*/local.start 2> /dev/null | sed -n 's/.*"supervisor":"\([0-9]*\):.*/\1/p' | while read -r p; do
+	# one note a file, without a final newline: grep -o, not cat | sed
+	grep -ho '"supervisor":"[0-9]*' "$1"/runs/*/local.start 2> /dev/null | sed 's/.*"//' | while read -r p; do
 		read -r c < "/proc/$p/comm" 2> /dev/null && [ "$c" = perfsweep-sv ] && echo "$p"
 	done
 }

@@ -77,6 +77,8 @@ int main(void)
 			got = b->ops->wait(b, 0.1, &res, 1, &err);
 		ok(got == 1 && res.exit_status == 0, "%s: the run finishes with status 0 (got %d)",
 		   policies[k], got ? res.exit_status : -1);
+		if (got == 1 && res.exit_status != 0)
+			diag("%s", res.reason);
 		char *set[2] = { NULL, NULL };
 		for (int r = 0; r < 2; r++) {
 			char *js = xasprintf("%s/rank-%d.json", dir, r);
