@@ -58,14 +58,14 @@ supervisors() {
 	local p c
 	# one note a file, without a final newline: grep -o, not cat | sed
 	grep -ho '"supervisor":"[0-9]*' "$1"/runs/*/local.start 2> /dev/null | sed 's/.*"//' | while read -r p; do
-		read -r c < "/proc/$p/comm" 2> /dev/null && [ "$c" = perfsweep-sv ] && echo "$p"
+		{ read -r c < "/proc/$p/comm"; } 2> /dev/null && [ "$c" = perfsweep-sv ] && echo "$p"
 	done
 }
 # pids of live programs of this harness (the latest starts)
 programs() {
 	local p c
 	tail -n 8 "$LOG" | awk '$1 == "start" { print $3 }' | while read -r p; do
-		read -r c < "/proc/$p/comm" 2> /dev/null && [ "$c" = app.sh ] && echo "$p"
+		{ read -r c < "/proc/$p/comm"; } 2> /dev/null && [ "$c" = app.sh ] && echo "$p"
 	done
 }
 pick() { local a=("$@"); [ ${#a[@]} -gt 0 ] && echo "${a[RANDOM % ${#a[@]}]}"; }
