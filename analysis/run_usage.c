@@ -1,12 +1,11 @@
 /* A campaign's runs as analysis reads them: the disturbed ones left out (run_usage.h). */
 #include "analysis/run_usage.h"
-#include "campaign/config.h"
+#include "campaign/campaign_config.h"
 #include "collectors/regex_collect.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "models/points.h"
 #include "validator/validate.h"
-#include <libconfig.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +13,12 @@
 void run_usage_rule(struct store *st, struct disturbed_rule *rule)
 {
 	disturbed_rule_init(rule);
-	char *text = store_get_meta(st, "config");
-	if (!text)
-		return;
-	config_t cfg;
-	config_init(&cfg);
-	const config_setting_t *s;
-	/* config_load checked it when the campaign ran */
-	if (config_read_string(&cfg, text) == CONFIG_TRUE &&
-	    (s = config_lookup(&cfg, "analysis.min_cpu_share")) && config_setting_is_number(s))
-		rule->min_cpu_share = config_number(s);
-	config_destroy(&cfg);
-	free(text);
+	struct campaign_config c;
+	struct perr err;
+	/* config_load checked it when the campaign ran; imported stores have none */
+	if (campaign_open_config(st, &c, &err) == 0 && !isnan(c.min_cpu_share))
+		rule->min_cpu_share = c.min_cpu_share;
+	config_release(&c);
 }
 
 /* The resource rows as the rule reads them, with their causes (rows and

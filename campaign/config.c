@@ -1200,8 +1200,9 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 	static const char *const keys[] = { "aggregate", "lower_is_better", "higher_is_better", "min_cpu_share",
 					    "min_share", NULL };
 	enum model_aggregate a;
-	double share = 0;
+	double share = NAN;
 	c->min_share = CONFIG_MIN_SHARE;
+	c->min_cpu_share = NAN;
 	if (!g)
 		return 0;
 	if (!config_setting_is_group(g))
@@ -1213,7 +1214,7 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 	if (c->aggregate && model_aggregate_parse(c->aggregate, &a) < 0)
 		return config_error(c, config_setting_get_member(g, "aggregate"), err,
 			   "unknown aggregate '%s'; use mean, median or min", c->aggregate);
-	if (!(share >= 0 && share <= 1))
+	if (!isnan(share) && !(share >= 0 && share <= 1))
 		return config_error(c, config_setting_get_member(g, "min_cpu_share"), err,
 			   "min_cpu_share must be between 0 and 1, not %g (0.9 for a program that computes, "
 			   "0 for one that waits on I/O or the network)", share);
@@ -1221,6 +1222,7 @@ static int parse_analysis(struct campaign_config *c, struct perr *err)
 		return config_error(c, config_setting_get_member(g, "min_share"), err,
 			   "min_share must be at least 0 and below 1, not %g (0.01: regions under 1%% of the "
 			   "time drive no refinement)", c->min_share);
+	c->min_cpu_share = share;
 	return check_better(c, g, err);
 }
 
@@ -1383,8 +1385,11 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 	c->placement = config_setting_get_member(root, "placement");
 	c->contention = config_setting_get_member(root, "contention");
 	c->cost_model = config_setting_get_member(root, "cost_model");
-	c->topology = config_setting_get_member(root, "topology");
-	return 0;
+	const config_setting_t *topo = config_setting_get_member(root, "topology");
+	if (topo && config_setting_type(topo) != CONFIG_TYPE_STRING)
+		return config_error(c, topo, err, "'topology' must be a string: a synthetic description "
+				    "such as \"pack:2 numa:1 core:18 pu:1\" or an .xml file");
+	return config_get_string(c, root, "topology", &c->topology, 0, err);
 }
 
 int config_load(struct campaign_config *c, const char *path, struct perr *err)
@@ -1482,6 +1487,7 @@ void config_release(struct campaign_config *c)
 	free(c->placement_map);
 	free(c->cores_per_rank);
 	free(c->text);
+	free(c->topology);
 	config_destroy(&c->cfg);
 	memset(c, 0, sizeof(*c));
 }

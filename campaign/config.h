@@ -110,6 +110,7 @@ struct campaign_config {
 	/* paths, absolute: resolved against dir when loaded */
 	char *dependencies;         /* NULL when unset */
 	char *aggregate;            /* analysis.aggregate: "mean", "median", "min", or NULL */
+	double min_cpu_share;       /* analysis.min_cpu_share (validator/disturbed.h), NAN when unset */
 	double min_share;           /* analysis.min_share: regions below this share of the time drive no new runs */
 	/* analysis.lower_is_better [0] and higher_is_better [1]: metric names */
 	char **better[2];
@@ -124,7 +125,8 @@ struct campaign_config {
 	int threads_param;          /* the parameter with role "threads", or -1 */
 	/* raw settings for the sections other modules validate (NULL when absent) */
 	config_t cfg;
-	const config_setting_t *design, *budget, *placement, *contention, *cost_model, *topology;
+	const config_setting_t *design, *budget, *placement, *contention, *cost_model;
+	char *topology;             /* topology: a synthetic description or an .xml file as written, or NULL */
 	char *text;                 /* the file's text, stored with the campaign */
 	/* set by the caller, not read from the file: the share of budget.core_hours this campaign
 	   may plan and spend (a two-arm run, orchestrator/ab_run.h, gives each arm half); 0: all */

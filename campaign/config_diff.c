@@ -1,5 +1,7 @@
 /* Structural differences between two libconfig trees. */
 #include "campaign/config_diff.h"
+#include "campaign/config.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include <stdio.h>
 #include <string.h>
@@ -191,4 +193,82 @@ void config_value_text(const config_setting_t *s, struct strbuf *sb)
 			strbuf_addstr(sb, "; ");
 	}
 	strbuf_addstr(sb, group ? "}" : list ? " )" : " ]");
+}
+
+int campaign_config_diff(const struct campaign_config *a, const struct campaign_config *b,
+			 const char *const *skip, char *key, size_t n, int *line)
+{
+	return config_diff(config_root_setting(&a->cfg), config_root_setting(&b->cfg), skip, key, n, line);
+}
+
+static int is_sequence(const config_setting_t *s)
+{
+	return s && (config_setting_is_array(s) || config_setting_is_list(s));
+}
+
+/* The elements [from, to) of s, comma-separated, into sb; nothing for an empty range. */
+static void add_elems(struct strbuf *sb, const config_setting_t *s, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		strbuf_addstr(sb, i > from ? ", " : "");
+		config_value_text(config_setting_get_elem(s, (unsigned)i), sb);
+	}
+}
+
+struct text_walk {
+	config_text_diff_fn fn;
+	void *ctx;
+};
+
+/* One difference as text; of two sequences, only the elements that differ. */
+static void text_diff(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
+{
+	const struct text_walk *w = ctx;
+	struct strbuf k, v[2];
+	strbuf_init(&k);
+	strbuf_init(&v[0]);
+	strbuf_init(&v[1]);
+	strbuf_addstr(&k, key);
+	int from, end[2];
+	if (is_sequence(a) && is_sequence(b)) {
+		config_diff_span(a, b, &from, &end[0], &end[1]);
+		int last = (end[0] > end[1] ? end[0] : end[1]) - 1;
+		strbuf_addf(&k, last > from ? "[%d..%d]" : "[%d]", from, last);
+		add_elems(&v[0], a, from, end[0]);
+		add_elems(&v[1], b, from, end[1]);
+	} else {
+		if (a)
+			config_value_text(a, &v[0]);
+		if (b)
+			config_value_text(b, &v[1]);
+	}
+	w->fn(w->ctx, k.buf, v[0].len ? v[0].buf : NULL, v[1].len ? v[1].buf : NULL);
+	strbuf_release(&k);
+	strbuf_release(&v[0]);
+	strbuf_release(&v[1]);
+}
+
+static int parse_text(config_t *cfg, const struct config_text *t, struct perr *err)
+{
+	config_set_include_dir(cfg, t->dir);
+	if (config_read_string(cfg, t->text) == CONFIG_TRUE)
+		return 0;
+	return perr_set(err, "%s does not parse: %s", t->label, config_error_text(cfg));
+}
+
+int config_diff_texts(const struct config_text *a, const struct config_text *b, const char *const *skip,
+		      config_text_diff_fn fn, void *ctx, struct perr *err)
+{
+	config_t cfg[2];
+	config_init(&cfg[0]);
+	config_init(&cfg[1]);
+	int rc = -1;
+	if (!parse_text(&cfg[0], a, err) && !parse_text(&cfg[1], b, err)) {
+		struct text_walk w = { fn, ctx };
+		rc = config_diff_each(config_root_setting(&cfg[0]), config_root_setting(&cfg[1]), skip,
+				      text_diff, &w);
+	}
+	config_destroy(&cfg[0]);
+	config_destroy(&cfg[1]);
+	return rc;
 }

@@ -38,6 +38,28 @@ int config_diff_each(const config_setting_t *a, const config_setting_t *b, const
 void config_diff_span(const config_setting_t *a, const config_setting_t *b, int *from, int *a_end,
 		      int *b_end);
 
+struct campaign_config;
+/* config_diff of two loaded campaign configs, whole files. */
+int campaign_config_diff(const struct campaign_config *a, const struct campaign_config *b,
+			 const char *const *skip, char *key, size_t n, int *line);
+
+/* A config's text to compare: @include resolves in dir; label names it in
+   the message when it does not parse ("the config stored in 'DIR'"). */
+struct config_text {
+	const char *text, *dir, *label;
+};
+/*
+ * Every difference between two configs' texts, as printable values: fn gets
+ * the key and a's and b's value as config text (NULL where that side lacks
+ * it); of two arrays or lists only the elements that differ, the key then
+ * "KEY[i]" or "KEY[i..j]".  Returns the number of differences, or -1 with
+ * err when one does not parse.
+ */
+typedef void (*config_text_diff_fn)(void *ctx, const char *key, const char *a, const char *b);
+struct perr;
+int config_diff_texts(const struct config_text *a, const struct config_text *b, const char *const *skip,
+		      config_text_diff_fn fn, void *ctx, struct perr *err);
+
 struct strbuf;
 /* Append s's value as config text: 3, 0.5, true, "x", [ 1, 2 ], ( ... ), { a = 1; }. */
 void config_value_text(const config_setting_t *s, struct strbuf *sb);

@@ -37,6 +37,55 @@ int config_error_at(const struct campaign_config *c, const char *path, struct pe
 	return -1;
 }
 
+/* The setting path names, or its nearest existing parent (NULL: the file). */
+static const config_setting_t *lookup_near(const struct campaign_config *c, const char *path)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (;;) {
+		const config_setting_t *s = config_lookup(&c->cfg, buf);
+		char *dot = strrchr(buf, '.');
+		if (s || !dot)
+			return s;
+		*dot = 0;
+	}
+}
+
+int config_error_in(const struct campaign_config *c, const char *path, int i, const char *key,
+		    struct perr *err, const char *fmt, ...)
+{
+	const config_setting_t *s = lookup_near(c, path), *e;
+	if (s && i >= 0 && (config_setting_is_list(s) || config_setting_is_array(s)) &&
+	    (e = config_setting_get_elem(s, (unsigned)i)))
+		s = e;
+	if (s && key && config_setting_is_group(s) && (e = config_setting_get_member(s, key)))
+		s = e;
+	va_list ap;
+	va_start(ap, fmt);
+	error_at(c, s, err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int config_error_param(const struct campaign_config *c, const char *name, struct perr *err,
+		       const char *fmt, ...)
+{
+	const config_setting_t *ps = config_lookup(&c->cfg, "parameters"), *at = ps;
+	for (int i = 0; ps && i < config_setting_length(ps); i++) {
+		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
+		const char *n = NULL;
+		if (config_setting_lookup_string(g, "name", &n) && !strcmp(n, name)) {
+			at = g;
+			break;
+		}
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	error_at(c, at, err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 const char *config_type_name(int type)
 {
 	switch (type) {

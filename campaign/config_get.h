@@ -21,6 +21,15 @@ int config_error(const struct campaign_config *c, const config_setting_t *s, str
    campaign layer that holds no setting. */
 int config_error_at(const struct campaign_config *c, const char *path, struct perr *err,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same at element i (when i >= 0) of the list a path names, at its
+   member key (when not NULL): at the nearest of these that exists, and
+   where the path is absent at its nearest existing parent ("app.setup":
+   "app", then the file). */
+int config_error_in(const struct campaign_config *c, const char *path, int i, const char *key,
+		    struct perr *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The same at the entry of parameters whose name is name (the list when none is). */
+int config_error_param(const struct campaign_config *c, const char *name, struct perr *err,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* "an integer", "a string", ...: a setting type for messages. */
 const char *config_type_name(int type);
 /* Every member of group is one of allowed (NULL-terminated); what names the group. */

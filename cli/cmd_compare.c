@@ -22,7 +22,6 @@
 #include "validator/compare.h"
 #include "validator/compare_report.h"
 #include <jansson.h>
-#include <libconfig.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -97,8 +96,9 @@ static int is_campaign(const char *path)
 	return f && !strcmp(f->name, "campaign");
 }
 
-/* One campaign's stored config (parsed into cfg, includes resolved beside it) and machine. */
-static int campaign_facts(const char *dir, config_t *cfg, struct compare_machine *m, struct perr *err)
+/* One campaign's stored config text (*dir: where its includes resolve) and machine. */
+static int campaign_facts(const char *dir, char **text, char **inc_dir, struct compare_machine *m,
+			  struct perr *err)
 {
 	struct store *st;
 	if (store_open(&st, dir, STORE_READONLY, err) < 0)
@@ -106,58 +106,19 @@ static int campaign_facts(const char *dir, config_t *cfg, struct compare_machine
 	m->hostname = store_get_meta(st, "hostname");
 	m->cpu_model = store_get_meta(st, "cpu_model");
 	m->ncores = store_get_meta(st, "ncores");
-	char *text = store_get_meta(st, "config"), *tmp = xstrdup(dir);
+	*text = store_get_meta(st, "config");
 	store_close(st);
-	config_set_include_dir(cfg, dirname(tmp));
-	int rc = 0;
-	if (!text || !*text)
-		rc = perr_set(err, "'%s' has no stored config", dir);
-	else if (config_read_string(cfg, text) != CONFIG_TRUE)
-		rc = perr_set(err, "the config stored in '%s' does not parse: %s", dir, config_error_text(cfg));
-	free(text);
+	char *tmp = xstrdup(dir);
+	*inc_dir = xstrdup(dirname(tmp));
 	free(tmp);
-	return rc;
+	if (!*text || !**text)
+		return perr_set(err, "'%s' has no stored config", dir);
+	return 0;
 }
 
-static int is_sequence(const config_setting_t *s)
+static void add_diff(void *ctx, const char *key, const char *a, const char *b)
 {
-	return s && (config_setting_is_array(s) || config_setting_is_list(s));
-}
-
-/* The elements [from, to) of s, comma-separated, into sb; nothing for an empty range. */
-static void add_elems(struct strbuf *sb, const config_setting_t *s, int from, int to)
-{
-	for (int i = from; i < to; i++) {
-		strbuf_addstr(sb, i > from ? ", " : "");
-		config_value_text(config_setting_get_elem(s, (unsigned)i), sb);
-	}
-}
-
-/* One difference of the stored configs; of two sequences, only the elements that differ. */
-static void add_diff(void *ctx, const char *key, const config_setting_t *a, const config_setting_t *b)
-{
-	struct strbuf k, v[2];
-	strbuf_init(&k);
-	strbuf_init(&v[0]);
-	strbuf_init(&v[1]);
-	strbuf_addstr(&k, key);
-	int from, end[2];
-	if (is_sequence(a) && is_sequence(b)) {
-		config_diff_span(a, b, &from, &end[0], &end[1]);
-		int last = (end[0] > end[1] ? end[0] : end[1]) - 1;
-		strbuf_addf(&k, last > from ? "[%d..%d]" : "[%d]", from, last);
-		add_elems(&v[0], a, from, end[0]);
-		add_elems(&v[1], b, from, end[1]);
-	} else {
-		if (a)
-			config_value_text(a, &v[0]);
-		if (b)
-			config_value_text(b, &v[1]);
-	}
-	compare_add_diff(ctx, k.buf, v[0].len ? v[0].buf : NULL, v[1].len ? v[1].buf : NULL);
-	strbuf_release(&k);
-	strbuf_release(&v[0]);
-	strbuf_release(&v[1]);
+	compare_add_diff(ctx, key, a, b);
 }
 
 /* When both inputs are campaign directories: their configs' differences and their machines. */
@@ -166,18 +127,24 @@ static void campaign_inputs(const char *base, const char *new, struct compare *c
 	static const char *const skip[] = { "name", NULL };
 	if (!is_campaign(base) || !is_campaign(new))
 		return;
-	config_t cfg[2];
+	char *text[2] = { NULL, NULL }, *dir[2] = { NULL, NULL }, *label[2];
 	struct perr err;
 	c->inputs.campaigns = 1;
-	config_init(&cfg[0]);
-	config_init(&cfg[1]);
-	if (campaign_facts(base, &cfg[0], &c->inputs.machine[0], &err) < 0 ||
-	    campaign_facts(new, &cfg[1], &c->inputs.machine[1], &err) < 0)
+	label[0] = xasprintf("the config stored in '%s'", base);
+	label[1] = xasprintf("the config stored in '%s'", new);
+	if (campaign_facts(base, &text[0], &dir[0], &c->inputs.machine[0], &err) < 0 ||
+	    campaign_facts(new, &text[1], &dir[1], &c->inputs.machine[1], &err) < 0)
 		c->inputs.config_note = xasprintf("not compared: %s", err.msg);
-	else
-		config_diff_each(config_root_setting(&cfg[0]), config_root_setting(&cfg[1]), skip, add_diff, c);
-	config_destroy(&cfg[0]);
-	config_destroy(&cfg[1]);
+	else {
+		struct config_text a = { text[0], dir[0], label[0] }, b = { text[1], dir[1], label[1] };
+		if (config_diff_texts(&a, &b, skip, add_diff, c, &err) < 0)
+			c->inputs.config_note = xasprintf("not compared: %s", err.msg);
+	}
+	for (int i = 0; i < 2; i++) {
+		free(text[i]);
+		free(dir[i]);
+		free(label[i]);
+	}
 }
 
 /* Regions under the base campaign's analysis.min_share decide nothing (its default for other inputs). */

@@ -26,16 +26,8 @@ static int config_topology(const char *path, char **spec, char **dir, struct per
 		return -1;
 	}
 	int r = 0;
-	if (c.topology) {
-		const char *v = config_setting_get_string(c.topology);
-		char where[512];
-		if (!v)
-			r = perr_set(err, "%s: 'topology' must be a string: a synthetic description "
-				     "such as \"pack:2 numa:1 core:18 pu:1\" or an .xml file",
-				     config_where(&c, c.topology, where, sizeof(where)));
-		else
-			*spec = xstrdup(v);
-	}
+	if (c.topology)
+		*spec = xstrdup(c.topology);
 	*dir = xstrdup(c.dir);
 	config_release(&c);
 	return r;

@@ -60,23 +60,10 @@ int plan_refuse_point(const struct plan *pl, int i, int ranks, int rpn, const ch
 	return -1;
 }
 
-/* The setting at path ("app.template") element i's member key, or the nearest that exists. */
-static const config_setting_t *app_setting(const struct campaign_config *c, const char *path, int i,
-					   const char *key)
-{
-	const config_setting_t *s = config_lookup(&c->cfg, path), *e = s;
-	if (s && i >= 0 && config_setting_get_elem(s, (unsigned)i))
-		e = config_setting_get_elem(s, (unsigned)i);
-	if (e && key && config_setting_get_member(e, key))
-		e = config_setting_get_member(e, key);
-	return e ? e : config_lookup(&c->cfg, "app");
-}
-
 /* Set-up step i's program: a path (beside the config when relative), or a name in PATH. */
 static int check_step_program(const struct campaign_config *c, int i, struct perr *err)
 {
 	const char *prog = c->steps[i].argv[0];
-	const config_setting_t *at = app_setting(c, "app.setup", i, NULL);
 	char *abs_dir = config_dir_abs(c), *p;
 	struct template_var v = { "config_dir", abs_dir };
 	p = template_expand(prog, &v, 1);
@@ -86,14 +73,14 @@ static int check_step_program(const struct campaign_config *c, int i, struct per
 	} else if (!strchr(p, '/')) {
 		char *found = progpath_find_in(p, NULL, getenv("PATH"));
 		if (!found)
-			rc = config_error(c, at, err, "set-up step %d: program '%s' is not in PATH; install it or "
+			rc = config_error_in(c, "app.setup", i, NULL, err, "set-up step %d: program '%s' is not in PATH; install it or "
 					  "give its path", i + 1, p);
 		free(found);
 	} else {
 		char *path = p[0] == '/' ? xstrdup(p) : config_resolve(c, p);
 		struct stat st;
 		if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK))
-			rc = config_error(c, at, err, "set-up step %d: program '%s' %s (%s)", i + 1, p,
+			rc = config_error_in(c, "app.setup", i, NULL, err, "set-up step %d: program '%s' %s (%s)", i + 1, p,
 					  stat(path, &st) ? "does not exist" : "is not an executable file", path);
 		free(path);
 	}
@@ -106,14 +93,14 @@ int plan_check_files(const struct campaign_config *c, struct perr *err)
 {
 	struct stat st;
 	if (c->app_workdir && (stat(c->app_workdir, &st) || !S_ISDIR(st.st_mode)))
-		return config_error(c, app_setting(c, "app", -1, "workdir"), err, "app.workdir '%s' %s; create it "
+		return config_error_in(c, "app.workdir", -1, NULL, err, "app.workdir '%s' %s; create it "
 				    "or fix the path", c->app_workdir,
 				    stat(c->app_workdir, &st) ? "does not exist" : "is not a directory");
 	for (int i = 0; i < c->ntemplates; i++) {
 		const char *why = NULL;
 		int fd = fs_open_regular(c->templates[i].from, 0, &why);
 		if (fd < 0)
-			return config_error(c, app_setting(c, "app.template", i, "from"), err, "template '%s' cannot "
+			return config_error_in(c, "app.template", i, "from", err, "template '%s' cannot "
 					    "be read: %s", c->templates[i].from, why ? why : strerror(errno));
 		close(fd);
 	}

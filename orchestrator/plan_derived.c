@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The parameters list's group of parameter name (for FILE:LINE), or the list. */
-static const config_setting_t *param_setting(const struct campaign_config *c, const char *name)
-{
-	const config_setting_t *ps = config_lookup(&c->cfg, "parameters");
-	for (int i = 0; ps && i < config_setting_length(ps); i++) {
-		const config_setting_t *g = config_setting_get_elem(ps, (unsigned)i);
-		const char *n = NULL;
-		if (config_setting_lookup_string(g, "name", &n) && !strcmp(n, name))
-			return g;
-	}
-	return ps;
-}
-
 /* Every parameter's name, swept then derived (borrowed). */
 static char **all_names(const struct campaign_config *c)
 {
@@ -62,7 +49,7 @@ static int not_finite(const struct plan *pl, const struct campaign_config *c, in
 	strbuf_init(&sb);
 	char **names = all_names(c);
 	point_text(&sb, (const char *const *)names, v, c->nparams, ", ");
-	config_error(c, param_setting(c, c->derived[d].name), err, "derived parameter '%s' = \"%s\" is %g at "
+	config_error_param(c, c->derived[d].name, err, "derived parameter '%s' = \"%s\" is %g at "
 		     "%s; write an expression that is a finite number at every point", c->derived[d].name,
 		     c->derived[d].expr, v[pl->nparams + d], sb.buf);
 	strbuf_release(&sb);
@@ -208,7 +195,7 @@ int plan_check_unmodelled(const struct plan *pl, const struct campaign_config *c
 			struct strbuf sb;
 			strbuf_init(&sb);
 			two_points(&sb, pl, order[i - 1], order[i]);
-			rc = config_error(c, param_setting(c, pl->params[first].name), err, "model = false leaves "
+			rc = config_error_param(c, pl->params[first].name, err, "model = false leaves "
 					  "'%s' out of the analysis, but the points %s differ only in the parameters "
 					  "left out; keep it (model = true) or model a parameter derived from it",
 					  pl->params[first].name, sb.buf);

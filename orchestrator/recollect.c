@@ -113,8 +113,7 @@ static int collectors_config(struct store *st, const char *config_path, struct c
 	static const char *const skip[] = { "collect", NULL };
 	char key[256];
 	int line, rc = 0;
-	if (config_diff(config_root_setting(&old.cfg), config_root_setting(&c->cfg), skip, key,
-			sizeof(key), &line))
+	if (campaign_config_diff(&old, c, skip, key, sizeof(key), &line))
 		rc = perr_set(err, "%s:%d: '%s' differs from the config stored in '%s'; collect may change "
 			      "only the collect section (give another --dir for a new campaign)",
 			      config_path, line, key, store_dir(st));

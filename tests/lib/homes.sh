@@ -27,14 +27,8 @@ cd "$root"
 
 # FILE  why it still calls libconfig (each to go)
 LIBCONFIG_EXCEPTIONS='
-analysis/run_usage.c         re-parses the stored config text for analysis.min_cpu_share
-cli/cmd_compare.c            reads a reference file of libconfig syntax
-cli/cmd_topo.c               walks the placement section itself
 designs/deps_config.c        the dependency-file format (libconfig syntax), a floor below campaign/
 orchestrator/plan_build.c    the planner reads design, budget, cost and placement settings raw
-orchestrator/plan_check.c    points plan-time file errors at app.template and app.setup entries
-orchestrator/plan_derived.c  points a derived parameter'"'"'s error at its entry in parameters
-orchestrator/recollect.c     hands config_root_setting to config_diff
 '
 
 find . \( -path ./tests -o -path './build*' -o -path ./bin -o -path ./.git \) -prune -o \
