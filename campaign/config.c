@@ -5,12 +5,10 @@
  */
 #include "campaign/config.h"
 #include "campaign/config_get.h"
-#include "campaign/template.h"
+#include "campaign/config_parse.h"
 #include "common/fsutil.h"
-#include "collectors/presets.h"
 #include "common/strbuf.h"
 #include "common/xalloc.h"
-#include "collectors/wall.h"
 #include "designs/expr.h"
 #include "models/points.h"
 #include <ctype.h>
@@ -18,20 +16,12 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Placeholders every command may use besides the parameters; the first
-   six differ from run to run of one point, so set-up steps may not use them. */
-static const char *builtin_placeholders[] = {
-	"rep", "run", "run_dir", "nodes", "ranks_per_node", "ranks", "config_dir", "setup", NULL,
-};
-#define PER_RUN_PLACEHOLDERS 6
 
 const char *config_where(const struct campaign_config *c, const config_setting_t *s, char *buf,
 			 size_t n)
@@ -129,9 +119,8 @@ static int check_param_name(struct campaign_config *c, const config_setting_t *g
 	if (!valid_name(name))
 		return config_error(c, at, err, "parameter name '%s' must be a letter or '_' followed by letters, "
 			   "digits or '_'", name);
-	for (const char **b = builtin_placeholders; *b; b++)
-		if (!strcmp(*b, name))
-			return config_error(c, at, err, "parameter name '%s' is reserved for a built-in placeholder; "
+	if (config_builtin_placeholder(name))
+		return config_error(c, at, err, "parameter name '%s' is reserved for a built-in placeholder; "
 				   "rename it", name);
 	if (config_find_param(c, name) >= 0 || config_find_derived(c, name) >= 0)
 		return config_error(c, at, err, "duplicate parameter '%s'; each parameter is named once", name);
@@ -270,201 +259,6 @@ static int parse_params(struct campaign_config *c, struct perr *err)
 	return parse_derived_exprs(c, ps, err);
 }
 
-/* Is name a placeholder a template may use (a set-up step: no per-run one)? */
-static int known_placeholder(const struct campaign_config *c, const char *name, int setup)
-{
-	if (config_find_param(c, name) >= 0 || config_find_derived(c, name) >= 0)
-		return 1;
-	for (int b = setup ? PER_RUN_PLACEHOLDERS : 0; builtin_placeholders[b]; b++)
-		if (!strcmp(builtin_placeholders[b], name))
-			return 1;
-	return 0;
-}
-
-/* Check every {name} in a template names a parameter or a built-in (set-up
-   steps: no per-run built-in). */
-static int check_template_in(struct campaign_config *c, const config_setting_t *s, const char *t,
-			     int setup, struct perr *err)
-{
-	for (const char *p = t; *p; p++) {
-		if (p[0] == '{' && p[1] == '{') {
-			p++;
-			continue;
-		}
-		if (*p != '{')
-			continue;
-		const char *end = strchr(p, '}');
-		if (!end)
-			return config_error(c, s, err, "unclosed '{' in \"%s\"; write {name} or {{ for a literal brace", t);
-		char *name = xstrndup(p + 1, (size_t)(end - p - 1));
-		int known = known_placeholder(c, name, setup);
-		if (!known && setup && known_placeholder(c, name, 0))
-			config_error(c, s, err, "a set-up step runs once for all runs of its values: {%.*s} differs "
-				     "from run to run; use parameters, {config_dir} or {setup}",
-				     (int)(sizeof(err->msg) / 2), name);
-		else if (!known)
-			config_error(c, s, err, "placeholder {%.*s} names no parameter; define it under parameters or "
-			    "use one of {rep}, {run}, {run_dir}, {nodes}, {ranks_per_node}, {ranks}, {config_dir}, {setup}",
-			    (int)(sizeof(err->msg) / 2), name);
-		free(name);
-		if (!known)
-			return -1;
-		p = end;
-	}
-	return 0;
-}
-
-static int check_template(struct campaign_config *c, const config_setting_t *s, const char *t,
-			  struct perr *err)
-{
-	return check_template_in(c, s, t, 0, err);
-}
-
-/* One entry of app.template: { from = "in.tmpl"; to = "in.lj"; into = "run" | "setup"; }. */
-static int parse_template(struct campaign_config *c, const config_setting_t *g, int i, struct perr *err)
-{
-	static const char *const keys[] = { "from", "to", "into", NULL };
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return config_error(c, g, err, "template %d must be a group { from = \"in.tmpl\"; to = \"in.lj\"; }", i + 1);
-	struct config_template *t = &c->templates[c->ntemplates++];
-	char *from = NULL;
-	const char *into = NULL, *why;
-	if (config_check_keys(c, g, keys, "a template", err) || config_get_string(c, g, "from", &from, 1, err) ||
-	    config_get_string(c, g, "to", &t->to, 1, err) || config_get_text(c, g, "into", &into, err)) {
-		free(from);
-		return -1;
-	}
-	t->from = config_resolve(c, from);
-	free(from);
-	if (!regex_file_valid(t->to, &why))
-		return config_error(c, config_setting_get_member(g, "to"), err, "template target '%s': %s; write a "
-			   "relative path, e.g. to = \"in.lj\"", t->to, why);
-	if (into && strcmp(into, "run") && strcmp(into, "setup"))
-		return config_error(c, config_setting_get_member(g, "into"), err, "unknown into '%s'; write "
-			   "into = \"run\"; (the run's directory) or into = \"setup\"; (the set-up directory)", into);
-	t->setup = into && !strcmp(into, "setup");
-	for (int k = 0; k < c->ntemplates - 1; k++)
-		if (c->templates[k].setup == t->setup && !strcmp(c->templates[k].to, t->to))
-			return config_error(c, config_setting_get_member(g, "to"), err,
-				   "two templates write '%s'; give each its own target", t->to);
-	return 0;
-}
-
-/* app.template = ( { from; to; into; }, ... ): input files filled in per run or set-up. */
-static int parse_templates(struct campaign_config *c, const config_setting_t *app, struct perr *err)
-{
-	const config_setting_t *ts = config_setting_get_member(app, "template");
-	if (!ts)
-		return 0;
-	int t = config_setting_type(ts);
-	if (t == CONFIG_TYPE_GROUP)     /* one template without its list */
-		return config_error(c, ts, err, "app.template is a list of groups: template = ( { from = \"in.tmpl\"; "
-			   "to = \"in.lj\"; } );");
-	if (t != CONFIG_TYPE_LIST)
-		return config_error(c, ts, err, "app.template must be a list of groups: template = ( { from = "
-			   "\"in.tmpl\"; to = \"in.lj\"; } );");
-	int n = config_setting_length(ts);
-	c->templates = xcalloc((size_t)n + 1, sizeof(*c->templates));
-	for (int i = 0; i < n; i++)
-		if (parse_template(c, config_setting_get_elem(ts, (unsigned)i), i, err))
-			return -1;
-	return 0;
-}
-
-/* app.setup = ( [ "prog", "arg", ... ], ... ): steps run once per distinct values they use. */
-static int parse_steps(struct campaign_config *c, const config_setting_t *app, struct perr *err)
-{
-	const config_setting_t *ss = config_setting_get_member(app, "setup");
-	if (!ss)
-		return 0;
-	static const char *const shape = "app.setup is a list of steps, each an argument list: "
-					 "setup = ( [ \"./mkinput\", \"{n}\" ], [ \"./prepare\" ] );";
-	int t = config_setting_type(ss);
-	if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_ARRAY)
-		return config_error(c, ss, err, "%s", shape);
-	int n = config_setting_length(ss);
-	c->steps = xcalloc((size_t)n + 1, sizeof(*c->steps));
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(ss, (unsigned)i);
-		int et = config_setting_type(e);
-		if (et != CONFIG_TYPE_LIST && et != CONFIG_TYPE_ARRAY)
-			return config_error(c, e, err, "%s", shape);
-		struct config_step *st = &c->steps[c->nsteps++];
-		if (config_get_strings(c, e, "setup", &st->argv, &st->argc, err))
-			return -1;
-		if (!st->argc)
-			return config_error(c, e, err, "set-up step %d is empty; name the program to run", i + 1);
-		for (int k = 0; k < st->argc; k++)
-			if (check_template_in(c, e, st->argv[k], 1, err))
-				return -1;
-	}
-	return 0;
-}
-
-/* {setup} names the set-up directory: a campaign without set-up has none. */
-static int check_setup_used(struct campaign_config *c, const config_setting_t *app, struct perr *err)
-{
-	int setup = c->nsteps > 0;
-	for (int t = 0; t < c->ntemplates; t++)
-		setup |= c->templates[t].setup;
-	for (int i = 0; !setup && i < c->app_argc + c->app_nenv; i++)
-		if (template_uses(i < c->app_argc ? c->app_argv[i] : c->app_env[i - c->app_argc], "setup"))
-			return config_error(c, config_setting_get_member(app, i < c->app_argc ? "command" : "env"), err,
-				   "{setup} names the set-up directory, but the campaign has no set-up; add "
-				   "app.setup = ( [ \"./prepare\", \"{n}\" ] ); or remove {setup}");
-	return 0;
-}
-
-static int parse_app(struct campaign_config *c, struct perr *err)
-{
-	const config_setting_t *app = config_lookup(&c->cfg, "app");
-	if (!app)
-		return config_error(c, config_root_setting(&c->cfg), err,
-			   "missing 'app'; write app = { command = [\"./prog\", \"-n\", \"{n}\"]; };");
-	if (config_setting_type(app) != CONFIG_TYPE_GROUP)
-		return config_error(c, app, err, "'app' must be a group: app = { command = [\"./prog\", \"{n}\"]; };");
-	static const char *const keys[] = { "command", "workdir", "env", "timeout", "template", "setup", NULL };
-	if (config_check_keys(c, app, keys, "app", err))
-		return -1;
-	const config_setting_t *cmd = config_setting_get_member(app, "command");
-	if (!cmd)
-		return config_error(c, app, err, "missing app.command; write command = [\"./prog\", \"-n\", \"{n}\"];");
-	if (config_setting_type(cmd) == CONFIG_TYPE_STRING)
-		return config_error(c, cmd, err, "app.command must be an argument list, not one string (no shell is used); write command = [\"./prog\", \"-n\", \"{n}\"];");
-	if (config_get_strings(c, cmd, "command", &c->app_argv, &c->app_argc, err))
-		return -1;
-	if (c->app_argc == 0)
-		return config_error(c, cmd, err, "app.command is empty; name the program to run");
-	for (int i = 0; i < c->app_argc; i++)
-		if (check_template(c, cmd, c->app_argv[i], err))
-			return -1;
-	char *workdir = NULL;
-	if (config_get_string(c, app, "workdir", &workdir, 0, err))
-		return -1;
-	if (workdir) {
-		c->app_workdir = config_resolve(c, workdir);
-		free(workdir);
-	}
-	const config_setting_t *env = config_setting_get_member(app, "env");
-	if (env) {
-		if (config_get_strings(c, env, "env", &c->app_env, &c->app_nenv, err))
-			return -1;
-		for (int i = 0; i < c->app_nenv; i++) {
-			const char *eq = strchr(c->app_env[i], '=');
-			if (!eq || eq == c->app_env[i])
-				return config_error(c, env, err, "env entry \"%s\" must be KEY=VALUE", c->app_env[i]);
-			if (check_template(c, env, c->app_env[i], err))
-				return -1;
-		}
-	}
-	if (config_get_number(c, app, "timeout", &c->app_timeout, err))
-		return -1;
-	if (c->app_timeout < 0)
-		return config_error(c, config_setting_get_member(app, "timeout"), err,
-			   "app.timeout must be a positive number of seconds (0 for none)");
-	return parse_templates(c, app, err) || parse_steps(c, app, err) || check_setup_used(c, app, err) ? -1 : 0;
-}
-
 /* backend.poll = { min = S; max = S; factor = F; safety = S; notes = S; }: how
    often the slurm backend asks the controller and reads its jobs' notes (0 or
    absent: the backend's defaults). */
@@ -585,317 +379,6 @@ static int parse_backend(struct campaign_config *c, struct perr *err)
 	} else {
 		return config_error(c, s, err, "'backend' must be a name or a group; write backend = "
 				    "\"local\"; or backend = { type = \"slurm\"; ... };");
-	}
-	return 0;
-}
-
-/* A regex pattern's `file`: inside the run directory, and not with `stream`. */
-static int check_regex_file(struct campaign_config *c, const config_setting_t *g,
-			    const struct regex_pattern *p, struct perr *err)
-{
-	const char *why;
-	if (!p->file)
-		return 0;
-	if (p->stream)
-		return config_error(c, config_setting_get_member(g, "file"), err,
-			   "a regex pattern reads either a stream or a file; remove stream or file");
-	if (!regex_file_valid(p->file, &why))
-		return config_error(c, config_setting_get_member(g, "file"), err,
-			   "%s; write a path in the run directory, e.g. file = \"hpccoutf.txt\"", why);
-	return 0;
-}
-
-static void free_regex_pattern(struct regex_pattern *p)
-{
-	free(p->region);
-	free(p->metric);
-	free(p->pattern);
-	free(p->stream);
-	free(p->file);
-	free(p->aggregate);
-}
-
-/* The last collect.regex entry, when a preset's pattern has its region and
-   metric, takes that pattern's place: presets are defaults. */
-static void replace_preset_pattern(struct campaign_config *c)
-{
-	struct regex_pattern *p = &c->regex[c->nregex - 1];
-	for (int i = 0; i < c->npreset_regex; i++)
-		if (!strcmp(c->regex[i].region, p->region) && !strcmp(c->regex[i].metric, p->metric)) {
-			free_regex_pattern(&c->regex[i]);
-			c->regex[i] = *p;
-			memset(p, 0, sizeof(*p));
-			c->nregex--;
-			return;
-		}
-}
-
-/* A regex pattern's `resolution` (above 0) and `scale` (finite, not 0). */
-static int parse_regex_numbers(struct campaign_config *c, const config_setting_t *g, struct regex_pattern *p,
-			       struct perr *err)
-{
-	const config_setting_t *res = config_setting_get_member(g, "resolution");
-	const config_setting_t *sc = config_setting_get_member(g, "scale");
-	if (config_get_number(c, g, "resolution", &p->resolution, err) ||
-	    config_get_number(c, g, "scale", &p->scale, err))
-		return -1;
-	if (res && !(p->resolution > 0 && isfinite(p->resolution)))
-		return config_error(c, res, err, "resolution must be a number above 0, the smallest step of the "
-			   "value as printed (after scale), e.g. resolution = 0.001; for milliseconds");
-	if (sc && !(p->scale != 0 && isfinite(p->scale)))
-		return config_error(c, sc, err, "scale must be a finite number other than 0, e.g. scale = 0.01; "
-			   "for a percentage");
-	return 0;
-}
-
-/* One entry of collect.regex: its keys, defaults, and a pattern with one capture group. */
-static int parse_regex_entry(struct campaign_config *c, const config_setting_t *g, int i,
-			     struct perr *err)
-{
-	static const char *const rkeys[] = { "region", "metric", "pattern", "stream", "file", "aggregate",
-					     "optional", "resolution", "scale", NULL };
-	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return config_error(c, g, err, "regex entry %d must be a group { region; metric; pattern; }", i + 1);
-	struct regex_pattern *p = &c->regex[c->nregex++];
-	if (config_check_keys(c, g, rkeys, "a regex pattern", err) ||
-	    config_get_string(c, g, "region", &p->region, 1, err) ||
-	    config_get_string(c, g, "metric", &p->metric, 0, err) ||
-	    config_get_string(c, g, "pattern", &p->pattern, 1, err) ||
-	    config_get_string(c, g, "stream", &p->stream, 0, err) ||
-	    config_get_string(c, g, "file", &p->file, 0, err) ||
-	    config_get_string(c, g, "aggregate", &p->aggregate, 0, err) ||
-	    config_get_bool(c, g, "optional", &p->optional, err) || parse_regex_numbers(c, g, p, err) ||
-	    check_regex_file(c, g, p, err))
-		return -1;
-	if (p->aggregate && !regex_aggregate_valid(p->aggregate))
-		return config_error(c, config_setting_get_member(g, "aggregate"), err,
-			   "unknown aggregate '%s'; use last, first, sum, mean, max or min", p->aggregate);
-	if (!p->metric)
-		p->metric = xstrdup("time");
-	if (!p->stream)
-		p->stream = xstrdup("stdout");
-	if (strcmp(p->stream, "stdout") && strcmp(p->stream, "stderr"))
-		return config_error(c, config_setting_get_member(g, "stream"), err,
-			   "stream must be \"stdout\" or \"stderr\", not '%s'", p->stream);
-	struct regex_prog *re;
-	char msg[256];
-	int groups;
-	if (regex_prog_compile(&re, p->pattern, &groups, msg, sizeof(msg)))
-		return config_error(c, config_setting_get_member(g, "pattern"), err,
-			   "invalid regular expression: %s", msg);
-	regex_prog_free(re);
-	if (groups < 1)
-		return config_error(c, config_setting_get_member(g, "pattern"), err,
-			   "pattern needs one capture group around the number, e.g. \"time: ([0-9.eE+-]+)\"");
-	replace_preset_pattern(c);
-	return 0;
-}
-
-/* collect.cpu_limit (seconds) and collect.memory_limit (MiB): positive. */
-static int parse_collect_limits(struct campaign_config *c, const config_setting_t *s, struct perr *err)
-{
-	int mb = 0;
-	if (config_get_number(c, s, "cpu_limit", &c->collect_cpu_limit, err) ||
-	    config_get_int(c, s, "memory_limit", INT_MIN, &mb, err))
-		return -1;
-	const config_setting_t *cpu = config_setting_get_member(s, "cpu_limit");
-	if (cpu && !(c->collect_cpu_limit > 0 && c->collect_cpu_limit <= 1e6))
-		return config_error(c, cpu, err, "collect.cpu_limit must be a number of seconds above 0 (at most 1e6), "
-			   "e.g. cpu_limit = %g;", COLLECT_CPU_LIMIT_DEFAULT);
-	const config_setting_t *mem = config_setting_get_member(s, "memory_limit");
-	if (mem && (mb < 1 || mb > 1048576))
-		return config_error(c, mem, err, "collect.memory_limit must be a number of MiB from 1 to 1048576, "
-			   "e.g. memory_limit = %d;", COLLECT_MEMORY_LIMIT_DEFAULT);
-	c->collect_memory_limit = mb;
-	return 0;
-}
-
-/* One collect.sanity entry: a pattern string (stdout or stderr), or { pattern; stream | file; }. */
-static int parse_sanity_entry(struct campaign_config *c, const config_setting_t *e, struct perr *err)
-{
-	struct sanity_check *y = &c->sanity[c->nsanity++];
-	const config_setting_t *at = e;
-	if (config_setting_type(e) == CONFIG_TYPE_STRING) {
-		y->pattern = xstrdup(config_setting_get_string(e));
-	} else if (config_setting_type(e) == CONFIG_TYPE_GROUP) {
-		static const char *const keys[] = { "pattern", "stream", "file", NULL };
-		const char *why;
-		if (config_check_keys(c, e, keys, "a sanity check", err) ||
-		    config_get_string(c, e, "pattern", &y->pattern, 1, err) ||
-		    config_get_string(c, e, "stream", &y->stream, 0, err) || config_get_string(c, e, "file", &y->file, 0, err))
-			return -1;
-		at = config_setting_get_member(e, "pattern");
-		if (y->stream && strcmp(y->stream, "stdout") && strcmp(y->stream, "stderr"))
-			return config_error(c, config_setting_get_member(e, "stream"), err,
-				   "stream must be \"stdout\" or \"stderr\", not '%s'", y->stream);
-		if (y->stream && y->file)
-			return config_error(c, e, err, "a sanity check reads either a stream or a file; remove stream or file");
-		if (y->file && !regex_file_valid(y->file, &why))
-			return config_error(c, config_setting_get_member(e, "file"), err,
-				   "%s; write a path in the run directory, e.g. file = \"md.log\"", why);
-	} else {
-		return config_error(c, e, err, "a sanity check is a pattern string or a group { pattern = \"...\"; "
-			   "file = \"md.log\"; }, not %s", config_type_name(config_setting_type(e)));
-	}
-	if (!*y->pattern)
-		return config_error(c, at, err, "an empty sanity pattern matches anything; write the text the "
-			   "output must contain, e.g. \"Finished mdrun\"");
-	struct regex_prog *re;
-	char msg[256];
-	int groups;
-	if (regex_prog_compile(&re, y->pattern, &groups, msg, sizeof(msg)))
-		return config_error(c, at, err, "invalid regular expression: %s", msg);
-	regex_prog_free(re);
-	return 0;
-}
-
-/* collect.sanity = ( "Finished mdrun", { pattern = "..."; file = "md.log"; } ). */
-static int parse_sanity(struct campaign_config *c, const config_setting_t *s, struct perr *err)
-{
-	const config_setting_t *l = config_setting_get_member(s, "sanity");
-	if (!l)
-		return 0;
-	int t = config_setting_type(l);
-	if (t == CONFIG_TYPE_STRING || (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_ARRAY))
-		return config_error(c, l, err, "collect.sanity must be a list: sanity = ( \"Finished mdrun\" );");
-	int n = config_setting_length(l);
-	c->sanity = xcalloc((size_t)n + 1, sizeof(*c->sanity));
-	for (int i = 0; i < n; i++)
-		if (parse_sanity_entry(c, config_setting_get_elem(l, (unsigned)i), err))
-			return -1;
-	return 0;
-}
-
-/*
- * One series per region and metric: two collectors of the same region and
- * metric would be averaged into one (a: n and b: 100 modelled as 50 +
- * 0.5 n), so a regex pattern may not share both with another pattern, nor
- * with the wall collector (collect.wall) its WALL_REGION/WALL_METRIC.
- */
-/* An entry's region and metric as parse_regex_entry read them (metric "time" by default). */
-static void entry_identity(const config_setting_t *g, const char **region, const char **metric)
-{
-	if (!config_setting_lookup_string(g, "region", region))
-		*region = "";
-	if (!config_setting_lookup_string(g, "metric", metric))
-		*metric = "time";
-}
-
-/* Over the collect.regex entries as written (a preset's patterns that an
-   entry replaces are no second series). */
-static int check_collector_identity(struct campaign_config *c, const config_setting_t *rx,
-				    struct perr *err)
-{
-	int n = rx ? config_setting_length(rx) : 0;
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *g = config_setting_get_elem(rx, (unsigned)i);
-		const char *region, *metric;
-		entry_identity(g, &region, &metric);
-		if (c->collect_wall && !strcmp(region, WALL_REGION) && !strcmp(metric, WALL_METRIC))
-			return config_error(c, g, err, "regex entry %d measures region '%s' metric '%s', which "
-					    "the wall collector measures (collect.wall = true); give the pattern "
-					    "another region or metric, or set wall = false", i + 1, region, metric);
-		for (int k = 0; k < i; k++) {
-			const config_setting_t *h = config_setting_get_elem(rx, (unsigned)k);
-			const char *r2, *m2;
-			entry_identity(h, &r2, &m2);
-			if (!strcmp(r2, region) && !strcmp(m2, metric))
-				return config_error(c, g, err, "regex entries %d and %d both measure region "
-						    "'%s' metric '%s' (line %d), which would average them into "
-						    "one series; give each its own metric", k + 1, i + 1, region,
-						    metric, config_setting_source_line(h));
-		}
-	}
-	return 0;
-}
-
-/*
- * collect.preset = "lammps": the preset's patterns first in c->regex
- * (room for nuser more after them), so that a collect.regex entry of the
- * same region and metric replaces one (parse_regex_entry).
- */
-static int parse_preset(struct campaign_config *c, const config_setting_t *s, int nuser, struct perr *err)
-{
-	const struct collect_preset *p = NULL;
-	if (config_get_string(c, s, "preset", &c->collect_preset, 0, err))
-		return -1;
-	if (c->collect_preset && !(p = collect_preset_find(c->collect_preset))) {
-		char names[128];
-		collect_preset_names(names, sizeof(names));
-		return config_error(c, config_setting_get_member(s, "preset"), err,
-				    "unknown preset '%s'; use %s, or write collect.regex patterns", c->collect_preset,
-				    names);
-	}
-	int np = p ? collect_preset_count(p) : 0;
-	c->regex = xcalloc((size_t)(np + nuser) + 1, sizeof(*c->regex));
-	if (p)
-		collect_preset_expand(p, c->regex);
-	c->nregex = c->npreset_regex = np;
-	return 0;
-}
-
-/* The metrics a preset says are better higher, unless analysis lists them as lower. */
-static void add_preset_better(struct campaign_config *c)
-{
-	const struct collect_preset *p = collect_preset_find(c->collect_preset);
-	for (const char *const *m = p ? collect_preset_higher_is_better(p) : NULL; m && *m; m++) {
-		int listed = 0;
-		for (int k = 0; k < 2; k++)
-			for (int i = 0; i < c->nbetter[k]; i++)
-				listed |= !strcmp(c->better[k][i], *m);
-		if (listed)
-			continue;
-		c->better[1] = xrealloc(c->better[1], sizeof(char *) * (size_t)(c->nbetter[1] + 2));
-		c->better[1][c->nbetter[1]++] = xstrdup(*m);
-		c->better[1][c->nbetter[1]] = NULL;
-	}
-}
-
-static int parse_collect(struct campaign_config *c, struct perr *err)
-{
-	c->collect_wall = 1;
-	const config_setting_t *s = config_lookup(&c->cfg, "collect");
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-		return config_error(c, s, err, "'collect' must be a group: collect = { wall = true; regex = ( ... ); };");
-	static const char *const keys[] = { "wall", "regex", "cubex", "cpu_limit", "memory_limit", "sanity",
-					    "preset", NULL };
-	if (config_check_keys(c, s, keys, "collect", err) || config_get_bool(c, s, "wall", &c->collect_wall, err) ||
-	    parse_collect_limits(c, s, err) || parse_sanity(c, s, err))
-		return -1;
-	const config_setting_t *rx = config_setting_get_member(s, "regex");
-	if (rx && config_setting_type(rx) != CONFIG_TYPE_LIST)
-		return config_error(c, rx, err, "collect.regex must be a list of groups: regex = ( { region = \"r\"; metric = \"time\"; pattern = \"r: ([0-9.eE+-]+)\"; } );");
-	int n = rx ? config_setting_length(rx) : 0;
-	if (parse_preset(c, s, n, err))
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (parse_regex_entry(c, config_setting_get_elem(rx, (unsigned)i), i, err))
-			return -1;
-	if (check_collector_identity(c, rx, err))
-		return -1;
-	const config_setting_t *cx = config_setting_get_member(s, "cubex");
-	if (cx) {
-		if (config_setting_type(cx) == CONFIG_TYPE_BOOL) {
-			c->collect_cubex = config_setting_get_bool(cx);
-		} else if (config_setting_type(cx) == CONFIG_TYPE_GROUP) {
-			static const char *const ckeys[] = { "metrics", NULL };
-			if (config_check_keys(c, cx, ckeys, "collect.cubex", err))
-				return -1;
-			c->collect_cubex = 1;
-			const config_setting_t *m = config_setting_get_member(cx, "metrics");
-			if (m && config_get_strings(c, m, "metrics", &c->cubex_metrics, &c->ncubex_metrics, err))
-				return -1;
-		} else {
-			return config_error(c, cx, err, "collect.cubex must be true or a group { metrics = [\"time\", \"visits\"]; }");
-		}
-		if (c->collect_cubex && !c->ncubex_metrics) {
-			c->cubex_metrics = xcalloc(3, sizeof(char *));
-			c->cubex_metrics[0] = xstrdup("time");
-			c->cubex_metrics[1] = xstrdup("visits");
-			c->ncubex_metrics = 2;
-		}
 	}
 	return 0;
 }
@@ -1360,7 +843,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 		return -1;
 	if (strchr(c->name, '/'))
 		return config_error(c, config_setting_get_member(root, "name"), err, "name must not contain '/'");
-	if (parse_params(c, err) || parse_app(c, err))
+	if (parse_params(c, err) || config_parse_app(c, err))
 		return -1;
 	c->max_attempts = 2;
 	if (parse_repetitions(c, err) || config_get_int(c, root, "max_attempts", INT_MIN, &c->max_attempts, err))
@@ -1368,7 +851,7 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 	if (c->max_attempts < 1)
 		return config_error(c, config_setting_get_member(root, "max_attempts"), err,
 			   "max_attempts must be at least 1, not %d", c->max_attempts);
-	if (parse_backend(c, err) || parse_collect(c, err))
+	if (parse_backend(c, err) || config_parse_collect(c, err))
 		return -1;
 	char *deps = NULL;
 	if (config_get_string(c, root, "dependencies", &deps, 0, err))
@@ -1379,12 +862,9 @@ static int config_parse(struct campaign_config *c, struct perr *err)
 	}
 	if (parse_placement_spec(c, err) || parse_order(c, err) || parse_analysis(c, err))
 		return -1;
-	add_preset_better(c);
-	c->design = config_setting_get_member(root, "design");
-	c->budget = config_setting_get_member(root, "budget");
-	c->placement = config_setting_get_member(root, "placement");
-	c->contention = config_setting_get_member(root, "contention");
-	c->cost_model = config_setting_get_member(root, "cost_model");
+	config_add_preset_better(c);
+	if (config_parse_planning(c, err))
+		return -1;
 	const config_setting_t *topo = config_setting_get_member(root, "topology");
 	if (topo && config_setting_type(topo) != CONFIG_TYPE_STRING)
 		return config_error(c, topo, err, "'topology' must be a string: a synthetic description "
@@ -1477,7 +957,7 @@ void config_release(struct campaign_config *c)
 	free(c->backend.mpi);
 	free_strings(c->backend.extra, c->backend.nextra);
 	for (int i = 0; i < c->nregex; i++)
-		free_regex_pattern(&c->regex[i]);
+		config_free_regex_pattern(&c->regex[i]);
 	free(c->regex);
 	free(c->collect_preset);
 	free_strings(c->cubex_metrics, c->ncubex_metrics);
@@ -1488,6 +968,7 @@ void config_release(struct campaign_config *c)
 	free(c->cores_per_rank);
 	free(c->text);
 	free(c->topology);
+	config_release_planning(&c->planning);
 	config_destroy(&c->cfg);
 	memset(c, 0, sizeof(*c));
 }

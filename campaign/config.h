@@ -5,9 +5,9 @@
  * to write instead; every path the config names is made absolute against
  * the config's directory as it is loaded.  The files themselves are read by
  * those who use them (orchestrator/plan_build.c: the dependency file, the
- * placement map).  Sections owned by other modules (design, budget,
- * placement, contention, cost_model) are checked by them through the raw
- * setting pointers kept here, with the typed getters of config_get.h.  The
+ * placement map).  The planner's sections (design, budget, cost_model,
+ * placement's axis, contention) are read here too, into c->planning
+ * (config_plan.h).  The
  * config a campaign ran with is read back through campaign_config.h.
  */
 #ifndef PS_CONFIG_H
@@ -15,6 +15,7 @@
 #include "collectors/collector_set.h"
 #include "collectors/regex_collect.h"
 #include "collectors/sanity.h"
+#include "campaign/config_plan.h"
 #include "common/error.h"
 #include "designs/plan.h"
 #include "placement/placement_spec.h"
@@ -123,9 +124,9 @@ struct campaign_config {
 	                               "T" when only threads_per_rank = T is given */
 	int threads_per_rank;       /* placement.threads_per_rank, or 0 */
 	int threads_param;          /* the parameter with role "threads", or -1 */
-	/* raw settings for the sections other modules validate (NULL when absent) */
-	config_t cfg;
-	const config_setting_t *design, *budget, *placement, *contention, *cost_model;
+	/* the planner's sections: design, budget, cost_model, placement's axis, contention */
+	struct config_planning planning;
+	config_t cfg;               /* the parsed file, for the kit (config_get.h) */
 	char *topology;             /* topology: a synthetic description or an .xml file as written, or NULL */
 	char *text;                 /* the file's text, stored with the campaign */
 	/* set by the caller, not read from the file: the share of budget.core_hours this campaign

@@ -51,6 +51,16 @@ static const config_setting_t *lookup_near(const struct campaign_config *c, cons
 	}
 }
 
+int config_has(const struct campaign_config *c, const char *path)
+{
+	return config_lookup(&c->cfg, path) != NULL;
+}
+
+const char *config_where_at(const struct campaign_config *c, const char *path, char *buf, size_t n)
+{
+	return config_where(c, lookup_near(c, path), buf, n);
+}
+
 int config_error_in(const struct campaign_config *c, const char *path, int i, const char *key,
 		    struct perr *err, const char *fmt, ...)
 {

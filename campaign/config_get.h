@@ -5,8 +5,10 @@
  * out of range, fills err with "FILE:LINE: what is wrong; what to write" and
  * returns -1.  An absent member is not an error: the getter returns 0 and
  * leaves *out as it was (the caller's default), except a required string.
- * config.c (the schema) and orchestrator/plan_build.c (the sections the planner
- * owns) read every setting through these.
+ * The schema (config.c, config_app.c, config_collect.c, config_plan.c)
+ * reads every setting through these; code above campaign/ holds no setting
+ * and places its errors with config_error_at, config_error_in and
+ * config_error_param.
  */
 #ifndef PS_CONFIG_GET_H
 #define PS_CONFIG_GET_H
@@ -30,6 +32,10 @@ int config_error_in(const struct campaign_config *c, const char *path, int i, co
 /* The same at the entry of parameters whose name is name (the list when none is). */
 int config_error_param(const struct campaign_config *c, const char *name, struct perr *err,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Is there a setting at path ("budget", "cost_model.campaign")? */
+int config_has(const struct campaign_config *c, const char *path);
+/* "FILE:LINE" of the setting at path, or of its nearest existing parent (the file when none). */
+const char *config_where_at(const struct campaign_config *c, const char *path, char *buf, size_t n);
 /* "an integer", "a string", ...: a setting type for messages. */
 const char *config_type_name(int type);
 /* Every member of group is one of allowed (NULL-terminated); what names the group. */

@@ -111,7 +111,7 @@ static int local_open(struct backend **b, const struct campaign_config *c, int j
 {
 	if (jobs == 0) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
-		jobs = c->placement || c->contention || online < 1 ? 1 : (int)online;
+		jobs = c->planning.have_placement || c->planning.have_contention || online < 1 ? 1 : (int)online;
 	}
 	if (backend_local_new(b, jobs, err))
 		return -1;

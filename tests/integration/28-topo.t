@@ -87,6 +87,10 @@ grep -q "syntax error" "$T/err"; ok $? "broken config: a syntax error"
 cfg 'topology = "pack:2 numa:1 core:18 pu:1";
 topologie = 1;' >"$T/typo.cfg"
 err "config the campaign loader refuses" 2 "$T/typo.cfg:5:" "$T/typo.cfg"
+cfg 'topology = "pack:2 numa:1 core:18 pu:1";
+budget = { core_hours = 5.0; };' >"$T/nocost.cfg"
+err "a budget without a cost model, checked by every reader of the config" 2 \
+	"$T/nocost.cfg:5: a budget needs a cost model to price runs" "$T/nocost.cfg"
 err "missing config" 2 "cannot read config '$T/nope.cfg'" "$T/nope.cfg"
 
 done_testing

@@ -57,24 +57,28 @@ static void getters(void)
 	struct campaign_config c;
 	struct perr err = { 0 };
 	const char *path = write_cfg("get.cfg", "name = \"t\";\n" GOOD_APP GOOD_PARAMS
-				     "budget = { min_repetitions = 0; charge = 5; };\n");
+				     "design = { min_values = 2; };\n");
 	ok(config_load(&c, path, &err) == 0, "a config for the getters loads");
-	const config_setting_t *b = c.budget;
+	const config_setting_t *b = config_lookup(&c.cfg, "design");
 	int v = 7;
 	const char *t = "x";
 	is_int(config_get_int(&c, b, "absent", 1, &v, &err), 0, "an absent integer is no error");
 	is_int(v, 7, "and leaves the default");
-	ok(config_get_int(&c, b, "min_repetitions", 1, &v, &err) == -1, "below min: an error");
+	ok(config_get_int(&c, b, "min_values", 3, &v, &err) == -1, "below min: an error");
 	char want[600];
-	snprintf(want, sizeof(want), "%s:4: 'min_repetitions' must be at least 1, not 0", path);
+	snprintf(want, sizeof(want), "%s:4: 'min_values' must be at least 3, not 2", path);
 	is_str(err.msg, want, "naming FILE:LINE, the key and the bound");
-	is_int(config_get_int(&c, b, "min_repetitions", 0, &v, &err), 0, "within min: read");
-	is_int(v, 0, "the value");
-	ok(config_get_text(&c, b, "charge", &t, &err) == -1 && !t, "a number for a string: an error");
-	contains(err.msg, "'charge' must be a string, not an integer", "naming both types");
-	static const char *const only[] = { "core_hours", NULL };
-	ok(config_check_keys(&c, b, only, "budget", &err) == -1, "an unknown key: an error");
-	contains(err.msg, "unknown key 'min_repetitions' in budget; expected one of: core_hours", "with the keys allowed");
+	is_int(config_get_int(&c, b, "min_values", 2, &v, &err), 0, "within min: read");
+	is_int(v, 2, "the value");
+	ok(config_get_text(&c, b, "min_values", &t, &err) == -1 && !t, "a number for a string: an error");
+	contains(err.msg, "'min_values' must be a string, not an integer", "naming both types");
+	static const char *const only[] = { "strategy", NULL };
+	ok(config_check_keys(&c, b, only, "design", &err) == -1, "an unknown key: an error");
+	contains(err.msg, "unknown key 'min_values' in design; expected one of: strategy", "with the keys allowed");
+	ok(config_error_in(&c, "design.absent", -1, NULL, &err, "x") == -1 && strstr(err.msg, ":4: x"),
+	   "an error at an absent key names its parent's line");
+	ok(config_error_in(&c, "nothing.here", 0, "k", &err, "y") == -1 && !strncmp(err.msg, path, strlen(path)) &&
+	   !strcmp(err.msg + strlen(path), ": y"), "and the file when no parent is there");
 	config_release(&c);
 }
 
@@ -89,7 +93,8 @@ int main(void)
 		"  { name = \"x\"; values = (0.5, 1, 2.25); } );\n"
 		"repetitions = 4;\n"
 		"collect = { regex = ( { region = \"k\"; pattern = \"k: ([0-9.]+)\"; } ); };\n"
-		"budget = { core_hours = 10.0; };\n"
+		"budget = { core_hours = 10.0; overrun = 0.25; };\n"
+		"cost_model = \"n * 2\";\n"
 		"dependencies = \"deps.json\";\n");
 	int rc = config_load(&c, path, &err);
 	is_int(rc, 0, "a valid config loads");
@@ -103,7 +108,9 @@ int main(void)
 	ok(c.params[0].is_int && !c.params[2].is_int, "integer and real parameters told apart");
 	is_rel(c.params[2].values[2], 2.25, 0, "a real value in a list");
 	is_str(c.regex[0].metric, "time", "regex metric defaults to time");
-	ok(c.budget != NULL, "budget section is carried for the designs module");
+	is_rel(c.planning.core_hours, 10.0, 0, "budget.core_hours read for the planner");
+	is_rel(c.planning.overrun, 0.25, 0, "budget.overrun too");
+	is_str(c.planning.cost_expression, "n * 2", "and the cost model's expression");
 	contains(c.dependencies, "/deps.json", "dependencies path resolved beside the config");
 	config_release(&c);
 

@@ -131,6 +131,10 @@ static void finish(struct store *st, long long id, double v, double share)
 		diag("%s", err.msg);
 }
 
+/* The config stored with the campaign, read back through the config kit. */
+#define CAMP_CONFIG "name = \"camp\";\napp = { command = [\"true\"]; };\n" \
+	"parameters = ( { name = \"n\"; values = [10, 20, 30]; } );\n"
+
 static void test_store_and_analysis(const char *base, const char *config, const char *label,
 				    int want_disturbed)
 {
@@ -340,8 +344,8 @@ int main(void)
 	const char *base = tap_tmpdir();
 	test_end_note(base);
 	test_record(base);
-	test_store_and_analysis(base, "name = \"camp\";", "default", 5);
-	test_store_and_analysis(base, "name = \"camp\";\nanalysis = { min_cpu_share = 0.0; };", "share0", 0);
+	test_store_and_analysis(base, CAMP_CONFIG, "default", 5);
+	test_store_and_analysis(base, CAMP_CONFIG "analysis = { min_cpu_share = 0.0; };\n", "share0", 0);
 	test_region_share(base);
 	return done_testing();
 }
