@@ -6,6 +6,7 @@
 #   make check-slurm-noarrays  the SLURM tests again, without job arrays
 #   make demo            install, build, run the demo campaign and its report
 #   make bench           benchmarks (timings live here, never in tests)
+#   make man             the man page's synopsis from the option rows
 #   make fuzz            build the libFuzzer targets (clang)
 #   make SANITIZE=address,undefined check
 #   make DEVELOPER=1     -Werror and extra warnings
@@ -56,7 +57,7 @@ ifneq ($(MPICC),)
 EXAMPLES  += $(BIN)/mpi-stream
 endif
 
-.PHONY: all deps check check-slurm-noarrays demo bench fuzz clean test-build install uninstall
+.PHONY: all deps check check-slurm-noarrays demo bench fuzz clean test-build install uninstall man
 all: $(PROGS) $(EXAMPLES)
 
 deps:
@@ -120,6 +121,10 @@ check-slurm-noarrays: deps
 	$(MAKE) -j$(CHECK_JOBS) DEVELOPER=1 test-build
 	PERFSWEEP_SLURM_ARRAYS=0 PERFSWEEP_ROOT=$(CURDIR) PERFSWEEP_BIN=$(CURDIR)/$(BIN) \
 	  prove --timer --failures -e '' $(SLURM_TESTS:%=./%)
+
+# the man page's synopsis from the option rows (cli/usage.c)
+man: all
+	scripts/man-synopsis.sh $(BIN)/perfsweep
 
 demo: deps
 	$(MAKE) all

@@ -18,9 +18,10 @@ enum { OPT_MIN_CPU_SHARE = 0x200, OPT_INCLUDE_DISTURBED };
 /* The option rows: a value from 0 to 1, and a flag. */
 int analysis_view_check(const struct cli_args *a, struct cli_opt *o, struct perr *err);
 #define ANALYSIS_VIEW_OPTIONS \
-	{ "min-cpu-share", OPT_MIN_CPU_SHARE, 1, analysis_view_check, NULL }, \
-	{ "include-disturbed", OPT_INCLUDE_DISTURBED, 0, NULL, NULL }
-#define ANALYSIS_VIEW_USAGE " [--min-cpu-share X] [--include-disturbed]"
+	{ "min-cpu-share", OPT_MIN_CPU_SHARE, 1, analysis_view_check, NULL, "X", \
+	  "judge runs disturbed by X instead of analysis.min_cpu_share", NULL, 0 }, \
+	{ "include-disturbed", OPT_INCLUDE_DISTURBED, 0, NULL, NULL, NULL, \
+	  "keep disturbed runs in (the disturbed check off)", NULL, 0 }
 #define ANALYSIS_VIEW_HELP \
 	"--min-cpu-share X (0 to 1) judges a campaign's runs disturbed by X instead of its\n" \
 	"analysis.min_cpu_share; --include-disturbed keeps its disturbed runs in (the\n" \

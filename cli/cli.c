@@ -1,5 +1,6 @@
 /* The command table and dispatch for `perfsweep`: only the list of entries. */
 #include "cli/cli.h"
+#include "cli/usage.h"
 #include "common/display.h"
 #include "common/strbuf.h"
 #include <stdarg.h>
@@ -114,8 +115,13 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 		va_end(ap);
 	}
 	const struct cli_entry *c = cmd ? cli_find(cmd) : NULL;
-	if (c)
-		fprintf(stderr, "usage: perfsweep %s\n", c->usage);
+	if (c) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		cli_usage_text(c, &sb);
+		fprintf(stderr, "usage: perfsweep %s\n", sb.buf);
+		strbuf_release(&sb);
+	}
 	else
 		fputs("usage: perfsweep <command> [options]  (see 'perfsweep help')\n", stderr);
 	return EXIT_USAGE;

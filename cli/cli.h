@@ -1,6 +1,6 @@
 /*
  * The perfsweep command line: one entry per command (struct cli_entry: name,
- * usage, summary, help text, option table, function), defined next to its
+ * synopsis, summary, help text, option table, function), defined next to its
  * code in cli/cmd_<name>.c, as tmux's cmd_entry; cli.c only lists them.
  * One option helper (options.c, on top of getopt_long) parses every
  * command's options and reports every usage error, so no command repeats
@@ -9,15 +9,18 @@
  * Adding a command:
  *   1. write cli/cmd_<name>.c: a static exec function and
  *      `const struct cli_entry cmd_<name>_entry = { ... };` with its
- *      usage, summary, help and option table (everything else static);
+ *      synopsis, summary, help and option table (each row with its help) (everything else static);
  *   2. declare the entry below and list it in cli.c (that order is the
  *      order of `perfsweep help`);
  *   3. add a case to tests/data/cli/cases.txt (regenerate expected.txt with
  *      PERFSWEEP_REGEN=1 and review it), a test under tests/integration/,
  *      and document it in docs/.
- * Adding an option: one row in the command's option table (a check function
- * if its value must be validated while parsing) and its use in the exec
- * function through cli_value()/cli_flag(); mention it in usage and help.
+ * Adding an option: one row in the command's option table, with its value's
+ * name and one line of help (a check function if its value must be
+ * validated while parsing), and its use in the exec function through
+ * cli_value()/cli_flag().  The usage line, the options `perfsweep help CMD`
+ * lists and the man page's synopsis (`perfsweep help --man`) are generated
+ * from the rows (cli/usage.c), as git's parse-options does.
  *
  * Exit codes (documented in `perfsweep help`): 0 success, 1 runs failed,
  * 2 usage or input error, 3 validation blocked publishing (validate) or a
@@ -52,27 +55,19 @@ struct cli_option {
 	 */
 	int (*check)(const struct cli_args *a, struct cli_opt *o, struct perr *err);
 	const char *missing;    /* the usage error when the value is missing, or NULL */
+	const char *arg;        /* the value's name in usage and help ("DIR"); NULL for a flag */
+	const char *help;       /* one line for `perfsweep help CMD`; NULL: a deprecated
+	                           spelling, accepted and shown nowhere */
+	const char *within;     /* the option this one refines ("until" for --rounds): nested
+	                           inside its brackets in the usage line */
+	int in_synopsis;        /* written in the entry's synopsis, not repeated after it */
 };
-
-/*
- * How getopt's own errors read.  The styles keep each command's messages as
- * they were; a new command takes CLI_ERRORS_STRICT.
- *   STRICT      a missing value: "option '%s' needs a value"; anything else
- *               "unknown option '%s'"
- *   PLAIN       everything "unknown option '%s'"
- *   VALUE       an option the command does not have "unknown option '%s'";
- *               anything else (a missing value, a value given to a flag)
- *               "needs a value"
- *   INCOMPLETE  everything "unknown or incomplete option '%s'"
- *   GETOPT      getopt prints its message, then the usage line
- * '%s' is the argument getopt stopped at.
- */
-enum cli_errors { CLI_ERRORS_STRICT, CLI_ERRORS_PLAIN, CLI_ERRORS_VALUE, CLI_ERRORS_INCOMPLETE,
-		  CLI_ERRORS_GETOPT };
 
 struct cli_entry {
 	const char *name;
-	const char *usage;      /* after "perfsweep " */
+	const char *synopsis;   /* the arguments, after the name: "CONFIG|DIR"; the usage line
+	                           is the name, this and the option rows (cli/usage.h) */
+	const char *more_usage; /* further usage lines after "perfsweep ", '\n'-separated, or NULL */
 	const char *summary;    /* one line for `perfsweep help` */
 	const char *help;       /* longer text for `perfsweep help CMD`, or NULL */
 	const struct cli_option *options;       /* NULL: no options */
@@ -80,7 +75,6 @@ struct cli_entry {
 	   itself, e.g. after rewriting a deprecated spelling */
 	int raw;
 	const char *shortopts;  /* getopt's short options ("d:"), or NULL */
-	enum cli_errors errors;
 	int min_args, max_args; /* positional arguments; max_args -1: any number */
 	const char *too_few;    /* usage error for fewer than min_args */
 	const char *too_many;   /* usage error for more than max_args; a '%s' gets the first extra */

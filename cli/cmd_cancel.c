@@ -41,20 +41,19 @@ static int exec_cancel(struct cli_args *a)
 }
 
 static const struct cli_option cancel_options[] = {
-	{ "run", 'r', 1, check_run_id, "--run needs a run id" },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "run", 'r', 1, check_run_id, "--run needs a run id", "ID", "cancel this run only (default: every pending and running run)", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_cancel_entry = {
 	.name = "cancel",
-	.usage = "cancel DIR [--run ID]",
+	.synopsis = "DIR",
 	.summary = "cancel a campaign's pending and in-flight runs, or one run",
 	.help = "Marks the runs cancelled in the store, then kills their SLURM jobs (through\n"
 		"libslurm) or, on the local backend, their process groups.  A running\n"
 		"'perfsweep run' neither starts nor retries cancelled runs.  Done and failed\n"
 		"runs are kept.  Exit status 0, or 1 when a job could not be cancelled.",
 	.options = cancel_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
 	.exec = exec_cancel,
 };

@@ -91,14 +91,14 @@ static int exec_collect(struct cli_args *a)
 }
 
 static const struct cli_option collect_options[] = {
-	{ "dir", 'd', 1, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "dir", 'd', 1, NULL, NULL, "DIR", "the campaign to re-collect when CONFIG is given", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print the outcome as one JSON object", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_collect_entry = {
 	.name = "collect",
-	.usage = "collect DIR | CONFIG [--dir DIR] [--json]",
+	.synopsis = "DIR | CONFIG",
 	.summary = "run the collectors again over the stored outputs of every done run",
 	.help = "Reads each done run's stored files again (stdout, stderr, rank files, profiles,\n"
 		"named files) with the campaign's collectors and replaces its measurements, one\n"
@@ -110,7 +110,6 @@ const struct cli_entry cmd_collect_entry = {
 		"or unchanged; --json prints the same as one object.\n"
 		"Exit status 0, 1 when a collector matched nothing in some done run, 2 for bad input.",
 	.options = collect_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR or CONFIG",
 	.exec = exec_collect,
 };

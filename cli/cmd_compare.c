@@ -326,25 +326,23 @@ static int exec_compare(struct cli_args *a)
 }
 
 static const struct cli_option compare_options[] = {
-	{ "tolerance", 't', 1, check_tolerance, NULL },
-	{ "alpha", 'a', 1, check_alpha, NULL },
-	{ "metric", 'm', 1, NULL, NULL },
-	{ "reference", 'r', 1, NULL, NULL },
-	{ "html", 'H', 1, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ "deps", 'd', 1, NULL, "--deps needs a dependency file" },
-	{ "run", 'R', 0, NULL, NULL },
-	{ "dir", 'D', 1, NULL, "--dir needs a directory" },
+	{ "tolerance", 't', 1, check_tolerance, NULL, "5%", "the smallest change that counts (a percentage or a fraction)", NULL, 0 },
+	{ "alpha", 'a', 1, check_alpha, NULL, "0.01", "the significance level of every test", NULL, 0 },
+	{ "metric", 'm', 1, NULL, NULL, "M", "compare this metric only", NULL, 0 },
+	{ "reference", 'r', 1, NULL, NULL, "FILE", "a saved base ('export --format reference') in place of BASE", NULL, 1 },
+	{ "html", 'H', 1, NULL, NULL, "FILE", "also write a self-contained page", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print the stable JSON contract", NULL, 0 },
+	{ "deps", 'd', 1, NULL, "--deps needs a dependency file", "FILE", "the dependency file for both sides' models", NULL, 0 },
+	{ "run", 'R', 0, NULL, NULL, NULL, "run both configs first, interleaved in one time window", NULL, 1 },
+	{ "dir", 'D', 1, NULL, "--dir needs a directory", "DIR", "with --run: where the two arms' campaigns go", NULL, 1 },
 	ANALYSIS_VIEW_OPTIONS,
-	{ NULL, 0, 0, NULL, NULL },
+	{ 0 },
 };
 
 const struct cli_entry cmd_compare_entry = {
 	.name = "compare",
-	.usage = "compare BASE NEW [--tolerance 5%] [--alpha 0.01] [--metric M] [--deps FILE] [--json] [--html FILE]"
-		 ANALYSIS_VIEW_USAGE "\n"
-		 "       perfsweep compare NEW --reference FILE [options]\n"
-		 "       perfsweep compare --run BASE.cfg NEW.cfg --dir DIR [options]",
+	.synopsis = "BASE NEW",
+	.more_usage = "compare NEW --reference FILE [options]\ncompare --run BASE.cfg NEW.cfg --dir DIR [options]",
 	.summary = "did NEW get slower than BASE, and did its scaling change?",
 	.help = "BASE and NEW are campaign directories, folders of Score-P experiments, Extra-P\n"
 		"text/JSON files or saved references (any format of the input registry, as for\n"
@@ -383,7 +381,6 @@ const struct cli_entry cmd_compare_entry = {
 		"or the machine was shared); 1 the runs of --run failed or were interrupted; 2\n"
 		"usage or input error.  See docs/compare.md.",
 	.options = compare_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 2, .too_few = "missing BASE and NEW",
 	.too_many = "too many inputs ('%s')",
 	.exec = exec_compare,

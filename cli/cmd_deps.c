@@ -132,21 +132,20 @@ static int exec_deps(struct cli_args *args)
 }
 
 static const struct cli_option deps_options[] = {
-	{ "params", 'p', 1, NULL, NULL },
-	{ "all", 'a', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "params", 'p', 1, NULL, NULL, "a,b,...", "the parameters, in this order (default: all the file names)", NULL, 0 },
+	{ "all", 'a', 0, NULL, NULL, NULL, "list every function, not only those that depend on a parameter", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_deps_entry = {
 	.name = "deps",
-	.usage = "deps FILE [--params a,b,...] [--all]",
+	.synopsis = "FILE",
 	.summary = "analyse a dependency file: pruned parameters, multiplicative groups",
 	.help = "FILE is Perf-Taint's processed JSON or the native form (docs/dependencies.md).\n"
 		"--params a,b   analyse only these parameters; the others are held fixed\n"
 		"--all          list every function, not the first few",
 	.options = deps_options,
 	.shortopts = "p:a",
-	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing dependency file",
 	.exec = exec_deps,
 };

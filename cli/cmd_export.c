@@ -351,15 +351,15 @@ static int exec_export(struct cli_args *a)
 }
 
 static const struct cli_option export_options[] = {
-	{ "format", 'f', 1, NULL, NULL },
-	{ "out", 'o', 1, NULL, NULL },
-	{ "include-retired", 'R', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "format", 'f', 1, NULL, NULL, "F", "the format to write", NULL, 1 },
+	{ "out", 'o', 1, NULL, NULL, "FILE", "write there instead of stdout", NULL, 0 },
+	{ "include-retired", 'R', 0, NULL, NULL, NULL, "keep the runs that left the plan", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "export DIR --format extrap-text|csv|json|jsonl|reference [--out FILE] [--include-retired]",
+	.synopsis = "DIR --format extrap-text|csv|json|jsonl|reference",
 	.summary = "write a campaign's measurements in another format",
 	.help = "csv: one row per run, rank, region and metric; a campaign whose ranks were bound\n"
 		"adds node and cpuset, one with resource records utime, stime, rank_wall, cpu_share,\n"
@@ -371,7 +371,6 @@ const struct cli_entry cmd_export_entry = {
 		"'perfsweep compare DIR --reference FILE' (docs/compare.md).\n"
 		"Retired runs (they left the campaign's plan) are left out unless --include-retired.",
 	.options = export_options,
-	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
 	.exec = exec_export,
 };

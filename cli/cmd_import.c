@@ -101,25 +101,24 @@ static int exec_import(struct cli_args *a)
 
 /* The first four rows are the sources; their names are input formats. */
 static const struct cli_option import_options_table[] = {
-	{ "cube", OPT_SOURCE, 1, check_source, NULL },
-	{ "text", OPT_SOURCE + 1, 1, check_source, NULL },
-	{ "json", OPT_SOURCE + 2, 1, check_source, NULL },
-	{ "jsonl", OPT_SOURCE + 3, 1, check_source, NULL },
-	{ "out", 'o', 1, NULL, NULL },
-	{ "deps", 'd', 1, NULL, NULL },
-	{ "params", 'p', 1, NULL, NULL },
-	{ "metrics", 'm', 1, NULL, NULL },
-	{ "aggregate", 'a', 1, NULL, NULL },
-	{ "name", 'n', 1, NULL, NULL },
-	{ "quiet", 'q', 0, NULL, NULL },
-	{ "verbose", 'v', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "cube", OPT_SOURCE, 1, check_source, NULL, "DIR", "a folder of Score-P experiment directories", NULL, 1 },
+	{ "text", OPT_SOURCE + 1, 1, check_source, NULL, "FILE", "an Extra-P text file", NULL, 1 },
+	{ "json", OPT_SOURCE + 2, 1, check_source, NULL, "FILE", "an Extra-P JSON file", NULL, 1 },
+	{ "jsonl", OPT_SOURCE + 3, 1, check_source, NULL, "FILE", "an Extra-P JSON-lines file", NULL, 1 },
+	{ "out", 'o', 1, NULL, NULL, "CAMPAIGN_DIR", "the campaign directory to create", NULL, 1 },
+	{ "deps", 'd', 1, NULL, NULL, "FILE", "match this dependency file's functions to the regions", NULL, 0 },
+	{ "params", 'p', 1, NULL, NULL, "p,size", "keep these parameters, in this order", NULL, 0 },
+	{ "metrics", 'm', 1, NULL, NULL, "time,visits", "import these metrics only", NULL, 0 },
+	{ "aggregate", 'a', 1, NULL, NULL, "mean|sum|max|min", "a run's value over its ranks (default mean)", NULL, 0 },
+	{ "name", 'n', 1, NULL, NULL, "NAME", "the campaign's name", NULL, 0 },
+	{ "quiet", 'q', 0, NULL, NULL, NULL, "print nothing but errors", NULL, 0 },
+	{ "verbose", 'v', 0, NULL, NULL, NULL, "list every function of --deps, matched or not", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_import_entry = {
 	.name = "import",
-	.usage = "import (--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR [--deps FILE]"
-		 " [--params p,size] [--metrics time,visits] [--aggregate mean|sum|max|min] [--name NAME] [--quiet] [--verbose]",
+	.synopsis = "(--cube DIR | --text FILE | --json FILE | --jsonl FILE) --out CAMPAIGN_DIR",
 	.summary = "turn Score-P profiles or Extra-P files into a campaign store",
 	.help = "--cube DIR reads a folder of Score-P experiment directories named\n"
 		"[prefix.]<param><value>[.<param><value>...][.r<rep>] (e.g. lulesh.p64.size30.r1), each\n"
@@ -131,7 +130,6 @@ const struct cli_entry cmd_import_entry = {
 		"--deps FILE matches the dependency file's functions to the call-path regions and lists\n"
 		"what did not match (--verbose: every function).  The campaign (backend 'import') works with model, validate, export.",
 	.options = import_options_table,
-	.errors = CLI_ERRORS_VALUE,
 	.min_args = 0, .max_args = 0, .too_many = "unexpected argument '%s'",
 	.exec = exec_import,
 };

@@ -263,20 +263,20 @@ static int exec_parsed(struct cli_args *a)
 }
 
 static const struct cli_option model_options[] = {
-	{ "format", 'f', 1, NULL, NULL },
-	{ "deps", 'd', 1, NULL, NULL },
-	{ "metric", 'm', 1, NULL, NULL },
-	{ "median", 'M', 0, NULL, NULL },
-	{ "aggregate", 'A', 1, NULL, NULL },
-	{ "selection", 'S', 1, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ "include-retired", 'R', 0, NULL, NULL },
+	{ "format", 'f', 1, NULL, NULL, "F", "campaign|scorep|text|json|jsonl instead of the detected format", NULL, 0 },
+	{ "deps", 'd', 1, NULL, NULL, "FILE", "add the dependency-constrained model of each region", NULL, 0 },
+	{ "metric", 'm', 1, NULL, NULL, "M", "model this metric only", NULL, 0 },
+	{ "median", 'M', 0, NULL, NULL, NULL, NULL, NULL, 0 },
+	{ "aggregate", 'A', 1, NULL, NULL, "mean|median|min", "each point's estimate of its repetitions", NULL, 0 },
+	{ "selection", 'S', 1, NULL, NULL, "robust|extrap", "how the model is chosen (default robust)", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print a JSON array of the models", NULL, 0 },
+	{ "include-retired", 'R', 0, NULL, NULL, NULL, "keep the runs that left the plan", NULL, 0 },
 	ANALYSIS_VIEW_OPTIONS,
 	/* deprecated input spellings, kept for one release */
-	{ "text", OPT_TEXT, 1, NULL, NULL },
-	{ "jsonl", OPT_JSONL, 1, NULL, NULL },
-	{ "json-input", OPT_JSON_INPUT, 1, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "text", OPT_TEXT, 1, NULL, NULL, NULL, NULL, NULL, 0 },
+	{ "jsonl", OPT_JSONL, 1, NULL, NULL, NULL, NULL, NULL, 0 },
+	{ "json-input", OPT_JSON_INPUT, 1, NULL, NULL, NULL, NULL, NULL, 0 },
+	{ 0 },
 };
 
 /* `--json FILE` is rewritten before parsing, so the command parses its own argv. */
@@ -294,8 +294,7 @@ static int exec_model(struct cli_args *raw)
 
 const struct cli_entry cmd_model_entry = {
 	.name = "model",
-	.usage = "model INPUT [--format F] [--deps FILE] [--metric M] [--aggregate mean|median|min]"
-		 " [--selection robust|extrap] [--json] [--include-retired]" ANALYSIS_VIEW_USAGE,
+	.synopsis = "INPUT",
 	.summary = "fit performance models (Extra-P's PMNF method) to every callpath",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories, or an\n"
 		"Extra-P text, JSON or JSON-lines file; its format is detected from its content or\n"
@@ -319,7 +318,6 @@ const struct cli_entry cmd_model_entry = {
 		"prints text, as before.",
 	.options = model_options,
 	.raw = 1,
-	.errors = CLI_ERRORS_VALUE,
 	.min_args = 0, .max_args = -1,
 	.exec = exec_model,
 };

@@ -415,18 +415,18 @@ static int exec_plan(struct cli_args *a)
 }
 
 static const struct cli_option plan_options[] = {
-	{ "json", 'j', 0, NULL, NULL },
-	{ "explain", 'e', 0, NULL, NULL },
-	{ "summary", 's', 0, NULL, NULL },
-	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with" },
-	{ "evaluate", 'v', 1, NULL, "--evaluate needs DATA: a campaign, an Extra-P file or gen:EXPR" },
-	{ "html", 'H', 1, NULL, "--html needs the file to write" },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print the stable JSON contract, its points streamed", NULL, 0 },
+	{ "explain", 'e', 0, NULL, NULL, NULL, "say why each point is in the plan and what the collectors read", NULL, 0 },
+	{ "summary", 's', 0, NULL, NULL, NULL, "print the totals and each parameter's coverage, not the points", NULL, 0 },
+	{ "dir", 'd', 1, NULL, "--dir needs the campaign directory to compare with", "DIR", "compare the plan with the campaign in DIR, as run would grow it", NULL, 0 },
+	{ "evaluate", 'v', 1, NULL, "--evaluate needs DATA: a campaign, an Extra-P file or gen:EXPR", "DATA", "measure the design's accuracy against DATA or gen:EXPR", NULL, 0 },
+	{ "html", 'H', 1, NULL, "--html needs the file to write", "FILE", "with --evaluate: a page of error against core-hours", "evaluate", 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_plan_entry = {
 	.name = "plan",
-	.usage = "plan CONFIG [--json] [--explain] [--summary] [--dir DIR] [--evaluate DATA [--html FILE]]",
+	.synopsis = "CONFIG",
 	.summary = "print the runs a campaign would execute, without running anything",
 	.help = "--explain adds why each point is in the plan and what the collectors read (a\n"
 		"collect.preset's regex patterns spelt out); --summary prints the totals, the\n"
@@ -450,7 +450,6 @@ const struct cli_entry cmd_plan_entry = {
 		"against core-hours, one line per strategy (docs/designs.md, \"Evaluating a\n"
 		"design\").",
 	.options = plan_options,
-	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
 	.exec = exec_plan,
 };

@@ -178,15 +178,15 @@ static int exec_probe(struct cli_args *a)
 }
 
 static const struct cli_option probe_options[] = {
-	{ "json", 'j', 0, NULL, NULL },
-	{ "runs", 'n', 1, check_runs, NULL },
-	{ "dir", 'd', 1, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print one JSON object", NULL, 0 },
+	{ "runs", 'n', 1, check_runs, NULL, "N", "run the cheapest point N times (default 5)", NULL, 0 },
+	{ "dir", 'd', 1, NULL, NULL, "DIR", "keep the probe's campaign there", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_probe_entry = {
 	.name = "probe",
-	.usage = "probe CONFIG [--json] [--runs N] [--dir DIR]",
+	.synopsis = "CONFIG",
 	.summary = "is this machine quiet enough for the campaign now?",
 	.help = "Runs the campaign's cheapest point N times (--runs, default 5) now, on this machine's\n"
 		"local backend, in a campaign of its own (removed afterwards; --dir DIR keeps it there),\n"
@@ -201,7 +201,6 @@ const struct cli_entry cmd_probe_entry = {
 		"detectable_difference, detectable_growth {parameter: growth}.\n"
 		"Exit status 0 go, 3 busy, 1 when the runs failed, 2 for a bad config.",
 	.options = probe_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG", .too_many = "unexpected argument '%s'",
 	.exec = exec_probe,
 };

@@ -88,17 +88,17 @@ out:
 }
 
 static const struct cli_option refine_options[] = {
-	{ "budget", 'b', 1, check_budget, NULL },
-	{ "dry-run", 'n', 0, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ "for", 'f', 1, check_for, NULL },
-	{ "target", 't', 1, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "budget", 'b', 1, check_budget, NULL, "CORE_HOURS", "the core-hours refine may spend", NULL, 0 },
+	{ "dry-run", 'n', 0, NULL, NULL, NULL, "propose, write nothing", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print the proposals as JSON", NULL, 0 },
+	{ "for", 'f', 1, check_for, NULL, "accuracy", "also add the runs that most narrow the models' spread", NULL, 0 },
+	{ "target", 't', 1, NULL, NULL, "P=V,...|beyond", "where --for accuracy narrows it (default beyond)", "for", 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_refine_entry = {
 	.name = "refine",
-	.usage = "refine DIR [--budget CORE_HOURS] [--dry-run] [--json] [--for accuracy [--target P=V,...|beyond]]",
+	.synopsis = "DIR",
 	.summary = "propose and store the runs that resolve a campaign's validation findings",
 	.help = "Validates the campaign in DIR and turns each actionable finding into runs:\n"
 		"  outlier        rerun that repetition as a new attempt (the old value stays\n"
@@ -125,7 +125,6 @@ const struct cli_entry cmd_refine_entry = {
 		"docs/refine.md.\n"
 		"exit status: 0; 2 input error (nothing written).",
 	.options = refine_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 1, .too_few = "no DIR given", .too_many = "more than one DIR given",
 	.exec = exec_refine,
 };

@@ -222,21 +222,20 @@ out:
 }
 
 static const struct cli_option run_options[] = {
-	{ "dir", 'd', 1, NULL, NULL },
-	{ "jobs", 'j', 1, check_jobs, NULL },
-	{ "quiet", 'q', 0, NULL, NULL },
-	{ "until", 'u', 1, check_until, NULL },
-	{ "rounds", 'r', 1, check_rounds, NULL },
-	{ "wait-quiet", 'w', 1, check_wait_quiet, NULL },
-	{ "for", 'f', 1, check_for, NULL },
-	{ "target", 't', 1, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "dir", 'd', 1, NULL, NULL, "DIR", "the campaign directory (default: <name>.campaign beside CONFIG)", NULL, 0 },
+	{ "jobs", 'j', 1, check_jobs, NULL, "N", "at most N runs at once on the local backend", NULL, 0 },
+	{ "quiet", 'q', 0, NULL, NULL, NULL, "no progress lines", NULL, 0 },
+	{ "until", 'u', 1, check_until, NULL, "publishable", "run, validate, refine and repeat", NULL, 0 },
+	{ "rounds", 'r', 1, check_rounds, NULL, "N", "with --until: at most N rounds (default 3)", "until", 0 },
+	{ "wait-quiet", 'w', 1, check_wait_quiet, NULL, "SECONDS", "wait up to SECONDS for quiet cores before each run", NULL, 0 },
+	{ "for", 'f', 1, check_for, NULL, "accuracy", "with --until: also narrow the models' spread each round", "until", 0 },
+	{ "target", 't', 1, NULL, NULL, "P=V,...|beyond", "where --for accuracy narrows it (default beyond)", "for", 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "run CONFIG|DIR [--dir DIR] [--jobs N] [--quiet] [--until publishable [--rounds N] "
-		 "[--for accuracy [--target P=V,...|beyond]]] [--wait-quiet SECONDS]",
+	.synopsis = "CONFIG|DIR",
 	.summary = "execute (or resume) every planned run that has not completed",
 	.help = "Creates the campaign directory (default: <name>.campaign beside CONFIG) or reuses it,\n"
 		"then runs every planned run that is not done.  Interrupted campaigns (Ctrl-C, kill -9,\n"
@@ -270,7 +269,6 @@ const struct cli_entry cmd_run_entry = {
 		"failed for good or a collector matched nothing in some done run (the summary names\n"
 		"it and the count), 3 with --until when the campaign is still blocked.",
 	.options = run_options,
-	.errors = CLI_ERRORS_VALUE,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG",
 	.exec = exec_run,
 };

@@ -348,15 +348,15 @@ static int exec_status(struct cli_args *a)
 }
 
 static const struct cli_option status_options[] = {
-	{ "json", 'j', 0, NULL, NULL },
-	{ "points", 'p', 0, NULL, NULL },
-	{ "metric", 'm', 1, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print one JSON object", NULL, 0 },
+	{ "points", 'p', 0, NULL, NULL, NULL, "print a metric's mean at every measured point", NULL, 0 },
+	{ "metric", 'm', 1, NULL, NULL, "M", "with --points: the metric (default time)", "points", 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_status_entry = {
 	.name = "status",
-	.usage = "status DIR [--json] [--points [--metric M]]",
+	.synopsis = "DIR",
 	.summary = "summarise a campaign's progress",
 	.help = "--json prints one object with planned, pending, running, done, failed, cancelled, retired,\n"
 		"campaign, backend, measurements, collection_errors, the runs with problems, and\n"
@@ -369,7 +369,6 @@ const struct cli_entry cmd_status_entry = {
 		"--points prints the mean of a metric's repetitions (--metric, default time) per region\n"
 		"at every measured point instead: a table, or with --json an array of {point, METRIC}.",
 	.options = status_options,
-	.errors = CLI_ERRORS_PLAIN,
 	.min_args = 1, .max_args = 1, .too_few = "missing DIR",
 	.exec = exec_status,
 };

@@ -59,26 +59,23 @@ static int exec_top(struct cli_args *a)
 }
 
 static const struct cli_option top_options[] = {
-	{ "delay", 'd', 1, check_delay, NULL },
-	{ "once", 'o', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "delay", 'd', 1, check_delay, NULL, "SECONDS", "refresh interval (default 1)", NULL, 0 },
+	{ "once", 'o', 0, NULL, NULL, NULL, "print one plain-text snapshot of the screen and exit", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_top_entry = {
 	.name = "top",
-	.usage = "top [CAMPAIGN_DIR ...] [-d SECONDS] [--once]",
+	.synopsis = "[CAMPAIGN_DIR ...]",
 	.summary = "monitor campaigns: progress, budget, runs, flags; cancel and retry",
 	.help = "Shows each campaign's progress against its plan and budget, its runs (sort,\n"
 		"filter with a regex or param=value), a run's argv, binding, history and output,\n"
 		"and noise flags.  Keys: ? help, / filter, < > sort, Enter details, Space mark,\n"
-		"c cancel, r retry, v validate, Tab next campaign, q quit.\n\n"
-		"  -d SECONDS  refresh interval (default 1)\n"
-		"  --once      print one plain-text snapshot of the screen and exit\n"
-		"              (size from $COLUMNS and $LINES, else the terminal, else 80x24)\n"
+		"c cancel, r retry, v validate, Tab next campaign, q quit.\n"
+		"--once takes its size from $COLUMNS and $LINES, else the terminal, else 80x24.\n"
 		"NO_COLOR set and not empty turns colours off.  See docs/top.md.",
 	.options = top_options,
 	.shortopts = "d:",
-	.errors = CLI_ERRORS_GETOPT,
 	.min_args = 0, .max_args = -1,
 	.exec = exec_top,
 };

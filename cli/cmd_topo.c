@@ -276,19 +276,18 @@ out:
 }
 
 static const struct cli_option topo_options[] = {
-	{ "topology", 't', 1, NULL, NULL },
-	{ "policy", 'p', 1, check_policy, NULL },
-	{ "ranks-per-node", 'r', 1, check_ranks, NULL },
-	{ "cores-per-rank", 'c', 1, check_cores, NULL },
-	{ "map", 'm', 1, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "topology", 't', 1, NULL, NULL, "DESC|FILE.xml", "a synthetic description or an hwloc XML file instead of this machine", NULL, 0 },
+	{ "policy", 'p', 1, check_policy, NULL, "P", "compact or spread: show where the ranks go", NULL, 0 },
+	{ "ranks-per-node", 'r', 1, check_ranks, NULL, "R", "with --policy: the ranks per node", "policy", 0 },
+	{ "cores-per-rank", 'c', 1, check_cores, NULL, "N|all", "with --policy: the cores per rank", "policy", 0 },
+	{ "map", 'm', 1, NULL, NULL, "FILE", "an explicit map, one core set per line", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print one JSON object", NULL, 0 },
+	{ 0 },
 };
 
 const struct cli_entry cmd_topo_entry = {
 	.name = "topo",
-	.usage = "topo [CONFIG] [--topology DESC|FILE.xml] [--policy P --ranks-per-node R "
-		 "[--cores-per-rank N|all] | --map FILE] [--json]",
+	.synopsis = "[CONFIG]",
 	.summary = "show the machine topology placements use, and where ranks would go",
 	.help = "Without CONFIG or --topology: this machine.  CONFIG's `topology` setting or\n"
 		"--topology give a synthetic description (\"pack:2 numa:1 core:18 pu:1\") or an\n"
@@ -298,7 +297,6 @@ const struct cli_entry cmd_topo_entry = {
 		"--json prints the same as one JSON object.  See docs/placement.md.",
 	.options = topo_options,
 	.shortopts = "t:p:r:c:m:j",
-	.errors = CLI_ERRORS_INCOMPLETE,
 	.min_args = 0, .max_args = 1,
 	.exec = exec_topo,
 };

@@ -162,29 +162,26 @@ out:
 }
 
 static const struct cli_option validate_options[] = {
-	{ "deps", 'd', 1, NULL, NULL },
-	{ "json", 'j', 0, NULL, NULL },
-	{ "html", 'H', 1, NULL, NULL },
-	{ "strict", 's', 0, NULL, NULL },
-	{ "metric", 'm', 1, NULL, NULL },
-	{ "cov", 'c', 1, check_cov, NULL },
-	{ "alpha", 'a', 1, check_alpha, NULL },
-	{ "min-growth", 'g', 1, check_growth, NULL },
-	{ "max-detectable", 'D', 1, check_detectable, NULL },
-	{ "format", 'f', 1, NULL, NULL },
-	{ "aggregate", 'A', 1, check_model_choice, NULL },
-	{ "selection", 'S', 1, check_model_choice, NULL },
-	{ "include-retired", 'R', 0, NULL, NULL },
+	{ "deps", 'd', 1, NULL, NULL, "FILE", "the dependency file (default: a campaign's own)", NULL, 0 },
+	{ "json", 'j', 0, NULL, NULL, NULL, "print the stable JSON contract", NULL, 0 },
+	{ "html", 'H', 1, NULL, NULL, "FILE", "also write a self-contained report with plots", NULL, 0 },
+	{ "strict", 's', 0, NULL, NULL, NULL, "false dependencies and volume findings block too", NULL, 0 },
+	{ "metric", 'm', 1, NULL, NULL, "M", "check this metric only", NULL, 0 },
+	{ "cov", 'c', 1, check_cov, NULL, "T", "noise threshold, coefficient of variation (default 0.1)", NULL, 0 },
+	{ "alpha", 'a', 1, check_alpha, NULL, "A", "significance level (default 0.01)", NULL, 0 },
+	{ "min-growth", 'g', 1, check_growth, NULL, "G", "the smallest growth that counts (default 0.05)", NULL, 0 },
+	{ "max-detectable", 'D', 1, check_detectable, NULL, "PCT", "not testable above this detectable growth (default 50%)", NULL, 0 },
+	{ "format", 'f', 1, NULL, NULL, "F", "campaign|scorep|text|json|jsonl instead of the detected format", NULL, 0 },
+	{ "aggregate", 'A', 1, check_model_choice, NULL, "mean|median|min", "each point's estimate of its repetitions", NULL, 0 },
+	{ "selection", 'S', 1, check_model_choice, NULL, "robust|extrap", "how the model is chosen (default robust)", NULL, 0 },
+	{ "include-retired", 'R', 0, NULL, NULL, NULL, "keep the runs that left the plan", NULL, 0 },
 	ANALYSIS_VIEW_OPTIONS,
-	{ NULL, 0, 0, NULL, NULL },
+	{ 0 },
 };
 
 const struct cli_entry cmd_validate_entry = {
 	.name = "validate",
-	.usage = "validate INPUT [--deps FILE] [--json] [--html FILE] [--strict] [--metric M] [--format F]"
-		 " [--cov T] [--alpha A] [--min-growth G] [--max-detectable PCT] [--aggregate mean|median|min]"
-		 " [--selection robust|extrap]"
-		 " [--include-retired]" ANALYSIS_VIEW_USAGE,
+	.synopsis = "INPUT",
 	.summary = "check measurements for noise, false dependencies, contention and regime changes",
 	.help = "INPUT is a campaign directory, a folder of Score-P experiment directories\n"
 		"(lulesh.p64.size30.r1/profile.cubex), or an Extra-P text, JSON (.json) or JSON-lines\n"
@@ -231,7 +228,6 @@ const struct cli_entry cmd_validate_entry = {
 		"a modelled region (--strict: false-dependency and volume too); 2 input error.\n"
 		"See docs/validation.md.",
 	.options = validate_options,
-	.errors = CLI_ERRORS_STRICT,
 	.min_args = 1, .max_args = 1, .too_few = "no INPUT given", .too_many = "more than one INPUT given",
 	.exec = exec_validate,
 };

@@ -72,26 +72,25 @@ static struct option *long_options(const struct cli_entry *cmd)
 	return lo;
 }
 
-/* The usage error for getopt's return c ('?' or ':') at argument arg. */
+/*
+ * The usage error for getopt's return c ('?' or ':') at argument arg, in
+ * one style for every command: a missing value (the row's own message when
+ * it has one), a value given to a flag, or an unknown option.
+ */
 static int option_error(const struct cli_entry *cmd, int c, int opt, const char *arg)
 {
-	static const char unknown[] = "unknown option '%s'", needs[] = "option '%s' needs a value";
+	/* a letter the command does not take may still be some row's key: only
+	   a long option or a taken letter names its row */
 	const struct cli_option *row = opt ? find_row(cmd, opt) : NULL;
-	if (row && row->missing)
+	if (row && strncmp(arg, "--", 2) && !(cmd->shortopts && strchr(cmd->shortopts, opt)))
+		row = NULL;
+	if (c == ':' && row && row->missing)
 		return cli_usage(cmd->name, "%s", row->missing);
-	switch (cmd->errors) {
-	case CLI_ERRORS_GETOPT:
-		return cli_usage(cmd->name, NULL);
-	case CLI_ERRORS_INCOMPLETE:
-		return cli_usage(cmd->name, "unknown or incomplete option '%s'", arg);
-	case CLI_ERRORS_PLAIN:
-		return cli_usage(cmd->name, unknown, arg);
-	case CLI_ERRORS_VALUE:     /* a letter that is no option of the command is unknown */
-		return cli_usage(cmd->name, row ? needs : unknown, arg);
-	case CLI_ERRORS_STRICT:
-	default:
-		return cli_usage(cmd->name, c == ':' ? needs : unknown, arg);
-	}
+	if (c == ':')
+		return cli_usage(cmd->name, "option '%s' needs a value", arg);
+	if (row && !row->has_value)
+		return cli_usage(cmd->name, "option '--%s' takes no value", row->name);
+	return cli_usage(cmd->name, "unknown option '%s'", arg);
 }
 
 /* The positional arguments' count against the entry's bounds. */
@@ -113,11 +112,10 @@ int cli_parse(const struct cli_entry *cmd, int argc, char **argv, struct cli_arg
 	a->argv = argv;
 	size_t alloc = 0;
 	struct option *lo = long_options(cmd);
-	int getopt_prints = cmd->errors == CLI_ERRORS_GETOPT;
 	/* a leading ':' tells a missing value (':') from an unknown option ('?') */
-	char *shortopts = xasprintf("%s%s", getopt_prints ? "" : ":", cmd->shortopts ? cmd->shortopts : "");
+	char *shortopts = xasprintf(":%s", cmd->shortopts ? cmd->shortopts : "");
 	int c, rc = 0;
-	opterr = getopt_prints;
+	opterr = 0;
 	optind = 0;     /* a full restart, also of a scan left inside "-xy" */
 	while (!rc && (c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
 		if (c == '?' || c == ':') {

@@ -78,7 +78,7 @@ err "missing core" 2 "error: the core set of rank 1 names core 36, which does no
 err "policy without ranks" 2 "error: --policy needs --ranks-per-node" -p spread
 err "explicit without map" 2 "error: the explicit policy needs --map FILE" -p explicit -r 2
 err "cores per rank with a map" 2 "error: --cores-per-rank does not apply to an explicit map" -t "$TWO" --map "$T/ok.map" -c 2
-err "unknown option" 2 "error: unknown or incomplete option '--frobnicate'" --frobnicate
+err "unknown option" 2 "error: unknown option '--frobnicate'" --frobnicate
 cfg 'topology = 3;' >"$T/bad.cfg"
 err "non-string topology" 2 "$T/bad.cfg:4: 'topology' must be a string" "$T/bad.cfg"
 cfg 'topology = "x' >"$T/broken.cfg"

@@ -1,5 +1,7 @@
 /* The option helper (cli/options.c) on a synthetic command, and the input-format registry's detection. */
 #include "cli/cli.h"
+#include "cli/usage.h"
+#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "analysis/input.h"
 #include "tests/lib/tap.h"
@@ -20,27 +22,28 @@ static int exec_none(struct cli_args *a)
 }
 
 static const struct cli_option opts[] = {
-	{ "flag", 'f', 0, NULL, NULL },
-	{ "value", 'v', 1, NULL, NULL },
-	{ "even", 300, 1, check_even, NULL },
-	{ "id", 'i', 1, NULL, "--id needs an id" },
-	{ NULL, 0, 0, NULL, NULL },
+	{ "flag", 'f', 0, NULL, NULL, NULL, "a flag", NULL, 0 },
+	{ "value", 'v', 1, NULL, NULL, "V", "a value", NULL, 0 },
+	{ "even", 300, 1, check_even, NULL, "N", "with --value: an even number", "value", 0 },
+	{ "id", 'i', 1, NULL, "--id needs an id", "ID", "written in the synopsis", NULL, 1 },
+	{ "old", 301, 1, NULL, NULL, "X", NULL, NULL, 0 },
+	{ 0 },
 };
 
 static struct cli_entry entry = {
 	.name = "plan",     /* an existing name, so cli_usage prints a usage line */
-	.usage = "x", .summary = "x", .options = opts, .shortopts = "fv:",
+	.synopsis = "IN [--id ID]", .more_usage = "plan --other [options]", .summary = "x", .options = opts,
+	.shortopts = "fv:",
 	.min_args = 1, .max_args = 2, .too_few = "missing X", .too_many = "extra '%s'",
 	.exec = exec_none,
 };
 
 /* Parse argv (NULL-terminated, argv[0] included) with stderr captured into err. */
-static int parse(enum cli_errors style, char **argv, struct cli_args *a, char *err, size_t n)
+static int parse(char **argv, struct cli_args *a, char *err, size_t n)
 {
 	int argc = 0;
 	while (argv[argc])
 		argc++;
-	entry.errors = style;
 	fflush(stderr);
 	FILE *saved = stderr;
 	char *buf = NULL;
@@ -59,7 +62,7 @@ static void test_parse(void)
 	char err[512];
 	struct cli_args a;
 	char *v1[] = { "plan", "in", "--value", "a", "-f", "--value=b", "--even", "42", "out", "-vc", NULL };
-	is_int(parse(CLI_ERRORS_STRICT, v1, &a, err, sizeof(err)), 0, "a good command line parses");
+	is_int(parse(v1, &a, err, sizeof(err)), 0, "a good command line parses");
 	is_int(a.nargs, 2, "two positional arguments, wherever they stood");
 	is_str(a.args[0], "in", "the first");
 	is_str(a.args[1], "out", "the second");
@@ -72,43 +75,66 @@ static void test_parse(void)
 	cli_args_release(&a);
 
 	char *v2[] = { "plan", "in", "--even", "3", "--bogus", NULL };
-	is_int(parse(CLI_ERRORS_STRICT, v2, &a, err, sizeof(err)), EXIT_USAGE, "a failed check is a usage error");
+	is_int(parse(v2, &a, err, sizeof(err)), EXIT_USAGE, "a failed check is a usage error");
 	contains(err, "error: --even wants an even number up to 100, not '3'\nusage: perfsweep plan",
 		 "with the check's message and the usage line");
 	cli_args_release(&a);
 
-	struct { enum cli_errors style; char *arg; const char *msg; } cases[] = {
-		{ CLI_ERRORS_STRICT, "--value", "error: option '--value' needs a value" },
-		{ CLI_ERRORS_STRICT, "--bogus", "error: unknown option '--bogus'" },
-		{ CLI_ERRORS_STRICT, "--flag=1", "error: unknown option '--flag=1'" },
-		{ CLI_ERRORS_STRICT, "--id", "error: --id needs an id" },
-		{ CLI_ERRORS_PLAIN, "--value", "error: unknown option '--value'" },
-		{ CLI_ERRORS_VALUE, "-x", "error: unknown option '-x'" },
-		{ CLI_ERRORS_VALUE, "--bogus", "error: unknown option '--bogus'" },
-		{ CLI_ERRORS_INCOMPLETE, "-v", "error: unknown or incomplete option '-v'" },
-		{ CLI_ERRORS_GETOPT, "--bogus", "plan: unrecognized option '--bogus'\nusage: perfsweep plan" },
+	/* one style for every command */
+	struct { char *arg; const char *msg; } cases[] = {
+		{ "--value", "error: option '--value' needs a value" },
+		{ "-v", "error: option '-v' needs a value" },
+		{ "--bogus", "error: unknown option '--bogus'" },
+		{ "--flag=1", "error: option '--flag' takes no value" },
+		{ "--id", "error: --id needs an id" },
+		{ "-x", "error: unknown option '-x'" },
+		{ "-i", "error: unknown option '-i'" },        /* a row's key, but no letter the command takes */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *v[] = { "plan", "in", cases[i].arg, NULL };
-		is_int(parse(cases[i].style, v, &a, err, sizeof(err)), EXIT_USAGE, "%s is a usage error", cases[i].arg);
-		contains(err, cases[i].msg, "style %d, %s: the message", (int)cases[i].style, cases[i].arg);
+		is_int(parse(v, &a, err, sizeof(err)), EXIT_USAGE, "%s is a usage error", cases[i].arg);
+		contains(err, cases[i].msg, "%s: the message", cases[i].arg);
 		cli_args_release(&a);
 	}
 	/* one argument, many options: more options than arguments (found by fuzz_cli_args) */
 	char many[260] = "-";
 	memset(many + 1, 'f', 250);
 	char *v5[] = { "plan", "in", many, NULL };
-	is_int(parse(CLI_ERRORS_STRICT, v5, &a, err, sizeof(err)), 0, "-fff...f parses");
+	is_int(parse(v5, &a, err, sizeof(err)), 0, "-fff...f parses");
 	is_int(cli_flag(&a, 'f'), 250, "into 250 flags");
 	cli_args_release(&a);
 	char *v3[] = { "plan", NULL };
-	is_int(parse(CLI_ERRORS_STRICT, v3, &a, err, sizeof(err)), EXIT_USAGE, "too few arguments");
+	is_int(parse(v3, &a, err, sizeof(err)), EXIT_USAGE, "too few arguments");
 	contains(err, "error: missing X", "says what is missing");
 	cli_args_release(&a);
 	char *v4[] = { "plan", "a", "b", "c", "d", NULL };
-	is_int(parse(CLI_ERRORS_STRICT, v4, &a, err, sizeof(err)), EXIT_USAGE, "too many arguments");
+	is_int(parse(v4, &a, err, sizeof(err)), EXIT_USAGE, "too many arguments");
 	contains(err, "error: extra 'c'", "names the first extra one");
 	cli_args_release(&a);
+}
+
+/* The usage line, option list and man synopsis generated from the rows. */
+static void test_usage(void)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	cli_usage_text(&entry, &sb);
+	is_str(sb.buf, "plan IN [--id ID] [-""-flag] [--value V [--even N]]\n       perfsweep plan --other [options]",
+	       "usage: synopsis, rows not in it, a refining row nested, further lines; no deprecated row");
+	strbuf_reset(&sb);
+	cli_options_text(&entry, &sb);
+	is_str(sb.buf, "  -f, --flag                  a flag\n"
+		       "  -v, --value V               a value\n"
+		       "  --even N                    with --value: an even number\n"
+		       "  --id ID                     written in the synopsis\n",
+	       "options: the short letter where the command takes it, help in a column");
+	strbuf_reset(&sb);
+	cli_usage_mdoc(&entry, &sb);
+	is_str(sb.buf, ".Nm\n.Cm plan\n.Ar in\n.Oo\n.Fl -id\n.Ar id\n.Oc\n.Op Fl -flag\n"
+		       ".Oo\n.Fl -value Ar v\n.Op Fl -even Ar n\n.Oc\n"
+		       ".Nm\n.Cm plan\n.Fl -other\n.Op Ar options\n",
+	       "man: the same in mdoc, placeholders in lower case");
+	strbuf_release(&sb);
 }
 
 static void test_numbers(void)
@@ -173,6 +199,7 @@ static void test_registry(void)
 int main(void)
 {
 	test_parse();
+	test_usage();
 	test_numbers();
 	test_registry();
 	return done_testing();
