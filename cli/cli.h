@@ -9,7 +9,8 @@
  * Adding a command:
  *   1. write cli/cmd_<name>.c: a static exec function and
  *      `const struct cli_entry cmd_<name>_entry = { ... };` with its
- *      synopsis, summary, help and option table (each row with its help) (everything else static);
+ *      synopsis, summary, help and option table, each row with its help
+ *      (everything else static);
  *   2. declare the entry below and list it in cli.c (that order is the
  *      order of `perfsweep help`);
  *   3. add a case to tests/data/cli/cases.txt (regenerate expected.txt with
