@@ -271,7 +271,13 @@ int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
 
 int fs_atomic_open(struct fs_atomic *a, const char *path)
 {
+	return fs_atomic_open_as(a, path, 0);
+}
+
+int fs_atomic_open_as(struct fs_atomic *a, const char *path, int flags)
+{
 	memset(a, 0, sizeof(*a));
+	a->flags = flags;
 	struct stat st;
 	int exists = !stat(path, &st);
 	if (exists && !S_ISREG(st.st_mode)) {
@@ -314,7 +320,7 @@ int fs_atomic_open(struct fs_atomic *a, const char *path)
 
 int fs_atomic_commit(struct fs_atomic *a)
 {
-	int bad = fflush(a->f) || ferror(a->f) || (a->tmp && fsync(fileno(a->f)));
+	int bad = fflush(a->f) || ferror(a->f) || (a->tmp && !(a->flags & FS_ATOMIC_NOSYNC) && fsync(fileno(a->f)));
 	int e = errno;
 	if (fclose(a->f) && !bad) {
 		bad = 1;
@@ -348,8 +354,13 @@ void fs_atomic_abort(struct fs_atomic *a)
 
 int fs_write_file(const char *path, const char *buf, size_t len)
 {
+	return fs_write_file_as(path, buf, len, 0);
+}
+
+int fs_write_file_as(const char *path, const char *buf, size_t len, int flags)
+{
 	struct fs_atomic a;
-	if (fs_atomic_open(&a, path))
+	if (fs_atomic_open_as(&a, path, flags))
 		return -1;
 	if (fwrite(buf, 1, len, a.f) != len) {
 		int e = errno;

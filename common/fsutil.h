@@ -95,10 +95,21 @@ int fs_read_regular(struct strbuf *sb, const char *path, const char **why);
 struct fs_atomic {
 	FILE *f;                /* write here */
 	char *path, *tmp;       /* tmp NULL: written in place */
+	int flags;              /* FS_ATOMIC_* */
 };
+
+/*
+ * FS_ATOMIC_NOSYNC: the file is renamed into place without fsync.  For the
+ * notes a run's processes leave each other: a note must outlive its
+ * writer's death, which the page cache gives, and one lost in a machine
+ * crash only makes its run run again.  A user's file is always synced.
+ */
+#define FS_ATOMIC_NOSYNC 1
 
 /* 0, or -1 with errno (nothing to abort). */
 int fs_atomic_open(struct fs_atomic *a, const char *path);
+/* fs_atomic_open with FS_ATOMIC_* flags. */
+int fs_atomic_open_as(struct fs_atomic *a, const char *path, int flags);
 /* Flush, close and rename: 0, or -1 with errno (the temporary file is removed). */
 int fs_atomic_commit(struct fs_atomic *a);
 /* Close and remove the temporary file; path stays as it was. */
@@ -107,5 +118,7 @@ void fs_atomic_abort(struct fs_atomic *a);
 /* buf[0..len) as the whole of path, through fs_atomic (a reader finds the
    old file or the whole new one, never a part): 0, or -1 with errno. */
 int fs_write_file(const char *path, const char *buf, size_t len);
+/* fs_write_file with FS_ATOMIC_* flags. */
+int fs_write_file_as(const char *path, const char *buf, size_t len, int flags);
 
 #endif

@@ -2,13 +2,13 @@
 #include "common/run_command.h"
 #include "common/clock.h"
 #include "common/xalloc.h"
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,36 +31,71 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-static int kept(const struct child_process *cp, int fd, int notify)
-{
-	if (fd <= 2 || fd == notify || (cp->capture && fd == cp->pipe_fd))
-		return 1;
-	for (int i = 0; i < cp->nkeep; i++)
-		if (cp->keep_fd[i] == fd)
-			return 1;
-	return 0;
-}
-
-/* In the child: close what the caller had open, but what it keeps. */
+/* In the child: close every descriptor above 2 but those it keeps, with
+   close_range over each gap (no listing of /proc/self/fd, no allocation:
+   a vforked child must not touch the caller's heap). */
 static void child_close_fds(const struct child_process *cp, int notify)
 {
-	int fds[256], n;
-	do {
-		DIR *d = opendir("/proc/self/fd");
-		if (!d)
-			return;
-		int self = dirfd(d);
-		struct dirent *e;
-		n = 0;
-		while ((e = readdir(d)) && n < 256) {
-			int fd = atoi(e->d_name);
-			if (e->d_name[0] != '.' && fd != self && !kept(cp, fd, notify))
-				fds[n++] = fd;
+	int keep[CHILD_KEEP_FDS + 3], n = 0;
+	keep[n++] = notify;
+	if (cp->capture)
+		keep[n++] = cp->pipe_fd;
+	for (int i = 0; i < cp->nkeep && i < CHILD_KEEP_FDS; i++)
+		keep[n++] = cp->keep_fd[i];
+	for (int i = 1; i < n; i++)   /* insertion sort: a handful */
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
 		}
-		closedir(d);
-		for (int i = 0; i < n; i++)
-			close(fds[i]);
-	} while (n == 256);
+	unsigned lo = 3;
+	for (int i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
+		if (i < n && keep[i] < 3)
+			continue;
+		if (hi > lo && close_range(lo, hi - 1, 0) && errno == ENOSYS) {
+			/* an old kernel: every descriptor up to the limit */
+			struct rlimit rl;
+			unsigned top = !getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 65536 ? (unsigned)rl.rlim_cur : 65536;
+			for (unsigned fd = lo; fd < top && fd < hi; fd++)
+				close((int)fd);
+		}
+		if (i < n && (unsigned)keep[i] + 1 > lo)
+			lo = (unsigned)keep[i] + 1;
+	}
+}
+
+/*
+ * The environment a program starts with: the caller's, with env applied by
+ * putenv's rule ("KEY=VALUE" replaces or adds KEY, "KEY" removes it).  Built
+ * in the caller, before the vfork.  NULL-terminated; free the array only
+ * (its strings are the caller's and env's).
+ */
+__attribute__((noinline)) static char **child_environ(char *const *env)
+{
+	extern char **environ;
+	size_t n = 0, m = 0;
+	while (environ[n])
+		n++;
+	for (char *const *e = env; e && *e; e++)
+		m++;
+	char **out = xcalloc(n + m + 1, sizeof(*out));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		out[k++] = environ[i];
+	for (char *const *e = env; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
+		size_t w = 0;
+		for (size_t i = 0; i < k; i++)   /* drop KEY's old entries */
+			if (!(strncmp(out[i], *e, klen) == 0 && out[i][klen] == '='))
+				out[w++] = out[i];
+		k = w;
+		if (eq)
+			out[k++] = *e;
+	}
+	out[k] = NULL;
+	return out;
 }
 
 /* Open path onto fd (in the child).  0 or -1 (errno). */
@@ -78,8 +113,9 @@ static int redirect(const char *path, int flags, int fd)
 }
 
 /* In the child: set up, then exec or call.  Never returns; what failed
-   goes to notify as an errno. */
-_Noreturn static void child_run(struct child_process *cp, pid_t parent, int notify)
+   goes to notify as an errno.  With envp (a program, vforked) it allocates
+   nothing and writes no memory of the caller's but errno. */
+_Noreturn static void child_run(struct child_process *cp, pid_t parent, int notify, char **envp)
 {
 	child_signals();
 	if (cp->new_session)
@@ -107,15 +143,14 @@ _Noreturn static void child_run(struct child_process *cp, pid_t parent, int noti
 	if (cp->dir && chdir(cp->dir))
 		goto fail;
 	stage = CHILD_EXEC;
-	for (char *const *e = cp->env; e && *e; e++)
-		putenv(xstrdup(*e));
-	if (cp->argv)
-		signal(SIGPIPE, SIG_DFL);   /* a caller ignores it for its own writes */
 	if (!cp->argv) {
+		for (char *const *e = cp->env; e && *e; e++)
+			putenv(xstrdup(*e));
 		close(notify);   /* no exec closes it: the caller waits for this */
 		_exit(cp->fn(cp->data));
 	}
-	execvp(cp->argv[0], cp->argv);
+	signal(SIGPIPE, SIG_DFL);   /* a caller ignores it for its own writes */
+	execvpe(cp->argv[0], cp->argv, envp);
 fail:;
 	int e[2] = { errno, stage };
 	ssize_t w = write(notify, e, sizeof(e));
@@ -150,14 +185,18 @@ int start_command(struct child_process *cp)
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &prev);
 	pid_t parent = getpid();
-	pid_t pid = fork();
+	/* A program is vforked: no copy of the caller's pages, the caller waits
+	   until it execs.  fn runs code of ours in the child: a real fork. */
+	char **envp = cp->argv ? child_environ(cp->env) : NULL;
+	pid_t pid = cp->argv ? vfork() : fork();
 	if (pid == 0) {
 		close(pfd[0]);
 		if (cp->capture)
 			close(epfd[0]);
-		child_run(cp, parent, pfd[1]);
+		child_run(cp, parent, pfd[1], envp);
 	}
 	int fork_errno = errno;
+	free(envp);
 	if (pid > 0 && (cp->new_group || cp->join_group > 0))
 		setpgid(pid, cp->new_group ? pid : cp->join_group);   /* both sides: no race */
 	sigprocmask(SIG_SETMASK, &prev, NULL);

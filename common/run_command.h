@@ -5,6 +5,9 @@
  * poll_command(), wait_commands() or finish_command() reap it with its
  * resource usage.
  *
+ * A program (argv) is vforked: the caller waits only until it execs, and
+ * its pages are not copied.
+ *
  * Invariants: the child starts with no signal blocked and every signal the
  * caller catches back at its default (ignored ones stay ignored, as exec
  * keeps them, but for SIGPIPE, which a program gets at its default however
@@ -15,6 +18,9 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+/* How many descriptors close_fds may keep beside 0-2. */
+#define CHILD_KEEP_FDS 4
+
 struct child_process {
 	/* What runs: argv (NULL-terminated; argv[0] searched in PATH when it
 	   has no '/'), or, with argv NULL, fn(data) in the forked child, whose
@@ -23,7 +29,8 @@ struct child_process {
 	char *const *argv;
 	int (*fn)(void *data);
 	void *data;
-	char *const *env;           /* "KEY=VALUE" entries added to the environment, or NULL */
+	char *const *env;           /* applied to the environment by putenv's rule, or NULL:
+	                               "KEY=VALUE" replaces or adds KEY, "KEY" removes it */
 	const char *dir;            /* chdir here first, or NULL */
 	const char *in, *out, *err; /* stdin from / stdout, stderr to (created, truncated) these
 	                               files, or NULL: inherited */
@@ -37,7 +44,7 @@ struct child_process {
 	int pdeathsig;              /* > 0: the signal it gets when the caller dies (and it
 	                               does not start if the caller is gone already) */
 	int close_fds;              /* close every descriptor above 2 but keep_fd[0..nkeep) */
-	int keep_fd[4];
+	int keep_fd[CHILD_KEEP_FDS];
 	int nkeep;
 
 	/* Filled in. */

@@ -505,6 +505,8 @@ static int prepare_inputs(struct engine *e, const struct run *r, struct spec_buf
 	return 0;
 }
 
+static int end_batch(struct store *st, int rc, struct perr *err);
+
 /* Start (or recover) the pending run r.  0: dealt with, next one; 1: the
    backend cannot take it now, try again later; -1 (err). */
 static int start_run(struct engine *e, const struct run *r, struct perr *err)
@@ -562,9 +564,14 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	e->stats->started++;
 	if (e->starts_running)  /* its program runs now: after set-up steps and the quiet gate */
 		t = wall_now();
-	int wr = store_mark_submitted(e->st, r->id, bid, t, err);
+	/* submitted and running: one commit */
+	int wr = e->starts_running && store_batch_begin(e->st, err) ? -1 : 0;
+	if (!wr)
+		wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->starts_running)
 		wr = store_mark_running(e->st, r->id, t, err);
+	if (e->starts_running && end_batch(e->st, wr < 0, err) && wr >= 0)
+		wr = -1;
 	if (wr == 1)
 		wr = started_after_cancel(e, &sb.spec, bid, err);
 	else if (!wr)
@@ -858,13 +865,16 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
    another process waits for it.  0 or -1 (err). */
 static int apply_results(struct engine *e, const struct run_result *res, int n, struct perr *err)
 {
-	if (n > 1 && store_batch_begin(e->st, err))
+	/* one result too: its state, values and usage are several writes */
+	if (n <= 0)
+		return 0;
+	if (store_batch_begin(e->st, err))
 		return -1;
 	int rc = 0;
 	double held = wall_now();
 	for (int i = 0; i < n && !rc; i++) {
 		rc = apply_result(e, &res[i], err);
-		if (!rc && n > 1 && i + 1 < n && wall_now() - held > BATCH_HOLD) {
+		if (!rc && i + 1 < n && wall_now() - held > BATCH_HOLD) {
 			rc = store_batch_end(e->st, err) || store_batch_begin(e->st, err) ? -1 : 0;
 			held = wall_now();
 		}

@@ -356,7 +356,7 @@ int bind_record_write(const struct bind_record *rec, const char *dir, struct per
 	sigprocmask(SIG_BLOCK, &block, &prev);
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	errno = 0;
-	if (!text || fs_write_file(path, text, strlen(text)) < 0)
+	if (!text || fs_write_file_as(path, text, strlen(text), FS_ATOMIC_NOSYNC) < 0)
 		r = perr_set(err, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	free(text);

@@ -196,7 +196,7 @@ static struct census_task *task_of(struct census *c, pid_t tid, int *fresh)
    ran before the census), or zero (it started after). */
 static unsigned long long baseline(const struct census *c, unsigned long long now, unsigned long long starttime)
 {
-	return c->samples > 0 && starttime >= c->t0 ? 0 : now;
+	return (c->samples > 0 || c->late) && starttime >= c->t0 ? 0 : now;
 }
 
 static void add_cause(struct census *c, pid_t pid, const char *comm, int cpu, double seconds)
@@ -422,7 +422,15 @@ void census_sample(struct census *c)
 
 void census_start(struct census *c, pid_t session, pid_t orchestrator)
 {
+	census_begin(c, session, orchestrator);
+	c->late = 0;
+	census_sample(c);
+}
+
+void census_begin(struct census *c, pid_t session, pid_t orchestrator)
+{
 	memset(c, 0, sizeof(*c));
+	c->late = 1;
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	c->ncpus = n > 0 ? (int)n : 1;
 	c->hz = sysconf(_SC_CLK_TCK);
@@ -449,8 +457,7 @@ void census_start(struct census *c, pid_t session, pid_t orchestrator)
 	/* a tick early: a task started in the same tick counts from zero */
 	unsigned long long now = boot_ticks(c->hz);
 	c->t0 = now > 0 ? now - 1 : 0;
-	c->mono0 = mono_now();
-	census_sample(c);
+	c->mono0 = c->mono_last = mono_now();
 }
 
 /* Own tasks' figures summed per rank into c->ranks. */
@@ -481,7 +488,10 @@ static int by_seconds(const void *a, const void *b)
 
 void census_finish(struct census *c)
 {
-	census_sample(c);
+	if (c->samples > 0 || !c->late)
+		census_sample(c);
+	else
+		c->mono_last = mono_now();
 	sum_ranks(c);
 	if (c->ncauses > 1)   /* qsort wants an array, even of none */
 		qsort(c->causes, (size_t)c->ncauses, sizeof(*c->causes), by_seconds);

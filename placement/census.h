@@ -77,6 +77,7 @@ struct census {
 	unsigned long long t0;                  /* boot ticks when it started */
 	double mono0, mono_last;
 	int samples;
+	int late;                               /* census_begin: the first sample is not at t0 */
 	int schedstat;                          /* own tasks' run-queue delays can be read */
 	double cost;                            /* CPU seconds the census took itself */
 	double *foreign;                        /* per CPU: foreign CPU seconds, by the tasks seen */
@@ -107,9 +108,21 @@ struct census {
  * whose children's sessions are perfsweep's own (0: none).
  */
 void census_start(struct census *c, pid_t session, pid_t orchestrator);
+/*
+ * Start a census without reading the tasks: the first census_sample is its
+ * baseline, and a task it finds that started after census_begin counts
+ * from zero.  What a task that was there before used until that first
+ * sample is not seen.  A run's census (supervisor.c) begins so and takes
+ * its first sample CENSUS_FIRST_SAMPLE seconds in: a run shorter than
+ * that costs no reading of /proc at all.
+ */
+void census_begin(struct census *c, pid_t session, pid_t orchestrator);
+/* Seconds into a run before its census's first sample: two clock ticks. */
+#define CENSUS_FIRST_SAMPLE 0.02
 /* One sample: every task again. */
 void census_sample(struct census *c);
-/* The last sample, and steal and pressure over the census. */
+/* The last sample (none when it never had a first), and steal and pressure
+   over the census. */
 void census_finish(struct census *c);
 void census_release(struct census *c);
 

@@ -157,6 +157,20 @@ static void kill_ranks_left(void)
 	kill_procs(getpid(), getpid(), 1);
 }
 
+/* Whether the supervisor has a child, live or a zombie. */
+static int has_child(void)
+{
+	siginfo_t si;
+	return !(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD);
+}
+
+/* The orphans of the ranks, ours as their subreaper. */
+static void reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
 int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare)
 {
 	struct proc_info pi;
@@ -186,7 +200,7 @@ static int write_note(const char *run_dir, const char *name, json_t *o)
 {
 	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	char *path = xasprintf("%s/%s", run_dir, name);
-	int r = text ? fs_write_file(path, text, strlen(text)) : -1;
+	int r = text ? fs_write_file_as(path, text, strlen(text), FS_ATOMIC_NOSYNC) : -1;
 	free(path);
 	free(text);
 	json_decref(o);
@@ -599,14 +613,16 @@ static void *sample_loop(void *arg)
 {
 	struct sampler *s = arg;
 	move_off(s->cpus);
-	/* the first sample here, not before the ranks start: a supervisor
-	   that just used CPU time would make its children wait for theirs */
-	census_start(s->c, getpid(), s->orchestrator);
+	/* the first sample CENSUS_FIRST_SAMPLE in, not as the ranks start: a
+	   supervisor that just used CPU time would make its children wait for
+	   theirs, and a run shorter than that needs no reading of /proc */
+	double wait = CENSUS_FIRST_SAMPLE;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		struct timespec due;
 		clock_gettime(CLOCK_REALTIME, &due);
-		long ns = due.tv_nsec + (long)(CENSUS_INTERVAL * 1e9);
+		long ns = due.tv_nsec + (long)(wait * 1e9);
+		wait = CENSUS_INTERVAL;
 		due.tv_sec += ns / 1000000000L;
 		due.tv_nsec = ns % 1000000000L;
 		if (pthread_cond_timedwait(&s->wake, &s->lock, &due) == ETIMEDOUT && !s->stop) {
@@ -627,6 +643,7 @@ static void sampler_start(struct sampler *s, struct census *c, const char *cpus,
 	s->orchestrator = orchestrator;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
+	census_begin(c, getpid(), orchestrator);
 	/* the thread starts with every signal blocked: SIGCHLD stays the waiting thread's */
 	sigset_t all, was;
 	sigfillset(&all);
@@ -635,7 +652,7 @@ static void sampler_start(struct sampler *s, struct census *c, const char *cpus,
 	s->running = pthread_create(&s->thread, NULL, sample_loop, s) == 0;
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (!s->running)
-		census_start(c, getpid(), orchestrator);
+		census_sample(c);
 }
 
 static void sampler_stop(struct sampler *s)
@@ -788,10 +805,14 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	write_census(rs->run_dir, e->attempt, &c, a->cores);
 	census_release(&c);
 	/* what the ranks left behind in the session goes with them, and
-	   what a world killed by SIGKILL left in its directory */
-	kill_ranks_left();
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;   /* orphans of the ranks, ours as their subreaper */
+	   what a world killed by SIGKILL left in its directory.  The run's
+	   subreaper since before its first fork, the supervisor has a
+	   descendant only while it has a child: else no walk of /proc. */
+	reap_orphans();
+	if (has_child()) {
+		kill_ranks_left();
+		reap_orphans();
+	}
 	if (world_dir)
 		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)

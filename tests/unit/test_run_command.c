@@ -11,6 +11,8 @@
 #include "orchestrator/local/supervisor.h"
 #include "tests/lib/tap.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -161,10 +163,49 @@ static void test_groups_and_waiting(void)
 	free(wrong);
 }
 
+/* close_fds keeps 0-2, the kept descriptors and nothing else; env follows
+   putenv's rule: KEY=V replaces or adds, KEY removes */
+static void test_fds_and_env(void)
+{
+	const char *dir = tap_tmpdir();
+	char *out = xasprintf("%s/fds-out", dir);
+	int lo[2], hi = -1, keep = -1;
+	if (!ok(pipe(lo) == 0, "a pipe to leave open"))
+		return;
+	hi = fcntl(lo[0], F_DUPFD, 40);
+	keep = fcntl(lo[0], F_DUPFD, 20);
+	setenv("PS_TEST_OLD", "old", 1);
+	setenv("PS_TEST_GONE", "here", 1);
+	char *fdarg = xasprintf("ls /proc/self/fd | sort -n | tr '\\n' ' '; echo; "
+				"echo \"$PS_TEST_OLD|$PS_TEST_NEW|${PS_TEST_GONE-unset}\"");
+	char *argv[] = { "/bin/sh", "-c", fdarg, NULL };
+	char *env[] = { "PS_TEST_OLD=replaced", "PS_TEST_NEW=added", "PS_TEST_GONE", NULL };
+	struct child_process cp = { .argv = argv, .out = out, .close_fds = 1, .env = env,
+				    .keep_fd = { keep }, .nkeep = 1 };
+	if (ok(start_command(&cp) == 0, "a program with descriptors closed and an environment starts")) {
+		is_int(finish_command(&cp), 0, "and ends well");
+		char *text = slurp(out);
+		/* the shell's own listing adds its directory descriptor (3) */
+		char *want = xasprintf("0 1 2 3 %d \nreplaced|added|unset\n", keep);
+		is_str(text, want, "only 0-2 and the kept one stay open; the environment is replaced, added to, removed from");
+		free(want);
+		free(text);
+	}
+	is_str(getenv("PS_TEST_OLD"), "old", "the caller's environment is as it was");
+	ok(getenv("PS_TEST_GONE") != NULL, "and keeps what the child lost");
+	close(lo[0]);
+	close(lo[1]);
+	close(hi);
+	close(keep);
+	free(fdarg);
+	free(out);
+}
+
 int main(void)
 {
 	test_start_finish();
 	test_capture();
 	test_groups_and_waiting();
+	test_fds_and_env();
 	return done_testing();
 }

@@ -1,0 +1,57 @@
+#!/bin/bash
+# What a local run costs beside starting its program: N runs of /bin/true in
+# one campaign (perfsweep run, --jobs 1 and --jobs 2) against a shell loop
+# of N /bin/true, all in one go so the ratios hold on a busy machine.  CPU
+# is user + sys of every process waited for (bash's times), wall is the
+# command's.  Targets (issue 47): CPU at most 1.5x the shell loop's,
+# --jobs 2 at least 1.6x faster than --jobs 1.
+ROOT=${PERFSWEEP_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=${PERFSWEEP_BIN:-$ROOT/bin}
+N=${LOCAL_BENCH_N:-2000}
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfsweep-bench-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PS=$BIN/perfsweep
+
+# N runs: 40 points x N/40 repetitions
+reps=$(( (N + 39) / 40 ))
+N=$(( reps * 40 ))
+for j in 1 2; do
+	cat > "$T/c$j.cfg" <<CFG
+name = "true$j";
+app = { command = [ "/bin/true", "{k}" ]; };
+parameters = ( { name = "k"; values = [ $(seq -s ', ' 1 40) ]; } );
+repetitions = $reps;
+collect = { wall = true; };
+CFG
+done
+
+# seconds of CPU (children) and wall of one command: "cpu wall"
+measure() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	local before after
+	times > "$T/times"   # a builtin redirected: no subshell, whose times would be its own
+	before=$(tail -1 "$T/times")
+	"$@" > /dev/null 2>&1 || { echo "bench_local_runs: '$*' failed" >&2; exit 1; }
+	times > "$T/times"
+	after=$(tail -1 "$T/times")
+	t1=$(date +%s.%N)
+	awk -v a="$before" -v b="$after" -v t0="$t0" -v t1="$t1" '
+		function s(x,  m, r) { split(x, m, "m"); sub("s", "", m[2]); return m[1] * 60 + m[2] }
+		BEGIN { split(a, x, " "); split(b, y, " ")
+			printf "%.3f %.3f\n", s(y[1]) + s(y[2]) - s(x[1]) - s(x[2]), t1 - t0 }'
+}
+shell_loop() { bash -c "for ((i = 0; i < $N; i++)); do /bin/true; done"; }
+
+read -r sh_cpu sh_wall < <(measure shell_loop)
+read -r j1_cpu j1_wall < <(measure "$PS" run "$T/c1.cfg" --jobs 1 --quiet)
+read -r j2_cpu j2_wall < <(measure "$PS" run "$T/c2.cfg" --jobs 2 --quiet)
+load=$(cut -d' ' -f1 /proc/loadavg)
+awk -v n="$N" -v sc="$sh_cpu" -v sw="$sh_wall" -v c1="$j1_cpu" -v w1="$j1_wall" \
+    -v c2="$j2_cpu" -v w2="$j2_wall" -v load="$load" 'BEGIN {
+	printf "local runs: %d of /bin/true, load %s\n", n, load
+	printf "  shell loop      cpu %6.2f s (%.2f ms per run)  wall %6.2f s\n", sc, sc * 1000 / n, sw
+	printf "  run --jobs 1    cpu %6.2f s (%.2f ms per run)  wall %6.2f s  cpu %.2fx the shell loop (target 1.5x)\n",
+	       c1, c1 * 1000 / n, w1, c1 / sc
+	printf "  run --jobs 2    cpu %6.2f s (%.2f ms per run)  wall %6.2f s  %.2fx faster than --jobs 1 (target 1.6x)\n",
+	       c2, c2 * 1000 / n, w2, w1 / w2 }'
