@@ -285,6 +285,31 @@ int store_load_measurements(struct store *st, long long id, struct measurement_l
 			    struct perr *err);
 
 /*
+ * One run's data as store_each_run_data hands it out, borrowed for the
+ * call: the run, its measurements in stored order, its bindings and its
+ * resource records by rank (none where the store has none).
+ */
+struct store_run_data {
+	const struct run *run;
+	const struct measurement_list *ml;
+	const struct run_binding *bindings;
+	int nbindings;
+	const struct run_resource *resources;
+	int nresources;
+};
+/*
+ * Every done run (with STORE_INCLUDE_RETIRED also the retired runs that
+ * were done; every re-measurement, not only the latest), by id, with its
+ * data, in one pass over the store: four queries ordered by run id read
+ * side by side (a merge join), never a query per run.  fn returns 0 to go
+ * on; anything else stops the walk, which returns it.  0, or -1 (err).
+ */
+int store_each_run_data(struct store *st, int flags, int (*fn)(void *ctx, const struct store_run_data *d),
+			void *ctx, struct perr *err);
+/* Did any done run record its ranks' bindings (*bound), what it used (*recorded)? */
+int store_runs_recorded(struct store *st, int *bound, int *recorded, struct perr *err);
+
+/*
  * The binding each rank of a run really had (from its rank record): node
  * name, cpuset (OS PU list) and logical cores.  Replaces the run's earlier
  * bindings.  Stores made before this table get it when opened for writing;

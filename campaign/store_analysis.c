@@ -291,3 +291,129 @@ int store_load_experiment_leaving_out(struct store *st, const char *metric, int 
 	sdb_finish(st, s);
 	return 0;
 }
+
+/* One side of store_each_run_data's merge join: a query ordered by run id
+   (its column 0), and whether it stands on a row. */
+struct run_cursor {
+	sqlite3_stmt *s;
+	int row;
+};
+
+/* Prepare sql and step to its first row; a table a store from before it
+   lacks (opened read-only) gives an empty cursor. */
+static int cursor_open(struct store *st, struct run_cursor *c, const char *sql, const char *what,
+		       struct perr *err)
+{
+	c->row = 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &c->s, NULL) != SQLITE_OK) {
+		int absent = strstr(sqlite3_errmsg(st->db), "no such table") != NULL;
+		sqlite3_finalize(c->s);
+		c->s = NULL;
+		return absent ? 0 : sdb_err(st, err, what);
+	}
+	c->row = sqlite3_step(c->s) == SQLITE_ROW;
+	return 0;
+}
+
+/* Skip the rows of runs before id; 1 when the cursor stands on a row of id. */
+static int cursor_at(struct run_cursor *c, long long id)
+{
+	while (c->row && sqlite3_column_int64(c->s, 0) < id)
+		c->row = sqlite3_step(c->s) == SQLITE_ROW;
+	return c->row && sqlite3_column_int64(c->s, 0) == id;
+}
+
+static void cursor_next(struct run_cursor *c)
+{
+	c->row = sqlite3_step(c->s) == SQLITE_ROW;
+}
+
+int store_each_run_data(struct store *st, int flags, int (*fn)(void *ctx, const struct store_run_data *d),
+			void *ctx, struct perr *err)
+{
+	enum { RUNS, MEAS, BIND, RES, NCUR };
+	struct run_cursor c[NCUR] = { { 0 } };
+	char *sql[NCUR] = {
+		xasprintf("SELECT " RUN_COLUMNS "%s FROM runs r WHERE %s ORDER BY id",
+			  st->grown_columns ? GROWN_COLUMNS : GROWN_DEFAULTS, analysed_runs(st, flags)),
+		xstrdup("SELECT run, rank, region, metric, value FROM measurements ORDER BY run, rowid"),
+		xstrdup("SELECT run, rank, node, cpuset, cores FROM bindings ORDER BY run, rank"),
+		xasprintf("SELECT s.run, " RESOURCE_COLUMNS "%s FROM resources s ORDER BY s.run, s.rank",
+			  sdb_census_columns(st)),
+	};
+	static const char *const what[NCUR] = { "read runs", "read measurements", "read bindings",
+						"read resources" };
+	int ret = 0;
+	for (int i = 0; i < NCUR && !ret; i++)
+		ret = cursor_open(st, &c[i], sql[i], what[i], err);
+	struct measurement_list ml;
+	measurement_list_init(&ml);
+	struct run_binding *bd = NULL;
+	struct run_resource *rs = NULL;
+	size_t bd_alloc = 0, rs_alloc = 0;
+	while (!ret && c[RUNS].row) {
+		struct run r;
+		sdb_read_run(st, c[RUNS].s, &r);
+		measurement_list_release(&ml);
+		measurement_list_init(&ml);
+		int nb = 0, nrs = 0;
+		for (; cursor_at(&c[MEAS], r.id); cursor_next(&c[MEAS]))
+			measurement_list_add(&ml, sqlite3_column_int(c[MEAS].s, 1),
+					     (const char *)sqlite3_column_text(c[MEAS].s, 2),
+					     (const char *)sqlite3_column_text(c[MEAS].s, 3),
+					     sqlite3_column_double(c[MEAS].s, 4));
+		for (; cursor_at(&c[BIND], r.id); cursor_next(&c[BIND])) {
+			XGROW(bd, (size_t)nb + 1, bd_alloc);
+			struct run_binding *b = &bd[nb++];
+			b->rank = sqlite3_column_int(c[BIND].s, 1);
+			b->node = sdb_col_str(c[BIND].s, 2);
+			b->cpuset = sdb_col_str(c[BIND].s, 3);
+			b->cores = sdb_col_str(c[BIND].s, 4);
+		}
+		for (; cursor_at(&c[RES], r.id); cursor_next(&c[RES])) {
+			XGROW(rs, (size_t)nrs + 1, rs_alloc);
+			sdb_read_resource(c[RES].s, 1, &rs[nrs++]);
+		}
+		struct store_run_data d = { &r, &ml, bd, nb, rs, nrs };
+		ret = fn(ctx, &d);
+		for (int i = 0; i < nb; i++) {
+			free(bd[i].node);
+			free(bd[i].cpuset);
+			free(bd[i].cores);
+		}
+		run_release(&r);
+		cursor_next(&c[RUNS]);
+	}
+	measurement_list_release(&ml);
+	free(bd);
+	free(rs);
+	for (int i = 0; i < NCUR; i++) {
+		sqlite3_finalize(c[i].s);
+		free(sql[i]);
+	}
+	return ret;
+}
+
+int store_runs_recorded(struct store *st, int *bound, int *recorded, struct perr *err)
+{
+	static const char *const sql[2] = {
+		"SELECT EXISTS (SELECT 1 FROM bindings b JOIN runs r ON r.id = b.run WHERE r.state = 3)",
+		"SELECT EXISTS (SELECT 1 FROM resources s JOIN runs r ON r.id = s.run WHERE r.state = 3)",
+	};
+	int *out[2] = { bound, recorded };
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *s = NULL;
+		*out[i] = 0;
+		/* a store from before the table, opened read-only, has none */
+		if (sqlite3_prepare_v2(st->db, sql[i], -1, &s, NULL) != SQLITE_OK) {
+			int absent = strstr(sqlite3_errmsg(st->db), "no such table") != NULL;
+			sqlite3_finalize(s);
+			if (!absent)
+				return sdb_err(st, err, i ? "read resources" : "read bindings");
+			continue;
+		}
+		*out[i] = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+		sqlite3_finalize(s);
+	}
+	return 0;
+}

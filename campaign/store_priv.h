@@ -93,5 +93,19 @@ int insert_plan(struct store *st, const struct plan *pl, struct perr *err);
 const char *analysed_runs(const struct store *st, int flags);
 /* store_analysis.c: only a repetition's latest done measurement, on runs r */
 const char *latest_measurement(const struct store *st);
+/* store_runs.c: a run's columns (then GROWN_COLUMNS, or GROWN_DEFAULTS in a
+   store made before them), read by sdb_read_run */
+#define RUN_COLUMNS "id, point, repetition, nodes, ranks, ranks_per_node, policy, state, attempts," \
+	" backend_id, submitted_at, started_at, ended_at, exit_status, wall, reason, collect_error," \
+	" core_hours, seq, "
+#define GROWN_COLUMNS "remeasure, origin, retired_from"
+#define GROWN_DEFAULTS "0, NULL, NULL"
+void sdb_read_run(struct store *st, sqlite3_stmt *s, struct run *r);
+/* store_resources.c: a resource record's columns on resources s (then
+   sdb_census_columns), read by sdb_read_resource from column i on */
+#define RESOURCE_COLUMNS "s.rank, s.utime, s.stime, s.wall, s.cpu_share, s.allowed_share, s.maxrss_kb," \
+	" s.nvcsw, s.nivcsw, s.load_start, s.load_end, "
+const char *sdb_census_columns(const struct store *st);
+void sdb_read_resource(sqlite3_stmt *s, int i, struct run_resource *x);
 
 #endif

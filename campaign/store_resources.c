@@ -168,13 +168,11 @@ int store_put_causes(struct store *st, long long id, const struct run_cause *c, 
 				bind_cause, c, "write causes", err);
 }
 
-#define RESOURCE_COLUMNS "s.rank, s.utime, s.stime, s.wall, s.cpu_share, s.allowed_share, s.maxrss_kb," \
-	" s.nvcsw, s.nivcsw, s.load_start, s.load_end, "
 #define RESOURCE_CENSUS "s.run_delay, s.foreign_cpu, s.steal, s.pressure, s.quiet_wait"
 #define RESOURCE_NO_CENSUS "NULL, NULL, NULL, NULL, NULL"
 
 /* The census columns of a resources query, or NULLs in a store made before them. */
-static const char *census_columns(const struct store *st)
+const char *sdb_census_columns(const struct store *st)
 {
 	return st->census_columns ? RESOURCE_CENSUS : RESOURCE_NO_CENSUS;
 }
@@ -190,7 +188,7 @@ static long long col_count(sqlite3_stmt *s, int i)
 }
 
 /* One record from RESOURCE_COLUMNS starting at column i. */
-static void read_resource(sqlite3_stmt *s, int i, struct run_resource *x)
+void sdb_read_resource(sqlite3_stmt *s, int i, struct run_resource *x)
 {
 	x->rank = sqlite3_column_int(s, i);
 	x->utime = col_real(s, i + 1);
@@ -233,7 +231,7 @@ int store_load_resources(struct store *st, long long id, struct run_resource **o
 	*n = 0;
 	int absent;
 	char *sql = xasprintf("SELECT " RESOURCE_COLUMNS "%s FROM resources s WHERE s.run = ? ORDER BY s.rank",
-			      census_columns(st));
+			      sdb_census_columns(st));
 	sqlite3_stmt *s = resources_query(st, sql, &absent, err);
 	free(sql);
 	if (!s)
@@ -242,7 +240,7 @@ int store_load_resources(struct store *st, long long id, struct run_resource **o
 	size_t alloc = 0;
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		XGROW(*out, (size_t)*n + 1, alloc);
-		read_resource(s, 0, &(*out)[(*n)++]);
+		sdb_read_resource(s, 0, &(*out)[(*n)++]);
 	}
 	sdb_finish(st, s);
 	return 0;
@@ -255,7 +253,7 @@ int store_load_analysed_resources(struct store *st, int flags, struct run_usage_
 	*n = 0;
 	char *sql = xasprintf("SELECT r.id, r.point, r.repetition, r.ranks, " RESOURCE_COLUMNS
 			      "%s FROM runs r JOIN resources s ON s.run = r.id WHERE %s%s ORDER BY r.id, s.rank",
-			      census_columns(st), analysed_runs(st, flags), latest_measurement(st));
+			      sdb_census_columns(st), analysed_runs(st, flags), latest_measurement(st));
 	int absent;
 	sqlite3_stmt *s = resources_query(st, sql, &absent, err);
 	free(sql);
@@ -270,7 +268,7 @@ int store_load_analysed_resources(struct store *st, int flags, struct run_usage_
 		u->point = sqlite3_column_int(s, 1);
 		u->repetition = sqlite3_column_int(s, 2);
 		u->ranks = sqlite3_column_int(s, 3);
-		read_resource(s, 4, &u->r);
+		sdb_read_resource(s, 4, &u->r);
 	}
 	sdb_finish(st, s);
 	if (rc != SQLITE_DONE) {

@@ -10,19 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN_COLUMNS "id, point, repetition, nodes, ranks, ranks_per_node, policy, state, attempts," \
-	" backend_id, submitted_at, started_at, ended_at, exit_status, wall, reason, collect_error," \
-	" core_hours, seq, "
-#define GROWN_COLUMNS "remeasure, origin, retired_from"
-#define GROWN_DEFAULTS "0, NULL, NULL"
-
 char *sdb_col_str(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-static void read_run(struct store *st, sqlite3_stmt *s, struct run *r)
+void sdb_read_run(struct store *st, sqlite3_stmt *s, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(s, 0);
@@ -72,7 +66,7 @@ static int load_runs_sql(struct store *st, const char *fmt, long long arg, struc
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		XGROW(*runs, (size_t)*n + 1, alloc);
-		read_run(st, s, &(*runs)[(*n)++]);
+		sdb_read_run(st, s, &(*runs)[(*n)++]);
 	}
 	sdb_finish(st, s);
 	if (rc != SQLITE_DONE) {
@@ -130,7 +124,7 @@ int store_load_run(struct store *st, long long id, struct run *r, struct perr *e
 	sqlite3_bind_int64(s, 1, id);
 	int found = sqlite3_step(s) == SQLITE_ROW;
 	if (found)
-		read_run(st, s, r);
+		sdb_read_run(st, s, r);
 	sdb_finish(st, s);
 	return found ? 0 : perr_set(err, "%s: no run %lld", st->dir, id);
 }

@@ -9,6 +9,7 @@
 #include "collectors/extrap_json.h"
 #include "cli/cli.h"
 #include "common/fsutil.h"
+#include "common/strbuf.h"
 #include "analysis/input.h"
 #include "campaign/store.h"
 #include "campaign/template.h"
@@ -33,36 +34,6 @@ static void csv_field(FILE *f, const char *s, int always)
 		putc(*s, f);
 	}
 	putc('"', f);
-}
-
-/* Did any done run record its ranks' bindings? */
-static int runs_bound(struct store *st, const struct run *runs, int n, struct perr *err)
-{
-	int bound = 0;
-	for (int i = 0; i < n && !bound; i++) {
-		struct run_binding *bd;
-		int nb;
-		if (runs[i].state == RUN_DONE && !store_load_bindings(st, runs[i].id, &bd, &nb, err)) {
-			bound = nb > 0;
-			run_bindings_free(bd, nb);
-		}
-	}
-	return bound;
-}
-
-/* Did any done run record what it used? */
-static int runs_recorded(struct store *st, const struct run *runs, int n, struct perr *err)
-{
-	int recorded = 0;
-	for (int i = 0; i < n && !recorded; i++) {
-		struct run_resource *rs;
-		int nr;
-		if (runs[i].state == RUN_DONE && !store_load_resources(st, runs[i].id, &rs, &nr, err)) {
-			recorded = nr > 0;
-			free(rs);
-		}
-	}
-	return recorded;
 }
 
 /* jsonl lines of a bound campaign: "node" and "cpuset", per repetition value the ranks' own;
@@ -172,13 +143,9 @@ static void annotate_bindings(void *ctx, int callpath, int metric, int point, js
 /* JSON lines: Extra-P's lines, plus each value's ranks' node and cpuset when the ranks were bound. */
 static int export_jsonl(struct store *st, FILE *f, int include_retired, struct perr *err)
 {
-	struct run *runs;
-	int n;
-	if (store_load_runs(st, 0, &runs, &n, err))
+	struct bind_notes bn = { .st = st };
+	if (store_runs_recorded(st, &bn.bound, &bn.recorded, err))
 		return -1;
-	struct bind_notes bn = { .st = st, .bound = runs_bound(st, runs, n, err),
-				 .recorded = runs_recorded(st, runs, n, err) };
-	runs_free(runs, n);
 	struct experiment e;
 	experiment_init(&e);
 	int rc = store_load_experiment_runs(st, NULL, include_retired ? STORE_INCLUDE_RETIRED : 0, &e, &bn.runs,
@@ -232,12 +199,58 @@ static void csv_resource(FILE *f, const struct run_resource *rs, int n, int rank
 	csv_real(f, x->load_end);
 }
 
-/* CSV: one row per run, rank, region and metric. */
+/* What each CSV row of a run needs besides the run's data. */
+struct csv_ctx {
+	struct store *st;
+	FILE *f;
+	int bound, recorded;
+	struct strbuf *vals;
+};
+
+/* The rows of one run: one per rank, region and metric. */
+static int csv_run(void *ctx, const struct store_run_data *d)
+{
+	const struct csv_ctx *x = ctx;
+	const struct run *r = d->run;
+	FILE *f = x->f;
+	struct strbuf *vals = x->vals;   /* the run's parameter values, formatted once */
+	strbuf_reset(vals);
+	for (int k = 0; k < store_nparams(x->st); k++) {
+		char v[64];
+		template_format_value(v, sizeof(v), r->values[k], 0);
+		strbuf_addf(vals, ",%s", v);
+	}
+	for (int j = 0; j < d->ml->n; j++) {
+		const struct measurement *m = &d->ml->m[j];
+		fprintf(f, "%lld,%d%s", r->id, r->repetition, vals->buf);
+		fprintf(f, ",%d,%d,%d,", r->nodes, r->ranks_per_node, m->rank);
+		csv_field(f, m->region, 1);   /* as ever: call paths hold commas */
+		putc(',', f);
+		csv_field(f, m->metric, 0);
+		fprintf(f, ",%.17g", m->value);
+		/* the rank's real binding: node and cpuset (quoted: "0-1,4") */
+		const struct run_binding *b = NULL;
+		for (int q = 0; q < d->nbindings && !b; q++)
+			b = d->bindings[q].rank == m->rank ? &d->bindings[q] : NULL;
+		if (x->bound) {
+			putc(',', f);
+			csv_field(f, b && b->node ? b->node : "", 0);
+			putc(',', f);
+			csv_field(f, b && b->cpuset ? b->cpuset : "", 1);
+		}
+		if (x->recorded)
+			csv_resource(f, d->resources, d->nresources, m->rank);
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+/* CSV: one row per run, rank, region and metric, the store read once (store_each_run_data). */
 static int export_csv(struct store *st, FILE *f, int include_retired, struct perr *err)
 {
-	struct run *runs;
-	int n;
-	if (store_load_runs(st, 0, &runs, &n, err))
+	struct strbuf vals;
+	struct csv_ctx x = { .st = st, .f = f, .vals = &vals };
+	if (store_runs_recorded(st, &x.bound, &x.recorded, err))
 		return -1;
 	fputs("run,repetition", f);
 	for (int k = 0; k < store_nparams(st); k++) {
@@ -246,61 +259,14 @@ static int export_csv(struct store *st, FILE *f, int include_retired, struct per
 	}
 	/* campaigns whose ranks were bound also get each rank's node and cpuset, and
 	   campaigns with resource records what each rank (or the whole run) used */
-	int bound = runs_bound(st, runs, n, err), recorded = runs_recorded(st, runs, n, err);
 	fputs(",nodes,ranks_per_node,rank,region,metric,value", f);
-	fputs(bound ? ",node,cpuset" : "", f);
-	fputs(recorded ? ",utime,stime,rank_wall,cpu_share,allowed_share,maxrss_kb,nvcsw,nivcsw,load_start,load_end\n"
-		       : "\n", f);
-	for (int i = 0; i < n; i++) {
-		const struct run *r = &runs[i];
-		if (r->state != RUN_DONE &&
-		    !(include_retired && r->state == RUN_RETIRED && r->retired_from == RUN_DONE))
-			continue;
-		struct measurement_list ml;
-		measurement_list_init(&ml);
-		struct run_binding *bd = NULL;
-		struct run_resource *rs = NULL;
-		int nb = 0, nrs = 0;
-		if (store_load_measurements(st, r->id, &ml, err) ||
-		    store_load_bindings(st, r->id, &bd, &nb, err) ||
-		    store_load_resources(st, r->id, &rs, &nrs, err)) {
-			measurement_list_release(&ml);
-			run_bindings_free(bd, nb);
-			runs_free(runs, n);
-			return -1;
-		}
-		for (int j = 0; j < ml.n; j++) {
-			fprintf(f, "%lld,%d", r->id, r->repetition);
-			for (int k = 0; k < store_nparams(st); k++) {
-				char v[64];
-				template_format_value(v, sizeof(v), r->values[k], 0);
-				fprintf(f, ",%s", v);
-			}
-			fprintf(f, ",%d,%d,%d,", r->nodes, r->ranks_per_node, ml.m[j].rank);
-			csv_field(f, ml.m[j].region, 1);   /* as ever: call paths hold commas */
-			putc(',', f);
-			csv_field(f, ml.m[j].metric, 0);
-			fprintf(f, ",%.17g", ml.m[j].value);
-			/* the rank's real binding: node and cpuset (quoted: "0-1,4") */
-			const struct run_binding *b = NULL;
-			for (int q = 0; q < nb && !b; q++)
-				b = bd[q].rank == ml.m[j].rank ? &bd[q] : NULL;
-			if (bound) {
-				putc(',', f);
-				csv_field(f, b && b->node ? b->node : "", 0);
-				putc(',', f);
-				csv_field(f, b && b->cpuset ? b->cpuset : "", 1);
-			}
-			if (recorded)
-				csv_resource(f, rs, nrs, ml.m[j].rank);
-			fputc('\n', f);
-		}
-		run_bindings_free(bd, nb);
-		free(rs);
-		measurement_list_release(&ml);
-	}
-	runs_free(runs, n);
-	return 0;
+	fputs(x.bound ? ",node,cpuset" : "", f);
+	fputs(x.recorded ? ",utime,stime,rank_wall,cpu_share,allowed_share,maxrss_kb,nvcsw,nivcsw,load_start,load_end\n"
+			 : "\n", f);
+	strbuf_init(&vals);
+	int rc = store_each_run_data(st, include_retired ? STORE_INCLUDE_RETIRED : 0, csv_run, &x, err);
+	strbuf_release(&vals);
+	return rc;
 }
 
 static int exec_export(struct cli_args *a)

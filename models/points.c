@@ -188,13 +188,16 @@ static double aggregate(const double *v, int n, enum model_aggregate how)
 	return how == MODEL_MIN ? s : s / n;
 }
 
-/* The CoV of v's values whose robust z-score is at most POINT_OUTLIER_Z (NaN for fewer than 2). */
+/* The CoV of v's values whose robust z-score is at most POINT_OUTLIER_Z (NaN for fewer than 2):
+   point_robust_z's median and scale computed once for all values, not once per value. */
 static double inlier_cov(const struct exp_values *v)
 {
 	double keep[64], *k = v->n <= 64 ? keep : xmalloc(sizeof(double) * (size_t)v->n);
 	int nk = 0;
+	double med = v->n >= 3 ? values_median(v->v, v->n) : NAN, s = v->n >= 3 ? robust_scale(v, med) : 0;
 	for (int i = 0; i < v->n; i++) {
-		double z = point_robust_z(v, v->v[i]);
+		double x = v->v[i];
+		double z = v->n < 3 ? NAN : s > 0 ? (x - med) / s : x == med ? 0 : INFINITY;
 		if (!(fabs(z) > POINT_OUTLIER_Z))
 			k[nk++] = v->v[i];
 	}
