@@ -193,9 +193,16 @@ struct point_use {
 
 static void use_run(struct point_use *pu, const struct run_usage_row *rows, int nrows, long long run, int disturbed)
 {
-	int lo = 0;
-	while (lo < nrows && rows[lo].run < run)
-		lo++;
+	/* rows are by run id: the first of this run's by bisection, not a
+	   walk from the start (which made the report quadratic in the runs) */
+	int lo = 0, top = nrows;
+	while (lo < top) {
+		int mid = lo + (top - lo) / 2;
+		if (rows[mid].run < run)
+			lo = mid + 1;
+		else
+			top = mid;
+	}
 	int hi = lo;
 	while (hi < nrows && rows[hi].run == run)
 		hi++;
