@@ -7,9 +7,9 @@
  * fixed seed.  KEEP=1 keeps the store and prints its path (for perf or
  * callgrind).
  */
-#include "common/strbuf.h"
 #include "common/xalloc.h"
 #include "campaign/store.h"
+#include "tests/lib/gen_store.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,19 +107,9 @@ int main(void)
 	struct store *st;
 	must(plan_full_factorial(&pl, &spec, &err), "plan");
 	double t0 = mono();
-	struct strbuf cfg;   /* the config a campaign of this plan was made from */
-	strbuf_init(&cfg);
-	strbuf_addf(&cfg, "name = \"bench\";\napp = { command = [ \"/bin/true\" ]; };\n"
-		    "parameters = ( { name = \"n\"; values = [ ");
-	for (int i = 0; i < nn; i++)
-		strbuf_addf(&cfg, "%s%d", i ? ", " : "", i + 1);
-	strbuf_addf(&cfg, " ]; }, { name = \"p\"; values = [ ");
-	for (int i = 0; i < np; i++)
-		strbuf_addf(&cfg, "%s%d", i ? ", " : "", 1 << i);
-	strbuf_addf(&cfg, " ]; } );\nrepetitions = %d;\ncollect = { wall = false; regex = ( { region = \"main\"; "
-		    "metric = \"time\"; pattern = \"t: ([0-9.]+)\"; } ); };\n", REPS);
-	must(store_create(&st, camp, "bench", "local", cfg.buf, &pl, &err), "create");
-	strbuf_release(&cfg);
+	char *cfg = gen_store_config(nn, np, REPS);   /* the config a campaign of this plan was made from */
+	must(store_create(&st, camp, "bench", "local", cfg, &pl, &err), "create");
+	free(cfg);
 	fill(st, &pl);
 	printf("bench_validate_store: %lld runs done (%d x %d points, %d repetitions)\n", (long long)pl.runs, nn, np, REPS);
 	printf("  %-40s %7.2f s\n", "create and fill the store", mono() - t0);

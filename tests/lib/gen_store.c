@@ -22,8 +22,7 @@ static double uniform(unsigned long long *s)
 	return (double)(*s >> 11) / 9007199254740992.0;
 }
 
-/* The config a campaign of this plan is made from. */
-static char *gen_config(int nn, int reps)
+char *gen_store_config(int nn, int np, int reps)
 {
 	struct strbuf cfg;
 	strbuf_init(&cfg);
@@ -32,7 +31,7 @@ static char *gen_config(int nn, int reps)
 	for (int i = 0; i < nn; i++)
 		strbuf_addf(&cfg, "%s%d", i ? ", " : "", i + 1);
 	strbuf_addf(&cfg, " ]; }, { name = \"p\"; values = [ ");
-	for (int i = 0; i < GEN_NP; i++)
+	for (int i = 0; i < np; i++)
 		strbuf_addf(&cfg, "%s%d", i ? ", " : "", 1 << i);
 	strbuf_addf(&cfg, " ]; } );\nrepetitions = %d;\ncollect = { wall = false; regex = ( { region = \"main\"; "
 		    "metric = \"time\"; pattern = \"t: ([0-9.]+)\"; } ); };\n", reps);
@@ -160,7 +159,7 @@ int gen_store(const char *dir, const struct gen_store_spec *spec, struct perr *e
 	struct design_spec ds = { .nparams = 2, .params = params, .repetitions = reps };
 	struct plan pl;
 	struct store *st = NULL;
-	char *cfg = gen_config(nn, reps);
+	char *cfg = gen_store_config(nn, GEN_NP, reps);
 	int ret = -1;
 	if (plan_full_factorial(&pl, &ds, err) < 0)
 		goto done;

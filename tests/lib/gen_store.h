@@ -21,6 +21,10 @@ struct gen_store_spec {
 	double factor;              /* the truth's scale (1: the base; 1.1: 10% slower) */
 };
 
+/* The config of a campaign of n = 1..nn and p = 1, 2, 4, ... (np values),
+   reps repetitions, whose runs print "t: SECONDS" (caller frees). */
+char *gen_store_config(int nn, int np, int reps);
+
 /* Make the campaign at dir (which must not hold one) as spec says: 0 or -1 (err). */
 int gen_store(const char *dir, const struct gen_store_spec *spec, struct perr *err);
 
