@@ -297,7 +297,16 @@ int store_load_experiment_leaving_out(struct store *st, const char *metric, int 
 struct run_cursor {
 	sqlite3_stmt *s;
 	int row;
+	int rc;         /* the last step's: SQLITE_ROW or SQLITE_DONE unless the store failed */
 };
+
+/* Step c; a step that fails (a corrupt page) ends the cursor and stays in
+   rc, so that the walk reports it instead of a store cut short. */
+static void cursor_next(struct run_cursor *c)
+{
+	c->rc = sqlite3_step(c->s);
+	c->row = c->rc == SQLITE_ROW;
+}
 
 /* Prepare sql and step to its first row; a table a store from before it
    lacks (opened read-only) gives an empty cursor. */
@@ -305,13 +314,14 @@ static int cursor_open(struct store *st, struct run_cursor *c, const char *sql, 
 		       struct perr *err)
 {
 	c->row = 0;
+	c->rc = SQLITE_DONE;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &c->s, NULL) != SQLITE_OK) {
 		int absent = strstr(sqlite3_errmsg(st->db), "no such table") != NULL;
 		sqlite3_finalize(c->s);
 		c->s = NULL;
 		return absent ? 0 : sdb_err(st, err, what);
 	}
-	c->row = sqlite3_step(c->s) == SQLITE_ROW;
+	cursor_next(c);
 	return 0;
 }
 
@@ -319,13 +329,8 @@ static int cursor_open(struct store *st, struct run_cursor *c, const char *sql, 
 static int cursor_at(struct run_cursor *c, long long id)
 {
 	while (c->row && sqlite3_column_int64(c->s, 0) < id)
-		c->row = sqlite3_step(c->s) == SQLITE_ROW;
+		cursor_next(c);
 	return c->row && sqlite3_column_int64(c->s, 0) == id;
-}
-
-static void cursor_next(struct run_cursor *c)
-{
-	c->row = sqlite3_step(c->s) == SQLITE_ROW;
 }
 
 int store_each_run_data(struct store *st, int flags, int (*fn)(void *ctx, const struct store_run_data *d),
@@ -384,6 +389,9 @@ int store_each_run_data(struct store *st, int flags, int (*fn)(void *ctx, const 
 		run_release(&r);
 		cursor_next(&c[RUNS]);
 	}
+	for (int i = 0; i < NCUR && !ret; i++)
+		if (c[i].rc != SQLITE_ROW && c[i].rc != SQLITE_DONE)
+			ret = sdb_err(st, err, what[i]);
 	measurement_list_release(&ml);
 	free(bd);
 	free(rs);
