@@ -308,10 +308,11 @@ static void cursor_next(struct run_cursor *c)
 	c->row = c->rc == SQLITE_ROW;
 }
 
-/* Prepare sql and step to its first row; a table a store from before it
-   lacks (opened read-only) gives an empty cursor. */
+/* Prepare sql and step to its first row; when optional, a table a store
+   from before it lacks (opened read-only) gives an empty cursor.  The runs
+   and measurements every store has: without them the store is broken. */
 static int cursor_open(struct store *st, struct run_cursor *c, const char *sql, const char *what,
-		       struct perr *err)
+		       int optional, struct perr *err)
 {
 	c->row = 0;
 	c->rc = SQLITE_DONE;
@@ -319,7 +320,7 @@ static int cursor_open(struct store *st, struct run_cursor *c, const char *sql, 
 		int absent = strstr(sqlite3_errmsg(st->db), "no such table") != NULL;
 		sqlite3_finalize(c->s);
 		c->s = NULL;
-		return absent ? 0 : sdb_err(st, err, what);
+		return absent && optional ? 0 : sdb_err(st, err, what);
 	}
 	cursor_next(c);
 	return 0;
@@ -350,7 +351,7 @@ int store_each_run_data(struct store *st, int flags, int (*fn)(void *ctx, const 
 						"read resources" };
 	int ret = 0;
 	for (int i = 0; i < NCUR && !ret; i++)
-		ret = cursor_open(st, &c[i], sql[i], what[i], err);
+		ret = cursor_open(st, &c[i], sql[i], what[i], i == BIND || i == RES, err);
 	struct measurement_list ml;
 	measurement_list_init(&ml);
 	struct run_binding *bd = NULL;
