@@ -292,10 +292,12 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 	const struct hyp_exponent *hyps;
 	hypothesis_defaults(&hyps);
 	double best_any = INFINITY, best_ok = INFINITY, keys[SP_ALT];
+	unsigned char accepted[HYP_MAX_DEFAULTS];
 	struct sp_fit ok = constant, any = constant;
 	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++) {
 		const double *t = &en->t[(size_t)h * n];
 		hchi[h] = INFINITY;
+		accepted[h] = 0;
 		if (!en->usable[h] || lof_fit_line(t, y, r, n, nz, &hc0[h], &hc1[h], &hchi[h]) < 0 ||
 		    !term_contributes(hc1[h], t, y, n, opt)) {
 			hchi[h] = INFINITY;
@@ -303,16 +305,22 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 		}
 		if (hchi[h] < best_any) {
 			best_any = hchi[h];
-			any = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), 1, { h } };
+			any = (struct sp_fit){ h, hc0[h], hc1[h], NAN, NAN, 1, { h } };
 		}
-		if (lof_p(hchi[h], n, 2, nz) >= opt->alpha && hchi[h] < best_ok)
+		accepted[h] = lof_accepts(hchi[h], n, 2, nz, opt->alpha);
+		if (accepted[h] && hchi[h] < best_ok)
 			best_ok = hchi[h];
 	}
 	for (int h = 0; h < en->nh && h < HYP_MAX_DEFAULTS; h++)
-		if (isfinite(best_ok) && lof_p(hchi[h], n, 2, nz) >= opt->alpha &&
+		if (isfinite(best_ok) && accepted[h] &&
 		    alt_insert(ok.alt, keys, &ok.nalt, h, tie_key(hchi[h], best_ok, hyp_complexity(&hyps[h]))) == 0)
-			ok = (struct sp_fit){ h, hc0[h], hc1[h], NAN, lof_p(hchi[h], n, 2, nz), ok.nalt,
+			ok = (struct sp_fit){ h, hc0[h], hc1[h], NAN, NAN, ok.nalt,
 					      { ok.alt[0], ok.alt[1], ok.alt[2] } };
+	/* the tail probability of the chosen hypothesis only */
+	if (ok.hyp >= 0)
+		ok.lof_p = lof_p(hchi[ok.hyp], n, 2, nz);
+	if (any.hyp >= 0)
+		any.lof_p = lof_p(hchi[any.hyp], n, 2, nz);
 	if (ok.hyp < 0 && !opt->relative_fallback)
 		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
 	*out = ok.hyp >= 0 ? ok : any;

@@ -43,6 +43,44 @@ double lof_p(double chi2, int n, int k, const struct lof_noise *nz)
 	return gsl_cdf_fdist_Q(chi2 / (n - k), n - k, nz->dof);
 }
 
+/*
+ * The critical F of one test, kept per thread: a line's hypotheses share n,
+ * k, dof and alpha, and the tail probability behind lof_p costs a log-beta.
+ */
+struct lof_crit {
+	int d1, d2;
+	double alpha, f;
+};
+
+#define LOF_CRIT_SLOTS 16
+
+static double lof_crit_f(int d1, int d2, double alpha)
+{
+	static _Thread_local struct lof_crit slot[LOF_CRIT_SLOTS];
+	static _Thread_local int next;
+	for (int i = 0; i < LOF_CRIT_SLOTS; i++)
+		if (slot[i].d1 == d1 && slot[i].d2 == d2 && slot[i].alpha == alpha)
+			return slot[i].f;
+	struct lof_crit *c = &slot[next];
+	next = (next + 1) % LOF_CRIT_SLOTS;
+	gsl_set_error_handler_off();
+	*c = (struct lof_crit){ d1, d2, alpha, gsl_cdf_fdist_Qinv(alpha, d1, d2) };
+	return c->f;
+}
+
+int lof_accepts(double chi2, int n, int k, const struct lof_noise *nz, double alpha)
+{
+	if (n <= k || nz->dof <= 0 || !isfinite(chi2) || !(alpha > 0 && alpha < 1))
+		return lof_p(chi2, n, k, nz) >= alpha;
+	double f = chi2 / (n - k), crit = lof_crit_f(n - k, nz->dof, alpha);
+	/* the quantile is close, not exact: near it, the tail probability decides */
+	if (isfinite(crit) && crit > 0 && f < crit * (1 - LOF_CRIT_MARGIN))
+		return 1;
+	if (isfinite(crit) && crit > 0 && f > crit * (1 + LOF_CRIT_MARGIN))
+		return 0;
+	return lof_p(chi2, n, k, nz) >= alpha;
+}
+
 int lof_fit_line(const double *t, const double *y, const double *r, int n,
 		 const struct lof_noise *nz, double *c0, double *c1, double *chi2)
 {

@@ -21,7 +21,8 @@
  * the upper tail probability is below alpha.  With n == k the hypothesis
  * interpolates the points and cannot be rejected (p = 1).
  *
- * Invariants: pure functions; arrays are only read.
+ * Invariants: pure functions (lof_accepts keeps a per-thread cache of
+ * critical values); arrays are only read.
  */
 #ifndef PS_LOF_H
 #define PS_LOF_H
@@ -50,6 +51,14 @@ double lof_chi2(const double *f, const double *y, const double *r, int n, const 
 
 /* The upper tail probability of chi2 for k coefficients on n points (1 when n <= k). */
 double lof_p(double chi2, int n, int k, const struct lof_noise *nz);
+
+/*
+ * lof_p(chi2, n, k, nz) >= alpha, the same answer for every input, without
+ * the tail probability unless chi2 is within LOF_CRIT_MARGIN (relative) of
+ * the critical value.
+ */
+#define LOF_CRIT_MARGIN 1e-6
+int lof_accepts(double chi2, int n, int k, const struct lof_noise *nz, double alpha);
 
 /*
  * Weighted fit of y = c0 + c1 * t (c1 fixed at 0 when t is NULL) with

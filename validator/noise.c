@@ -61,6 +61,17 @@ static int within_resolution(const struct exp_values *v, double scov, enum point
 	return hi - lo <= resolution * (1 + 1e-9);
 }
 
+/* The 95% quantile of chi-square with dof degrees of freedom: one per point count, kept per thread. */
+static double chisq_q95(int dof)
+{
+	static _Thread_local double q[64];
+	if (dof < 1 || dof >= 64)
+		return gsl_cdf_chisq_Pinv(0.95, dof);
+	if (!(q[dof] > 0))
+		q[dof] = gsl_cdf_chisq_Pinv(0.95, dof);
+	return q[dof];
+}
+
 void noise_check(const struct experiment *e, const struct exp_series *s, double threshold,
 		 double unreliable_fraction, struct noise_result *r)
 {
@@ -88,7 +99,7 @@ void noise_check(const struct experiment *e, const struct exp_series *s, double 
 		known[r->nmeasured++] = c;
 		/* noisy: even the 95% lower confidence bound of the CoV is above the threshold,
 		   and the spread is more than the printed value's step */
-		if (c * c * (pe.n - 1) > threshold * threshold * gsl_cdf_chisq_Pinv(0.95, pe.n - 1)) {
+		if (c * c * (pe.n - 1) > threshold * threshold * chisq_q95(pe.n - 1)) {
 			if (within_resolution(&s->at[p], scov, side, r->resolution)) {
 				r->nresolved++;
 			} else {

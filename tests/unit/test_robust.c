@@ -304,8 +304,50 @@ static void test_contention_untestable(void)
 	experiment_release(&e);
 }
 
+/*
+ * lof_accepts answers as lof_p(...) >= alpha for every chi-square, the
+ * last bits at the boundary included: the boundary is found by bisection
+ * on lof_p itself, and each side of it, one ulp apart, is asked.
+ */
+static void test_lof_accepts(void)
+{
+	static const double alphas[] = { 0.05, 0.01, 0.001 };
+	static const int dofs[] = { 1, 4, 20, 96 };
+	int wrong = 0, asked = 0;
+	for (int n = 2; n <= 12; n++)
+		for (int k = 1; k <= 2; k++)
+			for (size_t d = 0; d < sizeof(dofs) / sizeof(dofs[0]); d++)
+				for (size_t a = 0; a < sizeof(alphas) / sizeof(alphas[0]); a++) {
+					struct lof_noise nz = { 1e-4, dofs[d], 1 };
+					double alpha = alphas[a], lo = 0, hi = 1;
+					while (lof_p(hi, n, k, &nz) >= alpha && hi < 1e300)
+						hi *= 2;
+					for (int i = 0; i < 200 && nextafter(lo, hi) < hi; i++) {
+						double mid = lo + (hi - lo) / 2;
+						if (lof_p(mid, n, k, &nz) >= alpha)
+							lo = mid;
+						else
+							hi = mid;
+					}
+					double probe[] = { lo, hi, nextafter(lo, 0), nextafter(hi, INFINITY),
+							   lo * (1 - 1e-7), hi * (1 + 1e-7), lo * 0.5, hi * 2,
+							   0, INFINITY, NAN };
+					for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
+						asked++;
+						if (lof_accepts(probe[i], n, k, &nz, alpha) !=
+						    (lof_p(probe[i], n, k, &nz) >= alpha))
+							wrong++;
+					}
+				}
+	ok(wrong == 0, "lof_accepts agrees with lof_p >= alpha at %d chi-squares about the boundary (%d differ)",
+	   asked, wrong);
+	struct lof_noise none = { 1e-4, 0, 1 };
+	ok(lof_accepts(1e9, 5, 2, &none, 0.05) == 1, "lof_accepts: no repetitions, no rejection");
+}
+
 int main(void)
 {
+	test_lof_accepts();
 	test_points();
 	test_selection();
 	test_selection_exact();
