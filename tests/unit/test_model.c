@@ -1,5 +1,6 @@
 /* Tests of the PMNF modeller: exact recovery, Extra-P's inputs, constraints, determinism. */
 #include "collectors/extrap_text.h"
+#include "tests/lib/gen_truth.h"
 #include "tests/lib/tap.h"
 #include "models/hypothesis.h"
 #include "models/modeler.h"
@@ -594,6 +595,67 @@ static void test_long_line(void)
 	pmnf_release(&m);
 }
 
+/* Leave-one-out SMAPE of c0 + c1 * t refitted without each point in turn, long double, two passes. */
+static double loo_smape(const double *t, const double *y, int n)
+{
+	long double sm = 0;
+	for (int o = 0; o < n; o++) {
+		long double mt = 0, my = 0, stt = 0, sty = 0;
+		for (int i = 0; i < n; i++)
+			if (i != o)
+				mt += t[i], my += y[i];
+		mt /= n - 1;
+		my /= n - 1;
+		for (int i = 0; i < n; i++)
+			if (i != o)
+				stt += (t[i] - mt) * (t[i] - mt), sty += (t[i] - mt) * (y[i] - my);
+		long double c1 = sty / stt, f = my - c1 * mt + c1 * t[o];
+		sm += fabsl(f - y[o]) / (fabsl(f) + fabsl(y[o])) * 2;
+	}
+	return (double)(sm / n * 100);
+}
+
+/*
+ * Lines longer than the cached ones: the leave-one-out SMAPE that selects
+ * the model is each point's refit's error, also where one point holds
+ * nearly all of the term's spread (x = 2^i, the largest 2^47).
+ */
+static void test_long_line_loo(void)
+{
+	enum { N = 48 };
+	static double coords[N], data[N], t[N];
+	static struct exp_values vals[N];
+	char *names[] = { "p" };
+	for (int kind = 0; kind < 2; kind++) {
+		struct gen_rng r;
+		gen_rng_seed(&r, 77 + kind);
+		for (int i = 0; i < N; i++) {
+			coords[i] = kind ? ldexp(1, i) : 1 + i;
+			double truth = kind ? 1000 + 1e-25 * pow(coords[i], 2) : 100 + 3 * coords[i];
+			data[i] = truth * (1 + 0.01 * gen_normal(&r));
+			vals[i] = (struct exp_values){ &data[i], 1, 0 };
+		}
+		struct model_input in = { 1, names, N, coords, vals };
+		struct model_options opt;
+		model_options_init(&opt);
+		opt.selection = MODEL_SELECT_EXTRAP;
+		struct pmnf_model m;
+		struct perr err;
+		int fitted = modeler_fit(&in, &opt, NULL, &m, &err) == 0 && m.nterms == 1;
+		ok(fitted, "%s line of %d points: one term", kind ? "2^i" : "1..48", N);
+		if (fitted) {
+			const struct pmnf_factor *f = &m.terms[0].factors[0];
+			for (int i = 0; i < N; i++)
+				t[i] = pow(coords[i], f->poly_exp) * pow(log2(coords[i]), f->log_exp);
+			double want = loo_smape(t, data, N);
+			ok(fabs(m.cv_smape - want) <= 1e-9 * want,
+			   "%s line: leave-one-out SMAPE %.12g is the refits' %.12g", kind ? "2^i" : "1..48",
+			   m.cv_smape, want);
+		}
+		pmnf_release(&m);
+	}
+}
+
 /* A sparse "cross" design: one line per parameter through (2, 2), as Extra-P models it. */
 static void test_cross_design(void)
 {
@@ -650,6 +712,7 @@ int main(void)
 	test_context();
 	test_extrap_multi_suites();
 	test_long_line();
+	test_long_line_loo();
 	test_cross_design();
 	return done_testing();
 }
