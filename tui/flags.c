@@ -154,7 +154,7 @@ void top_flags_summary(const struct top_flags *f, char *buf, size_t n)
 {
 	int off;
 	if (!f->computed)
-		off = snprintf(buf, n, "not computed yet");
+		off = snprintf(buf, n, "computing (they read every run's usage)");
 	else if (!f->npoints)
 		off = snprintf(buf, n, "no point has %d repetitions yet", TOP_FLAGS_MIN_REPS);
 	else if (!f->nnoisy)

@@ -113,6 +113,20 @@ int main(void)
 	printf("  %-36s %7.2f s  %6.1fx status\n", "resume start-up (every run read)", t, t / status);
 	runs_free(rv, n);
 	store_close(st);
+
+	/* the interactive monitor: its first screen, then its flags (tmux) */
+	const char *root = getenv("PERFSWEEP_ROOT") ? getenv("PERFSWEEP_ROOT") : ".";
+	char *probe = xasprintf("%s/tests/lib/top_first_screen.sh %s/perfsweep '%s'", root, bin, camp);
+	FILE *p = popen(probe, "r");
+	double first, flags;
+	if (p && fscanf(p, "%lf %lf", &first, &flags) == 2)
+		printf("  %-36s %7.2f s  %6.1fx status (flags at %.2f s; target 1 s)\n",
+		       "top, interactive first screen", first, first / status, flags);
+	else
+		printf("  top, interactive first screen: not measured (no tmux)\n");
+	if (p)
+		pclose(p);
+	free(probe);
 	if (getenv("KEEP")) {
 		printf("kept %s %s\n", camp, camp2);
 	} else {
