@@ -191,6 +191,19 @@ static int sp_solve(struct ws *w, const struct sp_entry *en, int h, int out, int
 	return isfinite(w->c[0]) && isfinite(w->c[1]) ? 0 : -1;
 }
 
+/* One left-out point's error: the refit c0 + c1 * t against y (minimum: of the other points). */
+static void loo_add(double c0, double c1, double t, double y, double minimum,
+		    const struct model_options *opt, double *rss, double *sm)
+{
+	/* Extra-P's clean_constant_coefficient */
+	if (minimum == 0 ? fabs(c0) < opt->min_contribution
+			 : fabs(c0 / minimum) < opt->min_contribution)
+		c0 = 0;
+	double f = c0 + c1 * t, d = f - y;
+	*rss += d * d;
+	*sm += smape_term(f, y);
+}
+
 /*
  * Leave-one-out SMAPE of hypothesis h on the cached line (Extra-P's cost);
  * -1 when a fit fails.
@@ -212,14 +225,7 @@ static int sp_loo(struct ws *w, const struct sp_entry *en, int h, const double *
 		}
 		if (sp_solve(w, en, h, oi, r) < 0)
 			return -1;
-		double c0 = w->c[0], c1 = w->c[1];
-		/* Extra-P's clean_constant_coefficient */
-		if (minimum == 0 ? fabs(c0) < opt->min_contribution
-				 : fabs(c0 / minimum) < opt->min_contribution)
-			c0 = 0;
-		double f = c0 + c1 * t[oi], d = f - y[oi];
-		rss += d * d;
-		sm += smape_term(f, y[oi]);
+		loo_add(w->c[0], w->c[1], t[oi], y[oi], minimum, opt, &rss, &sm);
 	}
 	*smape = sm / n * 100;
 	return isfinite(rss) ? 0 : -1;
@@ -278,14 +284,7 @@ static int sp_loo_long(struct ws *w, const struct sp_entry *en, int h, const dou
 		}
 		if (!isfinite(c0) || !isfinite(c1))
 			return -1;
-		double minimum = oi == lowest ? min2 : min1;
-		/* Extra-P's clean_constant_coefficient */
-		if (minimum == 0 ? fabs(c0) < opt->min_contribution
-				 : fabs(c0 / minimum) < opt->min_contribution)
-			c0 = 0;
-		double f = c0 + c1 * t[oi], d = f - y[oi];
-		rss += d * d;
-		sm += smape_term(f, y[oi]);
+		loo_add(c0, c1, t[oi], y[oi], oi == lowest ? min2 : min1, opt, &rss, &sm);
 	}
 	*smape = sm / n * 100;
 	return isfinite(rss) ? 0 : -1;

@@ -8,14 +8,11 @@
  * issue 47 (9-14 s for 1,000 such call paths) is used, the fastest of it.
  * Targets (issue 47): at least 150x Extra-P, 100,000 call paths within 10 s.
  */
+#include "common/run_command.h"
 #include "common/xalloc.h"
 #include "tests/lib/gen_truth.h"
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define EXTRAP_1K_S 9.0         /* Extra-P 4.2.5, 1,000 call paths: 9-14 s (issue 47) */
@@ -52,20 +49,11 @@ static void write_file(const char *path, int ncallpaths, unsigned long long seed
 /* CPU seconds (user + sys) of argv run to completion, output discarded; -1 when it failed. */
 static double child_cpu(char *const argv[])
 {
-	pid_t pid = fork();
-	if (pid < 0)
+	struct child_process cp = { .argv = argv, .out = "/dev/null" };
+	if (start_command(&cp) < 0 || finish_command(&cp) != 0)
 		return -1;
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(127);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	int st;
-	struct rusage ru;
-	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	return cp.ru.ru_utime.tv_sec + cp.ru.ru_utime.tv_usec * 1e-6 + cp.ru.ru_stime.tv_sec +
+	       cp.ru.ru_stime.tv_usec * 1e-6;
 }
 
 static int on_path(const char *prog)
