@@ -382,14 +382,12 @@ static int fit_single_robust(const struct sp_entry *en, const double *y, const d
 		    alt_insert(ok.alt, keys, &ok.nalt, h, tie_key(hchi[h], best_ok, hyp_complexity(&hyps[h]))) == 0)
 			ok = (struct sp_fit){ h, hc0[h], hc1[h], NAN, NAN, ok.nalt,
 					      { ok.alt[0], ok.alt[1], ok.alt[2] } };
-	/* the tail probability of the chosen hypothesis only */
-	if (ok.hyp >= 0)
-		ok.lof_p = lof_p(hchi[ok.hyp], n, 2, nz);
-	if (any.hyp >= 0)
-		any.lof_p = lof_p(hchi[any.hyp], n, 2, nz);
 	if (ok.hyp < 0 && !opt->relative_fallback)
 		return -1;      /* every hypothesis rejected: Extra-P's best fit (out untouched) */
 	*out = ok.hyp >= 0 ? ok : any;
+	/* the tail probability of the chosen hypothesis only */
+	if (out->hyp >= 0)
+		out->lof_p = lof_p(hchi[out->hyp], n, 2, nz);
 	return 0;
 }
 
