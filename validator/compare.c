@@ -388,6 +388,7 @@ struct trend_build {
 	double *x, *y, *v;
 	double *b;              /* base's geometric mean per point (compare_fixed.h) */
 	int *nb, *nn, *np;
+	const struct exp_values **va, **vb;     /* each point's base and new repetitions */
 };
 
 static void trend_build_init(struct trend_build *tb, int npoints, int nparams)
@@ -402,6 +403,21 @@ static void trend_build_init(struct trend_build *tb, int npoints, int nparams)
 	tb->in.nbase = tb->nb = xmalloc(sizeof(int) * n);
 	tb->in.nnew = tb->nn = xmalloc(sizeof(int) * n);
 	tb->np = xmalloc(sizeof(int) * n);
+	tb->va = xmalloc(sizeof(*tb->va) * n);
+	tb->vb = xmalloc(sizeof(*tb->vb) * n);
+}
+
+/* Unpaired: the level's variance from the passes of both sides (compare_pass_variance), Welch's df. */
+static void trend_build_passes(struct trend_build *tb)
+{
+	double va, dfa, vb, dfb;
+	tb->in.pass_var = NAN;
+	tb->in.pass_df = 0;
+	if (tb->in.npairs || tb->in.n < 2 || compare_pass_variance(tb->va, tb->in.n, &va, &dfa) < 0 ||
+	    compare_pass_variance(tb->vb, tb->in.n, &vb, &dfb) < 0 || !(va + vb > 0))
+		return;
+	tb->in.pass_var = va + vb;
+	tb->in.pass_df = (va + vb) * (va + vb) / (va * va / dfa + vb * vb / dfb);
 }
 
 /*
@@ -429,6 +445,8 @@ static void trend_build_add(struct trend_build *tb, const double *x, const struc
 	tb->b[i] = exp(ma);
 	tb->v[i] = va / a->n + vb / b->n;
 	tb->np[i] = 0;
+	tb->va[i] = a;
+	tb->vb[i] = b;
 }
 
 /*
@@ -452,6 +470,8 @@ static void trend_build_add_paired(struct trend_build *tb, const double *x, cons
 	tb->v[i] = n > 1 ? s2 / (n - 1) / n : NAN;
 	tb->nb[i] = tb->nn[i] = tb->np[i] = n;
 	tb->in.npairs = tb->np;
+	tb->va[i] = a;
+	tb->vb[i] = b;
 }
 
 static void trend_build_release(struct trend_build *tb)
@@ -463,6 +483,8 @@ static void trend_build_release(struct trend_build *tb)
 	free(tb->nb);
 	free(tb->nn);
 	free(tb->np);
+	free(tb->va);
+	free(tb->vb);
 }
 
 /*
@@ -529,6 +551,7 @@ static int test_region(struct compare *c, int r, const struct region_pair *rp, s
 	for (int i = 0; tb.in.npairs && i < tb.in.n; i++)
 		if (!tb.np[i])
 			tb.in.npairs = NULL;
+	trend_build_passes(&tb);
 	struct perr terr;
 	struct compare_region *g = &c->regions[r];
 	if (!rc && compare_trend_fit(&tb.in, c->opt.alpha, &g->trend, &terr) < 0)

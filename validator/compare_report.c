@@ -423,6 +423,9 @@ static json_t *level_json(const struct compare_region *g)
 	json_object_set_new(o, "tau2", num(t->tau2));
 	json_object_set_new(o, "paired", json_boolean(t->paired));
 	json_object_set_new(o, "point_p_max", num(t->point_p_max));
+	json_object_set_new(o, "pass_se", num(t->pass_se));
+	json_object_set_new(o, "by_passes", json_boolean(t->by_passes));
+	json_object_set_new(o, "level_df", num(t->level_df));
 	return o;
 }
 

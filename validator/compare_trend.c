@@ -6,6 +6,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,58 @@ static int fit(const struct trend_input *in, struct trend_work *w, double alpha,
 	return rc;
 }
 
+int compare_pass_variance(const struct exp_values *const *v, int n, double *var, double *df)
+{
+	*var = NAN;
+	*df = 0;
+	int J = n > 0 ? INT32_MAX : 0;
+	for (int p = 0; p < n; p++)
+		J = v[p]->n < J ? v[p]->n : J;
+	if (J < 3)
+		return -1;
+	double *d = xcalloc((size_t)J, sizeof(double));
+	int bad = 0;
+	for (int p = 0; p < n && !bad; p++) {
+		double m = 0;
+		for (int j = 0; j < J; j++) {
+			bad |= !(v[p]->v[j] > 0);
+			m += log(v[p]->v[j]) / J;
+		}
+		for (int j = 0; j < J && !bad; j++)
+			d[j] += (log(v[p]->v[j]) - m) / n;
+	}
+	double ss = 0;
+	for (int j = 0; j < J; j++)
+		ss += d[j] * d[j];
+	free(d);
+	if (bad)
+		return -1;
+	*var = ss / ((J - 1.0) * J);
+	*df = J - 1;
+	return 0;
+}
+
+/*
+ * Unpaired: when the passes say the level varies significantly more than
+ * the repetitions do (the host drifted between passes), test the level
+ * with the passes' variance and degrees of freedom.
+ */
+static void level_by_passes(const struct trend_input *in, double alpha, struct compare_trend *t)
+{
+	t->level_df = t->df;
+	if (in->npairs || !t->tested || !isfinite(in->pass_var) || !(in->pass_df >= 1))
+		return;
+	t->pass_se = sqrt(in->pass_var);
+	double se2 = t->level_se * t->level_se;
+	if (!(se2 > 0) || !(t->df >= 1) || !(in->pass_var > se2) ||
+	    gsl_cdf_fdist_Q(in->pass_var / se2, in->pass_df, t->df) >= COMPARE_TREND_PASS_ALPHA)
+		return;
+	t->by_passes = 1;
+	t->level_se = t->pass_se;
+	t->level_df = fmin(t->df, in->pass_df);
+	one_sided(t->level, t->level_se, t->level_df, alpha, &t->level_lo, &t->level_hi, &t->level_p);
+}
+
 /* The smallest slowdown the level's one-sided test at alpha finds with COMPARE_TREND_POWER. */
 static void detectable(struct compare_trend *t, double alpha)
 {
@@ -284,7 +337,7 @@ static void detectable(struct compare_trend *t, double alpha)
 		return;
 	}
 	/* a two-sided test at 2 alpha is the one-sided one, but for a far tail of < alpha */
-	int df = t->df >= 1 ? (int)floor(t->df) : 0;
+	int df = t->level_df >= 1 ? (int)floor(t->level_df) : 0;
 	t->detectable = power_t_detectable(t->level_se, df, 2 * alpha, COMPARE_TREND_POWER);
 }
 
@@ -312,7 +365,7 @@ static void trend_init(const struct trend_input *in, struct compare_trend *t)
 	t->paired = in->npairs != NULL;
 	t->param = xcalloc((size_t)in->nparams + 1, sizeof(*t->param));
 	t->level = t->level_lo = t->level_hi = t->level_p = t->scale = NAN;
-	t->level_se = t->df = t->detectable = t->point_p_max = NAN;
+	t->level_se = t->df = t->level_df = t->pass_se = t->detectable = t->point_p_max = NAN;
 	for (int k = 0; k < in->nparams; k++) {
 		struct trend_param *tp = &t->param[k];
 		tp->slope = tp->lo = tp->hi = tp->p = tp->centre = tp->ratio_2x = tp->excess_2x_lo = tp->excess_2x_hi = NAN;
@@ -371,6 +424,10 @@ int compare_trend_fit(const struct trend_input *in, double alpha, struct compare
 				rc = perr_set(err, "the trend fit failed");
 		}
 	}
+	if (w.n == 1)
+		t->level_df = t->df;
+	else
+		level_by_passes(in, alpha, t);
 	detectable(t, alpha);
 	if (w.n > 0)
 		every_point(in, &w, t);

@@ -64,12 +64,15 @@
  */
 #ifndef PS_COMPARE_TREND_H
 #define PS_COMPARE_TREND_H
+#include "collectors/experiment.h"
 #include "common/error.h"
 
 /* The power at which the detectable change is given. */
 #define COMPARE_TREND_POWER 0.8
 /* The preliminary test's level: above it the two noise estimates are pooled. */
 #define COMPARE_TREND_POOL_ALPHA 0.25
+/* The preliminary test of pass-to-pass drift beyond what the repetitions show. */
+#define COMPARE_TREND_PASS_ALPHA 0.05
 
 /* The region's points: n rows of nparams coordinates (all > 0), the log ratio and its variance. */
 struct trend_input {
@@ -79,7 +82,22 @@ struct trend_input {
 	const double *v;        /* variance of y per point; NaN when unknown (one repetition) */
 	const int *nbase, *nnew;        /* repetitions behind y on each side (pooling) */
 	const int *npairs;              /* paired points: the pairs behind y; NULL when unpaired */
+	/* Unpaired: the level's variance from the passes (the j-th repetitions
+	   of every point, run in one time window: compare_pass_variance), and
+	   its degrees of freedom; NaN / 0 when not known. */
+	double pass_var, pass_df;
 };
+
+/*
+ * The passes' estimate of the variance of a side's mean log level: with
+ * log x_pj the j-th repetition of point p (n points, the first J common to
+ * all, J >= 3), D_j the mean over the points of log x_pj less its point's
+ * mean, var = sum_j D_j^2 / ((J - 1) J) and df = J - 1.  A host whose speed
+ * drifts from one pass to the next moves every point of a pass together,
+ * which the repetitions' variance does not see.  Returns 0, or -1 (var
+ * NaN) with fewer than 3 common repetitions or a value that is not positive.
+ */
+int compare_pass_variance(const struct exp_values *const *v, int n, double *var, double *df);
 
 struct trend_param {
 	int varies;             /* takes two or more values at the points */
@@ -101,6 +119,11 @@ struct compare_trend {
 	double level_p;         /* one-sided p of the level's sign (a slowdown when level > 0) */
 	double level_se;        /* the level's standard error */
 	double df;              /* the tests' degrees of freedom (Welch-Satterthwaite, see above) */
+	double level_df;        /* the level test's: df, or the passes' when they widened it */
+	double pass_se;         /* the level's standard error from the passes (unpaired), NaN unknown */
+	int by_passes;          /* 1: the passes' variance was significantly larger than the
+				   repetitions' (F test at COMPARE_TREND_PASS_ALPHA) and the level
+				   was tested with it */
 	double point_p_max;     /* the largest over the points of each point's own one-sided p of a
 				   slowdown (its log ratio against its repetitions' variance): below
 				   alpha, every point on its own is slower; NaN when a point has no

@@ -10,6 +10,7 @@
 #include "campaign/config_diff.h"
 #include "common/strbuf.h"
 #include "tests/lib/gen_compare.h"
+#include "tests/lib/gen_truth.h"
 #include "tests/lib/tap.h"
 #include "tests/unit/validate_gen.h"
 #include "validator/compare.h"
@@ -880,8 +881,67 @@ static void test_config_diff(void)
 	config_destroy(&b);
 }
 
+/*
+ * Unpaired campaigns on a host whose speed drifts from pass to pass: base
+ * and new over 10 values of n (6..48, as 88-compare-real), 4 passes each,
+ * every repetition the truth 1 + 0.01 n times (1 + 0.02 N(0,1)), and every
+ * point of pass j on one side times the same log-normal factor (sigma
+ * 0.08, the drift seen beside two busy loops).  With no change the region
+ * must not regress more often than alpha on each side allows, and a 30%
+ * slowdown must still be found in most pairs.
+ */
+static void drift_pair(struct gen_rng *r, double factor, struct experiment *b, struct experiment *n)
+{
+	static const double ns[10] = { 6, 8, 10, 12, 16, 20, 24, 32, 40, 48 };
+	struct experiment *side[2] = { b, n };
+	for (int s = 0; s < 2; s++) {
+		experiment_init(side[s]);
+		experiment_param(side[s], "n");
+		int c = experiment_callpath(side[s], "main"), m = experiment_metric(side[s], "time");
+		double drift[4];
+		for (int j = 0; j < 4; j++)
+			drift[j] = exp(0.08 * gen_normal(r));
+		for (int i = 0; i < 10; i++) {
+			int p = experiment_point(side[s], &ns[i]);
+			for (int j = 0; j < 4; j++)
+				experiment_add(side[s], c, m, p, (s ? factor : 1) * (1 + 0.01 * ns[i]) * drift[j] *
+					       (1 + 0.02 * gen_normal(r)));
+		}
+	}
+}
+
+static void test_pass_drift(void)
+{
+	int regressed[2] = { 0, 0 }, passes[2] = { 0, 0 }, failed = 0;
+	const int seeds = 200;
+	for (int k = 0; k < 2; k++)
+		for (int seed = 1; seed <= seeds; seed++) {
+			struct gen_rng r;
+			gen_rng_seed(&r, 4200 + 1000 * (unsigned long long)k + seed);
+			struct experiment b, n;
+			struct compare c;
+			struct perr err;
+			drift_pair(&r, k ? 1.3 : 1, &b, &n);
+			if (compare_experiments(&b, &n, NULL, &c, &err) < 0) {
+				failed++;
+			} else {
+				regressed[k] += c.regions[0].status == CMP_REGRESSION;
+				passes[k] += c.regions[0].trend.by_passes;
+				compare_release(&c);
+			}
+			experiment_release(&b);
+			experiment_release(&n);
+		}
+	is_int(failed, 0, "pass drift: every pair compared");
+	ok(regressed[0] <= seeds * 3 / 100, "pass drift, no change: the region regressed in %d of %d pairs "
+	   "(at most 3%%; the level tested by the passes in %d)", regressed[0], seeds, passes[0]);
+	ok(regressed[1] >= seeds * 8 / 10, "pass drift, 30%% slower: the region regressed in %d of %d pairs "
+	   "(at least 80%%; by the passes in %d)", regressed[1], seeds, passes[1]);
+}
+
 int main(void)
 {
+	test_pass_drift();
 	test_rank_exact();
 	test_rank_level();
 	test_slowdown();
