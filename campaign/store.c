@@ -467,7 +467,7 @@ static int bad_store(struct store *st, int rc, struct perr *err)
 
 /* A reader's check of the whole file (STORE_READONLY): 0 when SQLite's
    quick_check says ok, else -1 with err saying the store is corrupt. */
-static int check_whole(struct store *st, struct perr *err)
+int sdb_check_whole(struct store *st, struct perr *err)
 {
 	char *check = quick_check(st);
 	if (check && !strcmp(check, "ok")) {
@@ -634,7 +634,7 @@ int store_open(struct store **out, const char *dir, int flags, struct perr *err)
 		return -1;
 	/* migration: tables added since schema version 1 */
 	if (check_schema(st, err) ||
-	    ((flags & STORE_READONLY) && !(flags & STORE_NOCHECK) && check_whole(st, err)) ||
+	    ((flags & STORE_READONLY) && !(flags & STORE_NOCHECK) && sdb_check_whole(st, err)) ||
 	    set_wal(st, err) || sdb_load_params(st, err) ||
 	    (!(flags & STORE_READONLY) && sdb_exec(st, BINDINGS_TABLE RESOURCES_TABLE MISSES_TABLE, err)) ||
 	    migrate_grown(st, err) || migrate_census(st, err) || load_store_id(st, err)) {

@@ -77,6 +77,22 @@ struct store;
 #define STORE_NOCHECK 2
 
 /*
+ * The same check of a store opened with STORE_NOCHECK, on a thread and a
+ * connection of its own, for a reader that must show something at once
+ * (top's first screen) and cannot wait for the whole file to be read:
+ * store_check_poll says 1 while it runs, 0 when the store is sound, -1 with
+ * err as store_open words it when not.  store_check_stop interrupts it if
+ * need be, waits for the thread and frees it.
+ */
+struct store_check;
+struct store_check *store_check_start(const char *dir, struct perr *err);
+int store_check_poll(struct store_check *c, struct perr *err);
+void store_check_stop(struct store_check *c);
+/* Make the store's statement in progress on another thread fail at once
+   (sqlite3_interrupt): a reader on a thread of its own told to stop. */
+void store_interrupt(struct store *st);
+
+/*
  * Create the campaign directory and store with its plan, or, when the
  * directory already holds a store for the same campaign name, open it: with
  * the same plan unchanged (resume), with another plan grown to it
@@ -144,6 +160,16 @@ void store_read_end(struct store *st);
  */
 int store_load_runs(struct store *st, long long since_seq, struct run **runs, int *n,
 		    struct perr *err);
+/*
+ * A page of runs: the first limit runs with ids above after_id, by id (a
+ * big store read a page at a time; each page as it is when read, so a
+ * reader pages under store_last_seq taken first and then reads what
+ * changed since).  Free with runs_free.
+ */
+int store_load_runs_after(struct store *st, long long after_id, int limit, struct run **runs, int *n,
+			  struct perr *err);
+/* How many runs the store holds (retired ones too); 0 when it cannot say. */
+long long store_nruns(struct store *st);
 int store_load_run(struct store *st, long long id, struct run *r, struct perr *err);
 /* Only the runs with a problem: failed, or a collection error (free with runs_free). */
 int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct perr *err);

@@ -2,8 +2,9 @@
  * Inside the campaign store: shared by store.c (schema, statements, open,
  * create), store_plan.c (writing the plan), store_runs.c (runs and their
  * transitions), store_analysis.c (what analysis reads), store_resources.c
- * (bindings, resources, causes) and store_grow.c (appending runs, growing
- * a campaign's plan).  Nothing outside those files includes it.
+ * (bindings, resources, causes), store_grow.c (appending runs, growing
+ * a campaign's plan) and store_check.c (the whole-file check on a thread).
+ * Nothing outside those files includes it.
  */
 #ifndef PS_STORE_PRIV_H
 #define PS_STORE_PRIV_H
@@ -82,6 +83,9 @@ int sdb_insert_point(struct store *st, int id, const struct plan_point *pt, cons
 		     int nvalues, struct perr *err);
 /* Reload the parameters and point values after points were added. */
 int sdb_load_params(struct store *st, struct perr *err);
+/* A reader's check of the whole file (PRAGMA quick_check): 0, or -1 with
+   err saying the store is corrupt or cannot be read. */
+int sdb_check_whole(struct store *st, struct perr *err);
 
 /* Shared between the files of the split store (store.c's own comments say more): */
 /* store.c: a statement without results through the kept statements, id bound to its ? */

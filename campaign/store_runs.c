@@ -50,9 +50,10 @@ void sdb_read_run(struct store *st, sqlite3_stmt *s, struct run *r)
 }
 
 /* The runs a SELECT of RUN_COLUMNS and the grown columns returns (fmt has
-   one %s for the grown columns and binds ?1 to arg), by id. */
-static int load_runs_sql(struct store *st, const char *fmt, long long arg, struct run **runs, int *n,
-			 struct perr *err)
+   one %s for the grown columns and binds ?1 to arg, ?2 to arg2 where it has
+   one), by id. */
+static int load_runs_sql(struct store *st, const char *fmt, long long arg, long long arg2,
+			 struct run **runs, int *n, struct perr *err)
 {
 	*runs = NULL;
 	*n = 0;
@@ -62,6 +63,8 @@ static int load_runs_sql(struct store *st, const char *fmt, long long arg, struc
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, arg);
+	if (sqlite3_bind_parameter_count(s) > 1)
+		sqlite3_bind_int64(s, 2, arg2);
 	size_t alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -86,13 +89,31 @@ int store_load_runs(struct store *st, long long since_seq, struct run **runs, in
 	return load_runs_sql(st, since_seq > 0
 			     ? "SELECT " RUN_COLUMNS "%s FROM runs INDEXED BY runs_seq WHERE seq > ?1 ORDER BY id"
 			     : "SELECT " RUN_COLUMNS "%s FROM runs WHERE seq > ?1 ORDER BY id",
-			     since_seq, runs, n, err);
+			     since_seq, 0, runs, n, err);
+}
+
+int store_load_runs_after(struct store *st, long long after_id, int limit, struct run **runs, int *n,
+			  struct perr *err)
+{
+	return load_runs_sql(st, "SELECT " RUN_COLUMNS "%s FROM runs WHERE id > ?1 ORDER BY id LIMIT ?2",
+			     after_id, limit > 0 ? limit : 1, runs, n, err);
+}
+
+long long store_nruns(struct store *st)
+{
+	sqlite3_stmt *s = NULL;
+	long long v = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM runs", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sdb_finish(st, s);
+	return v;
 }
 
 int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct perr *err)
 {
 	return load_runs_sql(st, "SELECT " RUN_COLUMNS "%s FROM runs WHERE state = ?1"
-			     " OR collect_error IS NOT NULL ORDER BY id", RUN_FAILED, runs, n, err);
+			     " OR collect_error IS NOT NULL ORDER BY id", RUN_FAILED, 0, runs, n, err);
 }
 
 int store_pass(struct store *st, int *pass, int *passes, long long *collect_errors, struct perr *err)

@@ -48,6 +48,18 @@ struct top_flags {
 /* Compute the flags from every done run's measurements (f->done is left 0). */
 int top_flags_compute(struct store *st, double cov, int min_reps, struct top_flags *f,
 		      struct perr *err);
+/*
+ * The same on a thread of its own, with its own read-only connection to
+ * dir's store (seconds on a 10^6-run store, which the monitor's keys must
+ * not wait for): top_flags_poll says 1 while it runs, 0 with *f and *took
+ * (seconds) once done, -1 with err; top_flags_stop interrupts its reading
+ * if need be, waits for it and frees it.
+ */
+struct top_flags_job;
+struct top_flags_job *top_flags_start(const char *dir, double cov, int min_reps, struct perr *err);
+int top_flags_poll(struct top_flags_job *j, struct top_flags *f, double *took, struct perr *err);
+void top_flags_stop(struct top_flags_job *j);
+
 /* One line: "3 of 12 points above CoV 0.1 (worst 0.31 at ...)" or why none,
    then the strongest contention indication when there is one. */
 void top_flags_summary(const struct top_flags *f, char *buf, size_t n);

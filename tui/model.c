@@ -4,6 +4,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,19 +424,45 @@ static long long merge_runs(struct top_model *m, struct run *runs, int n, int *m
 	return n;
 }
 
+/*
+ * The next page of a store being read (m->loading), by id.  A page is read
+ * as the store is now, so last_seq stays at the change counter taken before
+ * the first page: once the last page is in, the next refresh reads again
+ * every run changed meanwhile, those on pages read before the change too.
+ */
+static int load_page(struct top_model *m, struct run **runs, int *n, struct perr *err)
+{
+	if (store_load_runs_after(m->st, m->load_after, m->load_page, runs, n, err) < 0)
+		return -1;
+	if (*n)
+		m->load_after = (*runs)[*n - 1].id;
+	if (*n < m->load_page)
+		m->loading = 0;
+	else if (m->load_page < TOP_PAGE_MAX)
+		m->load_page *= 2;      /* pages that double: O(runs) in all, in a few reads */
+	return 0;
+}
+
 long long top_model_refresh(struct top_model *m, double now, struct perr *err)
 {
 	struct run *runs = NULL;
 	int n = 0, moved;
 	m->now = now;
-	if (store_load_runs(m->st, m->last_seq, &runs, &n, err) < 0)
+	if (m->loading ? load_page(m, &runs, &n, err) < 0
+		       : store_load_runs(m->st, m->last_seq, &runs, &n, err) < 0)
 		return -1;
 	long long changed = merge_runs(m, runs, n, &moved);
 	runs_free(runs, n);
+	if (m->load_seq >= 0) {
+		m->last_seq = m->load_seq;
+		if (!m->loading)
+			m->load_seq = -1;
+	}
 	m->changed = changed;
 	if (changed) {
 		stats_update(m);
-		converging_update(m);
+		if (!m->loading)
+			converging_update(m);   /* a read of the measurements: once, at the end */
 	}
 	if (m->sort_col == TOP_COL_ELAPSED)
 		for (size_t i = 0; i < m->stats.nrunning; i++)
@@ -451,12 +478,17 @@ long long top_model_refresh(struct top_model *m, double now, struct perr *err)
 	return changed;
 }
 
-int top_model_open(struct top_model *m, const char *dir, double now, struct perr *err)
+static int model_open(struct top_model *m, const char *dir, double now, int flags, int first_page,
+		      struct perr *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->budget = -1;
-	if (store_open(&m->st, dir, STORE_READONLY, err) < 0)
+	if (store_open(&m->st, dir, STORE_READONLY | flags, err) < 0)
 		return -1;
+	m->load_seq = store_last_seq(m->st);
+	m->load_total = store_nruns(m->st);
+	m->load_page = first_page;
+	m->loading = 1;
 	m->dir = xstrdup(dir);
 	m->name = store_get_meta(m->st, "name");
 	if (!m->name)
@@ -485,6 +517,16 @@ int top_model_open(struct top_model *m, const char *dir, double now, struct perr
 	}
 	view_rebuild(m);
 	return 0;
+}
+
+int top_model_open(struct top_model *m, const char *dir, double now, struct perr *err)
+{
+	return model_open(m, dir, now, 0, INT_MAX, err);
+}
+
+int top_model_open_paged(struct top_model *m, const char *dir, double now, struct perr *err)
+{
+	return model_open(m, dir, now, STORE_NOCHECK, TOP_FIRST_PAGE, err);
 }
 
 void top_model_release(struct top_model *m)

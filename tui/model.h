@@ -59,6 +59,12 @@ struct top_model {
 	struct top_row *rows;
 	size_t nrows, rows_alloc;
 	long long last_seq;
+	/* reading the store a page at a time (top_model_open_paged) */
+	int loading;            /* pages still to read */
+	int load_page;          /* runs in the next page */
+	long long load_after;   /* the last run id read */
+	long long load_seq;     /* store_last_seq before the first page; -1 once read */
+	long long load_total;   /* runs in the store when opened */
 	struct top_stats stats;
 	size_t *view, *view_tmp;
 	size_t nview;
@@ -72,8 +78,17 @@ struct top_model {
 	double now;             /* time of the last refresh */
 };
 
-/* Open the campaign in dir read-only and load every run. */
+/* Open the campaign in dir read-only (checked, as store_open does) and load every run. */
 int top_model_open(struct top_model *m, const char *dir, double now, struct perr *err);
+/*
+ * Open it for a screen that must come at once whatever the store's size:
+ * unchecked (the caller checks it beside, store_check_start) and with only
+ * the first TOP_FIRST_PAGE runs read; while m->loading, each refresh reads
+ * the next page, twice the one before up to TOP_PAGE_MAX.
+ */
+#define TOP_FIRST_PAGE 16384
+#define TOP_PAGE_MAX 262144
+int top_model_open_paged(struct top_model *m, const char *dir, double now, struct perr *err);
 void top_model_release(struct top_model *m);
 
 /*

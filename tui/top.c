@@ -17,6 +17,7 @@
 #include <sys/time.h>
 
 #define FLAGS_MIN_INTERVAL 5.0
+#define CHECK_POLL_MS 50        /* how often a store's check is asked whether it is done */
 
 
 static void __attribute__((format(printf, 3, 4)))
@@ -31,18 +32,55 @@ app_message(struct top_app *a, int error, const char *fmt, ...)
 
 /* ---- campaigns ---- */
 
-static int app_open(struct top_app *a, char *const *dirs, int n, double now, struct perr *err)
+/* paged: the interactive screen's, which comes before the stores are read
+   whole and checked (they are, beside it); else each is read and checked first */
+static int app_open(struct top_app *a, char *const *dirs, int n, double now, int paged, struct perr *err)
 {
 	memset(a, 0, sizeof(*a));
 	strbuf_init(&a->input);
 	a->models = xcalloc((size_t)n, sizeof(*a->models));
 	a->flags = xcalloc((size_t)n, sizeof(*a->flags));
 	a->flags_at = xcalloc((size_t)n, sizeof(*a->flags_at));
+	a->checks = xcalloc((size_t)n, sizeof(*a->checks));
+	a->jobs = xcalloc((size_t)n, sizeof(*a->jobs));
+	a->jobs_done = xcalloc((size_t)n, sizeof(*a->jobs_done));
+	a->beside = paged;
 	for (int i = 0; i < n; i++) {
-		if (top_model_open(&a->models[i], dirs[i], now, err) < 0)
+		if ((paged ? top_model_open_paged : top_model_open)(&a->models[i], dirs[i], now, err) < 0)
 			return -1;
 		a->nmodels++;
+		if (paged && !(a->checks[i] = store_check_start(dirs[i], err)))
+			return -1;
 	}
+	return 0;
+}
+
+/* 1 while some store is still being checked, 0 when every one is sound,
+   -1 with err when one is not. */
+static int app_checks(struct top_app *a, struct perr *err)
+{
+	int busy = 0;
+	for (int i = 0; i < a->nmodels; i++) {
+		if (!a->checks[i])
+			continue;
+		int rc = store_check_poll(a->checks[i], err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			store_check_stop(a->checks[i]);
+			a->checks[i] = NULL;
+		}
+		busy |= rc > 0;
+	}
+	return busy;
+}
+
+/* A store still being read a page at a time (the next page: at once). */
+static int app_loading(const struct top_app *a)
+{
+	for (int i = 0; i < a->nmodels; i++)
+		if (a->models[i].loading)
+			return 1;
 	return 0;
 }
 
@@ -50,6 +88,13 @@ static void app_release(struct top_app *a)
 {
 	for (int i = 0; i < a->nmodels; i++)
 		top_model_release(&a->models[i]);
+	for (int i = 0; a->checks && i < a->nmodels; i++) {
+		store_check_stop(a->checks[i]);
+		top_flags_stop(a->jobs[i]);
+	}
+	free(a->checks);
+	free(a->jobs);
+	free(a->jobs_done);
 	free(a->models);
 	free(a->flags);
 	free(a->flags_at);
@@ -60,20 +105,55 @@ static void app_release(struct top_app *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Recompute a campaign's flags when runs finished since the last time. */
+/* When the flags of a computation that took `took` seconds are due again:
+   on a big store they read every measurement, so under 5% of the time. */
+static double flags_due(double now, double took)
+{
+	return now + (took * 20 > FLAGS_MIN_INTERVAL ? took * 20 : FLAGS_MIN_INTERVAL);
+}
+
+/* Recompute a campaign's flags when runs finished since the last time; in
+   the interactive monitor, on a thread (its keys never wait for them). */
 static int app_flags(struct top_app *a, int i, double now, int force, struct perr *err)
 {
 	struct top_flags *f = &a->flags[i];
 	long long done = a->models[i].stats.n[RUN_DONE];
+	if (a->models[i].loading || a->checks[i])
+		return 0;       /* they read the whole store: once it is read and sound */
+	if (a->jobs[i]) {
+		double took;
+		int rc = top_flags_poll(a->jobs[i], f, &took, err);
+		if (rc > 0)
+			return 0;
+		top_flags_stop(a->jobs[i]);
+		a->jobs[i] = NULL;
+		if (rc < 0)
+			return -1;
+		f->done = a->jobs_done[i];
+		a->flags_at[i] = flags_due(now, took);
+		return 0;
+	}
 	if (!force && f->computed && (f->done == done || now < a->flags_at[i]))
 		return 0;
-	/* on a big store this reads every measurement: keep it under 5% of the time */
+	if (a->beside) {
+		a->jobs_done[i] = done;
+		a->jobs[i] = top_flags_start(a->models[i].dir, TOP_FLAGS_COV, TOP_FLAGS_MIN_REPS, err);
+		return a->jobs[i] ? 0 : -1;
+	}
 	double t0 = wall_now();
 	if (top_flags_compute(a->models[i].st, TOP_FLAGS_COV, TOP_FLAGS_MIN_REPS, f, err) < 0)
 		return -1;
-	double took = wall_now() - t0;
 	f->done = done;
-	a->flags_at[i] = now + (took * 20 > FLAGS_MIN_INTERVAL ? took * 20 : FLAGS_MIN_INTERVAL);
+	a->flags_at[i] = flags_due(now, wall_now() - t0);
+	return 0;
+}
+
+/* A flags job still running somewhere (the loop asks it often). */
+static int app_computing(const struct top_app *a)
+{
+	for (int i = 0; i < a->nmodels; i++)
+		if (a->jobs[i])
+			return 1;
 	return 0;
 }
 
@@ -428,7 +508,7 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 	struct screen scr;
 	double now = wall_now();
 	keys_init();
-	if (app_open(&a, dirs, ndirs, now, err) < 0) {
+	if (app_open(&a, dirs, ndirs, now, 1, err) < 0) {
 		app_release(&a);
 		return -1;
 	}
@@ -442,8 +522,10 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 	int w, h, ret = 0;
 	term_size(&w, &h);
 	screen_init(&scr, w, h);
-	/* the first screen before the flags, which read every run's usage
-	   (seconds on a 10^6-run store): the first refresh follows at once */
+	/* the first screen comes after the first page of runs, before the rest
+	   is read, the store checked (beside, on a thread) and the flags
+	   computed (they read every run's usage: seconds on a 10^6-run store);
+	   until then the loop reads a page a turn and keeps the keys alive */
 	double next = now;
 	while (!a.quit) {
 		int tw, th;
@@ -452,8 +534,17 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 			screen_resize(&scr, tw, th);
 		view_draw(&scr, &a);
 		term_draw(&scr);
+		int checking = app_checks(&a, err);
+		if (checking < 0) {
+			ret = -1;       /* a corrupt store is refused, as any reader refuses it */
+			break;
+		}
 		now = wall_now();
+		if (app_loading(&a))
+			next = now;
 		int wait = next > now ? (int)((next - now) * 1000) + 1 : 0;
+		if ((checking || app_computing(&a)) && wait > CHECK_POLL_MS)
+			wait = CHECK_POLL_MS;
 		int key = term_getkey(wait);
 		now = wall_now();
 		struct top_ctx c = { .a = &a, .height = top_table_rows(scr.h), .now = now };
@@ -470,11 +561,16 @@ int top_interactive(char *const *dirs, int ndirs, const struct top_options *o, s
 					key_table[key](&c, key);
 			}
 		}
+		struct perr rerr;
 		if (now >= next) {
-			struct perr rerr;
 			if (app_refresh(&a, now, &rerr) < 0)
 				app_message(&a, 1, "refresh failed: %s", rerr.msg);
 			next = now + a.interval;
+		} else {
+			/* flags done between refreshes: shown at once */
+			for (int i = 0; i < a.nmodels; i++)
+				if (a.jobs[i] && app_flags(&a, i, now, 0, &rerr) < 0)
+					app_message(&a, 1, "flags failed: %s", rerr.msg);
 		}
 	}
 	term_stop();
@@ -489,7 +585,7 @@ int top_snapshot(char *const *dirs, int ndirs, int width, int height, FILE *out,
 	struct screen scr;
 	double now = wall_now();
 	keys_init();
-	if (app_open(&a, dirs, ndirs, now, err) < 0) {
+	if (app_open(&a, dirs, ndirs, now, 0, err) < 0) {
 		app_release(&a);
 		return -1;
 	}

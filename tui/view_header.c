@@ -50,9 +50,14 @@ static void draw_title(struct screen *s, const struct top_app *a, const struct t
 	x += screen_printf(s, y, x, 0, " (%s)", m->backend);
 	if (a->nmodels > 1)
 		x += screen_printf(s, y, x, 0, "  [%d/%d]", a->cur + 1, a->nmodels);
-	top_format_duration(top_model_elapsed(m), t1, sizeof(t1));
+	if (m->loading)
+		snprintf(t1, sizeof(t1), "?");
+	else
+		top_format_duration(top_model_elapsed(m), t1, sizeof(t1));
 	double eta = top_model_eta(m);
-	if (p->pending + p->inflight == 0)
+	if (m->loading)
+		snprintf(t2, sizeof(t2), "ETA ?");
+	else if (p->pending + p->inflight == 0)
 		snprintf(t2, sizeof(t2), "finished");
 	else if (eta >= 0) {
 		char d[24];
@@ -76,6 +81,13 @@ static void draw_runs(struct screen *s, const struct top_model *m, const struct 
 	const int attrs[5] = { SA_COLOR(SC_GREEN), SA_COLOR(SC_RED) | SA_BOLD,
 			       SA_COLOR(SC_MAGENTA), SA_COLOR(SC_YELLOW) | SA_BOLD, SA_DIM };
 	int x = screen_put(s, y, 0, "runs   ", SA_BOLD);
+	if (m->loading) {
+		/* the counts of a part would read as the campaign's */
+		long long total = m->load_total > (long long)m->nrows ? m->load_total : (long long)m->nrows;
+		screen_printf(s, y, x, SA_BOLD, "reading the store: %zu of %lld runs (%.0f%%)", m->nrows, total,
+			      total ? 100.0 * (double)m->nrows / (double)total : 100.0);
+		return;
+	}
 	x = draw_bar(s, y, x, bw, parts, chars, attrs, 5, (double)p->planned);
 	snprintf(line, sizeof(line), " %3.0f%% %lld/%lld done %lld run %lld pend",
 		 p->fraction * 100, p->done, p->planned, p->inflight, p->pending);
@@ -136,14 +148,22 @@ void view_header_draw(struct screen *s, const struct top_app *a, int y)
 	int bw = bar_width(s->w);
 	draw_title(s, a, &p, y);
 	draw_runs(s, m, &p, y + 1, bw);
-	draw_core_hours(s, &b, y + 2, bw);
+	if (m->loading)
+		screen_put(s, y + 2, screen_put(s, y + 2, 0, "core-h ", SA_BOLD), "once the runs are read", 0);
+	else
+		draw_core_hours(s, &b, y + 2, bw);
 }
 
 void view_flags_line(struct screen *s, const struct top_app *a, int y)
 {
 	const struct top_flags *f = &a->flags[a->cur];
 	char buf[512];
-	top_flags_summary(f, buf, sizeof(buf));
+	if (top_app_model(a)->loading)
+		snprintf(buf, sizeof(buf), "once the runs are read");
+	else if (a->checks && a->checks[a->cur])
+		snprintf(buf, sizeof(buf), "once the store is checked (SQLite's quick_check reads it whole)");
+	else
+		top_flags_summary(f, buf, sizeof(buf));
 	int x = screen_put(s, y, 0, "flags  ", SA_BOLD);
 	screen_put(s, y, x, buf, f->nnoisy ? SA_BOLD | SA_COLOR(SC_YELLOW) : 0);
 }

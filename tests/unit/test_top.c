@@ -275,6 +275,39 @@ static void test_big(void)
 	}
 
 	top_model_release(&m);
+
+	/* read a page at a time (top's first screen): a run changed on a page
+	   already read, while later pages are read, is not lost */
+	struct top_model pm, fm;
+	ok(top_model_open_paged(&pm, dir, T0, &err) == 0, "open the store a page at a time");
+	ok(pm.loading && pm.nrows == TOP_FIRST_PAGE, "the first page only: %zu runs, still reading",
+	   pm.nrows);
+	is_int(pm.load_total, 100000, "it knows how many runs there are to read");
+	must(store_mark_cancelled(st, 9000, T0, "after the first page", &err), "cancel 9000");
+	int reads = 0;
+	while (pm.loading && reads < 100) {
+		if (reads == 1)
+			must(store_mark_cancelled(st, 99999, T0, "on a later page", &err), "cancel 99999");
+		must((int)top_model_refresh(&pm, T0 + 1, &err), "page");
+		reads++;
+	}
+	ok(!pm.loading && reads <= 6, "the rest in %d reads (pages that double)", reads);
+	is_int(pm.nrows, 100000, "every run read");
+	is_int(top_model_find(&pm, 9000)->run.state, RUN_PENDING, "run 9000 as its page read it");
+	must((int)top_model_refresh(&pm, T0 + 2, &err), "refresh");
+	is_int(top_model_find(&pm, 9000)->run.state, RUN_CANCELLED,
+	       "the next refresh reads run 9000's change, made after its page was read");
+	must(top_model_open(&fm, dir, T0 + 2, &err), "open whole");
+	int same = fm.nrows == pm.nrows && fm.stats.n[RUN_CANCELLED] == pm.stats.n[RUN_CANCELLED] &&
+		   fm.stats.n[RUN_DONE] == pm.stats.n[RUN_DONE] && fm.nview == pm.nview;
+	for (size_t i = 0; same && i < fm.nrows; i++)
+		same = fm.rows[i].run.id == pm.rows[i].run.id && fm.rows[i].run.state == pm.rows[i].run.state &&
+		       fm.rows[i].run.seq == pm.rows[i].run.seq;
+	ok(same, "read a page at a time, the model is the one read whole (%lld cancelled)",
+	   fm.stats.n[RUN_CANCELLED]);
+	is_int(top_model_refresh(&pm, T0 + 3, &err), 0, "and nothing is read again after");
+	top_model_release(&fm);
+	top_model_release(&pm);
 	store_close(st);
 	free(dir);
 }
