@@ -283,6 +283,9 @@ static int region_shares(struct store *st, int flags, const struct store_leave_o
 	struct experiment cs;
 	struct perr err;
 	int found = 0;
+	/* most campaigns collect none: no second read of every run's measurements */
+	if (!store_has_metric(st, REGEX_CPU_SHARE_METRIC))
+		return 0;
 	experiment_init(&cs);
 	struct store_leave_out keep = { lo->runs, lo->n, NULL };
 	if (store_load_experiment_leaving_out(st, REGEX_CPU_SHARE_METRIC, flags, &keep, &cs, NULL, &err) == 0) {

@@ -291,6 +291,10 @@ struct exp_runs {
 /* store_load_experiment_with, also recording each value's run in *runs (free runs->v). */
 int store_load_experiment_runs(struct store *st, const char *metric, int flags, struct experiment *e,
 			       struct exp_runs *runs, struct perr *err);
+/* Whether some measurement has this metric (1 also when the store cannot
+   say: the caller then reads it and meets the error): one scan of the
+   measurements, no join. */
+int store_has_metric(struct store *st, const char *metric);
 /*
  * The same, leaving out the values of the runs in leave_out[0..nleave)
  * (ids in increasing order: the disturbed runs an analysis leaves out).
