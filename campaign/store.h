@@ -91,6 +91,9 @@ void store_check_stop(struct store_check *c);
 /* Make the store's statement in progress on another thread fail at once
    (sqlite3_interrupt): a reader on a thread of its own told to stop. */
 void store_interrupt(struct store *st);
+/* Whether stores may be read on threads of their own, each with its own
+   connection (SQLite built thread-safe); else a reader reads them here. */
+int store_threadsafe(void);
 
 /*
  * Create the campaign directory and store with its plan, or, when the

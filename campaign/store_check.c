@@ -35,7 +35,7 @@ struct store_check *store_check_start(const char *dir, struct perr *err)
 	struct store_check *c = xcalloc(1, sizeof(*c));
 	c->st = st;
 	atomic_init(&c->state, 1);
-	c->threaded = !pthread_create(&c->thread, NULL, check_thread, c);
+	c->threaded = store_threadsafe() && !pthread_create(&c->thread, NULL, check_thread, c);
 	if (!c->threaded)
 		check_thread(c);        /* no thread to spare: check now, as store_open would */
 	return c;
@@ -47,6 +47,11 @@ int store_check_poll(struct store_check *c, struct perr *err)
 	if (s < 0)
 		*err = c->err;
 	return s;
+}
+
+int store_threadsafe(void)
+{
+	return sqlite3_threadsafe() != 0;
 }
 
 void store_interrupt(struct store *st)

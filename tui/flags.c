@@ -198,7 +198,7 @@ struct top_flags_job *top_flags_start(const char *dir, double cov, int min_reps,
 	j->cov = cov;
 	j->min_reps = min_reps;
 	atomic_init(&j->state, JOB_RUNNING);
-	j->threaded = !pthread_create(&j->thread, NULL, flags_thread, j);
+	j->threaded = store_threadsafe() && !pthread_create(&j->thread, NULL, flags_thread, j);
 	if (!j->threaded)
 		flags_thread(j);        /* no thread to spare: here and now */
 	return j;
