@@ -99,15 +99,20 @@ int store_load_runs_after(struct store *st, long long after_id, int limit, struc
 			     after_id, limit > 0 ? limit : 1, runs, n, err);
 }
 
-long long store_nruns(struct store *st)
+/* The one integer a query of the runs answers, 0 when it cannot. */
+static long long runs_scalar(struct store *st, const char *sql)
 {
 	sqlite3_stmt *s = NULL;
 	long long v = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT COUNT(*) FROM runs", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0);
 	sdb_finish(st, s);
 	return v;
+}
+
+long long store_nruns(struct store *st)
+{
+	return runs_scalar(st, "SELECT COUNT(*) FROM runs");
 }
 
 int store_load_problem_runs(struct store *st, struct run **runs, int *n, struct perr *err)
@@ -193,13 +198,7 @@ void runs_free(struct run *runs, int n)
 
 long long store_last_seq(struct store *st)
 {
-	sqlite3_stmt *s = NULL;
-	long long v = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT COALESCE(MAX(seq), 0) FROM runs", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sdb_finish(st, s);
-	return v;
+	return runs_scalar(st, "SELECT COALESCE(MAX(seq), 0) FROM runs");
 }
 
 int store_run_events(struct store *st, long long id, struct run_event **act, int *n, struct perr *err)
