@@ -77,23 +77,26 @@ struct store;
 #define STORE_NOCHECK 2
 
 /*
- * The same check of a store opened with STORE_NOCHECK, on a thread and a
- * connection of its own, for a reader that must show something at once
- * (top's first screen) and cannot wait for the whole file to be read:
- * store_check_poll says 1 while it runs, 0 when the store is sound, -1 with
- * err as store_open words it when not.  store_check_stop interrupts it if
- * need be, waits for the thread and frees it.
+ * A read of dir's whole store on a thread and a connection of its own, for
+ * a reader that must show something at once and cannot wait for the whole
+ * file to be read (interactive top: its check, its flags).  fn runs on the
+ * store opened STORE_READONLY | STORE_NOCHECK and writes its answer into
+ * state, which the task takes over (malloc'd, freed with the task; NULL
+ * for none).  store_task_poll says 1 while fn runs, 0 once it returned 0
+ * (store_task_state then holds the answer), -1 with fn's err.
+ * store_task_stop interrupts its reading, waits a moment for it and frees
+ * it; one still computing then is left to end and free itself.  Where
+ * SQLite is not built thread-safe, fn runs at start.
  */
-struct store_check;
-struct store_check *store_check_start(const char *dir, struct perr *err);
-int store_check_poll(struct store_check *c, struct perr *err);
-void store_check_stop(struct store_check *c);
-/* Make the store's statement in progress on another thread fail at once
-   (sqlite3_interrupt): a reader on a thread of its own told to stop. */
-void store_interrupt(struct store *st);
-/* Whether stores may be read on threads of their own, each with its own
-   connection (SQLite built thread-safe); else a reader reads them here. */
-int store_threadsafe(void);
+struct store_task;
+typedef int (*store_task_fn)(struct store *st, void *state, struct perr *err);
+struct store_task *store_task_start(const char *dir, store_task_fn fn, void *state, struct perr *err);
+int store_task_poll(struct store_task *t, struct perr *err);
+void *store_task_state(const struct store_task *t);
+void store_task_stop(struct store_task *t);
+/* The check a STORE_READONLY open runs (quick_check), as a task's fn:
+   err as store_open words a corrupt store. */
+int store_check_task(struct store *st, void *state, struct perr *err);
 
 /*
  * Create the campaign directory and store with its plan, or, when the

@@ -3,7 +3,7 @@
  * create), store_plan.c (writing the plan), store_runs.c (runs and their
  * transitions), store_analysis.c (what analysis reads), store_resources.c
  * (bindings, resources, causes), store_grow.c (appending runs, growing
- * a campaign's plan) and store_check.c (the whole-file check on a thread).
+ * a campaign's plan) and store_task.c (reads on a thread of their own).
  * Nothing outside those files includes it.
  */
 #ifndef PS_STORE_PRIV_H

@@ -23,8 +23,8 @@ struct top_app {
 	struct top_model *models;
 	struct top_flags *flags;        /* one per model */
 	double *flags_at;               /* when each was computed */
-	struct store_check **checks;    /* one per model while its store is being checked */
-	struct top_flags_job **jobs;    /* one per model while its flags are computed beside */
+	struct store_task **checks;     /* one per model while its store is being checked */
+	struct store_task **jobs;       /* one per model while its flags are computed beside */
 	long long *jobs_done;           /* the done runs when each job started */
 	int beside;                     /* flags on threads (interactive), else here and now */
 	int nmodels, cur;

@@ -12,12 +12,9 @@
 #include "validator/report.h"
 #include "validator/validate.h"
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void flag_point_text(const struct experiment *e, int p, char *buf, size_t n)
 {
@@ -154,93 +151,35 @@ int top_flags_compute(struct store *st, double cov, int min_reps, struct top_fla
 	return rc;
 }
 
-struct top_flags_job {
-	struct store *st;
+struct flags_state {
 	double cov;
 	int min_reps;
-	pthread_t thread;
-	int threaded;
-	atomic_int state;       /* JOB_RUNNING, 0 done, -1 failed, JOB_LEFT */
 	struct top_flags f;
 	double took;
-	struct perr err;
 };
 
-#define JOB_RUNNING 1
-#define JOB_LEFT 2              /* stopped while it ran: the thread frees it */
-
-static void job_free(struct top_flags_job *j)
+static int flags_task(struct store *st, void *state, struct perr *err)
 {
-	store_close(j->st);
-	free(j);
-}
-
-static void *flags_thread(void *arg)
-{
-	struct top_flags_job *j = arg;
+	struct flags_state *s = state;
 	double t0 = wall_now();
-	int rc = top_flags_compute(j->st, j->cov, j->min_reps, &j->f, &j->err);
-	j->took = wall_now() - t0;
-	int running = JOB_RUNNING;
-	if (!atomic_compare_exchange_strong(&j->state, &running, rc < 0 ? -1 : 0))
-		job_free(j);            /* left by top_flags_stop */
-	return NULL;
+	int rc = top_flags_compute(st, s->cov, s->min_reps, &s->f, err);
+	s->took = wall_now() - t0;
+	return rc;
 }
 
-struct top_flags_job *top_flags_start(const char *dir, double cov, int min_reps, struct perr *err)
+struct store_task *top_flags_start(const char *dir, double cov, int min_reps, struct perr *err)
 {
-	struct store *st;
-	/* the caller's own open checked the store */
-	if (store_open(&st, dir, STORE_READONLY | STORE_NOCHECK, err) < 0)
-		return NULL;
-	struct top_flags_job *j = xcalloc(1, sizeof(*j));
-	j->st = st;
-	j->cov = cov;
-	j->min_reps = min_reps;
-	atomic_init(&j->state, JOB_RUNNING);
-	j->threaded = store_threadsafe() && !pthread_create(&j->thread, NULL, flags_thread, j);
-	if (!j->threaded)
-		flags_thread(j);        /* no thread to spare: here and now */
-	return j;
+	struct flags_state *s = xcalloc(1, sizeof(*s));
+	s->cov = cov;
+	s->min_reps = min_reps;
+	return store_task_start(dir, flags_task, s, err);
 }
 
-int top_flags_poll(struct top_flags_job *j, struct top_flags *f, double *took, struct perr *err)
+void top_flags_result(const struct store_task *t, struct top_flags *f, double *took)
 {
-	int s = atomic_load(&j->state);
-	if (s < 0)
-		*err = j->err;
-	if (s == 0) {
-		*f = j->f;
-		*took = j->took;
-	}
-	return s;
-}
-
-/*
- * Stopping must not wait for the flags: an interrupt ends their reading at
- * once, but between reads they compute for seconds at 10^6 runs (a quit
- * waited 4.4 s so).  A job still running after JOB_STOP_WAIT_MS is left to
- * end and free itself.
- */
-#define JOB_STOP_WAIT_MS 100
-
-void top_flags_stop(struct top_flags_job *j)
-{
-	if (!j)
-		return;
-	if (j->threaded && atomic_load(&j->state) == JOB_RUNNING) {
-		store_interrupt(j->st);
-		for (int ms = 0; ms < JOB_STOP_WAIT_MS && atomic_load(&j->state) == JOB_RUNNING; ms++)
-			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-		int running = JOB_RUNNING;
-		if (atomic_compare_exchange_strong(&j->state, &running, JOB_LEFT)) {
-			pthread_detach(j->thread);
-			return;
-		}
-	}
-	if (j->threaded)
-		pthread_join(j->thread, NULL);
-	job_free(j);
+	const struct flags_state *s = store_task_state(t);
+	*f = s->f;
+	*took = s->took;
 }
 
 void top_flags_summary(const struct top_flags *f, char *buf, size_t n)

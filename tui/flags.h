@@ -49,16 +49,14 @@ struct top_flags {
 int top_flags_compute(struct store *st, double cov, int min_reps, struct top_flags *f,
 		      struct perr *err);
 /*
- * The same on a thread of its own, with its own read-only connection to
- * dir's store (seconds on a 10^6-run store, which the monitor's keys must
- * not wait for): top_flags_poll says 1 while it runs, 0 with *f and *took
- * (seconds) once done, -1 with err; top_flags_stop interrupts its reading
- * if need be, waits for it and frees it.
+ * The same as a store task (store.h: a thread and a connection of its own
+ * to dir's store; seconds on a 10^6-run store, which the monitor's keys
+ * must not wait for).  Once store_task_poll says 0, top_flags_result gives
+ * the flags and the seconds they took; store_task_stop ends it.  The
+ * caller's own open checked the store.
  */
-struct top_flags_job;
-struct top_flags_job *top_flags_start(const char *dir, double cov, int min_reps, struct perr *err);
-int top_flags_poll(struct top_flags_job *j, struct top_flags *f, double *took, struct perr *err);
-void top_flags_stop(struct top_flags_job *j);
+struct store_task *top_flags_start(const char *dir, double cov, int min_reps, struct perr *err);
+void top_flags_result(const struct store_task *t, struct top_flags *f, double *took);
 
 /* One line: "3 of 12 points above CoV 0.1 (worst 0.31 at ...)" or why none,
    then the strongest contention indication when there is one. */

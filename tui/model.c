@@ -383,14 +383,15 @@ static void converging_update(struct top_model *m)
 	adaptive_points_free(pts, n);
 }
 
-/* Take over the runs (moved, not copied); returns how many changed. */
-static long long merge_runs(struct top_model *m, struct run *runs, int n, int *moved)
+/* Take over the runs (moved, not copied); returns how many changed.
+   advance: move last_seq up to the runs' (not for a page, load_page). */
+static long long merge_runs(struct top_model *m, struct run *runs, int n, int advance, int *moved)
 {
 	int sorted = 1;
 	*moved = 0;
 	for (int i = 0; i < n; i++) {
 		struct run *r = &runs[i];
-		if (r->seq > m->last_seq)
+		if (advance && r->seq > m->last_seq)
 			m->last_seq = r->seq;
 		struct top_row *row = find_row(m, r->id);
 		if (row) {
@@ -426,9 +427,10 @@ static long long merge_runs(struct top_model *m, struct run *runs, int n, int *m
 
 /*
  * The next page of a store being read (m->loading), by id.  A page is read
- * as the store is now, so last_seq stays at the change counter taken before
- * the first page: once the last page is in, the next refresh reads again
- * every run changed meanwhile, those on pages read before the change too.
+ * as the store is now, so last_seq stays at the change counter model_open
+ * took before the first page: once the last page is in, the next refresh
+ * reads again every run changed meanwhile, those on pages read before the
+ * change too.
  */
 static int load_page(struct top_model *m, struct run **runs, int *n, struct perr *err)
 {
@@ -448,16 +450,11 @@ long long top_model_refresh(struct top_model *m, double now, struct perr *err)
 	struct run *runs = NULL;
 	int n = 0, moved;
 	m->now = now;
-	if (m->loading ? load_page(m, &runs, &n, err) < 0
-		       : store_load_runs(m->st, m->last_seq, &runs, &n, err) < 0)
+	int paged = m->loading;
+	if (paged ? load_page(m, &runs, &n, err) < 0 : store_load_runs(m->st, m->last_seq, &runs, &n, err) < 0)
 		return -1;
-	long long changed = merge_runs(m, runs, n, &moved);
+	long long changed = merge_runs(m, runs, n, !paged, &moved);
 	runs_free(runs, n);
-	if (m->load_seq >= 0) {
-		m->last_seq = m->load_seq;
-		if (!m->loading)
-			m->load_seq = -1;
-	}
 	m->changed = changed;
 	if (changed) {
 		stats_update(m);
@@ -485,7 +482,7 @@ static int model_open(struct top_model *m, const char *dir, double now, int flag
 	m->budget = -1;
 	if (store_open(&m->st, dir, STORE_READONLY | flags, err) < 0)
 		return -1;
-	m->load_seq = store_last_seq(m->st);
+	m->last_seq = store_last_seq(m->st);    /* before the first page */
 	m->load_total = store_nruns(m->st);
 	m->load_page = first_page;
 	m->loading = 1;

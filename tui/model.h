@@ -58,12 +58,11 @@ struct top_model {
 	int converging;         /* adaptive: points still converging; -1 when fixed or unknown */
 	struct top_row *rows;
 	size_t nrows, rows_alloc;
-	long long last_seq;
+	long long last_seq;     /* the change counter read up to (while loading: taken before the first page) */
 	/* reading the store a page at a time (top_model_open_paged) */
 	int loading;            /* pages still to read */
 	int load_page;          /* runs in the next page */
 	long long load_after;   /* the last run id read */
-	long long load_seq;     /* store_last_seq before the first page; -1 once read */
 	long long load_total;   /* runs in the store when opened */
 	struct top_stats stats;
 	size_t *view, *view_tmp;
@@ -82,7 +81,7 @@ struct top_model {
 int top_model_open(struct top_model *m, const char *dir, double now, struct perr *err);
 /*
  * Open it for a screen that must come at once whatever the store's size:
- * unchecked (the caller checks it beside, store_check_start) and with only
+ * unchecked (the caller checks it beside: store_task_start, store_check_task) and with only
  * the first TOP_FIRST_PAGE runs read; while m->loading, each refresh reads
  * the next page, twice the one before up to TOP_PAGE_MAX.
  */

@@ -49,7 +49,7 @@ static int app_open(struct top_app *a, char *const *dirs, int n, double now, int
 		if ((paged ? top_model_open_paged : top_model_open)(&a->models[i], dirs[i], now, err) < 0)
 			return -1;
 		a->nmodels++;
-		if (paged && !(a->checks[i] = store_check_start(dirs[i], err)))
+		if (paged && !(a->checks[i] = store_task_start(dirs[i], store_check_task, NULL, err)))
 			return -1;
 	}
 	return 0;
@@ -63,11 +63,11 @@ static int app_checks(struct top_app *a, struct perr *err)
 	for (int i = 0; i < a->nmodels; i++) {
 		if (!a->checks[i])
 			continue;
-		int rc = store_check_poll(a->checks[i], err);
+		int rc = store_task_poll(a->checks[i], err);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
-			store_check_stop(a->checks[i]);
+			store_task_stop(a->checks[i]);
 			a->checks[i] = NULL;
 		}
 		busy |= rc > 0;
@@ -89,8 +89,8 @@ static void app_release(struct top_app *a)
 	for (int i = 0; i < a->nmodels; i++)
 		top_model_release(&a->models[i]);
 	for (int i = 0; a->checks && i < a->nmodels; i++) {
-		store_check_stop(a->checks[i]);
-		top_flags_stop(a->jobs[i]);
+		store_task_stop(a->checks[i]);
+		store_task_stop(a->jobs[i]);
 	}
 	free(a->checks);
 	free(a->jobs);
@@ -122,10 +122,12 @@ static int app_flags(struct top_app *a, int i, double now, int force, struct per
 		return 0;       /* they read the whole store: once it is read and sound */
 	if (a->jobs[i]) {
 		double took;
-		int rc = top_flags_poll(a->jobs[i], f, &took, err);
+		int rc = store_task_poll(a->jobs[i], err);
 		if (rc > 0)
 			return 0;
-		top_flags_stop(a->jobs[i]);
+		if (rc == 0)
+			top_flags_result(a->jobs[i], f, &took);
+		store_task_stop(a->jobs[i]);
 		a->jobs[i] = NULL;
 		if (rc < 0)
 			return -1;
