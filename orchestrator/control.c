@@ -33,9 +33,11 @@ static void kill_run(struct canceller *cc, const struct run *r, const char *back
 				   "left as it is", r->id, backend_id));
 		return;
 	}
+	char *run_dir = store_run_path(cc->st, r->id);
 	struct run_spec rs = { .id = r->id, .campaign_dir = cc->abs_dir, .store_id = store_id(cc->st),
-			       .attempt = r->attempts };
+			       .attempt = r->attempts, .run_dir = run_dir };
 	int rc = cc->be->cancel_id(&cc->b, &rs, backend_id, &err);
+	free(run_dir);
 	if (rc < 0)
 		add_line(&cc->r->errors, &cc->r->nerrors, xstrdup(err.msg));
 	else

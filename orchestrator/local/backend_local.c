@@ -1,9 +1,9 @@
 /*
- * The local backend: runs on this machine, never through a shell.  Each run
- * has a supervisor process (orchestrator/local/supervisor.h) in a session of its own
- * that starts its ranks, outlives the orchestrator, and notes the run's
- * start and end in the run directory; the backend id is the supervisor's
- * "PID:STARTTIME".  An orchestrator started after another died reads those
+ * The local backend: runs on this machine, never through a shell.  Each
+ * slot has a supervisor process (orchestrator/local/supervisor.h) in a
+ * session of its own that serves its runs one after another: it starts a
+ * run's ranks, outlives the orchestrator, and notes the run's start and end
+ * in the run directory; the backend id is the supervisor's "PID:STARTTIME".  An orchestrator started after another died reads those
  * notes (take_over): it collects a run that finished meanwhile, adopts one
  * whose supervisor still lives (waiting for its end note, keeping its slot
  * and cores), and runs again only one that never started or was killed
@@ -22,6 +22,7 @@
 #include "placement/policy.h"
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ struct local_run {
 	char *run_dir;
 	char *store_id;             /* whose run it is: its notes must say so */
 	int attempt;
-	struct child_process sv;    /* the supervisor when it is our child (sv.pid > 0) */
+	struct supervisor *sv;      /* the supervisor, when it is ours (one of local.svs) */
 	pid_t pid;                  /* the supervisor, ours or adopted */
 	unsigned long long starttime;
 	double timeout;
@@ -55,6 +56,7 @@ struct quiet_gate {
 
 struct local {
 	int jobs;
+	struct supervisor *svs;     /* [jobs]: one per slot, serving its runs one after another */
 	double wait_quiet;          /* the quiet gate's bound, seconds (0: none) */
 	struct quiet_gate gate;
 	struct local_run *runs;
@@ -228,6 +230,19 @@ static int quiet_gate(struct local *l, const struct run_spec *rs, const char *cp
 	return 0;
 }
 
+/* A slot's supervisor that serves no run now (one is free while capacity is). */
+static struct supervisor *idle_supervisor(struct local *l)
+{
+	for (int j = 0; j < l->jobs; j++) {
+		int taken = 0;
+		for (int i = 0; i < l->n && !taken; i++)
+			taken = l->runs[i].sv == &l->svs[j];
+		if (!taken)
+			return &l->svs[j];
+	}
+	return NULL;   /* unreachable: capacity() said there is room */
+}
+
 static int local_start(struct backend *b, const struct run_spec *rs, char **backend_id,
 		       struct perr *err)
 {
@@ -259,7 +274,8 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 		return 1;
 	}
 	struct local_run *r = new_run(l, rs, cores);
-	rc = supervisor_start(&r->sv, rs, rs->policy ? &lp : NULL, &svc, backend_id, err);
+	r->sv = idle_supervisor(l);
+	rc = supervisor_run(r->sv, rs, rs->policy ? &lp : NULL, &svc, backend_id, err);
 	free(within);
 	free(noted);
 	free(cpus);
@@ -350,8 +366,9 @@ static void result_from_note(const struct sv_end *e, long long id, struct run_re
  */
 static void ended_without_note(const struct local_run *r, const char *sv_id, struct run_result *res)
 {
-	const struct child_process *sv = r->sv.pid > 0 && r->sv.finished ? &r->sv : NULL;
-	int code = sv && WIFEXITED(sv->status) ? WEXITSTATUS(sv->status) : -1;
+	/* ours: the code it reported the run's end with, or how it died */
+	const struct child_process *sv = r->sv && !r->sv->ended && r->sv->proc.finished ? &r->sv->proc : NULL;
+	int code = r->sv && r->sv->ended ? r->sv->code : sv && WIFEXITED(sv->status) ? WEXITSTATUS(sv->status) : -1;
 	struct sv_start s;
 	if (code == SV_EXIT_NO_NOTE)
 		snprintf(res->reason, sizeof(res->reason), "it ended, but its end note could not be written "
@@ -380,7 +397,7 @@ static void ended_without_note(const struct local_run *r, const char *sv_id, str
    says why. */
 static int check_run(struct local_run *r, struct run_result *res)
 {
-	int gone = r->sv.pid > 0 ? poll_command(&r->sv) != 0 : !supervisor_alive(r->pid, r->starttime);
+	int gone = r->sv ? supervisor_check(r->sv) : !supervisor_alive(r->pid, r->starttime);
 	if (!gone) {
 		if (r->deadline > 0 && mono_now() > r->deadline && !r->backstop) {
 			r->backstop = 1;   /* its supervisor did not end it in time: end both */
@@ -412,23 +429,22 @@ static int check_run(struct local_run *r, struct run_result *res)
 }
 
 /* Sleep until a run may have changed, at most left seconds: our own
-   supervisors wake us when they exit; adopted ones are looked at often. */
+   supervisors' reports wake us (a run's end, or the end of their pipe when
+   they die); adopted ones, and ours that died and are not reaped yet, are
+   looked at often. */
 static void await_change(struct local *l, double left)
 {
-	struct child_process **own = xcalloc((size_t)l->n + 1, sizeof(*own));
-	int nown = 0;
-	for (int i = 0; i < l->n; i++)
-		if (l->runs[i].sv.pid > 0)
-			own[nown++] = &l->runs[i].sv;
-	if (nown < l->n && left > 0.02)
-		left = 0.02;
-	if (nown)
-		wait_commands(own, nown, left);
-	else {
-		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
-		nanosleep(&ts, NULL);
+	struct pollfd *fds = xcalloc((size_t)l->n + 1, sizeof(*fds));
+	int nfd = 0;
+	for (int i = 0; i < l->n; i++) {
+		int fd = l->runs[i].sv ? supervisor_fd(l->runs[i].sv) : -1;
+		if (fd >= 0)
+			fds[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
-	free(own);
+	if (nfd < l->n && left > 0.02)
+		left = 0.02;
+	poll(fds, (nfds_t)nfd, left > 0 ? (int)ceil(left * 1000) : 0);
+	free(fds);
 }
 
 static int local_wait(struct backend *b, double timeout, struct run_result *res, int max,
@@ -467,7 +483,7 @@ static int local_cancel(struct backend *b, const struct run_spec *rs, const char
 			supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
 			return 0;
 		}
-	backend_local_cancel_id(backend_id);
+	backend_local_cancel_id(rs, backend_id);
 	return 0;
 }
 
@@ -568,6 +584,9 @@ static int local_recover(struct backend *b, const struct run_spec *rs, char **ba
 static void local_free(struct backend *b)
 {
 	struct local *l = b->priv;
+	for (int j = 0; j < l->jobs; j++)
+		supervisor_close(&l->svs[j]);
+	free(l->svs);
 	for (int i = 0; i < l->n; i++) {
 		hwloc_bitmap_free(l->runs[i].cores);
 		free(l->runs[i].run_dir);
@@ -603,6 +622,9 @@ int backend_local_new(struct backend **out, int jobs, struct perr *err)
 	struct backend *b = xcalloc(1, sizeof(*b));
 	struct local *l = xcalloc(1, sizeof(*l));
 	l->jobs = jobs;
+	l->svs = xcalloc((size_t)jobs, sizeof(*l->svs));
+	for (int j = 0; j < jobs; j++)
+		l->svs[j].up = l->svs[j].down = -1;
 	struct perr terr;
 	if (topology_load(&l->topo, NULL, NULL, &terr) == 0) {
 		l->have_topo = 1;
@@ -621,11 +643,11 @@ void backend_local_wait_quiet(struct backend *b, double seconds)
 	((struct local *)b->priv)->wait_quiet = seconds > 0 ? seconds : 0;
 }
 
-int backend_local_cancel_id(const char *backend_id)
+int backend_local_cancel_id(const struct run_spec *rs, const char *backend_id)
 {
 	pid_t pid;
 	unsigned long long start;
 	if (supervisor_parse_id(backend_id, &pid, &start))
 		return 0;
-	return supervisor_kill_run(pid, start, 1) > 0;
+	return supervisor_cancel(rs, pid, start);
 }

@@ -6,10 +6,11 @@
  * returns 1), and ranks of a run with a policy are bound inside its cores.
  * A run without a policy reserves one core per rank but is not bound.  A
  * run's ranks are independent processes, or, with spec->mpi, one MPI world
- * (mpi_world.h).  Each run has a supervisor process that outlives the
- * orchestrator and notes the run's start and end in its directory
- * (supervisor.h), so that a later orchestrator adopts or collects it
- * instead of running it twice; an adopted run keeps its slot and cores.
+ * (mpi_world.h).  Each slot has a supervisor process that serves its runs
+ * one after another, outlives the orchestrator and notes each run's start
+ * and end in its directory (supervisor.h), so that a later orchestrator
+ * adopts or collects it instead of running it twice; an adopted run keeps
+ * its slot and cores.
  */
 #ifndef PS_BACKEND_LOCAL_H
 #define PS_BACKEND_LOCAL_H
@@ -24,9 +25,11 @@ int backend_local_new(struct backend **b, int jobs, struct perr *err);
  * there.  b must be a local backend.
  */
 void backend_local_wait_quiet(struct backend *b, double seconds);
-/* Kill what is left of a local run from its backend id ("PID:STARTTIME" of
-   its supervisor): every process of the run but the supervisor, which then
-   notes how the run ended.  Returns 1 if something was killed. */
-int backend_local_cancel_id(const char *backend_id);
+/* Stop attempt rs of a local run (at least its id and attempt; its run_dir
+   when known) from its backend id ("PID:STARTTIME" of its supervisor), in a
+   process other than its orchestrator: every process of that run but the
+   supervisor, which then notes how the run ended (supervisor_cancel).
+   Returns 1 if something was asked to stop or killed. */
+int backend_local_cancel_id(const struct run_spec *rs, const char *backend_id);
 
 #endif

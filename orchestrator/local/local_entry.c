@@ -123,9 +123,8 @@ static int local_cancel_id(struct backend **b, const struct run_spec *rs, const 
 			   struct perr *err)
 {
 	(void)b;
-	(void)rs;
 	(void)err;
-	return backend_local_cancel_id(backend_id);
+	return backend_local_cancel_id(rs, backend_id);
 }
 
 const struct backend_entry backend_local_entry = {

@@ -8,7 +8,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -388,17 +391,24 @@ void sv_census_release(struct sv_census *c)
 
 /* ---- the supervisor process ---- */
 
-/* What the supervisor tells the orchestrator, in this order. */
-enum sv_stage { SV_NOTED = 1, SV_STARTED };
+/*
+ * What the supervisor tells the orchestrator of each run, in this order:
+ * noted, started (after the go), ended.  A run that stops at the first two
+ * (a note that cannot be written, a rank that cannot start) is ended right
+ * after; one whose go never comes (the orchestrator died) ends the
+ * supervisor.
+ */
+enum sv_stage { SV_NOTED = 1, SV_STARTED, SV_ENDED };
 struct sv_msg {
 	int stage;
 	int err;                    /* errno: the stage failed */
 	int where;                  /* enum child_stage of a rank that could not start */
 	int transient;              /* and trying later may work */
+	int code;                   /* ended: 0 noted, or SV_EXIT_* (or 1: it never ran) */
 	unsigned long long starttime;   /* the supervisor's */
 };
 
-/* What the forked supervisor works from (the orchestrator's memory). */
+/* What the supervisor works from for one run (the job it was sent). */
 struct sv_args {
 	const struct run_spec *rs;
 	const struct launch_placement *lp;   /* NULL: no policy */
@@ -445,7 +455,7 @@ static void exec_error(const struct run_spec *rs, int e, int where, char *buf, s
 }
 
 /* The argv of every rank: perfsweep-bind's line first when there is a policy. */
-static char **rank_argv(const struct sv_args *a)
+static char **rank_argv(const struct sv_args *a, int *own)
 {
 	const struct run_spec *rs = a->rs;
 	char **pre = a->lp ? launch_argv(rs->bind_path, a->lp) : NULL;
@@ -459,7 +469,8 @@ static char **rank_argv(const struct sv_args *a)
 		av[k++] = pre[i];
 	for (int i = 0; i < n; i++)
 		av[k++] = rs->argv[i];
-	free(pre);   /* its strings live in av now; the process ends soon anyway */
+	free(pre);   /* its strings live in av now: av[0..*own) */
+	*own = npre;
 	return av;
 }
 
@@ -740,18 +751,46 @@ static int note_end(const char *run_dir, const struct sv_start *s, const struct 
 	return SV_EXIT_NO_NOTE;
 }
 
+/*
+ * A cancel from a process that is not the run's orchestrator
+ * (supervisor_cancel): SIGUSR1 with the token of the run to stop.  The
+ * supervisor may serve the next run by the time it comes: only the run
+ * with that token is killed.
+ */
+static _Atomic long long serving_token;   /* the run served now, 0 none */
+static _Atomic pid_t serving_group;       /* its ranks' process group, 0 not yet */
+static volatile sig_atomic_t cancel_hit;
+
+static long long run_token(long long run, int attempt)
+{
+	return run * 256 + (attempt & 255);
+}
+
+static void on_cancel(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	long long want = atomic_load(&serving_token);
+	if (si->si_code != SI_QUEUE || !want || (long long)(intptr_t)si->si_value.sival_ptr != want)
+		return;
+	cancel_hit = 1;
+	pid_t g = atomic_load(&serving_group);
+	if (g > 0)
+		kill(-g, SIGKILL);
+}
+
 /* After the go: start the ranks, tell the orchestrator, wait, note the end. */
 static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, struct sv_end *e)
 {
 	const struct run_spec *rs = a->rs;
 	/* a world is one process, mpirun, that starts the ranks */
-	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1;
+	int n = rs->mpi ? 1 : rs->ranks > 0 ? rs->ranks : 1, own = 0, code = 1;
 	struct child_process *cps = xcalloc((size_t)n, sizeof(*cps));
-	char **argv = rank_argv(a), **world_env = NULL, *world_dir = NULL;
+	char **rargv = rank_argv(a, &own), **argv = rargv, **world_env = NULL, *world_dir = NULL;
 	if (rs->mpi) {
 		world_env = rank_env(rs, -1);
 		world_dir = mpi_world_dir(s->pid, s->starttime);
-		argv = mpi_world_argv(rs, world_env, argv, world_dir);
+		argv = mpi_world_argv(rs, world_env, rargv, world_dir);
 		mpi_world_clear(rs->run_dir);
 	}
 	struct sv_msg m = { .stage = SV_STARTED };
@@ -772,7 +811,11 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 			m.transient = !cps[i].exec_errno && (errno == EAGAIN || errno == ENOMEM);
 			break;
 		}
+		if (i == 0)
+			atomic_store(&serving_group, cps[0].pid);
 	}
+	if (cancel_hit && i > 0)   /* cancelled before its group was known */
+		kill(-cps[0].pid, SIGKILL);
 	env_free(world_env);
 	if (m.err) {   /* none runs without the others */
 		kill_ranks_left();
@@ -791,10 +834,9 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 			write_end(rs->run_dir, e);
 		}
 		send_msg(a->up, &m);
-		return 1;
+		goto out;
 	}
 	send_msg(a->up, &m);
-	close(a->up);
 	struct census c;
 	struct sampler smp;
 	sampler_start(&smp, &c, a->cores->cpus, a->orchestrator);
@@ -817,52 +859,120 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)
 		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
-	return note_end(rs->run_dir, s, e);
+	code = note_end(rs->run_dir, s, e);
+out:
+	if (argv != rargv)
+		free(argv);   /* a world's line: its own strings are few, and stay */
+	for (int k = 0; k < own; k++)
+		free(rargv[k]);
+	free(rargv);
+	free(world_dir);
+	free(cps);
+	return code;
 }
 
-/* The supervisor, in the forked child; its return value is its exit status. */
-static int supervise(void *data)
+/*
+ * One run, from its start note to its end note: the code its end is
+ * reported with (0, SV_EXIT_*, or 1: its note could not be written or its
+ * ranks could not start), or -1 when the go never came (the orchestrator
+ * died before it saw the note: its successor may not have seen it either,
+ * and starts the run itself), which ends the supervisor.
+ */
+static int supervise_one(const struct sv_args *a, const struct sv_start *self)
 {
-	const struct sv_args *a = data;
 	const struct run_spec *rs = a->rs;
-	signal(SIGPIPE, SIG_IGN);
-	prctl(PR_SET_NAME, "perfsweep-sv", 0, 0, 0);
-	/* what the ranks start in sessions of their own and leave behind
-	   becomes our child, not init's: kill_procs finds it as a descendant */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	struct proc_info self;
-	struct sv_start s = { .attempt = supervisor_attempt(rs), .pid = getpid(), .started = wall_now() };
-	if (proc_info(s.pid, &self) == 0)
-		s.starttime = self.starttime;
+	struct sv_start s = *self;
+	s.attempt = supervisor_attempt(rs);
+	s.started = wall_now();
 	snprintf(s.store, sizeof(s.store), "%s", rs->store_id ? rs->store_id : "");
 	snprintf(s.cores, sizeof(s.cores), "%s", a->cores->noted ? a->cores->noted : "");
 	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
 	if (write_start(rs->run_dir, &s))
 		m.err = errno ? errno : EIO;
 	send_msg(a->up, &m);
-	char go;
 	if (m.err)
 		return 1;
+	char go;
 	if (read_full(a->down, &go, 1)) {
-		/* the orchestrator died before it saw the note: its successor may
-		   not have seen it either, and starts the run itself */
 		char *path = xasprintf("%s/" SV_START_NOTE, rs->run_dir);
 		unlink(path);
 		free(path);
-		return 0;
+		return -1;
 	}
-	close(a->down);
 	struct sv_end e = { .attempt = s.attempt };
 	snprintf(e.store, sizeof(e.store), "%s", s.store);
 	snprintf(e.supervisor, sizeof(e.supervisor), "%d:%llu", (int)s.pid, s.starttime);
 	return supervise_ranks(a, &s, &e);
 }
 
-int supervisor_start(struct child_process *sv, const struct run_spec *rs,
-		     const struct launch_placement *lp, const struct sv_cores *cores, char **id,
-		     struct perr *err)
+/* What a supervisor starts from: who its orchestrator is, and its pipes. */
+struct sv_serve {
+	pid_t orchestrator;
+	int up, down;
+};
+
+/* The supervisor, in the forked child: the runs sent to it, one after
+   another, until its orchestrator is done with it or gone. */
+static int serve(void *data)
+{
+	const struct sv_serve *a = data;
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "perfsweep-sv", 0, 0, 0);
+	/* what the ranks start in sessions of their own and leave behind
+	   becomes our child, not init's: kill_procs finds it as a descendant */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_cancel;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	struct sv_start self = { .pid = getpid() };
+	struct proc_info pi;
+	if (proc_info(self.pid, &pi) == 0)
+		self.starttime = pi.starttime;
+	for (;;) {
+		struct sv_job job;
+		if (sv_job_read(a->down, &job))
+			return 0;
+		struct sv_args args = { &job.rs, job.has_lp ? &job.lp : NULL, &job.cores, a->orchestrator,
+					a->up, a->down };
+		cancel_hit = 0;
+		atomic_store(&serving_group, 0);
+		atomic_store(&serving_token, run_token(job.rs.id, supervisor_attempt(&job.rs)));
+		int code = supervise_one(&args, &self);
+		atomic_store(&serving_token, 0);
+		atomic_store(&serving_group, 0);
+		sv_job_release(&job);
+		if (code < 0)
+			return 0;
+		struct sv_msg m = { .stage = SV_ENDED, .code = code, .starttime = self.starttime };
+		send_msg(a->up, &m);
+	}
+}
+
+/* ---- the orchestrator's side ---- */
+
+/* sv is gone (its reports ended): what is left of it is reaped when it can be. */
+static void lost(struct supervisor *sv)
+{
+	sv->gone = 1;
+	sv->busy = 0;
+	if (sv->up >= 0)
+		close(sv->up);
+	if (sv->down >= 0)
+		close(sv->down);
+	sv->up = sv->down = -1;
+	if (sv->proc.pid > 0 && !sv->proc.finished)
+		poll_command(&sv->proc);
+}
+
+/* A new idle supervisor in sv: 0, or 1 (no process now: try later). */
+static int spawn(struct supervisor *sv)
 {
 	int up[2], down[2];
+	memset(sv, 0, sizeof(*sv));
+	sv->up = sv->down = -1;
 	if (pipe2(up, O_CLOEXEC))
 		return 1;
 	if (pipe2(down, O_CLOEXEC)) {
@@ -870,57 +980,152 @@ int supervisor_start(struct child_process *sv, const struct run_spec *rs,
 		close(up[1]);
 		return 1;
 	}
-	struct sv_args a = { rs, lp, cores, getpid(), up[1], down[0] };
-	memset(sv, 0, sizeof(*sv));
-	sv->fn = supervise;
-	sv->data = &a;
-	sv->new_session = 1;
-	sv->in = sv->out = sv->err = "/dev/null";
-	sv->close_fds = 1;
-	sv->keep_fd[0] = up[1];
-	sv->keep_fd[1] = down[0];
-	sv->nkeep = 2;
-	int started = start_command(sv) == 0;
+	struct sv_serve a = { getpid(), up[1], down[0] };
+	struct child_process *p = &sv->proc;
+	p->fn = serve;
+	p->data = &a;
+	p->new_session = 1;
+	p->in = p->out = p->err = "/dev/null";
+	p->close_fds = 1;
+	p->keep_fd[0] = up[1];
+	p->keep_fd[1] = down[0];
+	p->nkeep = 2;
+	int started = start_command(p) == 0;
 	close(up[1]);
 	close(down[0]);
 	if (!started) {
 		close(up[0]);
 		close(down[1]);
-		return 1;   /* no process now: try later */
+		memset(sv, 0, sizeof(*sv));
+		sv->up = sv->down = -1;
+		return 1;
+	}
+	sv->up = up[0];
+	sv->down = down[1];
+	return 0;
+}
+
+/* The next report of sv: 0, or -1 when it is gone. */
+static int report(struct supervisor *sv, struct sv_msg *m)
+{
+	if (sv->up < 0 || read_full(sv->up, m, sizeof(*m))) {
+		lost(sv);
+		return -1;
+	}
+	return 0;
+}
+
+/* A run that stopped at its start: wait for sv to say it has ended it. */
+static void await_end(struct supervisor *sv)
+{
+	struct sv_msg m;
+	while (report(sv, &m) == 0 && m.stage != SV_ENDED)
+		;
+	sv->busy = 0;
+}
+
+int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struct launch_placement *lp,
+		   const struct sv_cores *cores, char **id, struct perr *err)
+{
+	struct pollfd p = { .fd = sv->up, .events = POLLIN };
+	if (!sv->gone && sv->proc.pid > 0 && poll(&p, 1, 0) > 0)
+		lost(sv);   /* an idle one says nothing: it died since its last run */
+	if (sv->proc.pid <= 0 || sv->gone) {
+		if (sv->proc.pid > 0 && !sv->proc.finished)
+			finish_command(&sv->proc);   /* gone: it has exited or is exiting */
+		if (spawn(sv))
+			return 1;   /* no process now: try later */
+	}
+	sv->ended = sv->code = 0;
+	if (sv_job_send(sv->down, rs, lp, cores)) {
+		lost(sv);
+		return 1;
 	}
 	struct sv_msg noted, m;
-	int ret = 1;   /* the supervisor died on the way: try later (it left its start note) */
-	if (read_full(up[0], &noted, sizeof(noted)) || noted.stage != SV_NOTED)
-		goto reap;
+	/* it died on the way: try later (a start note it left is the
+	   recovery's to find) */
+	if (report(sv, &noted) || noted.stage != SV_NOTED)
+		return 1;
+	sv->starttime = noted.starttime;
 	if (noted.err) {
-		ret = perr_set(err, "cannot write '%s/%s': %s", rs->run_dir, SV_START_NOTE,
-			       strerror(noted.err));
-		goto reap;
+		int ret = perr_set(err, "cannot write '%s/%s': %s", rs->run_dir, SV_START_NOTE,
+				   strerror(noted.err));
+		await_end(sv);
+		return ret;
 	}
-	ssize_t w;
-	do
-		w = write(down[1], "g", 1);
-	while (w < 0 && errno == EINTR);
-	close(down[1]);
-	down[1] = -1;
+	sv_pipe_write(sv->down, "g", 1);   /* it died: its report below says so */
+	sv->busy = 1;
 	/* dead after the go, its ranks may have run: an attempt like any
 	   other, which the backend finds ended without its end note */
-	if (read_full(up[0], &m, sizeof(m)) || m.stage != SV_STARTED)
+	if (report(sv, &m) || m.stage != SV_STARTED)
 		m = (struct sv_msg){ .stage = SV_STARTED };
+	int ret = 1;
 	if (m.err && !m.transient) {
 		char why[512];
 		exec_error(rs, m.err, m.where, why, sizeof(why));
 		ret = perr_set(err, "%s", why);
 	}
-	if (m.err)
-		goto reap;
-	close(up[0]);
-	*id = xasprintf("%d:%llu", (int)sv->pid, noted.starttime);
+	if (m.err) {
+		await_end(sv);
+		return ret;
+	}
+	*id = xasprintf("%d:%llu", (int)sv->proc.pid, sv->starttime);
 	return 0;
-reap:
-	close(up[0]);
-	if (down[1] >= 0)
-		close(down[1]);
-	finish_command(sv);
-	return ret;
+}
+
+int supervisor_check(struct supervisor *sv)
+{
+	if (sv->ended)
+		return 1;
+	struct pollfd p = { .fd = sv->up, .events = POLLIN };
+	while (!sv->gone && poll(&p, 1, 0) > 0) {
+		struct sv_msg m;
+		if (report(sv, &m))
+			break;
+		if (m.stage == SV_ENDED) {
+			sv->ended = 1;
+			sv->code = m.code;
+			sv->busy = 0;
+			return 1;
+		}
+	}
+	return sv->gone && (sv->proc.finished || poll_command(&sv->proc) != 0);
+}
+
+int supervisor_fd(const struct supervisor *sv)
+{
+	return sv->gone ? -1 : sv->up;
+}
+
+void supervisor_close(struct supervisor *sv)
+{
+	int idle = !sv->busy;
+	if (sv->down >= 0)
+		close(sv->down);   /* an idle one reads its end, and exits */
+	if (sv->up >= 0)
+		close(sv->up);
+	sv->up = sv->down = -1;
+	if (idle && sv->proc.pid > 0 && !sv->proc.finished)
+		finish_command(&sv->proc);
+	memset(sv, 0, sizeof(*sv));
+	sv->up = sv->down = -1;
+}
+
+int supervisor_cancel(const struct run_spec *rs, pid_t pid, unsigned long long starttime)
+{
+	struct sv_start s;
+	struct sv_end e;
+	struct proc_info pi;
+	int attempt = supervisor_attempt(rs);
+	/* a dead supervisor's leftovers, or a run from before supervisors */
+	if (!supervisor_alive(pid, starttime) || proc_info(pid, &pi) || pi.session != pid)
+		return supervisor_kill_run(pid, starttime, 1) > 0;
+	/* it serves this attempt still, as far as its notes tell; the token
+	   makes sure, should it have gone on to the next run meanwhile */
+	if (rs->run_dir && (supervisor_read_start(rs->run_dir, &s) || s.pid != pid || s.starttime != starttime ||
+			    s.attempt != attempt ||
+			    (supervisor_read_end(rs->run_dir, &e) == 0 && e.attempt == attempt)))
+		return 0;
+	union sigval v = { .sival_ptr = (void *)(intptr_t)run_token(rs->id, attempt) };
+	return sigqueue(pid, SIGUSR1, v) == 0;
 }

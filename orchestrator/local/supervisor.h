@@ -1,13 +1,16 @@
 /*
- * A local run's supervisor: one process per run, forked by the local
- * backend into a session of its own, so that neither the orchestrator's
- * death (kill -9, a closed terminal) nor a signal to the orchestrator's
- * process group reaches it.  It notes the run's start in the run
- * directory, starts the ranks (a process group of their own, dying with
- * the supervisor), waits for them with wait4 (killing them at the run's
- * timeout), kills what they left behind in its session, notes how the run
- * ended, and exits.  It writes nothing else: its stdio is /dev/null and a
- * closed pipe to a dead orchestrator is an error, never a SIGPIPE.
+ * A local run's supervisor: a process forked by the local backend into a
+ * session of its own, so that neither the orchestrator's death (kill -9, a
+ * closed terminal) nor a signal to the orchestrator's process group
+ * reaches it.  There is one per slot (--jobs), serving one run after
+ * another as the orchestrator sends them (sv_job.h).  For each, it notes
+ * the run's start in the run directory, starts the ranks (a process group
+ * of their own, dying with the supervisor), waits for them with wait4
+ * (killing them at the run's timeout), kills what they left behind in its
+ * session, notes how the run ended, and reports that end.  With its
+ * orchestrator gone it finishes the run it serves and exits.  It writes
+ * nothing else: its stdio is /dev/null and a closed pipe to a dead
+ * orchestrator is an error, never a SIGPIPE.
  *
  * The notes, JSON, each written atomically (temporary file, then rename):
  *   local.start  {"attempt", "store", "supervisor": "PID:STARTTIME", "started",
@@ -64,7 +67,8 @@
  * campaign lock only after its death.
  *
  * A supervisor is named "PID:STARTTIME" (the start time in clock ticks
- * after boot, from /proc), and that is the local backend's backend id.
+ * after boot, from /proc), and that is the local backend's backend id of
+ * every run it serves; the notes' attempt and store tell its runs apart.
  */
 #ifndef PS_SUPERVISOR_H
 #define PS_SUPERVISOR_H
@@ -73,6 +77,7 @@
 #include "orchestrator/backend.h"
 #include "placement/census.h"
 #include "placement/launch.h"
+#include "orchestrator/local/sv_job.h"
 
 #define SV_START_NOTE "local.start"
 #define SV_END_NOTE "local.end"
@@ -137,31 +142,42 @@ struct sv_census {
 };
 
 /*
- * A run's cores as the supervisor takes them: noted, the cores to note in
- * local.start; cpus, their OS CPUs ("" or NULL: not known), which the
- * supervisor leaves to the ranks; and what the quiet gate (backend_local.c)
- * did before the run started, for the census note.
+ * A supervisor of the local backend: one per slot, serving one run after
+ * another, so that a run costs the orchestrator no fork (a fork copies its
+ * page tables, and every page either process writes while the other lives
+ * is copied again: most of a short run's cost).  It notes each run in its
+ * run directory as above; the runs it serves share its name.  With its
+ * orchestrator gone it finishes the run it serves and exits.
  */
-struct sv_cores {
-	const char *noted;
-	const char *cpus;
-	double quiet_waited;        /* seconds */
-	int quiet_gave_up;
-	const char *quiet_cause;    /* or NULL */
+struct supervisor {
+	struct child_process proc;  /* the orchestrator's child (proc.pid > 0 once started) */
+	int up, down;               /* its reports, and runs to it; -1 closed */
+	unsigned long long starttime;
+	int busy;                   /* it serves a run (from the go until it reports its end) */
+	int ended, code;            /* it reported the run's end, with this code (0, SV_EXIT_*) */
+	int gone;                   /* it died; proc.finished once reaped */
 };
 
 /*
- * Start run rs under a new supervisor (sv is filled: the orchestrator's
- * child).  lp: the perfsweep-bind line of ranks with a policy; cores: what
- * to note as the run's cores ("" none).  0: its ranks run, *id is its name
- * (caller frees), also when the supervisor died once told to start them
- * (an attempt that ended without an end note); 1: transient (no process or
- * memory now, or the supervisor died before the start), try later; -1:
- * the run cannot start (err: "cannot execute 'prog': ...").
+ * Start run rs on supervisor sv (idle; started first when it has not been,
+ * or has died).  lp: the perfsweep-bind line of ranks with a policy;
+ * cores: what to note as the run's cores ("" none).  0: its ranks run, *id
+ * is its supervisor's name (caller frees), also when the supervisor died
+ * once told to start them (an attempt that ended without an end note); 1:
+ * transient (no process or memory now, or the supervisor died before the
+ * start), try later; -1: the run cannot start (err: "cannot execute
+ * 'prog': ...").
  */
-int supervisor_start(struct child_process *sv, const struct run_spec *rs,
-		     const struct launch_placement *lp, const struct sv_cores *cores, char **id,
-		     struct perr *err);
+int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struct launch_placement *lp,
+		   const struct sv_cores *cores, char **id, struct perr *err);
+/* Whether the run sv serves has ended: 1 when it reported its end (code)
+   or died (gone; reaped as soon as it can be), 0 not yet.  Never blocks. */
+int supervisor_check(struct supervisor *sv);
+/* Its reports' descriptor, to poll for readability (-1 none). */
+int supervisor_fd(const struct supervisor *sv);
+/* Done with sv: an idle one exits and is reaped; one serving a run
+   finishes it (its notes are for whoever runs the campaign next). */
+void supervisor_close(struct supervisor *sv);
 
 /* The attempt number the notes of rs carry (rs->attempt, 0 meaning 1). */
 int supervisor_attempt(const struct run_spec *rs);
@@ -186,5 +202,14 @@ int supervisor_alive(pid_t pid, unsigned long long starttime);
  * processes were signalled.
  */
 int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare);
+/*
+ * Stop attempt rs (its id and attempt; its run_dir, when known, to check
+ * that supervisor pid serves it still) from a process other than its
+ * orchestrator: a live supervisor is asked (SIGUSR1 with the attempt's
+ * token) to kill that run's ranks, and only that run's, even when it has
+ * gone on to the next run meanwhile; a dead one's leftovers are killed.
+ * Returns 1 if something was asked or killed.
+ */
+int supervisor_cancel(const struct run_spec *rs, pid_t pid, unsigned long long starttime);
 
 #endif

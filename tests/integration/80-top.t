@@ -126,7 +126,12 @@ wait_for main "sorted by ID ascending"; ok $? "< goes back to ID"
 keys main g
 wait_row main 5 running 20; ok $? "the first long run is running" || screen main | diag
 pid=$(screen main | awk '$1 == 5 && /running/ { print $(NF-3) }')
-ok $([ -n "$pid" ] && kill -0 "$pid" 2> /dev/null; echo $?) "its process group $pid is alive"
+# the run's processes: its supervisor's session, the supervisor aside (it
+# stays to note the end, and serves the next run)
+procs=$(pgrep -s "$pid" | grep -vx "$pid")
+ok $([ -n "$pid" ] && [ -n "$procs" ]; echo $?) "the run's processes ($procs) in supervisor $pid's session are alive"
+# which of them still live (the supervisor goes on with the next run)
+alive() { for p in $procs; do kill -0 "$p" 2> /dev/null && echo "$p"; done; }
 keys main c
 wait_for main "cancel 1 run? [y/N]"; ok $? "c asks for confirmation"
 keys main n
@@ -134,8 +139,8 @@ wait_for main "nothing done"; ok $? "anything but y cancels nothing"
 keys main c y
 wait_for main "1 run cancelled"; ok $? "c y cancels the run"
 wait_row main 5 cancelled 5; ok $? "the table shows it cancelled"
-for ((i = 0; i < 25; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.2; done
-ok $(! kill -0 "$pid" 2> /dev/null; echo $?) "its process is gone"
+for ((i = 0; i < 25; i++)); do [ -n "$(alive)" ] || break; sleep 0.2; done
+ok $([ -z "$(alive)" ]; echo $?) "its processes are gone"
 "$PS" status "$CAMP" --json > "$T/st.json"
 is "$(json "$T/st.json" '$j->{cancelled}')" 1 "the store has it cancelled"
 

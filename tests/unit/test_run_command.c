@@ -154,7 +154,8 @@ static void test_groups_and_waiting(void)
 	ok(supervisor_parse_id("12:x", &pid, &start) < 0 && supervisor_parse_id("1:5", &pid, &start) < 0,
 	   "a malformed id, or pid 1, is no id");
 	ok(supervisor_alive(s.pid, st) && !supervisor_alive(s.pid, st + 1), "alive: the pid and its start time");
-	is_int(backend_local_cancel_id(wrong), 0, "cancel with another start time kills nothing");
+	struct run_spec rs = { .id = 1, .attempt = 1 };
+	is_int(backend_local_cancel_id(&rs, wrong), 0, "cancel with another start time kills nothing");
 	is_int(poll_command(&s), 0, "and the process lives");
 	is_int(supervisor_kill_run(s.pid, st, 0), 1, "killing a run kills its session");
 	is_int(finish_command(&s), 128 + SIGKILL, "the leader is gone");
