@@ -63,6 +63,8 @@ struct run_result {
 	                               (optional; then started_at is set) */
 	int rerun;                  /* the attempt was killed mid-way without a word on how it
 	                               ended (its supervisor died): run it again; reason says so */
+	int unstartable;            /* failed: its program could not be started (cannot execute,
+	                               no working directory): not tried again */
 };
 
 /*

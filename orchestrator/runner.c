@@ -694,7 +694,7 @@ static int refused_result(struct engine *e, long long id, struct perr *err)
 static int apply_failure(struct engine *e, const struct run_result *x, const struct run *r,
 			 struct perr *err)
 {
-	int retry = run_may_start_again(r->attempts, e->c->max_attempts, x->retry_free);
+	int retry = !x->unstartable && run_may_start_again(r->attempts, e->c->max_attempts, x->retry_free);
 	/* what a failed attempt used is worth keeping too: a rank that starved */
 	char *run_dir = store_run_path(e->st, x->id);
 	int br = run_bindings_record(e->st, x->id, run_dir, r->attempts, err);

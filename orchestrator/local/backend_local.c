@@ -370,6 +370,12 @@ static void ended_without_note(const struct local_run *r, const char *sv_id, str
 	const struct child_process *sv = r->sv && !r->sv->ended && r->sv->proc.finished ? &r->sv->proc : NULL;
 	int code = r->sv && r->sv->ended ? r->sv->code : sv && WIFEXITED(sv->status) ? WEXITSTATUS(sv->status) : -1;
 	struct sv_start s;
+	if (r->sv && r->sv->start_err && r->sv->start_transient) {   /* no process or memory then */
+		res->rerun = 1;
+		snprintf(res->reason, sizeof(res->reason), "its ranks could not start then (%s): run again",
+			 strerror(r->sv->start_err));
+		return;
+	}
 	if (code == SV_EXIT_NO_NOTE)
 		snprintf(res->reason, sizeof(res->reason), "it ended, but its end note could not be written "
 			 "in '%s' (the program removed or replaced its run directory)", r->run_dir);
@@ -410,6 +416,8 @@ static int check_run(struct local_run *r, struct run_result *res)
 	struct sv_end e;
 	if (read_own_end(r->run_dir, r->attempt, r->store_id, sv_id, &e)) {
 		result_from_note(&e, r->id, res);
+		/* its ranks could not start: the note says why, as a start would */
+		res->unstartable = r->sv && r->sv->start_err && !r->sv->start_transient;
 		return 1;
 	}
 	memset(res, 0, sizeof(*res));

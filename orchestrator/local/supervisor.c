@@ -417,26 +417,10 @@ struct sv_args {
 	int up, down;               /* pipes to and from the orchestrator */
 };
 
-static int read_full(int fd, void *buf, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
+/* A dead orchestrator: EPIPE, nothing to do. */
 static void send_msg(int fd, const struct sv_msg *m)
 {
-	ssize_t w;
-	do   /* a dead orchestrator: EPIPE (SIGPIPE is ignored), nothing to do */
-		w = write(fd, m, sizeof(*m));
-	while (w < 0 && errno == EINTR);
+	sv_pipe_write(fd, m, sizeof(*m));
 }
 
 static void exec_error(const struct run_spec *rs, int e, int where, char *buf, size_t size)
@@ -533,6 +517,28 @@ static int start_rank(const struct sv_args *a, char **argv, char **env, struct c
 	return r;
 }
 
+/* Whether every rank of cps[0..n) has ended by the monotonic time until
+   (never past the run's timeout, which wait_ranks keeps). */
+static int ranks_end_by(const struct run_spec *rs, struct child_process *cps, int n, double t0, double until)
+{
+	struct child_process **ptr = xcalloc((size_t)n, sizeof(*ptr));
+	for (int i = 0; i < n; i++)
+		ptr[i] = &cps[i];
+	if (rs->timeout > 0 && t0 + rs->timeout < until)
+		until = t0 + rs->timeout;
+	int live = n;
+	for (;;) {
+		live = 0;
+		for (int i = 0; i < n; i++)
+			live += !cps[i].finished;
+		double left = until - mono_now();
+		if (!live || left <= 0 || wait_commands(ptr, n, left) < 0)
+			break;
+	}
+	free(ptr);
+	return !live;
+}
+
 /* A world past its timeout has this long after SIGTERM before SIGKILL. */
 #define WORLD_TERM_GRACE 3.0
 
@@ -601,7 +607,8 @@ struct sampler {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	int stop, running;
+	double first;               /* seconds before the first sample */
+	int stop, running, begun;
 };
 
 /* Leave the run's CPUs to its ranks (this thread only). */
@@ -627,7 +634,7 @@ static void *sample_loop(void *arg)
 	/* the first sample CENSUS_FIRST_SAMPLE in, not as the ranks start: a
 	   supervisor that just used CPU time would make its children wait for
 	   theirs, and a run shorter than that needs no reading of /proc */
-	double wait = CENSUS_FIRST_SAMPLE;
+	double wait = s->first;
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
 		struct timespec due;
@@ -646,7 +653,9 @@ static void *sample_loop(void *arg)
 	return NULL;
 }
 
-static void sampler_start(struct sampler *s, struct census *c, const char *cpus, pid_t orchestrator)
+/* The census of a run whose ranks just started: its thread comes later
+   (sampler_thread), and only if they outlive the first sample's time. */
+static void sampler_begin(struct sampler *s, struct census *c, const char *cpus, pid_t orchestrator)
 {
 	memset(s, 0, sizeof(*s));
 	s->c = c;
@@ -655,6 +664,13 @@ static void sampler_start(struct sampler *s, struct census *c, const char *cpus,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
 	census_begin(c, getpid(), orchestrator);
+}
+
+/* The sampler's thread, first seconds before its first sample. */
+static void sampler_thread(struct sampler *s, double first)
+{
+	s->first = first > 0 ? first : 0;
+	s->begun = 1;
 	/* the thread starts with every signal blocked: SIGCHLD stays the waiting thread's */
 	sigset_t all, was;
 	sigfillset(&all);
@@ -663,7 +679,7 @@ static void sampler_start(struct sampler *s, struct census *c, const char *cpus,
 	s->running = pthread_create(&s->thread, NULL, sample_loop, s) == 0;
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 	if (!s->running)
-		census_sample(c);
+		census_sample(s->c);
 }
 
 static void sampler_stop(struct sampler *s)
@@ -672,7 +688,7 @@ static void sampler_stop(struct sampler *s)
 	s->stop = 1;
 	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
-	if (s->running)
+	if (s->begun && s->running)
 		pthread_join(s->thread, NULL);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
@@ -839,7 +855,11 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	send_msg(a->up, &m);
 	struct census c;
 	struct sampler smp;
-	sampler_start(&smp, &c, a->cores->cpus, a->orchestrator);
+	sampler_begin(&smp, &c, a->cores->cpus, a->orchestrator);
+	/* a run over before its census's first sample needs no thread for it
+	   (nor its stack and its start, a good part of such a run's cost) */
+	if (!ranks_end_by(rs, cps, n, t0, t0 + CENSUS_FIRST_SAMPLE))
+		sampler_thread(&smp, t0 + CENSUS_FIRST_SAMPLE - mono_now());
 	wait_ranks(rs, cps, n, t0, e);
 	sampler_stop(&smp);
 	e->ended = e->started + e->wall;
@@ -893,7 +913,7 @@ static int supervise_one(const struct sv_args *a, const struct sv_start *self)
 	if (m.err)
 		return 1;
 	char go;
-	if (read_full(a->down, &go, 1)) {
+	if (sv_pipe_read(a->down, &go, 1)) {
 		char *path = xasprintf("%s/" SV_START_NOTE, rs->run_dir);
 		unlink(path);
 		free(path);
@@ -1008,7 +1028,7 @@ static int spawn(struct supervisor *sv)
 /* The next report of sv: 0, or -1 when it is gone. */
 static int report(struct supervisor *sv, struct sv_msg *m)
 {
-	if (sv->up < 0 || read_full(sv->up, m, sizeof(*m))) {
+	if (sv->up < 0 || sv_pipe_read(sv->up, m, sizeof(*m))) {
 		lost(sv);
 		return -1;
 	}
@@ -1036,12 +1056,12 @@ int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struc
 		if (spawn(sv))
 			return 1;   /* no process now: try later */
 	}
-	sv->ended = sv->code = 0;
+	sv->ended = sv->code = sv->start_err = sv->start_transient = 0;
 	if (sv_job_send(sv->down, rs, lp, cores)) {
 		lost(sv);
 		return 1;
 	}
-	struct sv_msg noted, m;
+	struct sv_msg noted;
 	/* it died on the way: try later (a start note it left is the
 	   recovery's to find) */
 	if (report(sv, &noted) || noted.stage != SV_NOTED)
@@ -1053,22 +1073,12 @@ int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struc
 		await_end(sv);
 		return ret;
 	}
-	sv_pipe_write(sv->down, "g", 1);   /* it died: its report below says so */
+	/* the go, and on: its ranks' start is reported later (supervisor_check),
+	   so that the next run starts while this one's program is exec'd.  Dead
+	   after the go, its ranks may have run: an attempt like any other,
+	   which the backend finds ended without its end note */
+	sv_pipe_write(sv->down, "g", 1);
 	sv->busy = 1;
-	/* dead after the go, its ranks may have run: an attempt like any
-	   other, which the backend finds ended without its end note */
-	if (report(sv, &m) || m.stage != SV_STARTED)
-		m = (struct sv_msg){ .stage = SV_STARTED };
-	int ret = 1;
-	if (m.err && !m.transient) {
-		char why[512];
-		exec_error(rs, m.err, m.where, why, sizeof(why));
-		ret = perr_set(err, "%s", why);
-	}
-	if (m.err) {
-		await_end(sv);
-		return ret;
-	}
 	*id = xasprintf("%d:%llu", (int)sv->proc.pid, sv->starttime);
 	return 0;
 }
@@ -1082,7 +1092,11 @@ int supervisor_check(struct supervisor *sv)
 		struct sv_msg m;
 		if (report(sv, &m))
 			break;
-		if (m.stage == SV_ENDED) {
+		if (m.stage == SV_STARTED) {   /* its ranks started, or could not */
+			sv->start_err = m.err;
+			sv->start_where = m.where;
+			sv->start_transient = m.transient;
+		} else if (m.stage == SV_ENDED) {
 			sv->ended = 1;
 			sv->code = m.code;
 			sv->busy = 0;

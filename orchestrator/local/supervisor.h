@@ -155,18 +155,23 @@ struct supervisor {
 	unsigned long long starttime;
 	int busy;                   /* it serves a run (from the go until it reports its end) */
 	int ended, code;            /* it reported the run's end, with this code (0, SV_EXIT_*) */
+	int start_err;              /* the run's ranks could not start: errno (0: they did) */
+	int start_where;            /* enum child_stage of that failure */
+	int start_transient;        /* and trying later may work (no end note then) */
 	int gone;                   /* it died; proc.finished once reaped */
 };
 
 /*
  * Start run rs on supervisor sv (idle; started first when it has not been,
  * or has died).  lp: the perfsweep-bind line of ranks with a policy;
- * cores: what to note as the run's cores ("" none).  0: its ranks run, *id
- * is its supervisor's name (caller frees), also when the supervisor died
- * once told to start them (an attempt that ended without an end note); 1:
- * transient (no process or memory now, or the supervisor died before the
- * start), try later; -1: the run cannot start (err: "cannot execute
- * 'prog': ...").
+ * cores: what to note as the run's cores ("" none).  0: its start is
+ * noted and its ranks are being started, *id is its supervisor's name
+ * (caller frees), also when the supervisor died once told to start them
+ * (an attempt that ended without an end note); whether the ranks could
+ * start comes with the run's end (start_err: a program that cannot be
+ * executed has an end note that says so); 1: transient (no process or
+ * memory now, or the supervisor died before the start), try later; -1:
+ * the run cannot start (err: its start note cannot be written).
  */
 int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struct launch_placement *lp,
 		   const struct sv_cores *cores, char **id, struct perr *err);

@@ -3,6 +3,7 @@
 #include "common/strbuf.h"
 #include "common/xalloc.h"
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <time.h>
 #include <stdint.h>
@@ -125,7 +126,7 @@ int sv_job_send(int fd, const struct run_spec *rs, const struct launch_placement
 	return rc;
 }
 
-static int read_all(int fd, void *buf, size_t n)
+int sv_pipe_read(int fd, void *buf, size_t n)
 {
 	size_t got = 0;
 	while (got < n) {
@@ -166,7 +167,11 @@ static long long take_i64(struct frame *f)
 static int take_int(struct frame *f)
 {
 	long long x = take_i64(f);
-	return x < INT32_MIN || x > INT32_MAX ? 0 : (int)x;
+	if (x < INT_MIN || x > INT_MAX) {
+		f->bad = 1;
+		return 0;
+	}
+	return (int)x;
 }
 
 static double take_f64(struct frame *f)
@@ -209,10 +214,10 @@ int sv_job_read(int fd, struct sv_job *job)
 {
 	memset(job, 0, sizeof(*job));
 	uint32_t len;
-	if (read_all(fd, &len, sizeof(len)) || len > SV_JOB_MAX)
+	if (sv_pipe_read(fd, &len, sizeof(len)) || len > SV_JOB_MAX)
 		return -1;
 	job->buf = xmalloc((size_t)len + 1);
-	if (read_all(fd, job->buf, len)) {
+	if (sv_pipe_read(fd, job->buf, len)) {
 		sv_job_release(job);
 		return -1;
 	}
@@ -249,10 +254,13 @@ int sv_job_read(int fd, struct sv_job *job)
 	job->cores.quiet_waited = take_f64(&f);
 	job->cores.quiet_gave_up = take_int(&f);
 	job->cores.quiet_cause = take_str(&f);
-	if (f.bad || f.p != f.end || !rs->argv || !rs->argv[0] || !rs->run_dir) {
+	if (f.bad || f.p != f.end || !rs->argv || !rs->argv[0] || !rs->run_dir ||
+	    (job->has_lp != 0 && job->has_lp != 1)) {
 		sv_job_release(job);
 		return -1;
 	}
+	if (!job->has_lp)   /* no policy: no line, whatever the frame held */
+		memset(&job->lp, 0, sizeof(job->lp));
 	return 0;
 }
 

@@ -46,5 +46,7 @@ void sv_job_release(struct sv_job *job);
 /* Write all of buf to pipe fd, whose reader may be gone: -1 with EPIPE
    then, never a SIGPIPE, whatever the caller does with it.  0 or -1. */
 int sv_pipe_write(int fd, const void *buf, size_t n);
+/* Read exactly n bytes from pipe fd: 0, or -1 at its end or on an error. */
+int sv_pipe_read(int fd, void *buf, size_t n);
 
 #endif

@@ -42,15 +42,23 @@ measure() {
 			printf "%.3f %.3f\n", s(y[1]) + s(y[2]) - s(x[1]) - s(x[2]), t1 - t0 }'
 }
 shell_loop() { bash -c "for ((i = 0; i < $N; i++)); do /bin/true; done"; }
+# the same N in two loops side by side: how far this machine's process
+# starts scale over two cores at all (the ceiling of --jobs 2)
+half=$(( N / 2 ))
+two_loops() { bash -c "for ((i = 0; i < $half; i++)); do /bin/true; done" &
+	bash -c "for ((i = 0; i < $half; i++)); do /bin/true; done"; wait; }
 
 read -r sh_cpu sh_wall < <(measure shell_loop)
+read -r sh2_cpu sh2_wall < <(measure two_loops)
 read -r j1_cpu j1_wall < <(measure "$PS" run "$T/c1.cfg" --jobs 1 --quiet)
 read -r j2_cpu j2_wall < <(measure "$PS" run "$T/c2.cfg" --jobs 2 --quiet)
 load=$(cut -d' ' -f1 /proc/loadavg)
 awk -v n="$N" -v sc="$sh_cpu" -v sw="$sh_wall" -v c1="$j1_cpu" -v w1="$j1_wall" \
-    -v c2="$j2_cpu" -v w2="$j2_wall" -v load="$load" 'BEGIN {
+    -v c2="$j2_cpu" -v w2="$j2_wall" -v c3="$sh2_cpu" -v w3="$sh2_wall" -v load="$load" 'BEGIN {
 	printf "local runs: %d of /bin/true, load %s\n", n, load
 	printf "  shell loop      cpu %6.2f s (%.2f ms per run)  wall %6.2f s\n", sc, sc * 1000 / n, sw
+	printf "  two shell loops cpu %6.2f s (%.2f ms per run)  wall %6.2f s  %.2fx faster than one (this machine'"'"'s ceiling for --jobs 2)\n",
+	       c3, c3 * 1000 / n, w3, sw / w3
 	printf "  run --jobs 1    cpu %6.2f s (%.2f ms per run)  wall %6.2f s  cpu %.2fx the shell loop (target 1.5x)\n",
 	       c1, c1 * 1000 / n, w1, c1 / sc
 	printf "  run --jobs 2    cpu %6.2f s (%.2f ms per run)  wall %6.2f s  %.2fx faster than --jobs 1 (target 1.6x)\n",

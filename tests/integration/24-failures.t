@@ -46,6 +46,7 @@ CFG
 "$PS" run "$T/nx.cfg" --quiet > /dev/null 2>&1; is $? 1 "an unexecutable program fails the run"
 "$PS" status "$T/nx.campaign" --json > "$T/st.json"
 like "$(json "$T/st.json" '$j->{problems}[0]{reason}')" "cannot execute" "with the exec error as reason"
+is "$(sqlite3 "$T/nx.campaign/campaign.db" 'SELECT DISTINCT attempts FROM runs')" 1 "and is not tried again"
 
 # a regex that never matches: a visible collection error, never a zero
 cat > "$T/rx.cfg" <<CFG
