@@ -487,8 +487,13 @@ static int local_cancel(struct backend *b, const struct run_spec *rs, const char
 	struct local *l = b ? b->priv : NULL;
 	for (int i = 0; l && i < l->n; i++)
 		if (l->runs[i].id == rs->id) {
-			/* its supervisor stays to note how the run ended */
-			supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
+			/* its supervisor stays to note how the run ended; ours may be
+			   starting its ranks still: it is asked, and kills them as
+			   they start */
+			if (l->runs[i].sv)
+				supervisor_ask_cancel(l->runs[i].pid, l->runs[i].id, l->runs[i].attempt);
+			else
+				supervisor_kill_run(l->runs[i].pid, l->runs[i].starttime, 1);
 			return 0;
 		}
 	backend_local_cancel_id(rs, backend_id);

@@ -1140,6 +1140,11 @@ int supervisor_cancel(const struct run_spec *rs, pid_t pid, unsigned long long s
 			    s.attempt != attempt ||
 			    (supervisor_read_end(rs->run_dir, &e) == 0 && e.attempt == attempt)))
 		return 0;
-	union sigval v = { .sival_ptr = (void *)(intptr_t)run_token(rs->id, attempt) };
+	return supervisor_ask_cancel(pid, rs->id, attempt);
+}
+
+int supervisor_ask_cancel(pid_t pid, long long run, int attempt)
+{
+	union sigval v = { .sival_ptr = (void *)(intptr_t)run_token(run, attempt) };
 	return sigqueue(pid, SIGUSR1, v) == 0;
 }

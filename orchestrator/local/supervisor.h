@@ -216,5 +216,8 @@ int supervisor_kill_run(pid_t pid, unsigned long long starttime, int spare);
  * Returns 1 if something was asked or killed.
  */
 int supervisor_cancel(const struct run_spec *rs, pid_t pid, unsigned long long starttime);
+/* Ask live supervisor pid to kill attempt attempt of run, and only that:
+   now, or as its ranks start when they have not yet.  1 asked, 0 not. */
+int supervisor_ask_cancel(pid_t pid, long long run, int attempt);
 
 #endif
