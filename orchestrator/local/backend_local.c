@@ -3,11 +3,12 @@
  * slot has a supervisor process (orchestrator/local/supervisor.h) in a
  * session of its own that serves its runs one after another: it starts a
  * run's ranks, outlives the orchestrator, and notes the run's start and end
- * in the run directory; the backend id is the supervisor's "PID:STARTTIME".  An orchestrator started after another died reads those
- * notes (take_over): it collects a run that finished meanwhile, adopts one
- * whose supervisor still lives (waiting for its end note, keeping its slot
- * and cores), and runs again only one that never started or was killed
- * mid-way, after killing what is left of it.
+ * in the run directory; the backend id is the supervisor's "PID:STARTTIME".
+ * An orchestrator started after another died reads those notes
+ * (take_over): it collects a run that finished meanwhile, adopts one whose
+ * supervisor still lives (waiting for its end note, keeping its slot and
+ * cores), and runs again only one that never started or was killed mid-way,
+ * after killing what is left of it.
  */
 #include "orchestrator/local/backend_local.h"
 #include "orchestrator/local/mpi_world.h"

@@ -517,6 +517,15 @@ static int start_rank(const struct sv_args *a, char **argv, char **env, struct c
 	return r;
 }
 
+/* How many of the ranks cps[0..n) have not been reaped. */
+static int live_ranks(const struct child_process *cps, int n)
+{
+	int live = 0;
+	for (int i = 0; i < n; i++)
+		live += !cps[i].finished;
+	return live;
+}
+
 /* Whether every rank of cps[0..n) has ended by the monotonic time until
    (never past the run's timeout, which wait_ranks keeps). */
 static int ranks_end_by(const struct run_spec *rs, struct child_process *cps, int n, double t0, double until)
@@ -526,11 +535,9 @@ static int ranks_end_by(const struct run_spec *rs, struct child_process *cps, in
 		ptr[i] = &cps[i];
 	if (rs->timeout > 0 && t0 + rs->timeout < until)
 		until = t0 + rs->timeout;
-	int live = n;
+	int live;
 	for (;;) {
-		live = 0;
-		for (int i = 0; i < n; i++)
-			live += !cps[i].finished;
+		live = live_ranks(cps, n);
 		double left = until - mono_now();
 		if (!live || left <= 0 || wait_commands(ptr, n, left) < 0)
 			break;
@@ -552,10 +559,7 @@ static void wait_ranks(const struct run_spec *rs, struct child_process *cps, int
 	double deadline = rs->timeout > 0 ? t0 + rs->timeout : 0;
 	int killed = 0;
 	for (;;) {
-		int live = 0;
-		for (int i = 0; i < n; i++)
-			live += !cps[i].finished;
-		if (!live)
+		if (!live_ranks(cps, n))
 			break;
 		double left = -1;
 		if (deadline > 0 && !killed) {
@@ -1094,7 +1098,6 @@ int supervisor_check(struct supervisor *sv)
 			break;
 		if (m.stage == SV_STARTED) {   /* its ranks started, or could not */
 			sv->start_err = m.err;
-			sv->start_where = m.where;
 			sv->start_transient = m.transient;
 		} else if (m.stage == SV_ENDED) {
 			sv->ended = 1;
@@ -1131,8 +1134,9 @@ int supervisor_cancel(const struct run_spec *rs, pid_t pid, unsigned long long s
 	struct sv_end e;
 	struct proc_info pi;
 	int attempt = supervisor_attempt(rs);
-	/* a dead supervisor's leftovers, or a run from before supervisors */
-	if (!supervisor_alive(pid, starttime) || proc_info(pid, &pi) || pi.session != pid)
+	/* a dead supervisor's leftovers, or a run from before supervisors (one
+	   look at /proc: supervisor_alive's, and whether it leads its session) */
+	if (proc_info(pid, &pi) || pi.state == 'Z' || pi.starttime != starttime || pi.session != pid)
 		return supervisor_kill_run(pid, starttime, 1) > 0;
 	/* it serves this attempt still, as far as its notes tell; the token
 	   makes sure, should it have gone on to the next run meanwhile */

@@ -156,7 +156,6 @@ struct supervisor {
 	int busy;                   /* it serves a run (from the go until it reports its end) */
 	int ended, code;            /* it reported the run's end, with this code (0, SV_EXIT_*) */
 	int start_err;              /* the run's ranks could not start: errno (0: they did) */
-	int start_where;            /* enum child_stage of that failure */
 	int start_transient;        /* and trying later may work (no end note then) */
 	int gone;                   /* it died; proc.finished once reaped */
 };
