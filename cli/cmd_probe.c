@@ -24,8 +24,12 @@ static json_t *num_or_null(double x)
 static json_t *probe_json(const struct probe_result *r)
 {
 	json_t *o = json_object(), *regions = json_array(), *causes = json_array(), *growth = json_object();
-	json_object_set_new(o, "verdict", json_string(r->busy ? "busy" : "go"));
+	json_object_set_new(o, "verdict", json_string(r->busy ? "busy" : r->unjudged ? "not judged" : "go"));
 	json_object_set_new(o, "point", json_string(r->point));
+	json_t *short_ones = json_array();
+	for (int i = 0; i < r->ntoo_short; i++)
+		json_array_append_new(short_ones, json_string(r->too_short[i]));
+	json_object_set_new(o, "too_short", short_ones);
 	json_object_set_new(o, "metric", json_string(r->metric));
 	json_object_set_new(o, "runs", json_integer(r->runs));
 	json_object_set_new(o, "done", json_integer(r->done));
@@ -71,6 +75,11 @@ static void print_percent(double x)
 /* The last line: go, or who keeps the machine busy. */
 static void print_verdict(const struct probe_result *r)
 {
+	if (r->unjudged) {
+		printf("not judged: every run lasted under %g s, too short to tell; probe a larger input\n",
+		       DISTURBED_MIN_WALL);
+		return;
+	}
 	if (!r->busy) {
 		printf("go\n");
 		return;
@@ -96,16 +105,26 @@ static void probe_text(const struct probe_result *r, const char *name)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	census_signals_describe(&r->signals, &sb);
-	printf("probe: campaign '%s', its cheapest point %s, %d of %d runs done now (%.1f s)\n", name, r->point,
-	       r->done, r->runs, r->seconds);
+	if (r->ntoo_short) {   /* a dearer point than the cheapest */
+		printf("probe: campaign '%s', point %s (", name, r->point);
+		for (int i = 0; i < r->ntoo_short; i++)
+			printf("%s%s", i ? "; " : "", r->too_short[i]);
+		printf(": every run under %g s, too short to judge), %d of %d runs done now (%.1f s)\n",
+		       DISTURBED_MIN_WALL, r->done, r->runs, r->seconds);
+	} else {
+		printf("probe: campaign '%s', its cheapest point %s, %d of %d runs done now (%.1f s)\n", name,
+		       r->point, r->done, r->runs, r->seconds);
+	}
 	printf("signals: %s\n", sb.buf);
 	strbuf_reset(&sb);
 	if (r->disturbed.n) {
 		disturbed_causes_text(&sb, r->causes, r->ncauses, 3);
 		printf("disturbed: %d of %d runs%s%s\n", r->disturbed.n, r->disturbed.njudged, sb.len ? ": " : "",
 		       sb.buf);
-	} else {
+	} else if (r->disturbed.njudged) {
 		printf("disturbed: none of %d runs\n", r->disturbed.njudged);
+	} else {
+		printf("disturbed: not judged (every run under %g s)\n", DISTURBED_MIN_WALL);
 	}
 	if (r->nregions) {
 		const struct probe_region *g = &r->regions[0];
@@ -169,7 +188,7 @@ static int exec_probe(struct cli_args *a)
 		cli_display_stdout();
 		probe_text(&r, cfg.name);
 	}
-	if (ret == EXIT_OK && r.busy)
+	if (ret == EXIT_OK && (r.busy || r.unjudged))
 		ret = EXIT_BLOCKED;
 	probe_result_release(&r);
 	config_release(&cfg);
@@ -195,11 +214,14 @@ const struct cli_entry cmd_probe_entry = {
 		"difference between two points and growth along each parameter the campaign's\n"
 		"repetitions can detect at that noise (alpha 0.01, power 80%).  The last line is \"go\"\n"
 		"or \"the machine is busy: pid ... (...) on core ...; wait or use an exclusive node\".\n"
-		"--json prints one object: verdict (go, busy), point, metric, runs, done, seconds,\n"
-		"signals, disturbed, judged, causes [{pid, command, core, share}], regions [{region,\n"
-		"mean, runs, undisturbed, cov, cov_undisturbed}], cov, repetitions, alpha, power,\n"
-		"detectable_difference, detectable_growth {parameter: growth}.\n"
-		"Exit status 0 go, 3 busy, 1 when the runs failed, 2 for a bad config.",
+		"A point whose runs all last under 0.1 s cannot be judged: the next dearer one is run\n"
+		"instead, up to 4 points; when none can be, the last line says \"not judged\".\n"
+		"--json prints one object: verdict (go, busy, not judged), point, too_short (the points\n"
+		"skipped), metric, runs, done, seconds, signals, disturbed, judged, causes [{pid,\n"
+		"command, core, share}], regions [{region, mean, runs, undisturbed, cov,\n"
+		"cov_undisturbed}], cov, repetitions, alpha, power, detectable_difference,\n"
+		"detectable_growth {parameter: growth}.\n"
+		"Exit status 0 go, 3 busy or not judged, 1 when the runs failed, 2 for a bad config.",
 	.options = probe_options,
 	.min_args = 1, .max_args = 1, .too_few = "missing CONFIG", .too_many = "unexpected argument '%s'",
 	.exec = exec_probe,

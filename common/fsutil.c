@@ -269,6 +269,14 @@ int fs_read_regular(struct strbuf *sb, const char *path, const char **why)
 	return fs_read_file(sb, path, FS_READ_LIMIT, why);
 }
 
+/* The process's umask, which can only be read by setting it. */
+static mode_t current_umask(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return mask;
+}
+
 int fs_atomic_open(struct fs_atomic *a, const char *path)
 {
 	return fs_atomic_open_as(a, path, 0);
@@ -303,9 +311,7 @@ int fs_atomic_open_as(struct fs_atomic *a, const char *path, int flags)
 		errno = e;
 		return -1;
 	}
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) || !(a->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~current_umask()) || !(a->f = fdopen(fd, "w"))) {
 		int e = errno;
 		close(fd);
 		unlink(a->tmp);
@@ -357,9 +363,66 @@ int fs_write_file(const char *path, const char *buf, size_t len)
 	return fs_write_file_as(path, buf, len, 0);
 }
 
+/* A temporary file beside path, named by our pid and a count (mkostemp's
+   random names cost a getrandom and more per file, and a run writes
+   several): created with mode, so that the umask applies as to a new file.
+   A name that is taken (a recycled pid's leftover) falls back to
+   mkostemp.  The descriptor with *tmp set, or -1. */
+static int open_beside(const char *path, mode_t mode, char **tmp)
+{
+	static _Atomic unsigned long count;
+	char *d = xstrdup(path), *b = xstrdup(path);
+	const char *dir = dirname(d), *base = basename(b);
+	*tmp = xasprintf("%s/.%s.%ld-%lu", dir, base, (long)getpid(), ++count);
+	int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0 && errno == EEXIST) {
+		free(*tmp);
+		*tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+		fd = mkostemp(*tmp, O_CLOEXEC);
+		if (fd >= 0 && fchmod(fd, mode & ~current_umask())) {
+			int e = errno;
+			close(fd);
+			unlink(*tmp);
+			errno = e;
+			fd = -1;
+		}
+	}
+	free(d);
+	free(b);
+	if (fd < 0) {
+		int e = errno;
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+	}
+	return fd;
+}
+
 int fs_write_file_as(const char *path, const char *buf, size_t len, int flags)
 {
-	struct fs_atomic a;
+	struct stat st;
+	if (lstat(path, &st) && errno == ENOENT) {   /* a new file, the common case: no stdio */
+		char *tmp;
+		int fd = open_beside(path, 0666, &tmp);
+		if (fd < 0)
+			return -1;
+		int bad = fs_write_fd(fd, buf, len) || (!(flags & FS_ATOMIC_NOSYNC) && fsync(fd));
+		int e = errno;
+		if (close(fd) && !bad) {
+			bad = 1;
+			e = errno;
+		}
+		if (!bad && rename(tmp, path)) {
+			bad = 1;
+			e = errno;
+		}
+		if (bad)
+			unlink(tmp);
+		free(tmp);
+		errno = e;
+		return bad ? -1 : 0;
+	}
+	struct fs_atomic a;   /* replacing one: its mode, and a link written through */
 	if (fs_atomic_open_as(&a, path, flags))
 		return -1;
 	if (fwrite(buf, 1, len, a.f) != len) {

@@ -9,7 +9,8 @@
  * the smallest growth along each parameter over its values (the slope
  * test's standard error for one line of the parameter's values, each with
  * the campaign's repetitions).  The machine is busy when one of the
- * probe's runs was disturbed.
+ * probe's runs was disturbed.  A point whose runs all last too short to be
+ * judged says nothing: the next dearer one is run instead (PROBE_TRIES).
  *
  * Nothing here prints; the CLI says it (cli/cmd_probe.c).
  */
@@ -21,6 +22,7 @@
 #include <signal.h>
 
 #define PROBE_RUNS 5
+#define PROBE_TRIES 4   /* points tried, the cheapest first, until one's runs can be judged */
 #define PROBE_ALPHA 0.01
 #define PROBE_POWER 0.8
 
@@ -40,7 +42,10 @@ struct probe_region {
 };
 
 struct probe_result {
-	char *point;                        /* "n=64, np=1" */
+	char *point;                        /* "n=64, np=1": the point judged */
+	char **too_short;                   /* the cheaper points tried before it, whose runs all
+	                                       lasted too short to be judged (validator/disturbed.h) */
+	int ntoo_short;
 	char *metric;
 	int runs, done;                     /* asked for, and done */
 	double seconds;                     /* the probe's wall time */
@@ -56,7 +61,8 @@ struct probe_result {
 	int nparams;
 	char **params;                      /* the parameters with two values or more */
 	double *detectable_growth;          /* relative, over each one's values; NaN: none */
-	int busy;
+	int busy;                           /* a run was disturbed */
+	int unjudged;                       /* or none could be judged (every point tried too short) */
 };
 
 /* Probe cfg's machine (this one).  0, or -1 with err; release r either way. */

@@ -39,6 +39,9 @@ static int run_resource(const char *run_dir, int attempt, struct run_resource *x
 	return use;
 }
 
+#define COVERED_SHARE 0.5   /* of a record's CPU time its delay's threads must have run, */
+#define UNSEEN_WALL 0.05     /* unless the rest is less than this part of its wall time */
+
 /* Whether CPU i is among cpus[0..n) (n < 0: every CPU). */
 static int on(const int *cpus, int n, int i)
 {
@@ -66,7 +69,7 @@ static void add_cause(struct run_cause **causes, int *ncauses, size_t *alloc, in
  * used there (wait4's, exact): what ran there beyond it, the foreign tasks
  * seen and perfsweep's own processes ran in tasks too short to be seen.
  */
-static void census_into(const struct sv_census *c, int rank, const int *cpus, int n, double own,
+static void census_into(const struct sv_census *c, int rank, const int *cpus, int n, double own, double main_cpu,
 			struct run_resource *x, struct run_cause **causes, int *ncauses, size_t *alloc)
 {
 	double foreign = 0, steal = 0, unseen = -own, most = -1;
@@ -96,12 +99,25 @@ static void census_into(const struct sv_census *c, int rank, const int *cpus, in
 	x->foreign = c->foreign ? foreign : NAN;
 	x->steal = c->steal ? steal : NAN;
 	x->pressure = c->pressure;
-	double delay = c->schedstat ? 0 : NAN;
+	double delay = c->schedstat ? 0 : NAN, seen = 0;
 	for (int i = 0; i < c->nranks; i++)
-		if (rank < 0 || c->ranks[i].rank == rank)
+		if (rank < 0 || c->ranks[i].rank == rank) {
 			delay += c->ranks[i].run_delay;
+			seen += c->ranks[i].cpu;
+		}
 	/* the record's figure is the main thread's, read as it exited */
 	x->run_delay = isnan(x->run_delay) ? delay : fmax(x->run_delay, isnan(delay) ? 0 : delay);
+	/* A delay speaks for the threads it was read of.  Where they ran less
+	   than half the record's CPU time (a program started by a launcher
+	   script, which exited between the census's samples), and what ran
+	   unseen is more than a twentieth of the wall time (what computes
+	   while others take its core waits about as long as it runs; a program
+	   that sleeps runs little, seen or not), the delay is unknown: the rule
+	   then asks the involuntary switches (validator/disturbed.h). */
+	double cpu = x->utime + x->stime, spoken = fmax(seen, isfinite(main_cpu) ? main_cpu : 0);
+	double ran_unseen = cpu - spoken;
+	if (isfinite(x->run_delay) && ran_unseen > (1 - COVERED_SHARE) * cpu && ran_unseen > UNSEEN_WALL * x->wall)
+		x->run_delay = NAN;
 }
 
 /* The CPU seconds of the records res[0..n) whose ranks' cpusets lie within cpus[0..ncpus) (a rank's own and
@@ -124,7 +140,7 @@ static double own_cpu(const struct bind_info *bi, int nbi, const struct run_reso
 	return sum;
 }
 
-/* Add the census note's figures to the records res[0..n) (rank records from bi). */
+/* Add the census's figures to the records res[0..n) (rank records from bi). */
 static int add_census(const char *run_dir, int attempt, const struct bind_info *bi, int nbi,
 		      struct run_resource *res, int n, struct run_cause **causes)
 {
@@ -144,8 +160,11 @@ static int add_census(const char *run_dir, int attempt, const struct bind_info *
 			if (res[i].rank >= 0 && ncpus < 0)
 				ncpus = 0;      /* a rank whose binding is unknown: no foreign time known */
 			double own = res[i].rank >= 0 ? own_cpu(bi, nbi, res, n, cpus, ncpus)
-						      : res[i].utime + res[i].stime;
-			census_into(&c, res[i].rank, cpus, ncpus, own, &res[i], causes, &ncauses, &alloc);
+						      : res[i].utime + res[i].stime, main_cpu = NAN;
+			for (int k = 0; k < nbi && res[i].rank >= 0; k++)
+				if (bi[k].rank == res[i].rank)
+					main_cpu = bi[k].usage.main_cpu;
+			census_into(&c, res[i].rank, cpus, ncpus, own, main_cpu, &res[i], causes, &ncauses, &alloc);
 			if (res[i].rank >= 0 && ncpus == 0)
 				res[i].foreign = res[i].steal = NAN;
 			if (res[i].rank < 0)

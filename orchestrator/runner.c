@@ -178,6 +178,9 @@ struct engine {
 	struct run_setup setup;  /* set-up steps, once per distinct values */
 	char *config_dir;        /* {config_dir} */
 	int threads_k;           /* the store's role "threads" parameter, or -1 */
+	int join_starts;         /* results and starts may share a commit held open */
+	int held_open;           /* such a commit is open now */
+	double held_since;       /* since then (wall_now) */
 };
 
 struct spec_buf {
@@ -564,13 +567,14 @@ static int start_run(struct engine *e, const struct run *r, struct perr *err)
 	e->stats->started++;
 	if (e->starts_running)  /* its program runs now: after set-up steps and the quiet gate */
 		t = wall_now();
-	/* submitted and running: one commit */
-	int wr = e->starts_running && store_batch_begin(e->st, err) ? -1 : 0;
+	/* submitted and running: one commit, the results' when it is held open */
+	int own = e->starts_running && !e->held_open;
+	int wr = own && store_batch_begin(e->st, err) ? -1 : 0;
 	if (!wr)
 		wr = store_mark_submitted(e->st, r->id, bid, t, err);
 	if (!wr && e->starts_running)
 		wr = store_mark_running(e->st, r->id, t, err);
-	if (e->starts_running && end_batch(e->st, wr < 0, err) && wr >= 0)
+	if (own && end_batch(e->st, wr < 0, err) && wr >= 0)
 		wr = -1;
 	if (wr == 1)
 		wr = started_after_cancel(e, &sb.spec, bid, err);
@@ -605,7 +609,8 @@ static int flush_started(struct engine *e, struct perr *err)
 		return perr_set(err, "%s", serr.msg);
 	if (serr.msg[0])
 		event(e->o, 0, "warning", serr.msg);   /* arrays refused: one job per run */
-	int rc = n > 1 ? store_batch_begin(e->st, err) : 0;   /* one commit for the array */
+	int mine = n > 1 && !e->held_open;   /* one commit for the array */
+	int rc = mine ? store_batch_begin(e->st, err) : 0;
 	for (int i = 0; i < n && !rc; i++) {
 		if (f[i].rc == 1) {          /* transient: start it again later */
 			push(&e->q, f[i].id);
@@ -635,7 +640,8 @@ static int flush_started(struct engine *e, struct perr *err)
 		}
 		rc = wr ? -1 : 0;
 	}
-	rc = end_batch(e->st, rc, err);
+	if (mine)
+		rc = end_batch(e->st, rc, err);
 	backend_flushed_free(f, n);
 	return rc;
 }
@@ -858,26 +864,50 @@ void runner_stats_add(struct runner_stats *sum, const struct runner_stats *s)
 	sum->budget_stopped |= s->budget_stopped;
 }
 
-#define BATCH_HOLD 0.5   /* seconds a batch of results holds the store */
+#define BATCH_HOLD 0.5    /* seconds a batch of results holds the store */
+#define GROUP_HOLD 0.05   /* seconds a commit stays open for the results and starts after it */
 
-/* Apply what one wait reported, in one commit (store_batch_begin) held no
-   longer than BATCH_HOLD: collectors run inside it, and a cancel from
-   another process waits for it.  0 or -1 (err). */
+/* End the commit held open, if one is.  0 or -1 (err). */
+static int end_held(struct engine *e, struct perr *err)
+{
+	if (!e->held_open)
+		return 0;
+	e->held_open = 0;
+	return end_batch(e->st, 0, err);
+}
+
+/*
+ * Apply what one wait reported, in one commit (store_batch_begin) held no
+ * longer than BATCH_HOLD: collectors run inside it, and a cancel from
+ * another process waits for it.  Where starts cannot wait (no quiet gate,
+ * no set-up steps), the commit stays open up to GROUP_HOLD for the runs
+ * started next and the results after them (runner_execute ends it): short
+ * runs share one commit, not two each.  What a commit held open has not
+ * yet recorded is in the runs' notes, which a later orchestrator takes
+ * over (docs/architecture.md).  0 or -1 (err).
+ */
 static int apply_results(struct engine *e, const struct run_result *res, int n, struct perr *err)
 {
 	/* one result too: its state, values and usage are several writes */
 	if (n <= 0)
 		return 0;
-	if (store_batch_begin(e->st, err))
-		return -1;
+	if (!e->held_open) {
+		if (store_batch_begin(e->st, err))
+			return -1;
+		e->held_since = wall_now();
+	}
+	e->held_open = 0;
 	int rc = 0;
-	double held = wall_now();
 	for (int i = 0; i < n && !rc; i++) {
 		rc = apply_result(e, &res[i], err);
-		if (!rc && i + 1 < n && wall_now() - held > BATCH_HOLD) {
+		if (!rc && i + 1 < n && wall_now() - e->held_since > BATCH_HOLD) {
 			rc = store_batch_end(e->st, err) || store_batch_begin(e->st, err) ? -1 : 0;
-			held = wall_now();
+			e->held_since = wall_now();
 		}
+	}
+	if (!rc && e->join_starts && wall_now() - e->held_since < GROUP_HOLD) {
+		e->held_open = 1;
+		return 0;
 	}
 	return end_batch(e->st, rc, err);
 }
@@ -906,6 +936,8 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 		goto done;
 	struct run_result res[32];
 	budget_watch_init(&e.bw, st);
+	/* a start that can wait (the quiet gate, set-up steps) holds no commit open */
+	e.join_starts = e.starts_running && c->backend.wait_quiet <= 0 && c->nsteps == 0;
 	for (;;) {
 		if (o->stop && *o->stop) {
 			stats->interrupted = 1;
@@ -913,21 +945,36 @@ int runner_execute(struct store *st, const struct campaign_config *c, struct bac
 		}
 		if (start_queued(&e, err))
 			goto done;
+		double open_for = e.held_open ? GROUP_HOLD - (wall_now() - e.held_since) : 0.25;
+		if (e.held_open && open_for <= 0) {
+			if (end_held(&e, err))
+				goto done;
+			open_for = 0.25;
+		}
 		/* adopted and recovered jobs count until their results are applied,
 		   even when the backend has them ready and nothing in flight */
 		int idle = (e.q.head >= e.q.n || stats->budget_stopped) && b->ops->inflight(b) == 0;
 		if (idle && e.live.n == 0)
 			break;
-		int n = b->ops->wait(b, 0.25, res, 32, err);
+		int n = b->ops->wait(b, open_for, res, 32, err);
 		if (n < 0)
+			goto done;
+		if (n == 0 && end_held(&e, err))   /* nothing came while it was open */
 			goto done;
 		if (idle && n == 0)
 			break;   /* nothing left to report: check_settled() tells */
 		if (apply_results(&e, res, n, err))
 			goto done;
 	}
+	if (end_held(&e, err))
+		goto done;
 	ret = stats->interrupted ? 0 : check_settled(st, err);
 done:
+	if (e.held_open) {   /* after an error: what it holds is kept, the first error told */
+		struct perr later = { 0 };
+		e.held_open = 0;
+		end_batch(st, 0, &later);
+	}
 	if (o->stop && *o->stop)
 		stop_inflight(&e);
 	free(e.q.ids);

@@ -190,8 +190,9 @@ static void fill_usage(struct bind_usage *u, const struct rusage *ru, double wal
 	u->load_end = load_now();
 }
 
-/* The run-queue delay of exited child pid's main thread, before it is reaped (NaN unknown). */
-static double zombie_delay(pid_t pid)
+/* The run-queue delay of exited child pid's main thread, before it is reaped, and in *ran the
+   seconds it ran (NaN unknown). */
+static double zombie_delay(pid_t pid, double *ran)
 {
 	siginfo_t si;
 	int r;
@@ -205,13 +206,14 @@ static double zombie_delay(pid_t pid)
 	int got = f && fscanf(f, "%llu %llu", &run, &delay) == 2;
 	if (f)
 		fclose(f);
+	*ran = got ? (double)run / 1e9 : NAN;
 	return got ? (double)delay / 1e9 : NAN;
 }
 
 int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 {
 	memset(res, 0, sizeof(*res));
-	res->usage.load_start = res->usage.load_end = res->usage.run_delay = NAN;
+	res->usage.load_start = res->usage.load_end = res->usage.run_delay = res->usage.main_cpu = NAN;
 	struct sigaction sa, old[NFORWARDED];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward_signal;
@@ -245,10 +247,10 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 		child_pid = cp.pid;
 	sigprocmask(SIG_SETMASK, &prev, NULL);
 	int r = 0;
-	double delay = NAN;
+	double delay = NAN, ran = NAN;
 	if (started) {
 		res->pid = cp.pid;
-		delay = zombie_delay(cp.pid);
+		delay = zombie_delay(cp.pid, &ran);
 		if (finish_command(&cp) < 0) {
 			res->exit_status = 126;
 			r = perr_set(err, "cannot wait for '%s': %s", argv[0], strerror(errno));
@@ -267,6 +269,7 @@ int bind_run(char *const *argv, struct bind_result *res, struct perr *err)
 	if (started && cp.finished) {   /* what the rank used: wait4's */
 		fill_usage(&res->usage, &cp.ru, res->wall);
 		res->usage.run_delay = delay;
+		res->usage.main_cpu = ran;
 		res->have_usage = 1;
 	}
 	sigprocmask(SIG_BLOCK, &block, NULL);
@@ -315,6 +318,7 @@ static void usage_json(json_t *o, const struct bind_usage *u)
 	json_object_set_new(o, "load_start", u ? real_or_null(u->load_start) : json_null());
 	json_object_set_new(o, "load_end", u ? real_or_null(u->load_end) : json_null());
 	json_object_set_new(o, "run_delay", u ? real_or_null(u->run_delay) : json_null());
+	json_object_set_new(o, "main_cpu", u ? real_or_null(u->main_cpu) : json_null());
 }
 
 int bind_record_write(const struct bind_record *rec, const char *dir, struct perr *err)
@@ -420,6 +424,7 @@ int bind_record_read(const char *path, struct bind_info *out, struct perr *err)
 	u->load_start = num_or(o, "load_start", NAN);
 	u->load_end = num_or(o, "load_end", NAN);
 	u->run_delay = num_or(o, "run_delay", NAN);
+	u->main_cpu = num_or(o, "main_cpu", NAN);
 	out->have_usage = isfinite(u->utime) && isfinite(u->stime);
 	json_decref(o);
 	return 0;

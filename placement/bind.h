@@ -54,6 +54,8 @@ struct bind_usage {
 	double load_start, load_end;    /* 1-minute load average; NaN when unknown */
 	double run_delay;           /* seconds the application's main thread waited for a
 	                               CPU (/proc/PID/schedstat, read as it exited); NaN unknown */
+	double main_cpu;            /* and the seconds it ran: how much of the rank's CPU time
+	                               run_delay speaks for (a launcher's shell runs little); NaN unknown */
 };
 
 struct bind_result {

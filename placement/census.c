@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One task seen (a thread; a single-threaded foreign process as a whole). */
@@ -122,27 +123,41 @@ void census_signals_describe(const struct census_signals *s, struct strbuf *sb)
 
 /* Per CPU from /proc/stat, in seconds: steal (a hypervisor's other guests)
    and busy (user, nice, system, irq, softirq: whatever ran there).  0, or
-   -1 when it has no steal column. */
+   -1 when it has no steal column.  One read (the CPUs' lines come first;
+   the kernel makes the whole file at the first read, whatever its size)
+   and no stdio: every run of the local backend reads it twice. */
 static int read_cpu_times(int ncpus, long hz, double *steal, double *busy)
 {
-	FILE *f = fopen("/proc/stat", "re");
-	if (!f)
-		return -1;
-	char line[512];
+	size_t size = 512 + (size_t)ncpus * 256;
+	char stack[8192], *buf = size <= sizeof(stack) ? stack : xmalloc(size);
+	ssize_t got = read_small("/proc/stat", buf, size);
 	int found = 0;
 	for (int i = 0; i < ncpus; i++)
 		steal[i] = busy[i] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v[8];
-		int cpu;
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3],
-			   &v[4], &v[5], &v[6], &v[7]) == 9 && cpu >= 0 && cpu < ncpus) {
-			steal[cpu] = (double)v[7] / (double)hz;
-			busy[cpu] = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
-			found = 1;
+	for (char *line = got > 0 ? buf : NULL; line && !strncmp(line, "cpu", 3);) {
+		char *end, *next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (isdigit((unsigned char)line[3])) {
+			long cpu = strtol(line + 3, &end, 10);
+			unsigned long long v[8];
+			int k = 0;
+			for (; k < 8; k++) {
+				char *from = end;
+				v[k] = strtoull(from, &end, 10);
+				if (end == from)
+					break;
+			}
+			if (k == 8 && cpu >= 0 && cpu < ncpus) {
+				steal[cpu] = (double)v[7] / (double)hz;
+				busy[cpu] = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
+				found = 1;
+			}
 		}
+		line = next;
 	}
-	fclose(f);
+	if (buf != stack)
+		free(buf);
 	return found ? 0 : -1;
 }
 
@@ -156,14 +171,15 @@ static double read_pressure(void)
 	return t ? strtod(t + 6, NULL) / 1e6 : NAN;
 }
 
-/* Boot ticks now, from /proc/uptime. */
+/* Boot ticks now: /proc/uptime's clock, as a task's start time counts
+   (CLOCK_BOOTTIME; no file to read). */
 static unsigned long long boot_ticks(long hz)
 {
-	char buf[128];
-	double up = 0;
-	if (read_small("/proc/uptime", buf, sizeof(buf)) > 0)
-		up = strtod(buf, NULL);
-	return (unsigned long long)(up * (double)hz);
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts))
+		return 0;
+	return (unsigned long long)ts.tv_sec * (unsigned long long)hz +
+	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)hz);
 }
 
 /* Processes are held apart from their threads: a multi-threaded one's
@@ -263,14 +279,17 @@ static void foreign_threads(struct census *c, pid_t pid, const char *comm)
 	closedir(d);
 }
 
-/* The rank in process pid's environment, -1 without one. */
+/* The rank in process pid's environment, -1 without one; -2 (not known
+   yet) when it cannot be read or is empty: a process in the middle of an
+   exec shows none, and the rank it is about to run is then taken for the
+   whole run's, its waits and CPU with it. */
 static int rank_of(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -2;
 	static const char *const vars[] = { "PERFSWEEP_RANK=", "OMPI_COMM_WORLD_RANK=" };
 	struct strbuf sb;
 	strbuf_init(&sb);
@@ -279,7 +298,7 @@ static int rank_of(pid_t pid)
 	while (sb.len < (1 << 20) && (n = read(fd, buf, sizeof(buf))) > 0)
 		strbuf_add(&sb, buf, (size_t)n);
 	close(fd);
-	int rank = -1;
+	int rank = sb.len ? -1 : -2;
 	for (int v = 0; v < 2 && rank < 0; v++)
 		for (size_t at = 0; at < sb.len; at += strlen(sb.buf + at) + 1)
 			if (!strncmp(sb.buf + at, vars[v], strlen(vars[v]))) {
@@ -429,13 +448,20 @@ void census_start(struct census *c, pid_t session, pid_t orchestrator)
 
 void census_begin(struct census *c, pid_t session, pid_t orchestrator)
 {
+	/* the same for the process's life (glibc reads a file for the first) */
+	static _Atomic int ncpus, schedstat;
+	static _Atomic long hz;
+	if (!ncpus) {
+		long n = sysconf(_SC_NPROCESSORS_CONF), t = sysconf(_SC_CLK_TCK);
+		char buf[256];
+		hz = t > 0 ? t : 100;
+		schedstat = read_small("/proc/self/schedstat", buf, sizeof(buf)) > 0;
+		ncpus = n > 0 ? (int)n : 1;
+	}
 	memset(c, 0, sizeof(*c));
 	c->late = 1;
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-	c->ncpus = n > 0 ? (int)n : 1;
-	c->hz = sysconf(_SC_CLK_TCK);
-	if (c->hz <= 0)
-		c->hz = 100;
+	c->ncpus = ncpus;
+	c->hz = hz;
 	c->self = getpid();
 	c->session = session;
 	c->orchestrator = orchestrator;
@@ -451,8 +477,7 @@ void census_begin(struct census *c, pid_t session, pid_t orchestrator)
 		c->steal0 = c->busy0 = NULL;
 	}
 	c->pressure0 = read_pressure();
-	char buf[256];
-	c->schedstat = read_small("/proc/self/schedstat", buf, sizeof(buf)) > 0;
+	c->schedstat = schedstat;
 	c->steal_s = c->pressure_s = NAN;
 	/* a tick early: a task started in the same tick counts from zero */
 	unsigned long long now = boot_ticks(c->hz);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Past its timeout by this much, a run's supervisor is killed too. */
@@ -274,9 +275,10 @@ static int local_start(struct backend *b, const struct run_spec *rs, char **back
 		free(cpus);
 		return 1;
 	}
+	supervisor_forget_notes(rs->run_dir);
 	struct local_run *r = new_run(l, rs, cores);
 	r->sv = idle_supervisor(l);
-	rc = supervisor_run(r->sv, rs, rs->policy ? &lp : NULL, &svc, backend_id, err);
+	rc = supervisor_run(r->sv, rs, rs->policy ? &lp : NULL, &svc, backend_id);
 	free(within);
 	free(noted);
 	free(cpus);
@@ -414,6 +416,16 @@ static int check_run(struct local_run *r, struct run_result *res)
 	}
 	char sv_id[64];
 	snprintf(sv_id, sizeof(sv_id), "%d:%llu", (int)r->pid, r->starttime);
+	if (r->sv && r->sv->note_err) {   /* it never ran: nowhere to note it, as a start that failed */
+		memset(res, 0, sizeof(*res));
+		res->id = r->id;
+		res->exit_status = -1;
+		res->failed = res->unstartable = 1;
+		res->ended_at = wall_now();
+		snprintf(res->reason, sizeof(res->reason), "cannot write '%s/%s': %s", r->run_dir, SV_START_NOTE,
+			 strerror(r->sv->note_err));
+		return 1;
+	}
 	struct sv_end e;
 	if (read_own_end(r->run_dir, r->attempt, r->store_id, sv_id, &e)) {
 		result_from_note(&e, r->id, res);
@@ -551,6 +563,11 @@ static int take_over(struct local *l, const struct run_spec *rs, const char *old
 {
 	struct sv_start s;
 	struct sv_end e;
+	struct stat st;
+	if (!old_id && lstat(rs->run_dir, &st) && errno == ENOENT) {   /* no directory, no notes */
+		*fate = FATE_NEVER_STARTED;
+		return 0;
+	}
 	int want = supervisor_attempt(rs);
 	int noted = read_own_start(rs->run_dir, want, rs->store_id, old_id, &s);
 	int alive = noted && supervisor_alive(s.pid, s.starttime);

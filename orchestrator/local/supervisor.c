@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -199,14 +200,62 @@ int supervisor_attempt(const struct run_spec *rs)
 
 /* ---- the notes ---- */
 
+/*
+ * The last note read or written, kept by its file's identity: a run's end
+ * is read by the backend, the usage and the census in turn, a supervisor
+ * reads its start note back before it notes the end, and a note is
+ * replaced by a rename, never written in place, so the same device,
+ * inode, size and change time are the same text.
+ */
+struct note_memo {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec ctime;
+	json_t *o;
+};
+static _Thread_local struct note_memo memo;
+
+static int memo_same(const struct note_memo *m, const char *path, const struct stat *st)
+{
+	return m->path && !strcmp(m->path, path) && m->dev == st->st_dev && m->ino == st->st_ino &&
+	       m->size == st->st_size && m->ctime.tv_sec == st->st_ctim.tv_sec &&
+	       m->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+void supervisor_forget_notes(const char *run_dir)
+{
+	size_t n = strlen(run_dir);
+	if (memo.path && !strncmp(memo.path, run_dir, n) && memo.path[n] == '/') {
+		json_decref(memo.o);
+		free(memo.path);
+		memset(&memo, 0, sizeof(memo));
+	}
+}
+
+static void memo_keep(char *path, const struct stat *st, json_t *o)
+{
+	json_decref(memo.o);
+	free(memo.path);
+	memo = (struct note_memo){ .path = path, .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size,
+				   .ctime = st->st_ctim, .o = json_incref(o) };
+}
+
 static int write_note(const char *run_dir, const char *name, json_t *o)
 {
 	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	char *path = xasprintf("%s/%s", run_dir, name);
 	int r = text ? fs_write_file_as(path, text, strlen(text), FS_ATOMIC_NOSYNC) : -1;
-	free(path);
+	int e = errno;
+	struct stat st;
+	if (r == 0 && stat(path, &st) == 0)
+		memo_keep(path, &st, o);
+	else
+		free(path);
 	free(text);
 	json_decref(o);
+	errno = e;
 	return r;
 }
 
@@ -223,7 +272,8 @@ static int write_start(const char *run_dir, const struct sv_start *s)
 	return write_note(run_dir, SV_START_NOTE, o);
 }
 
-static int write_end(const char *run_dir, const struct sv_end *e)
+/* The end note, with the census's object (NULL: none) as its "census". */
+static int write_end(const char *run_dir, const struct sv_end *e, json_t *census)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "attempt", json_integer(e->attempt));
@@ -243,23 +293,38 @@ static int write_end(const char *run_dir, const struct sv_end *e)
 	json_object_set_new(o, "maxrss_kb", json_integer(e->maxrss_kb));
 	json_object_set_new(o, "nvcsw", json_integer(e->nvcsw));
 	json_object_set_new(o, "nivcsw", json_integer(e->nivcsw));
+	if (census)
+		json_object_set(o, "census", census);
 	return write_note(run_dir, SV_END_NOTE, o);
 }
 
 static json_t *read_note(const char *run_dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", run_dir, name);
+	struct stat st;
+	if (memo.o && !strcmp(memo.path, path) && stat(path, &st) == 0 && memo_same(&memo, path, &st)) {
+		free(path);
+		return json_incref(memo.o);
+	}
 	struct strbuf sb;
 	const char *why;
 	strbuf_init(&sb);
 	/* the run's program may have put anything there */
-	json_t *o = fs_read_file(&sb, path, 0, &why) ? NULL : json_loadb(sb.buf, sb.len, 0, NULL);
+	int fd = fs_open_regular(path, 0, &why);
+	json_t *o = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && fs_read_fd_bounded(&sb, fd, 0, NULL, &why) == 0)
+		o = json_loadb(sb.buf, sb.len, 0, NULL);
+	if (fd >= 0)
+		close(fd);
 	strbuf_release(&sb);
-	free(path);
 	if (o && (!json_is_object(o) || !json_is_integer(json_object_get(o, "attempt")))) {
 		json_decref(o);
-		return NULL;
+		o = NULL;
 	}
+	if (o)
+		memo_keep(path, &st, o);
+	else
+		free(path);
 	return o;
 }
 
@@ -352,7 +417,13 @@ int supervisor_read_census(const char *run_dir, struct sv_census *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->pressure = NAN;
-	json_t *o = read_note(run_dir, SV_CENSUS_NOTE);
+	/* the end note's, or (a run ended before the census went into it) its own note */
+	json_t *end = read_note(run_dir, SV_END_NOTE), *o = json_object_get(end, "census");
+	if (json_is_object(o) && json_is_integer(json_object_get(o, "attempt")))
+		json_incref(o);
+	else
+		o = read_note(run_dir, SV_CENSUS_NOTE);
+	json_decref(end);
 	if (!o)
 		return -1;
 	c->attempt = (int)num(o, "attempt");
@@ -392,11 +463,10 @@ void sv_census_release(struct sv_census *c)
 /* ---- the supervisor process ---- */
 
 /*
- * What the supervisor tells the orchestrator of each run, in this order:
- * noted, started (after the go), ended.  A run that stops at the first two
- * (a note that cannot be written, a rank that cannot start) is ended right
- * after; one whose go never comes (the orchestrator died) ends the
- * supervisor.
+ * What the supervisor tells the orchestrator of each run: that it ended,
+ * before which only what went wrong on the way, in this order: its start
+ * note could not be written (noted), its ranks could not start (started).
+ * One report per run that goes well: each wakes the orchestrator.
  */
 enum sv_stage { SV_NOTED = 1, SV_STARTED, SV_ENDED };
 struct sv_msg {
@@ -713,8 +783,8 @@ static json_t *per_cpu(const double *v, int n)
 	return a;
 }
 
-/* The census note (supervisor.h). */
-static int write_census(const char *run_dir, int attempt, const struct census *c, const struct sv_cores *cores)
+/* The end note's census (supervisor.h). */
+static json_t *census_json(int attempt, const struct census *c, const struct sv_cores *cores)
 {
 	json_t *o = json_object(), *ranks = json_array(), *causes = json_array();
 	json_object_set_new(o, "attempt", json_integer(attempt));
@@ -749,7 +819,7 @@ static int write_census(const char *run_dir, int attempt, const struct census *c
 	}
 	json_object_set_new(o, "ranks", ranks);
 	json_object_set_new(o, "causes", causes);
-	return write_note(run_dir, SV_CENSUS_NOTE, o);
+	return o;
 }
 
 /*
@@ -758,15 +828,15 @@ static int write_census(const char *run_dir, int attempt, const struct census *c
  * A directory given meanwhile to another attempt or store (a run started
  * afresh there) gets nothing.  0 or SV_EXIT_*.
  */
-static int note_end(const char *run_dir, const struct sv_start *s, const struct sv_end *e)
+static int note_end(const char *run_dir, const struct sv_start *s, const struct sv_end *e, json_t *census)
 {
 	struct sv_start now;
 	if (supervisor_read_start(run_dir, &now) == 0 &&
 	    (now.pid != s->pid || now.starttime != s->starttime || strcmp(now.store, s->store)))
 		return SV_EXIT_TAKEN;
-	if (write_end(run_dir, e) == 0)
+	if (write_end(run_dir, e, census) == 0)
 		return 0;
-	if (errno == ENOENT && fs_mkdir_p(run_dir) == 0 && write_end(run_dir, e) == 0)
+	if (errno == ENOENT && fs_mkdir_p(run_dir) == 0 && write_end(run_dir, e, census) == 0)
 		return 0;
 	return SV_EXIT_NO_NOTE;
 }
@@ -799,7 +869,7 @@ static void on_cancel(int sig, siginfo_t *si, void *uc)
 		kill(-g, SIGKILL);
 }
 
-/* After the go: start the ranks, tell the orchestrator, wait, note the end. */
+/* Once noted: start the ranks, wait, note the end. */
 static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, struct sv_end *e)
 {
 	const struct run_spec *rs = a->rs;
@@ -851,12 +921,13 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 			e->exit_status = m.err == ENOENT ? 127 : 126;
 			exec_error(rs, m.err, m.where, e->error, sizeof(e->error));
 			e->ended = wall_now();
-			write_end(rs->run_dir, e);
+			write_end(rs->run_dir, e, NULL);
 		}
 		send_msg(a->up, &m);
 		goto out;
 	}
-	send_msg(a->up, &m);
+	/* started: its end says so (a report here would wake the orchestrator
+	   once more per run for nothing) */
 	struct census c;
 	struct sampler smp;
 	sampler_begin(&smp, &c, a->cores->cpus, a->orchestrator);
@@ -868,7 +939,7 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 	sampler_stop(&smp);
 	e->ended = e->started + e->wall;
 	census_finish(&c);
-	write_census(rs->run_dir, e->attempt, &c, a->cores);
+	json_t *census = census_json(e->attempt, &c, a->cores);
 	census_release(&c);
 	/* what the ranks left behind in the session goes with them, and
 	   what a world killed by SIGKILL left in its directory.  The run's
@@ -883,7 +954,8 @@ static int supervise_ranks(const struct sv_args *a, const struct sv_start *s, st
 		mpi_world_remove(world_dir);
 	if (rs->mpi && !e->timed_out)
 		mpi_world_check(rs, e->exit_status, e->error, sizeof(e->error));
-	code = note_end(rs->run_dir, s, e);
+	code = note_end(rs->run_dir, s, e, census);
+	json_decref(census);
 out:
 	if (argv != rargv)
 		free(argv);   /* a world's line: its own strings are few, and stay */
@@ -898,9 +970,8 @@ out:
 /*
  * One run, from its start note to its end note: the code its end is
  * reported with (0, SV_EXIT_*, or 1: its note could not be written or its
- * ranks could not start), or -1 when the go never came (the orchestrator
- * died before it saw the note: its successor may not have seen it either,
- * and starts the run itself), which ends the supervisor.
+ * ranks could not start), or -1 when the orchestrator was gone by the time
+ * the note was written, which ends the supervisor.
  */
 static int supervise_one(const struct sv_args *a, const struct sv_start *self)
 {
@@ -910,14 +981,16 @@ static int supervise_one(const struct sv_args *a, const struct sv_start *self)
 	s.started = wall_now();
 	snprintf(s.store, sizeof(s.store), "%s", rs->store_id ? rs->store_id : "");
 	snprintf(s.cores, sizeof(s.cores), "%s", a->cores->noted ? a->cores->noted : "");
-	struct sv_msg m = { .stage = SV_NOTED, .starttime = s.starttime };
-	if (write_start(rs->run_dir, &s))
-		m.err = errno ? errno : EIO;
-	send_msg(a->up, &m);
-	if (m.err)
+	if (write_start(rs->run_dir, &s)) {
+		struct sv_msg m = { .stage = SV_NOTED, .err = errno ? errno : EIO, .starttime = s.starttime };
+		send_msg(a->up, &m);
 		return 1;
-	char go;
-	if (sv_pipe_read(a->down, &go, 1)) {
+	}
+	/* The orchestrator alive once the note is there: should it die now, its
+	   successor (which takes the campaign only then) finds the note.  Dead
+	   already, it may have had no time to record the run, and its successor
+	   may not find the note either: it starts the run itself. */
+	if (getppid() != a->orchestrator) {
 		char *path = xasprintf("%s/" SV_START_NOTE, rs->run_dir);
 		unlink(path);
 		free(path);
@@ -1026,6 +1099,9 @@ static int spawn(struct supervisor *sv)
 	}
 	sv->up = up[0];
 	sv->down = down[1];
+	/* its start time is fixed at the fork: its name, from the first run */
+	struct proc_info pi;
+	sv->starttime = proc_info(sv->proc.pid, &pi) == 0 ? pi.starttime : 0;
 	return 0;
 }
 
@@ -1039,17 +1115,8 @@ static int report(struct supervisor *sv, struct sv_msg *m)
 	return 0;
 }
 
-/* A run that stopped at its start: wait for sv to say it has ended it. */
-static void await_end(struct supervisor *sv)
-{
-	struct sv_msg m;
-	while (report(sv, &m) == 0 && m.stage != SV_ENDED)
-		;
-	sv->busy = 0;
-}
-
 int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struct launch_placement *lp,
-		   const struct sv_cores *cores, char **id, struct perr *err)
+		   const struct sv_cores *cores, char **id)
 {
 	struct pollfd p = { .fd = sv->up, .events = POLLIN };
 	if (!sv->gone && sv->proc.pid > 0 && poll(&p, 1, 0) > 0)
@@ -1060,28 +1127,16 @@ int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struc
 		if (spawn(sv))
 			return 1;   /* no process now: try later */
 	}
-	sv->ended = sv->code = sv->start_err = sv->start_transient = 0;
+	sv->ended = sv->code = sv->start_err = sv->start_transient = sv->note_err = 0;
+	/* Nothing is waited for: what goes wrong on the way comes with the
+	   run's end (supervisor_check), so that the next run starts while this
+	   one's program is exec'd.  Dead once sent, it may have started the
+	   ranks: an attempt like any other, which the backend finds ended
+	   without its end note. */
 	if (sv_job_send(sv->down, rs, lp, cores)) {
 		lost(sv);
 		return 1;
 	}
-	struct sv_msg noted;
-	/* it died on the way: try later (a start note it left is the
-	   recovery's to find) */
-	if (report(sv, &noted) || noted.stage != SV_NOTED)
-		return 1;
-	sv->starttime = noted.starttime;
-	if (noted.err) {
-		int ret = perr_set(err, "cannot write '%s/%s': %s", rs->run_dir, SV_START_NOTE,
-				   strerror(noted.err));
-		await_end(sv);
-		return ret;
-	}
-	/* the go, and on: its ranks' start is reported later (supervisor_check),
-	   so that the next run starts while this one's program is exec'd.  Dead
-	   after the go, its ranks may have run: an attempt like any other,
-	   which the backend finds ended without its end note */
-	sv_pipe_write(sv->down, "g", 1);
 	sv->busy = 1;
 	*id = xasprintf("%d:%llu", (int)sv->proc.pid, sv->starttime);
 	return 0;
@@ -1096,7 +1151,9 @@ int supervisor_check(struct supervisor *sv)
 		struct sv_msg m;
 		if (report(sv, &m))
 			break;
-		if (m.stage == SV_STARTED) {   /* its ranks started, or could not */
+		if (m.stage == SV_NOTED) {   /* its start note could not be written */
+			sv->note_err = m.err;
+		} else if (m.stage == SV_STARTED) {   /* its ranks could not start */
 			sv->start_err = m.err;
 			sv->start_transient = m.transient;
 		} else if (m.stage == SV_ENDED) {

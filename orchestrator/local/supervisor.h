@@ -17,19 +17,20 @@
  *                 "cores"} before any rank starts
  *   local.end    {"attempt", "store", "supervisor", "exit", "signal", "timed_out", "timeout",
  *                 "error", "ranks", "started", "ended", "wall", "utime",
- *                 "stime", "maxrss_kb", "nvcsw", "nivcsw"}
+ *                 "stime", "maxrss_kb", "nvcsw", "nivcsw", "census"}
  *                after the last rank ended: "exit" is the first failing
  *                rank's status (128 + signal when a signal ended it, then
  *                "signal" names it), "error" why the ranks could not
  *                start, or how an MPI world failed (orchestrator/local/mpi_world.h); times are Unix seconds, "wall" from a monotonic
  *                clock; CPU times (seconds), the largest resident set (KiB)
  *                and the context switches are wait4's, summed over the
- *                ranks (max for maxrss_kb).
- *   local.census {"attempt", "wall", "cpus", "samples", "cost", "quiet_wait",
+ *                ranks (max for maxrss_kb).  "census" (absent when the
+ *                ranks never ran):
+ *                {"attempt", "wall", "cpus", "samples", "cost", "quiet_wait",
  *                 "quiet_gave_up", "quiet_cause", "schedstat", "pressure",
  *                 "foreign", "steal", "busy", "ours", "bind", "ranks",
  *                 "causes"}
- *                before the end note: what the census of the run's cores
+ *                what the census of the run's cores
  *                (placement/census.h) saw while its ranks ran, sampled every
  *                CENSUS_INTERVAL by a thread of the supervisor started with
  *                the ranks, on cores the run was not given when the machine
@@ -45,7 +46,9 @@
  *                CPU (at most SV_CENSUS_CAUSES), "pressure" the seconds PSI
  *                counted some task waiting for a CPU (null: no PSI), "cost"
  *                the census's own CPU seconds, "quiet_wait" the seconds the
- *                quiet gate waited before the ranks started.
+ *                quiet gate waited before the ranks started.  Runs noted
+ *                before 2026-12 have it as a note of its own, local.census,
+ *                which is read where the end note has none.
  * "store" is the id of the campaign store whose run it is (store_id(), as
  * in a SLURM job's comment): a store made afresh at the same path never
  * takes another store's notes for its own (notes from before store ids
@@ -153,8 +156,9 @@ struct supervisor {
 	struct child_process proc;  /* the orchestrator's child (proc.pid > 0 once started) */
 	int up, down;               /* its reports, and runs to it; -1 closed */
 	unsigned long long starttime;
-	int busy;                   /* it serves a run (from the go until it reports its end) */
+	int busy;                   /* it serves a run (sent, until it reports its end) */
 	int ended, code;            /* it reported the run's end, with this code (0, SV_EXIT_*) */
+	int note_err;               /* the run's start note could not be written: errno */
 	int start_err;              /* the run's ranks could not start: errno (0: they did) */
 	int start_transient;        /* and trying later may work (no end note then) */
 	int gone;                   /* it died; proc.finished once reaped */
@@ -163,17 +167,22 @@ struct supervisor {
 /*
  * Start run rs on supervisor sv (idle; started first when it has not been,
  * or has died).  lp: the perfsweep-bind line of ranks with a policy;
- * cores: what to note as the run's cores ("" none).  0: its start is
- * noted and its ranks are being started, *id is its supervisor's name
- * (caller frees), also when the supervisor died once told to start them
- * (an attempt that ended without an end note); whether the ranks could
- * start comes with the run's end (start_err: a program that cannot be
- * executed has an end note that says so); 1: transient (no process or
- * memory now, or the supervisor died before the start), try later; -1:
- * the run cannot start (err: its start note cannot be written).
+ * cores: what to note as the run's cores ("" none).  0: the run is sent,
+ * *id is its supervisor's name (caller frees), and nothing is waited for:
+ * what went wrong on the way comes with the run's end (note_err: its
+ * start note could not be written; start_err: its ranks could not start,
+ * a program that cannot be executed has an end note that says so), and a
+ * supervisor that died once sent the run is an attempt that ended without
+ * an end note; 1: transient (no process now, or the supervisor died
+ * before it could be sent the run), try later.
  */
+/* A new attempt is about to be noted in run_dir: what this thread kept of
+   the notes it read there is forgotten (a note is known by its file's
+   identity, and a file system whose clock is coarse could give a new
+   note an old one's inode, size and time). */
+void supervisor_forget_notes(const char *run_dir);
 int supervisor_run(struct supervisor *sv, const struct run_spec *rs, const struct launch_placement *lp,
-		   const struct sv_cores *cores, char **id, struct perr *err);
+		   const struct sv_cores *cores, char **id);
 /* Whether the run sv serves has ended: 1 when it reported its end (code)
    or died (gone; reaped as soon as it can be), 0 not yet.  Never blocks. */
 int supervisor_check(struct supervisor *sv);

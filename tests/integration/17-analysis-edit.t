@@ -24,7 +24,7 @@ trap 'for f in "$T"/*/runs/*/competitor.pid; do [ -f "$f" ] && kill "$(cat "$f")
 config() {
 	cat > "$1" <<CFG
 name = "edit";
-app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
+app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "4", "-k", "stream" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 64, 96 ]; },
                { name = "np"; values = [ 1 ]; role = "ranks"; } );
 placement = { policy = "compact"; ranks_per_node = [ 1 ]; };

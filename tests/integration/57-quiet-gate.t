@@ -18,9 +18,10 @@ cpu=$(hwloc-calc --physical-output --intersect PU core:0 2> /dev/null | cut -d, 
 # READY-FILE.end with the time its loop ended
 printf '#!/bin/bash\n: > "$2"\nwhile [ $SECONDS -lt $1 ]; do :; done\necho "$EPOCHREALTIME" > "$2.end"\n' > "$T/busyloop"
 chmod +x "$T/busyloop"
+# (long enough to be judged, 0.1 s, on a fast core too)
 cat > "$T/g.cfg" <<CFG
 name = "g";
-app = { command = [ "$DEMO", "-n", "56", "-i", "1", "-k", "stream" ]; timeout = 120.0; };
+app = { command = [ "$DEMO", "-n", "56", "-i", "6", "-k", "stream" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 1 ]; }, { name = "np"; values = [ 1 ]; role = "ranks"; } );
 placement = { policy = "compact"; ranks_per_node = [ 1 ]; };
 repetitions = 1;
@@ -72,9 +73,9 @@ ok $? "the store's start is the program's ($stored, $started)"
 "$PS" status "$T/b.campaign" --json > "$T/b.json"
 awk -v w="$(json "$T/b.json" '$j->{resources}{quiet_wait_max_s}')" 'BEGIN { exit !(w >= 2 && w < 10) }'
 ok $? "it waited the bound, not much more"
-note=$(ls "$T"/b.campaign/runs/*/local.census)
-is "$(json "$note" '$j->{quiet_gave_up} ? "gave up" : "quiet"')" "gave up" "the run's census note says the gate gave up"
-like "$(json "$note" '$j->{quiet_cause}')" " on core $cpu" "and who was on its core"
+note=$(ls "$T"/b.campaign/runs/*/local.end)
+is "$(json "$note" '$j->{census}{quiet_gave_up} ? "gave up" : "quiet"')" "gave up" "the run's end note's census says the gate gave up"
+like "$(json "$note" '$j->{census}{quiet_cause}')" " on core $cpu" "and who was on its core"
 "$PS" validate "$T/b.campaign" --json > "$T/v.json"
 is "$(json "$T/v.json" "scalar grep { \$_->{pid} == $loop && \$_->{command} eq 'busyloop' } map { @{\$_->{causes}} } @{\$j->{disturbed}{runs}}")" 1 \
    "the run beside the busy loop is disturbed and names it"

@@ -30,7 +30,8 @@ CFG
 }
 
 # 1. busy: a busy loop on the probe's core
-cfg work "\"$DEMO\", \"-n\", \"{n}\", \"-i\", \"1\", \"-k\", \"stream\""
+# (long enough to be judged, 0.1 s, on a fast core too: section 4)
+cfg work "\"$DEMO\", \"-n\", \"{n}\", \"-i\", \"6\", \"-k\", \"stream\""
 setsid nice -n -10 taskset -c "$cpu" "$T/busyloop" "$T/ready" 2> /dev/null &
 loop=$!
 # the probe starts once the loop runs: a loaded machine may start it late
@@ -67,4 +68,29 @@ is "$(ls "$T/tmp")" "" "the probe's scratch campaign is removed"
 is "$(json "$T/kept.json" '$j->{done}')" 2 "--dir keeps it, with its two runs done"
 "$PS" probe "$T/sleeps.cfg" --dir "$T/kept" > /dev/null 2> "$T/again.err"
 is $? 1 "--dir refuses a directory that exists"
+
+# 4. runs too short to judge (under 0.1 s) say nothing of the machine: the
+#    next dearer point is probed; when every point is that short, no "go"
+naps() {
+	cat > "$T/$1.cfg" <<CFG
+name = "$1";
+app = { command = [ "sleep", "{s}" ]; timeout = 60.0; };
+parameters = ( { name = "s"; values = [ $2 ]; } );
+repetitions = 2;
+collect = { wall = true; };
+CFG
+}
+naps short "0.01, 0.3"
+"$PS" probe "$T/short.cfg" --runs 2 --json > "$T/short.json" 2> "$T/short.err"
+is $? 0 "a point too short to judge, and a longer one: exit 0"
+is "$(json "$T/short.json" '$j->{point} . " after " . join(",", @{$j->{too_short}}) . ": " . $j->{verdict} . ", " . $j->{judged} . " judged"')" \
+   "s=0.3 after s=0.01: go, 2 judged" "the longer point is probed, and says which it skipped"
+"$PS" probe "$T/short.cfg" --runs 2 > "$T/short.txt" 2>&1
+like "$(head -1 "$T/short.txt")" "point s=0.3 (s=0.01: every run under 0.1 s, too short to judge)" "the text says so"
+naps shorter "0.01, 0.02"
+"$PS" probe "$T/shorter.cfg" --runs 2 > "$T/shorter.txt" 2>&1
+is $? 3 "every point too short: exit 3, not go"
+is "$(tail -1 "$T/shorter.txt")" "not judged: every run lasted under 0.1 s, too short to tell; probe a larger input" \
+   "the last line says why"
+like "$(cat "$T/shorter.txt")" "disturbed: not judged (every run under 0.1 s)" "and the disturbed line"
 done_testing

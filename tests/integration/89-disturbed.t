@@ -37,7 +37,7 @@ ncores=$(hwloc-calc --number-of core machine:0 2> /dev/null || nproc)
 
 cat > "$T/c.cfg" <<CFG
 name = "compete";
-app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "2", "-k", "stream" ]; timeout = 120.0; };
+app = { command = [ "$ROOT/tests/lib/compete.sh", "$DEMO", "-n", "{n}", "-i", "4", "-k", "stream" ]; timeout = 120.0; };
 parameters = ( { name = "n"; values = [ 64, 80, 96 ]; },
                { name = "np"; values = [ 1 ]; role = "ranks"; } );
 placement = { policy = "compact"; ranks_per_node = [ 1 ]; };

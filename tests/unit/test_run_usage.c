@@ -77,11 +77,10 @@ static void write_rank(const char *dir, int rank, const char *cpuset, double wal
 	hwloc_bitmap_free(set);
 }
 
-/* The census note as the local backend's supervisor writes it: two CPUs, a busy loop on CPU 0. */
-static void write_census_note(const char *dir, int attempt)
+/* The census as the local backend's supervisor notes it: two CPUs, a busy loop on CPU 0. */
+static char *census_text(int attempt)
 {
-	char *path = xasprintf("%s/local.census", dir);
-	char *text = xasprintf("{\"attempt\": %d, \"wall\": 2.0, \"cpus\": \"0\", \"samples\": 20, \"cost\": 0.01,"
+	return xasprintf("{\"attempt\": %d, \"wall\": 2.0, \"cpus\": \"0\", \"samples\": 20, \"cost\": 0.01,"
 			       " \"quiet_wait\": 3.5, \"quiet_gave_up\": false, \"quiet_cause\": \"\","
 			       " \"schedstat\": true, \"pressure\": 0.9, \"foreign\": [0.8, 0.3], \"steal\": [0.0, 0.1],"
 			       " \"ranks\": [{\"rank\": 0, \"run_delay\": 0.7, \"cpu\": 0.9},"
@@ -89,10 +88,38 @@ static void write_census_note(const char *dir, int attempt)
 			       " \"cpu\": 0.01}],"
 			       " \"causes\": [{\"pid\": 4242, \"comm\": \"busy\", \"cpu\": 0, \"seconds\": 0.78},"
 			       " {\"pid\": 77, \"comm\": \"cc1\", \"cpu\": 1, \"seconds\": 0.3}]}\n", attempt);
+}
+
+/* As a run noted before 2026-12: the census a note of its own. */
+static void write_census_note(const char *dir, int attempt)
+{
+	char *path = xasprintf("%s/local.census", dir), *text = census_text(attempt);
 	write_file(path, text);
 	free(text);
 	free(path);
 }
+
+/* The end note with the census census (JSON) in it. */
+static void write_end_with(const char *dir, int attempt, double wall, double utime, double stime, const char *census)
+{
+	char *path = xasprintf("%s/local.end", dir);
+	char *text = xasprintf("{\"attempt\": %d, \"exit\": 0, \"signal\": 0, \"timed_out\": false, \"timeout\": 120,"
+			       " \"error\": null, \"ranks\": 2, \"started\": 1795643893.5, \"ended\": 1795643894.5,"
+			       " \"wall\": %.17g, \"utime\": %.17g, \"stime\": %.17g, \"maxrss_kb\": 51200,"
+			       " \"nvcsw\": 12, \"nivcsw\": 40, \"census\": %s}\n", attempt, wall, utime, stime, census);
+	write_file(path, text);
+	free(text);
+	free(path);
+}
+
+/* As the supervisor notes it now: the end note with the census in it. */
+static void write_end_note_census(const char *dir, int attempt, double wall, double utime, double stime)
+{
+	char *census = census_text(attempt);
+	write_end_with(dir, attempt, wall, utime, stime, census);
+	free(census);
+}
+
 
 static void make_plan(struct plan *pl, int reps)
 {
@@ -263,6 +290,24 @@ static void test_record(const char *base)
 	ok(ncr == 3 && busy == 3 && !on1, "the busy loop on CPU 0, for each rank and the run; nothing off their core");
 	free(cr);
 
+	/* the census in the end note, as noted now: the same figures */
+	char *run3 = store_run_path(st, 3);
+	fs_mkdir_p(run3);
+	write_rank(run3, 0, "0", 2.0, 0.95, 300);
+	write_rank(run3, 1, "0", 2.0, 0.93, 310);
+	write_end_note_census(run3, 1, 2.0, 1.9, 0.02);
+	is_int(run_bindings_record(st, 3, run3, 1, &err), 0, "a run with the census in its end note recorded");
+	store_load_resources(st, 3, &r, &n, &err);
+	w = rank_of(r, n, -1), r0 = rank_of(r, n, 0);
+	ok(n == 3 && w && r0 && r0->foreign == 0.8 && r0->run_delay == 0.7 && r0->pressure == 0.9 &&
+	   w->foreign == 0.8 && w->quiet_wait == 3.5 && w->utime == 1.9,
+	   "the end note's census gives each rank's and the whole run's figures");
+	free(r);
+	store_load_causes(st, 3, 0, &cr, &ncr, &err);
+	ok(ncr == 3, "and its causes (%d)", ncr);
+	free(cr);
+	free(run3);
+
 	/* one rank given two cores (a threaded rank) may use both */
 	char *run2 = store_run_path(st, 2);
 	fs_mkdir_p(run2);
@@ -280,6 +325,88 @@ static void test_record(const char *base)
 	ok(n == 2 && !rank_of(r, n, -1), "attempt 1's note is left out of attempt 2");
 	free(r);
 	free(run_dir);
+	store_close(st);
+	plan_release(&pl);
+	free(dir);
+}
+
+/* A census of one rank on CPU 0 that saw its tasks run cpu seconds and wait delay, beside
+   foreign seconds of others there. */
+static char *census_of(double cpu, double delay, double foreign)
+{
+	return xasprintf("{\"attempt\": 1, \"wall\": 1.0, \"cpus\": \"0\", \"samples\": 2, \"cost\": 0.001,"
+			 " \"quiet_wait\": 0, \"quiet_gave_up\": false, \"quiet_cause\": \"\", \"schedstat\": true,"
+			 " \"pressure\": 0.1, \"foreign\": [%.17g, 0.0], \"steal\": [0.0, 0.0],"
+			 " \"ranks\": [{\"rank\": 0, \"run_delay\": %.17g, \"cpu\": %.17g}], \"causes\": []}",
+			 foreign, delay, cpu);
+}
+
+/* Run id's rank 0 (main thread ran main_cpu, waited 0.001 s) and end note with census; its rank 0 record. */
+static struct run_resource rank0_seen(struct store *st, long long id, double wall, double utime, double main_cpu,
+				      const char *census)
+{
+	struct perr err = { 0 };
+	char *dir = store_run_path(st, id);
+	fs_mkdir_p(dir);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	hwloc_bitmap_list_sscanf(set, "0");
+	struct bind_result res = { .start = 100, .end = 100 + wall, .wall = wall, .pid = 4242, .have_usage = 1,
+				   .usage = { .utime = utime, .stime = 0, .cpu_share = utime / wall, .maxrss_kb = 2048,
+					      .nvcsw = 3, .nivcsw = 60, .load_start = 0.5, .load_end = 0.5,
+					      .run_delay = 0.001, .main_cpu = main_cpu } };
+	char *argv[] = { "app", NULL };
+	struct bind_record rec = { .rank = 0, .local_rank = 0, .ranks_per_node = 1, .node = "n1",
+				   .policy = "compact", .cores_per_rank = -1, .cpuset = set, .cores = set,
+				   .result = &res, .argv = argv };
+	bind_record_write(&rec, dir, &err);
+	hwloc_bitmap_free(set);
+	write_end_with(dir, 1, wall, utime, 0, census);
+	struct run_resource *r, out = { .rank = -2 };
+	int n;
+	if (run_bindings_record(st, id, dir, 1, &err) == 0 && store_load_resources(st, id, &r, &n, &err) == 0) {
+		const struct run_resource *r0 = rank_of(r, n, 0);
+		if (r0)
+			out = *r0;
+		free(r);
+	}
+	free(dir);
+	return out;
+}
+
+/* A delay is known only for the threads it was read of. */
+static void test_delay_coverage(const char *base)
+{
+	char *dir = xasprintf("%s/cover", base);
+	struct plan pl;
+	make_plan(&pl, 2);
+	struct store *st;
+	struct perr err = { 0 };
+	if (store_create(&st, dir, "camp", "local", "name = \"camp\";", &pl, &err) < 0) {
+		ok(0, "store: %s", err.msg);
+		return;
+	}
+	/* a launcher script's shell (main thread 0.002 s), its program unseen between samples */
+	char *c = census_of(0.003, 0.002, 0.12);
+	struct run_resource r = rank0_seen(st, 1, 0.25, 0.2, 0.002, c);
+	ok(r.rank == 0 && isnan(r.run_delay) && r.foreign == 0.12,
+	   "a program the census never saw: its delay is unknown, its core's foreign time known");
+	free(c);
+	/* the same program seen running most of its time */
+	c = census_of(0.15, 0.11, 0.12);
+	r = rank0_seen(st, 2, 0.25, 0.2, 0.002, c);
+	ok(r.rank == 0 && fabs(r.run_delay - 0.11) < 1e-12, "seen for most of its CPU time: the census's delay");
+	free(c);
+	/* the main thread, read as it exited, speaks for it as well */
+	c = census_of(0.003, 0.002, 0.12);
+	r = rank0_seen(st, 3, 0.25, 0.2, 0.19, c);
+	ok(r.rank == 0 && fabs(r.run_delay - 0.002) < 1e-12, "or its main thread ran most of it: that delay");
+	free(c);
+	/* a program that sleeps: little CPU, seen or not, and its delay stands */
+	c = census_of(0.0, 0.0, 0.3);
+	r = rank0_seen(st, 4, 1.5, 0.004, 0.0, c);
+	ok(r.rank == 0 && isfinite(r.run_delay) && r.run_delay < 0.01,
+	   "a program that sleeps runs little unseen: its delay is known (it took nothing)");
+	free(c);
 	store_close(st);
 	plan_release(&pl);
 	free(dir);
@@ -344,6 +471,7 @@ int main(void)
 	const char *base = tap_tmpdir();
 	test_end_note(base);
 	test_record(base);
+	test_delay_coverage(base);
 	test_store_and_analysis(base, CAMP_CONFIG, "default", 5);
 	test_store_and_analysis(base, CAMP_CONFIG "analysis = { min_cpu_share = 0.0; };\n", "share0", 0);
 	test_region_share(base);
