@@ -446,6 +446,50 @@ void census_start(struct census *c, pid_t session, pid_t orchestrator)
 	census_sample(c);
 }
 
+/*
+ * The machine-wide figures the last census of this thread ended with
+ * (/proc/stat per CPU, PSI): the next one's start when it begins within a
+ * clock tick of that end.  /proc/stat counts in ticks, so they are the same
+ * figures read again; PSI differs by what the gap between the two held.
+ * A supervisor serving short runs one after another reads each file once
+ * a run instead of twice.
+ */
+static _Thread_local struct {
+	double mono;
+	int ncpus;
+	double *steal, *busy;   /* NULL: no steal column */
+	double pressure;
+} last_end = { .mono = -1 };
+
+/* Keep the end figures read now: steal and busy per CPU (NULL: none), pressure. */
+static void keep_end(int ncpus, const double *steal, const double *busy, double pressure)
+{
+	if (last_end.ncpus != ncpus) {
+		free(last_end.steal);
+		free(last_end.busy);
+		last_end.steal = xcalloc((size_t)ncpus, sizeof(double));
+		last_end.busy = xcalloc((size_t)ncpus, sizeof(double));
+		last_end.ncpus = ncpus;
+	}
+	last_end.mono = steal ? mono_now() : -1;
+	if (steal) {
+		memcpy(last_end.steal, steal, sizeof(double) * (size_t)ncpus);
+		memcpy(last_end.busy, busy, sizeof(double) * (size_t)ncpus);
+	}
+	last_end.pressure = pressure;
+}
+
+/* The start figures into c: those the last census ended with, if fresh; 0, or -1 to read them. */
+static int start_as_last_end(struct census *c)
+{
+	if (last_end.mono < 0 || last_end.ncpus != c->ncpus || mono_now() - last_end.mono >= 1.0 / (double)c->hz)
+		return -1;
+	memcpy(c->steal0, last_end.steal, sizeof(double) * (size_t)c->ncpus);
+	memcpy(c->busy0, last_end.busy, sizeof(double) * (size_t)c->ncpus);
+	c->pressure0 = last_end.pressure;
+	return 0;
+}
+
 void census_begin(struct census *c, pid_t session, pid_t orchestrator)
 {
 	/* the same for the process's life (glibc reads a file for the first) */
@@ -471,12 +515,16 @@ void census_begin(struct census *c, pid_t session, pid_t orchestrator)
 	idmap_init(&c->task_index);
 	c->steal0 = xcalloc((size_t)c->ncpus, sizeof(double));
 	c->busy0 = xcalloc((size_t)c->ncpus, sizeof(double));
-	if (read_cpu_times(c->ncpus, c->hz, c->steal0, c->busy0)) {
+	if (start_as_last_end(c) == 0) {
+		/* as read a moment ago */
+	} else if (read_cpu_times(c->ncpus, c->hz, c->steal0, c->busy0)) {
 		free(c->steal0);
 		free(c->busy0);
 		c->steal0 = c->busy0 = NULL;
+		c->pressure0 = read_pressure();
+	} else {
+		c->pressure0 = read_pressure();
 	}
-	c->pressure0 = read_pressure();
 	c->schedstat = schedstat;
 	c->steal_s = c->pressure_s = NAN;
 	/* a tick early: a task started in the same tick counts from zero */
@@ -520,10 +568,14 @@ void census_finish(struct census *c)
 	sum_ranks(c);
 	if (c->ncauses > 1)   /* qsort wants an array, even of none */
 		qsort(c->causes, (size_t)c->ncauses, sizeof(*c->causes), by_seconds);
+	double p = read_pressure();
+	int have = 0;
 	if (c->steal0) {
 		c->steal = xcalloc((size_t)c->ncpus, sizeof(double));
 		c->busy = xcalloc((size_t)c->ncpus, sizeof(double));
 		if (read_cpu_times(c->ncpus, c->hz, c->steal, c->busy) == 0) {
+			have = 1;
+			keep_end(c->ncpus, c->steal, c->busy, p);
 			c->steal_s = 0;
 			for (int i = 0; i < c->ncpus; i++) {
 				c->steal[i] = fmax(0, c->steal[i] - c->steal0[i]);
@@ -536,7 +588,8 @@ void census_finish(struct census *c)
 			c->steal = c->busy = NULL;
 		}
 	}
-	double p = read_pressure();
+	if (!have)
+		keep_end(c->ncpus, NULL, NULL, p);
 	if (isfinite(p) && isfinite(c->pressure0))
 		c->pressure_s = fmax(0, p - c->pressure0);
 }
