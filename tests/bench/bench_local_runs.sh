@@ -53,9 +53,12 @@ read -r sh2_cpu sh2_wall < <(measure two_loops)
 read -r j1_cpu j1_wall < <(measure "$PS" run "$T/c1.cfg" --jobs 1 --quiet)
 read -r j2_cpu j2_wall < <(measure "$PS" run "$T/c2.cfg" --jobs 2 --quiet)
 load=$(cut -d' ' -f1 /proc/loadavg)
+# the runs' files are on it: ext4 without a journal scans past every inode
+# removed in the last minute (docs/performance.md); TMPDIR=/dev/shm: tmpfs
+fs=$(stat -f -c %T "$T" 2> /dev/null || echo unknown)
 awk -v n="$N" -v sc="$sh_cpu" -v sw="$sh_wall" -v c1="$j1_cpu" -v w1="$j1_wall" \
-    -v c2="$j2_cpu" -v w2="$j2_wall" -v c3="$sh2_cpu" -v w3="$sh2_wall" -v load="$load" 'BEGIN {
-	printf "local runs: %d of /bin/true, load %s\n", n, load
+    -v c2="$j2_cpu" -v w2="$j2_wall" -v c3="$sh2_cpu" -v w3="$sh2_wall" -v load="$load" -v fs="$fs" 'BEGIN {
+	printf "local runs: %d of /bin/true, load %s, the runs'"'"' files on %s\n", n, load, fs
 	printf "  shell loop      cpu %6.2f s (%.2f ms per run)  wall %6.2f s\n", sc, sc * 1000 / n, sw
 	printf "  two shell loops cpu %6.2f s (%.2f ms per run)  wall %6.2f s  %.2fx faster than one (this machine'"'"'s ceiling for --jobs 2)\n",
 	       c3, c3 * 1000 / n, w3, sw / w3
