@@ -349,12 +349,7 @@ void probe_result_release(struct probe_result *r)
 	for (int i = 0; i < r->ntoo_short; i++)
 		free(r->too_short[i]);
 	free(r->too_short);
-	free(r->metric);
-	disturbed_result_release(&r->disturbed);
-	free(r->causes);
-	for (int i = 0; i < r->nregions; i++)
-		free(r->regions[i].region);
-	free(r->regions);
+	forget_judgement(r);
 	for (int i = 0; i < r->nparams; i++)
 		free(r->params[i]);
 	free(r->params);
