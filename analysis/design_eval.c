@@ -55,11 +55,13 @@ struct selection {
 	int n, *cand;
 	int reps, feasible;
 	double spent;
+	unsigned char *more;    /* NULL, or per point: one repetition more (the budget's last rest) */
 };
 
 static void selection_release(struct selection *s)
 {
 	free(s->cand);
+	free(s->more);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -377,11 +379,17 @@ static int reps_at(const struct ev *v, int c, int reps)
 	return v->d->e ? (reps < v->avail[c] ? reps : v->avail[c]) : reps;
 }
 
+/* Point i's repetitions in s (before what DATA holds). */
+static int point_reps(const struct selection *s, int i)
+{
+	return s->reps + (s->more ? s->more[i] : 0);
+}
+
 static double selection_spent(const struct ev *v, const struct selection *s)
 {
 	double t = 0;
 	for (int i = 0; i < s->n; i++)
-		t += v->cost[s->cand[i]] * reps_at(v, s->cand[i], s->reps);
+		t += v->cost[s->cand[i]] * reps_at(v, s->cand[i], point_reps(s, i));
 	return t;
 }
 
@@ -391,6 +399,30 @@ static double run_sum(const struct ev *v, const int *cand, int n)
 	for (int i = 0; i < n; i++)
 		t += v->cost[cand[i]];
 	return t;
+}
+
+/* Cheaper first, then grid order. */
+static int cmp_cost(const void *x, const void *y, void *ctx)
+{
+	const struct ev *v = ctx;
+	int a = *(const int *)x, b = *(const int *)y;
+	if (v->cost[a] != v->cost[b])
+		return v->cost[a] < v->cost[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* What one more repetition of every point does not fit: one more of some, the cheapest first (s's points sorted so). */
+static void spend_rest(const struct ev *v, struct selection *s, double budget)
+{
+	double left = budget * SLACK - selection_spent(v, s);
+	qsort_r(s->cand, (size_t)s->n, sizeof(int), cmp_cost, (void *)v);
+	free(s->more);
+	s->more = xcalloc((size_t)s->n + 1, 1);
+	for (int i = 0; i < s->n; i++)
+		if (v->cost[s->cand[i]] <= left) {
+			s->more[i] = 1;
+			left -= v->cost[s->cand[i]];
+		}
 }
 
 /* A budget's rest on repetitions: as many more of every point as fit (and DATA holds). */
@@ -407,6 +439,8 @@ static void spend_surplus(const struct ev *v, struct selection *s, double budget
 	int r = more > cap ? cap : (int)more;
 	if (r > s->reps)
 		s->reps = r;
+	if (s->reps < cap)
+		spend_rest(v, s, budget);
 	s->spent = selection_spent(v, s);
 }
 
@@ -514,22 +548,23 @@ static void measure(const struct ev *v, const struct selection *s, int r, unsign
 {
 	m->coords = xmalloc(sizeof(double) * (size_t)s->n * (size_t)v->nmod + 1);
 	m->vals = xcalloc((size_t)s->n + 1, sizeof(*m->vals));
-	m->store = v->d->e ? NULL : xmalloc(sizeof(double) * (size_t)s->n * (size_t)s->reps + 1);
+	m->store = v->d->e ? NULL : xmalloc(sizeof(double) * (size_t)s->n * (size_t)(s->reps + 1) + 1);
 	for (int i = 0; i < s->n; i++) {
+		int reps = point_reps(s, i);
 		const double *x = &v->cx[(size_t)s->cand[i] * (size_t)v->np];
 		for (int k = 0; k < v->nmod; k++)
 			m->coords[(size_t)i * (size_t)v->nmod + (size_t)k] = x[v->mod[k]];
 		if (!v->d->e) {
-			double *y = &m->store[(size_t)i * (size_t)s->reps];
-			for (int j = 0; j < s->reps; j++)
+			double *y = &m->store[(size_t)i * (size_t)(s->reps + 1)];
+			for (int j = 0; j < reps; j++)
 				y[j] = truth_measure(v->d->truth, seed, x, j);
-			m->vals[i] = (struct exp_values){ y, s->reps, 0 };
+			m->vals[i] = (struct exp_values){ y, reps, 0 };
 			continue;
 		}
 		int p = v->epoint[s->cand[i]];
 		const struct exp_values *have = p >= 0 ? experiment_values(v->d->e, v->cp[r], v->d->metric, p) : NULL;
 		if (have)
-			m->vals[i] = (struct exp_values){ have->v, have->n < s->reps ? have->n : s->reps, 0 };
+			m->vals[i] = (struct exp_values){ have->v, have->n < reps ? have->n : reps, 0 };
 	}
 	m->in = (struct model_input){ v->nmod, v->modnames, s->n, m->coords, m->vals };
 }
@@ -661,16 +696,6 @@ static int disagree_order(const struct ev *v, unsigned long seed, int *order)
 	free(in);
 	selection_release(&s);
 	return n;
-}
-
-/* Cheaper first, then grid order. */
-static int cmp_cost(const void *x, const void *y, void *ctx)
-{
-	const struct ev *v = ctx;
-	int a = *(const int *)x, b = *(const int *)y;
-	if (v->cost[a] != v->cost[b])
-		return v->cost[a] < v->cost[b] ? -1 : 1;
-	return (a > b) - (a < b);
 }
 
 /* cheapest's order: the candidates off the lines, cheapest first. */

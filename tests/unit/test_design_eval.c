@@ -246,6 +246,10 @@ static void test_evaluate_exact(void)
 	is_int(full->repetitions, 5, "at the configured repetitions");
 	is_int(eval_cell_at(&r, EVAL_FULL, 2)->repetitions, 1, "at 20%%: one repetition");
 	ok(!eval_cell_at(&r, EVAL_FULL, 1)->feasible, "at 10%% not even one");
+	const struct eval_cell *full30 = eval_cell_at(&r, EVAL_FULL, 3);
+	ok(full30->spent > 0.25 * r.full_cost && full30->spent <= full30->budget * (1 + 1e-9),
+	   "at 30%%: the rest after one repetition buys a second of some points (%.1f%% spent)",
+	   100 * full30->spent / r.full_cost);
 	is_int(eval_cell_at(&r, EVAL_LINES, 0)->points, 9, "lines only: 9 points");
 	is_int(eval_cell_at(&r, EVAL_DESIGN, 0)->points, 11, "the sparse design: 11 points (lines, 1 separating, 1 extra)");
 	is_rel(eval_cell_at(&r, EVAL_DESIGN, 0)->spent, r.design_cost, 1e-12, "at its own cost");
