@@ -10,16 +10,8 @@
 # shared", naming the load, with nothing more written or run.
 . "$(dirname "$0")/../lib/tap.sh"
 
-pids=""
-trap 'for p in $pids; do kill "$p" 2> /dev/null; done; rm -rf "$T"' EXIT
-ncpu=$(nproc)
-for c in $(seq 0 $((ncpu - 1))); do
-	# a session of its own, as another user's program: the scheduler's autogroups
-	# weigh sessions, and one shared with this test (and whatever runs the suite)
-	# took only a part of the run's core
-	setsid taskset -c "$c" sh -c 'while :; do :; done' &
-	pids="$pids $!"
-done
+trap 'busy_stop; rm -rf "$T"' EXIT
+busy_every_core
 
 cat > "$T/s.cfg" <<CFG
 name = "shared";

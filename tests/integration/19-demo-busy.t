@@ -9,8 +9,7 @@
 # and exits 0.  A real failure still fails it: a program that crashes.
 . "$(dirname "$0")/../lib/tap.sh"
 
-pids=""
-trap 'for p in $pids; do kill "$p" 2> /dev/null; done; rm -rf "$T"' EXIT
+trap 'busy_stop; rm -rf "$T"' EXIT
 
 cat > "$T/small.cfg" <<CFG
 name = "small";
@@ -22,16 +21,9 @@ repetitions = 2;
 order_seed = 5;
 collect = { wall = false; regex = ( { region = "stream"; metric = "time"; pattern = "stream: ([0-9.eE+-]+) s"; } ); };
 CFG
-for c in $(seq 0 $(($(nproc) - 1))); do
-	# a session of its own, as another user's program: the scheduler's autogroups
-	# weigh sessions, and one shared with this test (and whatever runs the suite)
-	# took only a part of the run's core
-	setsid taskset -c "$c" sh -c 'while :; do :; done' &
-	pids="$pids $!"
-done
+busy_every_core
 DEMO_CONFIG=$T/small.cfg DEMO_DIR=$T/small.campaign DEMO_HTML=$T/small.html "$ROOT/scripts/demo.sh" > "$T/out" 2> "$T/err"; rc=$?
-for p in $pids; do kill "$p" 2> /dev/null; done
-pids=""
+busy_stop
 is "$rc" 0 "beside a busy loop on every core: exit 0"
 [ "$rc" = 0 ] || diag < "$T/err"
 out=$(cat "$T/out")

@@ -13,8 +13,7 @@
 root=${PERFSWEEP_ROOT:-$(pwd)}
 . "$root/tests/slurm/testlib.sh"
 slurm_test_init
-busy=""
-trap 'for p in $busy; do kill "$p" 2>/dev/null; done; slurm_test_cleanup' EXIT
+trap 'busy_stop; slurm_test_cleanup' EXIT
 demo=$bindir/demo-app
 
 # config FILE NAME ANALYSIS
@@ -50,18 +49,11 @@ is "$("$perfsweep" validate "$work/edit" --json | json_field '$j->{disturbed}{mi
 is "$?" 0 "run DIR takes the edited config"
 
 # 2. the loop beside a busy loop on every core
-for c in $(seq 0 $(($(nproc) - 1))); do
-	# a session of its own, as another user's program: the scheduler's autogroups
-	# weigh sessions, and one shared with this test (and whatever runs the suite)
-	# took only a part of the run's core
-	setsid taskset -c "$c" sh -c 'while :; do :; done' &
-	busy="$busy $!"
-done
+busy_every_core
 config "$work/s.cfg" shared ""
 "$perfsweep" run "$work/s.cfg" --dir "$work/shared" --until publishable --rounds 5 --quiet >"$work/s.out" 2>"$work/s.err"
 rc=$?
-for p in $busy; do kill "$p" 2>/dev/null; done
-busy=""
+busy_stop
 sed 's/^/# /' "$work/s.out"
 is "$rc" 3 "the loop on a busy machine: exit 3"
 out=$(cat "$work/s.out")

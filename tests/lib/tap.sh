@@ -12,6 +12,22 @@ _n=0
 _failed=0
 trap 'rm -rf "$T"' EXIT
 
+# busy_every_core: a busy loop bound to each core, each in a session of its
+# own, as another user's program would be (the scheduler's autogroups weigh
+# sessions, and a loop in the session of the test, and of whatever runs the
+# suite, took only a part of the run's core); busy_stop kills them by pid.
+BUSY_PIDS=""
+busy_every_core() {
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		setsid taskset -c "$c" sh -c 'while :; do :; done' &
+		BUSY_PIDS="$BUSY_PIDS $!"
+	done
+}
+busy_stop() {
+	for p in $BUSY_PIDS; do kill "$p" 2> /dev/null; done
+	BUSY_PIDS=""
+}
+
 ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
 	local rc=$1; shift
 	_n=$((_n + 1))
