@@ -418,11 +418,14 @@ static void spend_rest(const struct ev *v, struct selection *s, double budget)
 	qsort_r(s->cand, (size_t)s->n, sizeof(int), cmp_cost, (void *)v);
 	free(s->more);
 	s->more = xcalloc((size_t)s->n + 1, 1);
-	for (int i = 0; i < s->n; i++)
-		if (v->cost[s->cand[i]] <= left) {
-			s->more[i] = 1;
-			left -= v->cost[s->cand[i]];
-		}
+	for (int i = 0; i < s->n; i++) {
+		int c = s->cand[i];
+		/* DATA holds no more repetitions here: one more would measure nothing. */
+		if (reps_at(v, c, s->reps + 1) == reps_at(v, c, s->reps) || v->cost[c] > left)
+			continue;
+		s->more[i] = 1;
+		left -= v->cost[c];
+	}
 }
 
 /* A budget's rest on repetitions: as many more of every point as fit (and DATA holds). */

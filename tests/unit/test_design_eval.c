@@ -285,6 +285,70 @@ static void test_evaluate_noisy(void)
 	eval_result_release(&again);
 }
 
+/* The rest after whole repetitions buys no repetition that DATA does not hold. */
+static void test_evaluate_uneven_data(void)
+{
+	struct truth t;
+	struct deps d;
+	struct perr err;
+	struct experiment e;
+	double cost[16], sum = 0;
+	int order[16];
+	struct plan_param grid4[] = { { "x", NULL, 4, V, 1 }, { "y", NULL, 4, V, 1 } };
+	experiment_init(&e);
+	truth_parse(&t, "gen:10 + 0.5 * x^2 * y,noise=0.05,seed=3", 2, xy, &err);
+	experiment_param(&e, "x");
+	experiment_param(&e, "y");
+	int cp = experiment_callpath(&e, "main"), me = experiment_metric(&e, "time");
+	/* DATA: the 5 x 5 grid (x or y = 64 held out); its points at x = 16 measured once, the rest twice */
+	for (int i = 0; i < 25; i++) {
+		double x[2] = { V[i % 5], V[i / 5] };
+		int p = experiment_point(&e, x);
+		for (int r = 0; r < (x[0] == 16 ? 1 : 2); r++)
+			experiment_add(&e, cp, me, p, truth_measure(&t, 1, x, r));
+	}
+	for (int i = 0; i < 16; i++) {       /* the config's 4 x 4 grid, cheapest first as the evaluation orders it */
+		cost[i] = 10 + 0.5 * V[i % 4] * V[i % 4] * V[i / 4];
+		sum += cost[i];
+		order[i] = i;
+	}
+	for (int i = 0; i < 16; i++)
+		for (int j = i + 1; j < 16; j++)
+			if (cost[order[j]] < cost[order[i]] || (cost[order[j]] == cost[order[i]] && order[j] < order[i])) {
+				int k = order[i];
+				order[i] = order[j];
+				order[j] = k;
+			}
+	/* at 30%: one repetition of every point, then a second of the cheapest that DATA holds twice */
+	double left = 0.3 * 5 * sum * (1 + 1e-9) - sum, want = sum;
+	for (int i = 0; i < 16; i++)
+		if (V[order[i] % 4] != 16 && cost[order[i]] <= left) {
+			left -= cost[order[i]];
+			want += cost[order[i]];
+		}
+	struct eval_result r;
+	memset(&r, 0, sizeof(r));
+	int rc = product_deps(&d, &err);
+	if (rc == 0) {
+		struct design_spec s = { .nparams = 2, .params = grid4, .repetitions = 5, .strategy = DESIGN_SPARSE,
+					 .deps = &d, .cost_model = "10 + 0.5 * x^2 * y" };
+		const struct dep_function *funcs[1] = { deps_find_function(&d, "main") };
+		struct eval_data data = { .e = &e, .funcs = funcs, .deps = &d };
+		struct eval_options o;
+		eval_options_init(&o);
+		rc = design_evaluate(&r, &s, &data, &o, &err);
+		deps_release(&d);
+	}
+	if (!ok(rc == 0, "uneven DATA: evaluated"))
+		diag("%s", err.msg);
+	else
+		is_rel(eval_cell_at(&r, EVAL_FULL, 3)->spent / r.full_cost, want / (5 * sum), 1e-9,
+		       "the full factorial at 30%%: its rest buys second repetitions only where DATA holds them");
+	eval_result_release(&r);
+	experiment_release(&e);
+	truth_release(&t);
+}
+
 int main(void)
 {
 	test_truth_spelling();
@@ -294,5 +358,6 @@ int main(void)
 	test_ensemble();
 	test_evaluate_exact();
 	test_evaluate_noisy();
+	test_evaluate_uneven_data();
 	return done_testing();
 }
