@@ -421,7 +421,7 @@ static void spend_rest(const struct ev *v, struct selection *s, double budget)
 	for (int i = 0; i < s->n; i++) {
 		int c = s->cand[i];
 		/* DATA holds no more repetitions here: one more would measure nothing. */
-		if (reps_at(v, c, s->reps + 1) == reps_at(v, c, s->reps) || v->cost[c] > left)
+		if (!(v->cost[c] <= left) || reps_at(v, c, s->reps + 1) == reps_at(v, c, s->reps))
 			continue;
 		s->more[i] = 1;
 		left -= v->cost[c];

@@ -11,9 +11,10 @@
  *     core-hours spent as a share of the full factorial's.
  *  2. LULESH on Piz Daint (tests/data/lulesh: p x size, p = 343 and
  *     size = 45 held out), tests/data/lulesh/evaluate.cfg.
- *  3. refine --for accuracy on generated 2-parameter campaigns (100
- *     seeds): rounds until 50% extra core-hours, against spending them on
- *     more repetitions of every point (tests/lib/accuracy_rounds.h).
+ *  3. refine --for accuracy on generated 2-parameter campaigns (4 x 100
+ *     seeds: the count per block shows the seeds' scatter): rounds until
+ *     50% extra core-hours, against spending them on more repetitions of
+ *     every point (tests/lib/accuracy_rounds.h).
  *
  * Pass a number to run fewer seeds (e.g. 10 for a quick look).
  */
@@ -251,24 +252,27 @@ static void lulesh(void)
 	config_release(&cfg);
 }
 
-/* refine --for accuracy against more repetitions, 50% extra core-hours. */
+/* refine --for accuracy against more repetitions, 50% extra core-hours: blocks of nseeds seeds, and all of them. */
+#define ACC_BLOCKS 4
 static void accuracy(int nseeds)
 {
 	char *names[] = { "x", "y" };
 	double mid[2] = { 16, 16 };
-	double *before = calloc((size_t)nseeds, sizeof(double)), *after[2], *extra = calloc((size_t)nseeds, sizeof(double));
-	int halved[2] = { 0, 0 }, fell[2] = { 0, 0 }, n = 0;
-	after[0] = calloc((size_t)nseeds, sizeof(double));
-	after[1] = calloc((size_t)nseeds, sizeof(double));
-	for (int s = 1; s <= nseeds; s++) {
+	int all = ACC_BLOCKS * nseeds;
+	double *before = calloc((size_t)all, sizeof(double)), *after[2], *extra = calloc((size_t)all, sizeof(double));
+	int halved[ACC_BLOCKS][2] = { { 0 } }, fell[2] = { 0, 0 }, n = 0, inblock[ACC_BLOCKS] = { 0 };
+	after[0] = calloc((size_t)all, sizeof(double));
+	after[1] = calloc((size_t)all, sizeof(double));
+	for (int s = 1; s <= all; s++) {
 		struct truth t;
+		int blk = (s - 1) / nseeds;
 		truth_random(&t, 2, names, mid, (unsigned long)s, 0.05);
 		for (int way = 0; way < 2; way++) {
 			struct accuracy_rounds a = { .uniform = way };
 			if (accuracy_rounds_run(&t, 3, 0.5, &a) < 0)
 				continue;
 			double h = accuracy_rounds_halved(&a);
-			halved[way] += !isnan(h) && h <= 0.5 + 1e-9;
+			halved[blk][way] += !isnan(h) && h <= 0.5 + 1e-9;
 			fell[way] += a.error[a.nrounds] < a.error[0];
 			after[way][n] = a.error[a.nrounds];
 			if (!way) {
@@ -276,19 +280,30 @@ static void accuracy(int nseeds)
 				extra[n] = a.extra[a.nrounds] / a.spent0;
 			} else {
 				n++;
+				inblock[blk]++;
 			}
 		}
 		truth_release(&t);
 	}
-	printf("\n## refine --for accuracy: 2 parameters, 5%% noise, %d seeds, target x = y = 128, 50%% extra core-hours\n\n",
+	printf("\n## refine --for accuracy: 2 parameters, 5%% noise, seeds 1-%d, target x = y = 128, 50%% extra core-hours\n\n",
+	       all);
+	printf("error halved, per %d seeds:\n\n| seeds | refine --for accuracy | more repetitions of every point |\n|---|---|---|\n",
 	       nseeds);
-	printf("| spent on | error halved | error fell | median error before | after | median extra core-hours |\n");
-	printf("|---|---|---|---|---|---|\n");
+	int tot[2] = { 0, 0 };
+	for (int b = 0; b < ACC_BLOCKS; b++) {
+		printf("| %d-%d | %d of %d | %d of %d |\n", b * nseeds + 1, (b + 1) * nseeds, halved[b][0], inblock[b],
+		       halved[b][1], inblock[b]);
+		tot[0] += halved[b][0];
+		tot[1] += halved[b][1];
+	}
+	printf("| all | **%d of %d** | %d of %d |\n\n", tot[0], n, tot[1], n);
+	printf("| spent on | error fell | median error before | after | median extra core-hours |\n");
+	printf("|---|---|---|---|---|\n");
 	double mb = median(before, n), me = median(extra, n);
-	printf("| refine --for accuracy | %d of %d | %d | %.2f%% | %.2f%% | %.0f%% |\n", halved[0], n, fell[0],
-	       100 * mb, 100 * median(after[0], n), 100 * me);
-	printf("| more repetitions of every point | %d of %d | %d | %.2f%% | %.2f%% | 50%% |\n", halved[1], n, fell[1],
-	       100 * mb, 100 * median(after[1], n));
+	printf("| refine --for accuracy | %d of %d | %.2f%% | %.2f%% | %.0f%% |\n", fell[0], n, 100 * mb,
+	       100 * median(after[0], n), 100 * me);
+	printf("| more repetitions of every point | %d of %d | %.2f%% | %.2f%% | 50%% |\n", fell[1], n, 100 * mb,
+	       100 * median(after[1], n));
 	free(before);
 	free(after[0]);
 	free(after[1]);
