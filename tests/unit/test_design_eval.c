@@ -196,21 +196,35 @@ static int product_deps(struct deps *d, struct perr *err)
 	return rc;
 }
 
+/* Evaluate the sparse design over params against data, constrained by product_deps. */
+static int evaluate_sparse(struct plan_param *params, struct eval_data *data, struct eval_result *r, struct perr *err)
+{
+	struct deps d;
+	int rc = product_deps(&d, err);
+	if (rc == 0) {
+		const struct dep_function *funcs[1] = { deps_find_function(&d, "main") };
+		struct design_spec s = { .nparams = 2, .params = params, .repetitions = 5, .strategy = DESIGN_SPARSE,
+					 .deps = &d, .cost_model = "10 + 0.5 * x^2 * y" };
+		struct eval_options o;
+		eval_options_init(&o);
+		data->deps = &d;
+		if (data->e)
+			data->funcs = funcs;
+		rc = design_evaluate(r, &s, data, &o, err);
+		deps_release(&d);
+	}
+	return rc;
+}
+
 /* Evaluate the sparse design of a truth over the 5 x 5 grid. */
 static int evaluate(const char *spec, struct eval_result *r, struct perr *err)
 {
 	struct truth t;
-	struct deps d;
 	memset(r, 0, sizeof(*r));
 	int rc = truth_parse(&t, spec, 2, xy, err);
-	if (rc == 0 && (rc = product_deps(&d, err)) == 0) {
-		struct design_spec s = { .nparams = 2, .params = grid2, .repetitions = 5, .strategy = DESIGN_SPARSE,
-					 .deps = &d, .cost_model = "10 + 0.5 * x^2 * y" };
-		struct eval_data data = { .truth = &t, .deps = &d };
-		struct eval_options o;
-		eval_options_init(&o);
-		rc = design_evaluate(r, &s, &data, &o, err);
-		deps_release(&d);
+	if (rc == 0) {
+		struct eval_data data = { .truth = &t };
+		rc = evaluate_sparse(grid2, &data, r, err);
 	}
 	truth_release(&t);
 	return rc;
@@ -285,11 +299,20 @@ static void test_evaluate_noisy(void)
 	eval_result_release(&again);
 }
 
+/* Cheaper first, then grid order (as the evaluation orders its points). */
+static int cheaper_first(const void *x, const void *y, void *ctx)
+{
+	const double *cost = ctx;
+	int a = *(const int *)x, b = *(const int *)y;
+	if (cost[a] != cost[b])
+		return cost[a] < cost[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
 /* The rest after whole repetitions buys no repetition that DATA does not hold. */
 static void test_evaluate_uneven_data(void)
 {
 	struct truth t;
-	struct deps d;
 	struct perr err;
 	struct experiment e;
 	double cost[16], sum = 0;
@@ -312,13 +335,7 @@ static void test_evaluate_uneven_data(void)
 		sum += cost[i];
 		order[i] = i;
 	}
-	for (int i = 0; i < 16; i++)
-		for (int j = i + 1; j < 16; j++)
-			if (cost[order[j]] < cost[order[i]] || (cost[order[j]] == cost[order[i]] && order[j] < order[i])) {
-				int k = order[i];
-				order[i] = order[j];
-				order[j] = k;
-			}
+	qsort_r(order, 16, sizeof(int), cheaper_first, cost);
 	/* at 30%: one repetition of every point, then a second of the cheapest that DATA holds twice */
 	double left = 0.3 * 5 * sum * (1 + 1e-9) - sum, want = sum;
 	for (int i = 0; i < 16; i++)
@@ -328,17 +345,8 @@ static void test_evaluate_uneven_data(void)
 		}
 	struct eval_result r;
 	memset(&r, 0, sizeof(r));
-	int rc = product_deps(&d, &err);
-	if (rc == 0) {
-		struct design_spec s = { .nparams = 2, .params = grid4, .repetitions = 5, .strategy = DESIGN_SPARSE,
-					 .deps = &d, .cost_model = "10 + 0.5 * x^2 * y" };
-		const struct dep_function *funcs[1] = { deps_find_function(&d, "main") };
-		struct eval_data data = { .e = &e, .funcs = funcs, .deps = &d };
-		struct eval_options o;
-		eval_options_init(&o);
-		rc = design_evaluate(&r, &s, &data, &o, &err);
-		deps_release(&d);
-	}
+	struct eval_data data = { .e = &e };
+	int rc = evaluate_sparse(grid4, &data, &r, &err);
 	if (!ok(rc == 0, "uneven DATA: evaluated"))
 		diag("%s", err.msg);
 	else
