@@ -1,5 +1,6 @@
 /* Bootstrap ensembles of a fitted model (ensemble.h). */
 #include "models/ensemble.h"
+#include "models/modeler_impl.h"
 #include "common/xalloc.h"
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -122,6 +123,18 @@ int model_ensemble_fit(struct model_ensemble *en, struct modeler *ctx, const str
 	free(store);
 	boot_base_release(&b);
 	return 0;
+}
+
+int model_ensemble_alternatives(struct model_ensemble *en, struct modeler *ctx, const struct model_input *in,
+				const struct model_options *opt, const struct model_constraint *con,
+				struct perr *err)
+{
+	struct pmnf_model chosen;
+	memset(en, 0, sizeof(*en));
+	en->m = xcalloc(JOINT_MAX, sizeof(*en->m));
+	int rc = modeler_fit_alts(ctx, in, opt, con, &chosen, en, err);
+	pmnf_release(&chosen);
+	return rc;
 }
 
 void model_ensemble_release(struct model_ensemble *en)

@@ -16,6 +16,13 @@
  * holds the model selection's uncertainty (another exponent, another
  * structure) as well as the coefficients'.
  *
+ * The alternatives are the other kind of ensemble: the competing
+ * hypotheses robust selection weighed on all points and did not reject
+ * (each combination of the lines' alternatives on its best structure,
+ * models/fit_combine.c), which a bootstrap centred on the chosen model
+ * sees only through its residuals: a wrong exponent the data do not yet
+ * rule out is one of them.
+ *
  * Invariants: a pure function of its input and seed (GSL's mt19937);
  * replicates whose fit fails are left out (n counts those kept).  The
  * ensemble owns its models.
@@ -38,6 +45,17 @@ int model_ensemble_fit(struct model_ensemble *en, struct modeler *ctx, const str
 		       const struct model_options *opt, const struct model_constraint *con,
 		       const struct pmnf_model *fitted, int nboot, unsigned long seed, struct perr *err);
 void model_ensemble_release(struct model_ensemble *en);
+
+/*
+ * The alternatives of in's model under opt and con (the chosen one among
+ * them).  Returns 0, or -1 with err as modeler_fit(); en->n is 0 where no
+ * joint choice was made: Extra-P's selection, one parameter, no
+ * repetitions, the dependency file's expected model, or every combination
+ * rejected.
+ */
+int model_ensemble_alternatives(struct model_ensemble *en, struct modeler *ctx, const struct model_input *in,
+				const struct model_options *opt, const struct model_constraint *con,
+				struct perr *err);
 
 /*
  * Each replicate's prediction at x relative to center (the model's own

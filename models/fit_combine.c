@@ -6,6 +6,7 @@
  * structures.
  */
 #include "models/modeler_impl.h"
+#include "models/ensemble.h"
 #include "common/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -475,8 +476,6 @@ static void surv_combo(struct surv *s, int ns, int c)
 	}
 }
 
-#define JOINT_MAX 27
-
 /* One combination's result in the joint choice. */
 struct joint_try {
 	int st, nterms, complexity;
@@ -499,6 +498,20 @@ static int joint_pick(const struct joint_try *t, int n)
 	return pick;
 }
 
+/* Combination c of the lines' alternatives on structure st, fitted as t, into en (room for JOINT_MAX). */
+static void keep_alternative(struct model_ensemble *en, const struct agg *a, struct surv *s, int ns, int c,
+			     const struct hyp_structure *st, const struct joint_try *t, char *const *params)
+{
+	struct pmnf_model *m = &en->m[en->n++];
+	surv_combo(s, ns, c);
+	pmnf_init(m, a->m, params);
+	m->constant = t->coef[0];
+	for (int k = 0; k < st->nterms; k++)
+		add_term(m, s, ns, st->mask[k], t->coef[1 + k]);
+	m->lof_p = t->p;
+	agg_quality(m, a);
+}
+
 /*
  * Robust selection on all points: a line of 5 points cannot tell i from
  * i^(2/3) * log2(i) (with its own constant they differ by less than the
@@ -506,7 +519,8 @@ static int joint_pick(const struct joint_try *t, int n)
  * So every combination of the hypotheses each line does not reject (its
  * SP_ALT first) is tried with every candidate structure, and the choice is
  * the fewest terms not rejected on all points, then the simplest of those
- * that fit as well as the best (joint_pick).  Returns 0 with out set (s[]
+ * that fit as well as the best (joint_pick); w->alts, where set, keeps
+ * every combination not rejected, the chosen one among them.  Returns 0 with out set (s[]
  * on the chosen hypotheses), or -1 when every combination is rejected
  * (s[] back on each line's choice).
  */
@@ -536,6 +550,9 @@ static int joint_robust(struct ws *w, const struct agg *a, struct surv *s, int n
 		for (int b = 0; b < ns; b++)
 			t->complexity += hyp_complexity(&hyps[s[b].hyp]);
 	}
+	for (int c = 0; c < ncombo && w->alts; c++)
+		if (tries[c].st >= 0)
+			keep_alternative(w->alts, a, s, ns, c, &cand[tries[c].st], &tries[c], out->params);
 	int best = joint_pick(tries, ncombo);
 	surv_combo(s, ns, best >= 0 ? best : 0);
 	surv_terms(a, s, ns);

@@ -152,6 +152,13 @@ int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const str
 		    const struct model_constraint *constraint, struct pmnf_model *out,
 		    struct perr *err)
 {
+	return modeler_fit_alts(ctx, in, opt, constraint, out, NULL, err);
+}
+
+int modeler_fit_alts(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+		     const struct model_constraint *constraint, struct pmnf_model *out,
+		     struct model_ensemble *alts, struct perr *err)
+{
 	struct model_options def;
 	struct agg a;
 	struct ws w;
@@ -179,6 +186,7 @@ int modeler_fit_ctx(struct modeler *ctx, const struct model_input *in, const str
 		ncm = constraint_masks(in, constraint, cm, MAX_CONSTRAINT_TERMS);
 	/* columns: the constant plus at most max(3, parameters) terms, or the dependency terms */
 	ws_init(&w, a.n, 1 + (in->nparams > 3 ? in->nparams : 3) + (constraint ? ncm : 0));
+	w.alts = alts;
 	if (constraint && ncm == 0)
 		agg_set_constant(out, &a);
 	else if (fit_expected(&a, in, constraint, opt, out) == 0)

@@ -16,6 +16,7 @@ void ws_init(struct ws *w, int rows, int cols)
 	w->y = xmalloc((size_t)w->rows * sizeof(double));
 	w->res = xmalloc((size_t)w->rows * sizeof(double));
 	w->t = xmalloc((size_t)w->rows * sizeof(double));
+	w->alts = NULL;
 }
 
 void ws_release(struct ws *w)

@@ -14,11 +14,18 @@
 #define MAX_COLS (HYP_MAX_TERMS + 1)
 #define RANK_TOL 1e-11
 
-/* Scratch space for the least-squares solves of one fit. */
+struct model_ensemble;
+
+/* Robust selection's joint fit tries at most this many combinations of the lines' alternatives. */
+#define JOINT_MAX 27
+
+/* Scratch space for the least-squares solves of one fit, and where it leaves its alternatives. */
 struct ws {
 	int rows, cols;
 	double *X, *y, *res, *t;        /* rows x cols, rows, rows, rows */
 	double tau[MAX_COLS], c[MAX_COLS], norm[MAX_COLS];
+	struct model_ensemble *alts;    /* NULL, or room for JOINT_MAX models: the joint fit's
+					   hypotheses not rejected (ensemble.h) */
 };
 
 void ws_init(struct ws *w, int rows, int cols);
@@ -101,6 +108,11 @@ void agg_set_constant(struct pmnf_model *out, const struct agg *a);
 void fit_single(struct ws *w, struct modeler *ctx, const double *x, const double *y,
 		const double *r, int n, const struct model_options *opt,
 		const struct lof_noise *nz, struct sp_fit *out);
+
+/* modeler_fit_ctx(), leaving the joint fit's hypotheses not rejected in alts (NULL: none). */
+int modeler_fit_alts(struct modeler *ctx, const struct model_input *in, const struct model_options *opt,
+		     const struct model_constraint *constraint, struct pmnf_model *out,
+		     struct model_ensemble *alts, struct perr *err);
 
 /*
  * The model of the aggregated points a over every parameter (the lines'

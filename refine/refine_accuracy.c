@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ACC_BOOT 16             /* bootstrap replicates per region */
+#define ACC_BOOT 32             /* bootstrap replicates per region */
 #define ACC_MAX_PROPOSALS 20
 #define ACC_MIN_GAIN 0.05       /* a point must narrow the summed variance by this share */
 #define ACC_MAX_GRID 4096
@@ -242,9 +242,10 @@ static void cand_costs(struct cands *c, const struct refine_space *s)
 	free(v);
 }
 
-/* One region's ensemble, read as the covariance of the log predictions at the candidates. */
+/* One region's ensembles, read as the covariance of the log predictions at the candidates. */
 struct acc_region {
 	int ri;
+	int nboot, nalt;        /* bootstrap fits, competing hypotheses (models/ensemble.h) */
 	double tau2;            /* a run's relative noise variance */
 	double *S;              /* n x n, row 0 the target */
 };
@@ -272,7 +273,34 @@ static double region_noise(const struct experiment *e, const struct exp_series *
 	return fmax(tau2, 1e-6);
 }
 
-/* Region ri's covariance over the candidates; 0 when it has none (not modelled, too few fits). */
+/*
+ * Ensemble en's members as columns col0.. of L (n candidates x b columns):
+ * each member's log prediction at each candidate relative to m's, centred
+ * over the members and scaled by scale.
+ */
+static void ensemble_columns(const struct model_ensemble *en, const struct pmnf_model *m, const struct cands *c,
+			     int nparams, double scale, double *L, int b, int col0)
+{
+	double *l = xmalloc(sizeof(double) * (size_t)(en->n + 1));
+	for (int i = 0; i < c->n; i++) {
+		const double *x = &c->x[(size_t)i * (size_t)nparams];
+		double mean = 0;
+		model_ensemble_log_ratios(en, x, fmax(pmnf_eval(m, x), 1e-300), l);
+		for (int j = 0; j < en->n; j++)
+			mean += l[j] / en->n;
+		for (int j = 0; j < en->n; j++)
+			L[(size_t)i * (size_t)b + (size_t)(col0 + j)] = (l[j] - mean) * scale;
+	}
+	free(l);
+}
+
+/*
+ * Region ri's covariance over the candidates: the bootstrap's (the
+ * coefficients and the selection under resampled noise) plus the competing
+ * hypotheses', weighed equally (what the data do not yet tell apart; on
+ * generated campaigns equal weights halved more than weights by fit or by
+ * p-value, docs/designs.md).  0 when it has none (not modelled, too few fits).
+ */
 static int region_cov(const struct validation *v, int ri, const struct cands *c, struct acc_region *ar)
 {
 	const struct vregion *r = &v->regions[ri];
@@ -284,25 +312,25 @@ static int region_cov(const struct validation *v, int ri, const struct cands *c,
 	struct model_input in = { e->nparams, e->params, e->npoints, e->coords, sr->at };
 	struct model_options mo = model_options_for_series(&v->opt.model, e, sr);
 	struct model_constraint con = { v->deps, r->func };
-	struct model_ensemble en;
+	struct model_ensemble en, alt = { 0, NULL };
 	struct perr err;
 	if (model_ensemble_fit(&en, NULL, &in, &mo, r->has_constrained ? &con : NULL, m, ACC_BOOT,
 			       1009u + (unsigned)ri, &err) < 0 || en.n < 4) {
 		model_ensemble_release(&en);
 		return 0;
 	}
-	int n = c->n, b = en.n;
+	if (model_ensemble_alternatives(&alt, NULL, &in, &mo, r->has_constrained ? &con : NULL, &err) < 0 ||
+	    alt.n < 2)
+		model_ensemble_release(&alt);
+	/* S = L L' / (b - 1): the bootstrap's sample covariance plus the alternatives' (equal weights) */
+	int n = c->n, b = en.n + alt.n;
 	double *L = xmalloc(sizeof(double) * (size_t)n * (size_t)b);
-	for (int i = 0; i < n; i++) {
-		const double *x = &c->x[(size_t)i * (size_t)e->nparams];
-		double *li = &L[(size_t)i * (size_t)b], mean = 0;
-		model_ensemble_log_ratios(&en, x, fmax(pmnf_eval(m, x), 1e-300), li);
-		for (int j = 0; j < b; j++)
-			mean += li[j] / b;
-		for (int j = 0; j < b; j++)
-			li[j] -= mean;
-	}
+	ensemble_columns(&en, m, c, e->nparams, 1, L, b, 0);
+	if (alt.n)
+		ensemble_columns(&alt, m, c, e->nparams, sqrt((double)(b - 1) / alt.n), L, b, en.n);
 	ar->ri = ri;
+	ar->nboot = en.n;
+	ar->nalt = alt.n;
 	ar->tau2 = region_noise(e, sr, m);
 	ar->S = xmalloc(sizeof(double) * (size_t)n * (size_t)n);
 	for (int i = 0; i < n; i++)
@@ -314,6 +342,7 @@ static int region_cov(const struct validation *v, int ri, const struct cands *c,
 		}
 	free(L);
 	model_ensemble_release(&en);
+	model_ensemble_release(&alt);
 	return 1;
 }
 
@@ -443,8 +472,11 @@ static char *why(const struct validation *v, const struct refine_space *s, const
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
-	strbuf_addf(&sb, "%s: the prediction at %s spreads %.1f%% over %d bootstrap fits; ",
-		    v->e->callpaths[v->regions[w->ri].callpath], a->target_text, 100 * before, ACC_BOOT);
+	strbuf_addf(&sb, "%s: the prediction at %s spreads %.1f%% over %d bootstrap fits",
+		    v->e->callpaths[v->regions[w->ri].callpath], a->target_text, 100 * before, w->nboot);
+	if (w->nalt)
+		strbuf_addf(&sb, " and %d competing hypotheses", w->nalt);
+	strbuf_addstr(&sb, "; ");
 	strbuf_addstr(&sb, c->point[i] >= 0 ? "more runs at " : "new point ");
 	point_text(&sb, (const char *const *)s->params, &c->x[(size_t)i * (size_t)s->nparams], s->nparams, ",");
 	strbuf_addf(&sb, " narrow%s it to %.1f%%", c->point[i] >= 0 ? "" : "s", 100 * after);

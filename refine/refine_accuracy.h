@@ -5,10 +5,13 @@
  * point, within the budget, as proposals of kind "accuracy" in refine's
  * usual form (refine.h), after the findings' proposals.
  *
- * Each region's spread is a bootstrap ensemble of its model
- * (models/ensemble.h: 16 refits to resampled data, the validator's model
- * and constraint), read as the covariance of the log predictions at the
- * target and at every candidate point.  Measuring candidate c with R runs
+ * Each region's spread is two ensembles of its model (models/ensemble.h,
+ * with the validator's model options and constraint): 32 bootstrap refits
+ * to resampled data, and the competing hypotheses robust selection did not
+ * reject, weighed equally (a wrong exponent the data do not yet rule out,
+ * which a bootstrap centred on the chosen model does not see).  Their
+ * covariances of the log predictions at the target and at every candidate
+ * point are summed.  Measuring candidate c with R runs
  * of relative noise variance tau2 (the region's pooled repetitions, or
  * its fit's residuals without repetitions) is taken to condition that
  * Gaussian: the variance at the target falls by cov(t, c)^2 / (var(c) +
@@ -43,7 +46,7 @@ struct refine_accuracy {
 	char *target_text;      /* "p=4096,size=60" */
 	int nregions;           /* regions weighed */
 	char *region;           /* the most uncertain at the target, or NULL */
-	double before, after;   /* its spread (bootstrap sd of the log prediction) before and
+	double before, after;   /* its spread (sd of the log prediction) before and
 				   after the proposals; NaN when no region was weighed */
 };
 

@@ -11,7 +11,7 @@
  *     core-hours spent as a share of the full factorial's.
  *  2. LULESH on Piz Daint (tests/data/lulesh: p x size, p = 343 and
  *     size = 45 held out), tests/data/lulesh/evaluate.cfg.
- *  3. refine --for accuracy on generated 2-parameter campaigns (4 x 100
+ *  3. refine --for accuracy on generated 2-parameter campaigns (12 x 100
  *     seeds: the count per block shows the seeds' scatter): rounds until
  *     50% extra core-hours, against spending them on more repetitions of
  *     every point (tests/lib/accuracy_rounds.h).
@@ -253,7 +253,7 @@ static void lulesh(void)
 }
 
 /* refine --for accuracy against more repetitions, 50% extra core-hours: blocks of nseeds seeds, and all of them. */
-#define ACC_BLOCKS 4
+#define ACC_BLOCKS 12
 static void accuracy(int nseeds)
 {
 	char *names[] = { "x", "y" };

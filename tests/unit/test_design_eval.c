@@ -178,6 +178,43 @@ static void test_ensemble(void)
 	ok(two > 1.5 * five, "more with 2 repetitions than with 5 (%g against %g)", two, five);
 }
 
+/* The competing hypotheses of a truth measured on the grid: the chosen model among them, none rejected. */
+static void test_alternatives(void)
+{
+	struct truth t;
+	struct perr err;
+	double coords[50], store[125];
+	struct exp_values vals[25];
+	struct model_options mo, extrap;
+	model_options_robust(&mo);
+	model_options_init(&extrap);
+	truth_parse(&t, "gen:100 + 0.3 * x^(1/3) * log2(x) * y,noise=0.05", 2, xy, &err);
+	grid_input(&t, 2, coords, vals, store);
+	struct model_input in = { 2, xy, 25, coords, vals };
+	struct pmnf_model m;
+	struct model_ensemble alt, none;
+	modeler_fit(&in, &mo, NULL, &m, &err);
+	ok(model_ensemble_alternatives(&alt, NULL, &in, &mo, NULL, &err) == 0, "alternatives are drawn");
+	ok(alt.n >= 2, "5%% noise, 2 repetitions: more than one hypothesis stands (%d)", alt.n);
+	int chosen = 0, rejected = 0;
+	for (int i = 0; i < alt.n; i++) {
+		chosen += pmnf_same_shape(&alt.m[i], &m);
+		rejected += !(alt.m[i].lof_p >= mo.alpha);
+	}
+	is_int(chosen, 1, "the chosen model is one of them, once");
+	is_int(rejected, 0, "none is rejected by the lack-of-fit test");
+	model_ensemble_alternatives(&none, NULL, &in, &extrap, NULL, &err);
+	is_int(none.n, 0, "Extra-P's rule makes no joint choice: no alternatives");
+	model_ensemble_release(&none);
+	struct model_input line = { 1, xy, 5, V, vals };
+	model_ensemble_alternatives(&none, NULL, &line, &mo, NULL, &err);
+	is_int(none.n, 0, "nor does one parameter");
+	model_ensemble_release(&none);
+	model_ensemble_release(&alt);
+	pmnf_release(&m);
+	truth_release(&t);
+}
+
 static struct plan_param grid2[] = { { "x", NULL, 5, V, 1 }, { "y", NULL, 5, V, 1 } };
 
 /* A dependency file: one function "main" whose term multiplies x and y. */
@@ -364,6 +401,7 @@ int main(void)
 	test_truth_random();
 	test_truth_campaign();
 	test_ensemble();
+	test_alternatives();
 	test_evaluate_exact();
 	test_evaluate_noisy();
 	test_evaluate_uneven_data();
