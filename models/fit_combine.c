@@ -520,9 +520,9 @@ static void keep_alternative(struct model_ensemble *en, const struct agg *a, str
  * SP_ALT first) is tried with every candidate structure, and the choice is
  * the fewest terms not rejected on all points, then the simplest of those
  * that fit as well as the best (joint_pick); w->alts, where set, keeps
- * every combination not rejected, the chosen one among them.  Returns 0 with out set (s[]
- * on the chosen hypotheses), or -1 when every combination is rejected
- * (s[] back on each line's choice).
+ * every combination not rejected, the chosen one among them.  Returns 0
+ * with out set (s[] on the chosen hypotheses), or -1 when every
+ * combination is rejected (s[] back on each line's choice).
  */
 static int joint_robust(struct ws *w, const struct agg *a, struct surv *s, int ns, const uint64_t *cm,
 			int ncm, int constrained, const struct model_options *opt, struct pmnf_model *out)
