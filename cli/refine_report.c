@@ -62,8 +62,9 @@ void refine_print_text(FILE *f, const struct refine_campaign *rc, const char *di
 	}
 	if (rc->accuracy && rc->acc.nregions)
 		fprintf(f, "accuracy at %s: %s's prediction there spreads %.1f%% (bootstrap and competing "
-			"hypotheses, the widest of %d region%s); %.1f%% with these runs\n", rc->acc.target_text, rc->acc.region, 100 * rc->acc.before,
-			rc->acc.nregions, rc->acc.nregions == 1 ? "" : "s", 100 * rc->acc.after);
+			"hypotheses, the widest of %d region%s); %.1f%% with these runs\n", rc->acc.target_text,
+			rc->acc.region, 100 * rc->acc.before, rc->acc.nregions, rc->acc.nregions == 1 ? "" : "s",
+			100 * rc->acc.after);
 	else if (rc->accuracy)
 		fprintf(f, "accuracy at %s: no modelled region to weigh\n", rc->acc.target_text);
 	int placed = any_placed(rc);

@@ -11,14 +11,14 @@
  * reject, weighed equally (a wrong exponent the data do not yet rule out,
  * which a bootstrap centred on the chosen model does not see).  Their
  * covariances of the log predictions at the target and at every candidate
- * point are summed.  Measuring candidate c with R runs
- * of relative noise variance tau2 (the region's pooled repetitions, or
- * its fit's residuals without repetitions) is taken to condition that
- * Gaussian: the variance at the target falls by cov(t, c)^2 / (var(c) +
- * tau2 / R).  Candidates are chosen greedily by that fall, summed over the
- * regions, per core-hour; after each, every covariance is conditioned on
- * it.  Proposing stops when the budget is spent, after 20 points, or when
- * the best next point would narrow the summed variance by less than 5%.
+ * point are summed.  Measuring candidate c with R runs of relative noise
+ * variance tau2 (the region's pooled repetitions, or its fit's residuals
+ * without repetitions) is taken to condition that Gaussian: the variance
+ * at the target falls by cov(t, c)^2 / (var(c) + tau2 / R).  Candidates
+ * are chosen greedily by that fall, summed over the regions, per
+ * core-hour; after each, every covariance is conditioned on it.  Proposing
+ * stops when the budget is spent, after 20 points, or when the best next
+ * point would narrow the summed variance by less than 5%.
  *
  * Candidates: every point of the grid of the measured values plus, for a
  * parameter the target lies beyond, one more value in the line's spacing

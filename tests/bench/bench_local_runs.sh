@@ -81,5 +81,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		       c2, c2 * 1000 / n, w2, w1 / w2
 		printf "ratios %.4f %.4f\n", c1 / sc, w1 / w2 > "/dev/stderr" }' 2>> "$T/ratios"
 done
-sort -n -k2 "$T/ratios" | awk -v k="$ROUNDS" '{ a[NR] = $2 } END { printf "median of %d rounds: cpu %.2fx the shell loop (target 1.5x), ", k, a[int((NR + 1) / 2)] }'
-sort -n -k3 "$T/ratios" | awk '{ a[NR] = $3 } END { printf "--jobs 2 %.2fx faster than --jobs 1 (target 1.6x)\n", a[int((NR + 1) / 2)] }'
+# the median over the rounds of column COL of the ratios ("ratios CPU SPEED-UP")
+median() { sort -n -k"$1" "$T/ratios" | awk -v c="$1" '{ a[NR] = $c } END { printf "%.2f", a[int((NR + 1) / 2)] }'; }
+echo "median of $ROUNDS rounds: cpu $(median 2)x the shell loop (target 1.5x)," \
+     "--jobs 2 $(median 3)x faster than --jobs 1 (target 1.6x)"
